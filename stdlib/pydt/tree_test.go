@@ -1,0 +1,87 @@
+package pydt
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// buildRandom builds a random multifurcating tree by sequential attachment at
+// uniformly chosen edges and branch points.
+func buildRandom(t *testing.T, rng *rand.Rand, n int) *Tree {
+	t.Helper()
+	tr := New(n)
+	tr.Plant(0)
+	for i := 1; i < n; i++ {
+		nodes := tr.PreOrder(nil)
+		u := nodes[rng.IntN(len(nodes))]
+		if !tr.IsLeaf(u) && rng.IntN(3) == 0 {
+			tr.Attach(NodeID(i), Position{Node: u, AtNode: true})
+			continue
+		}
+		lo, hi := tr.ParentTime(u).T(), tr.Time(u).T()
+		tr.Attach(NodeID(i), Position{Node: u, Time: TimeAt(lo + (hi-lo)*(0.1+0.8*rng.Float64()))})
+	}
+	if err := tr.Validate(); err != nil {
+		t.Fatalf("random tree: %v", err)
+	}
+	return tr
+}
+
+func TestDetachAttachKeepsInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{2, 3, 5, 20} {
+		tr := buildRandom(t, rng, n)
+		for step := 0; step < 500; step++ {
+			nodes := tr.PreOrder(nil)
+			v := nodes[rng.IntN(len(nodes))]
+			if v == tr.Root() {
+				continue
+			}
+			before := tr.Clone()
+			pos := tr.Detach(v)
+			tr.Attach(v, pos)
+			if err := tr.Validate(); err != nil {
+				t.Fatalf("n=%d step %d: undo broke the tree: %v", n, step, err)
+			}
+			if got, want := tr.NumInternal(), before.NumInternal(); got != want {
+				t.Fatalf("undo changed the number of branch points: %d != %d", got, want)
+			}
+			// Now a random move: detach, attach somewhere valid.
+			tr.Detach(v)
+			rest := tr.PreOrder(nil)
+			for {
+				u := rest[rng.IntN(len(rest))]
+				if !tr.IsLeaf(u) && tr.Time(u).Before(tr.Time(v)) && rng.IntN(2) == 0 {
+					tr.Attach(v, Position{Node: u, AtNode: true})
+					break
+				}
+				lo := tr.ParentTime(u).T()
+				hi := min(tr.Time(u).T(), tr.Time(v).T())
+				if lo < hi {
+					tr.Attach(v, Position{Node: u, Time: TimeAt(lo + (hi-lo)*(0.1+0.8*rng.Float64()))})
+					break
+				}
+			}
+			if err := tr.Validate(); err != nil {
+				t.Fatalf("n=%d step %d: move broke the tree: %v", n, step, err)
+			}
+		}
+	}
+}
+
+func TestPostOrderVisitsChildrenFirst(t *testing.T) {
+	tr := buildRandom(t, rand.New(rand.NewPCG(3, 4)), 30)
+	order := tr.PostOrder(nil)
+	if len(order) != 30+tr.NumInternal() {
+		t.Fatalf("post-order has %d nodes, want %d", len(order), 30+tr.NumInternal())
+	}
+	at := make(map[NodeID]int)
+	for i, v := range order {
+		at[v] = i
+	}
+	for _, v := range order {
+		if p := tr.Parent(v); p != NoNode && at[p] < at[v] {
+			t.Fatalf("parent %d before child %d", p, v)
+		}
+	}
+}
