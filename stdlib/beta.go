@@ -1,0 +1,25 @@
+package stdlib
+
+import (
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+func init() {
+	register(&Dist{
+		Name: "Beta",
+		Doc:  "Beta(a, b): density x^(a-1) (1-x)^(b-1) / B(a, b) on 0 < x < 1.",
+		Params: []Param{
+			{Name: "a", Support: Positive, Default: 1, HasDefault: true, Doc: "first shape > 0"},
+			{Name: "b", Support: Positive, Default: 1, HasDefault: true, Doc: "second shape > 0"},
+		},
+		Support: Unit,
+		LogPDF: func(x float64, p []float64) float64 {
+			return distuv.Beta{Alpha: p[0], Beta: p[1]}.LogProb(x)
+		},
+		Rand: func(rng *rand.Rand, p []float64) float64 {
+			return distuv.Beta{Alpha: p[0], Beta: p[1], Src: rng}.Rand()
+		},
+	})
+}

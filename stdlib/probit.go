@@ -1,0 +1,46 @@
+package stdlib
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+func init() {
+	register(&Dist{
+		Name: "Probit",
+		Doc: "Probit(z): a binary y that is 1 when z + ε > 0, ε ~ Normal(0, 1), so P(y = 1) = Φ(z). " +
+			"Samplers add the auxiliary z + ε, whose truncated-normal conditional gives the tree Gaussian evidence.",
+		Params: []Param{
+			{Name: "z", Support: Real, Doc: "latent location"},
+		},
+		Support: Binary,
+		LogPDF: func(y float64, p []float64) float64 {
+			if y == 1 {
+				return LogNormCDF(p[0])
+			}
+			return LogNormCDF(-p[0])
+		},
+		Rand: func(rng *rand.Rand, p []float64) float64 {
+			if p[0]+rng.NormFloat64() > 0 {
+				return 1
+			}
+			return 0
+		},
+	})
+}
+
+// LogNormCDF returns log Φ(z), the log of the standard normal distribution
+// function, accurate far into both tails.
+func LogNormCDF(z float64) float64 {
+	if z > 0 {
+		return math.Log1p(-0.5 * math.Erfc(z/math.Sqrt2))
+	}
+	// Φ(z) = erfc(-z/√2)/2 underflows below z ≈ -38; use the asymptotic
+	// series of the Mills ratio there.
+	if z > -37 {
+		return math.Log(0.5 * math.Erfc(-z/math.Sqrt2))
+	}
+	z2 := z * z
+	series := 1 - 1/z2 + 3/(z2*z2) - 15/(z2*z2*z2)
+	return -0.5*z2 - math.Log(-z) - 0.5*math.Log(2*math.Pi) + math.Log(series)
+}

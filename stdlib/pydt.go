@@ -1,0 +1,66 @@
+package stdlib
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// PYDTName is the node-type name of the Pitman-Yor diffusion tree.
+const PYDTName = "PYDT"
+
+// PYDTParams are the parameters of PYDT(alpha, beta, divergence, variance),
+// a distribution over an N×D matrix of leaf locations whose tree is a latent
+// part of the node.
+var PYDTParams = []Param{
+	{Name: "alpha", Support: Real, Doc: "concentration, alpha >= -2 beta; larger values give flatter trees"},
+	{Name: "beta", Support: UnitLeft, Default: 0, HasDefault: true, Doc: "discount, 0 <= beta < 1; alpha = beta = 0 is Neal's Dirichlet diffusion tree"},
+	{Name: "divergence", Support: Positive, Doc: "c in a(t) = c/(1-t), or a divergence function: DivInv(c), DivInvSq(c), DivNeal(c0, c1, c2)"},
+	{Name: "variance", Support: Positive, Default: 1, HasDefault: true, Doc: "diffusion variance sigma^2 per unit time"},
+}
+
+// CheckPYDT validates the Pitman-Yor parameters: 0 <= beta < 1 and
+// alpha >= -2 beta.
+func CheckPYDT(alpha, beta float64) error {
+	if !(beta >= 0 && beta < 1) {
+		return fmt.Errorf("PYDT beta = %v: need 0 <= beta < 1", beta)
+	}
+	if !(alpha >= -2*beta) || math.IsInf(alpha, 1) {
+		return fmt.Errorf("PYDT alpha = %v: need finite alpha >= -2 beta = %v", alpha, -2*beta)
+	}
+	return nil
+}
+
+// DivergenceType is a named divergence function constructor, such as
+// DivInvSq(c).
+type DivergenceType struct {
+	Name   string
+	Doc    string
+	Params []Param
+	New    func(p []float64) pydt.Divergence
+}
+
+var divergences = map[string]*DivergenceType{
+	"DivInv": {
+		Name: "DivInv", Doc: "a(t) = c/(1-t), the paper's choice and the default",
+		Params: []Param{{Name: "c", Support: Positive}},
+		New:    func(p []float64) pydt.Divergence { return pydt.DivInv{C: p[0]} },
+	},
+	"DivInvSq": {
+		Name: "DivInvSq", Doc: "a(t) = c/(1-t)^2, smoother densities",
+		Params: []Param{{Name: "c", Support: Positive}},
+		New:    func(p []float64) pydt.Divergence { return pydt.DivInvSq{C: p[0]} },
+	},
+	"DivNeal": {
+		Name: "DivNeal", Doc: "a(t) = c0 + c1/(1-t) + c2/(1-t)^2, Neal's family; c1 + c2 > 0",
+		Params: []Param{{Name: "c0", Support: NonNegative}, {Name: "c1", Support: NonNegative}, {Name: "c2", Support: NonNegative}},
+		New:    func(p []float64) pydt.Divergence { return pydt.DivNeal{C0: p[0], C1: p[1], C2: p[2]} },
+	},
+}
+
+// LookupDivergence returns the divergence function constructor called name.
+func LookupDivergence(name string) (*DivergenceType, bool) {
+	d, ok := divergences[name]
+	return d, ok
+}
