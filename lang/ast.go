@@ -1,0 +1,313 @@
+package lang
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Position is a location in a source file: file name, byte offset, and
+// 1-based line and column (columns count runes).
+type Position = lexer.Position
+
+// Node is implemented by every AST node.
+type Node interface {
+	// Pos is the position of the node's first token.
+	Pos() Position
+}
+
+// Expr is an expression: *Number, *Ident, *Call, *Index, *Unary, *Binary
+// or *Paren.
+type Expr interface {
+	Node
+	exprNode()
+}
+
+// Stmt is a statement: *DimDecl, *ConstDecl, *DataDecl, *ParamDecl,
+// *Assign or *ForBlock.
+type Stmt interface {
+	Node
+	// Comments returns the statement's attached comments and spacing, for
+	// reading or editing.
+	Comments() *Trivia
+	stmtNode()
+}
+
+// Comment is a single `#` or `//` line comment.
+type Comment struct {
+	Slash Position // position of the comment marker
+	Text  string   // comment text including the marker, without the newline
+	// BlankBefore records a blank line between the comment and whatever
+	// precedes it in the same block.
+	BlankBefore bool
+}
+
+// Trivia is the non-semantic part of a statement: comments and spacing. It
+// is embedded in every statement so the formatter can reproduce them.
+type Trivia struct {
+	// BlankBefore records a blank line directly before the statement (after
+	// its Doc comments, if any). It is never set on the first item of a
+	// file or block.
+	BlankBefore bool
+	// Doc holds the comment lines before the statement, in order. Comments
+	// found inside a multi-line statement are appended here too, as the
+	// formatter prints every statement on one line.
+	Doc []*Comment
+	// Comment is the comment on the statement's last line, if any. For a
+	// ForBlock it is the comment on the line of the opening brace.
+	Comment *Comment
+}
+
+// Comments returns t; it lets every statement expose its Trivia through the
+// Stmt interface.
+func (t *Trivia) Comments() *Trivia { return t }
+
+// File is a parsed source file.
+type File struct {
+	Name  string // file name as passed to Parse
+	Stmts []Stmt
+	// EndComments are the comment lines after the last statement.
+	EndComments []*Comment
+}
+
+// Pos returns the start of the file (line 1, column 1).
+func (f *File) Pos() Position { return Position{Filename: f.Name, Line: 1, Column: 1} }
+
+// Ident is an identifier. It is used both as an expression and for
+// declared names.
+type Ident struct {
+	NamePos Position
+	Name    string
+}
+
+// DimDecl declares one or more dimension names: `dim N, D`.
+type DimDecl struct {
+	Trivia
+	Dim   Position // position of the "dim" keyword
+	Names []*Ident
+}
+
+// ConstDecl declares a compile-time constant: `const K = 10`.
+type ConstDecl struct {
+	Trivia
+	Const Position // position of the "const" keyword
+	Name  *Ident
+	Value Expr
+}
+
+// DataDecl declares an observed variable: `data X : real[N, D]`.
+type DataDecl struct {
+	Trivia
+	Data Position // position of the "data" keyword
+	Name *Ident
+	Type *Type
+}
+
+// ParamDecl declares a latent variable with a shape: `param Z : real[N, D]`.
+type ParamDecl struct {
+	Trivia
+	Param Position // position of the "param" keyword
+	Name  *Ident
+	Type  *Type
+}
+
+// Kind is the element kind of a declared variable.
+type Kind string
+
+// The kinds accepted in a Type.
+const (
+	KindReal        Kind = "real"
+	KindBinary      Kind = "binary"
+	KindCount       Kind = "count"
+	KindCategorical Kind = "categorical"
+	KindInt         Kind = "int"
+	KindPos         Kind = "pos"
+	KindUnit        Kind = "unit"
+)
+
+// Kinds lists every valid Kind in the order of the language definition.
+func Kinds() []Kind {
+	return []Kind{KindReal, KindBinary, KindCount, KindCategorical, KindInt, KindPos, KindUnit}
+}
+
+// Type is a declared type: a kind, an optional kind argument and optional
+// dimensions, as in `categorical(K)[N]`.
+type Type struct {
+	KindPos Position
+	Kind    Kind
+	Arg     Expr   // kind argument, or nil
+	Dims    []Expr // dimensions; empty for a scalar
+}
+
+// AssignOp distinguishes stochastic from deterministic assignment.
+type AssignOp string
+
+// The two assignment operators.
+const (
+	Sample AssignOp = "~" // stochastic: the left side is drawn from a distribution
+	Define AssignOp = "=" // deterministic: the left side is a function of the right
+)
+
+// Assign is `lhs ~ expr` or `lhs = expr`.
+type Assign struct {
+	Trivia
+	LHS   *LValue
+	OpPos Position
+	Op    AssignOp
+	RHS   Expr
+}
+
+// LValue is the target of an assignment: a name with optional indices.
+type LValue struct {
+	Name    *Ident
+	Indices []Expr // empty when not indexed
+}
+
+// ForBlock is `for i in 1:N, j in 1:M { ... }`.
+type ForBlock struct {
+	Trivia
+	For    Position // position of the "for" keyword
+	Ranges []*Range
+	Lbrace Position
+	Body   []Stmt
+	// EndComments are the comment lines after the last body statement.
+	EndComments []*Comment
+	Rbrace      Position
+	// CloseComment is the comment on the line of the closing brace.
+	CloseComment *Comment
+}
+
+// Range binds a loop variable to the inclusive range Lo:Hi.
+type Range struct {
+	Var *Ident
+	Lo  Expr
+	Hi  Expr
+}
+
+// Number is a numeric literal, kept as written.
+type Number struct {
+	ValuePos Position
+	Lit      string
+}
+
+// Float returns the literal's value.
+func (n *Number) Float() (float64, error) {
+	v, err := strconv.ParseFloat(n.Lit, 64)
+	if err != nil {
+		return 0, fmt.Errorf("number %q: %w", n.Lit, err)
+	}
+	return v, nil
+}
+
+// Call is a function or distribution application: `Gamma(2, rate = 0.5)`.
+type Call struct {
+	Func   *Ident
+	Lparen Position
+	Args   []*Arg
+}
+
+// Arg is a call argument. Name is nil for a positional argument.
+type Arg struct {
+	Name  *Ident
+	Value Expr
+}
+
+// Index is an indexed variable: `Z[i, d]`.
+type Index struct {
+	Base    Expr
+	Lbrack  Position
+	Indices []Expr
+}
+
+// Unary is a prefix operation. The only unary operator is "-".
+type Unary struct {
+	OpPos Position
+	Op    string
+	X     Expr
+}
+
+// Binary is an infix operation: one of + - * / ^.
+type Binary struct {
+	X     Expr
+	OpPos Position
+	Op    string
+	Y     Expr
+}
+
+// Paren is a parenthesised expression, kept so that the formatter
+// reproduces the user's grouping.
+type Paren struct {
+	Lparen Position
+	X      Expr
+}
+
+// Operator precedence levels, loosest first.
+const (
+	precSum     = 1 // + -
+	precProduct = 2 // * /
+	precPower   = 3 // ^ (right associative)
+	precUnary   = 4 // prefix -
+	precPrimary = 5 // literals, names, calls, indices, parentheses
+)
+
+// Precedence returns the binding strength of a binary operator: 1 for + -,
+// 2 for * /, 3 for ^; 0 for anything else. Unary minus binds tighter than
+// all of them, so -x^2 is (-x)^2.
+func Precedence(op string) int {
+	switch op {
+	case "+", "-":
+		return precSum
+	case "*", "/":
+		return precProduct
+	case "^":
+		return precPower
+	}
+	return 0
+}
+
+// Precedence returns the precedence of b's operator (see Precedence).
+func (b *Binary) Precedence() int { return Precedence(b.Op) }
+
+// Pos implementations.
+
+func (n *Ident) Pos() Position     { return n.NamePos }
+func (n *DimDecl) Pos() Position   { return n.Dim }
+func (n *ConstDecl) Pos() Position { return n.Const }
+func (n *DataDecl) Pos() Position  { return n.Data }
+func (n *ParamDecl) Pos() Position { return n.Param }
+func (n *Type) Pos() Position      { return n.KindPos }
+func (n *Assign) Pos() Position    { return n.LHS.Pos() }
+func (n *LValue) Pos() Position    { return n.Name.Pos() }
+func (n *ForBlock) Pos() Position  { return n.For }
+func (n *Range) Pos() Position     { return n.Var.Pos() }
+func (n *Number) Pos() Position    { return n.ValuePos }
+func (n *Call) Pos() Position      { return n.Func.Pos() }
+func (n *Index) Pos() Position     { return n.Base.Pos() }
+func (n *Unary) Pos() Position     { return n.OpPos }
+func (n *Binary) Pos() Position    { return n.X.Pos() }
+func (n *Paren) Pos() Position     { return n.Lparen }
+
+// Pos returns the position of the argument's name, or of its value when it
+// is positional.
+func (n *Arg) Pos() Position {
+	if n.Name != nil {
+		return n.Name.Pos()
+	}
+	return n.Value.Pos()
+}
+
+func (*Number) exprNode() {}
+func (*Ident) exprNode()  {}
+func (*Call) exprNode()   {}
+func (*Index) exprNode()  {}
+func (*Unary) exprNode()  {}
+func (*Binary) exprNode() {}
+func (*Paren) exprNode()  {}
+
+func (*DimDecl) stmtNode()   {}
+func (*ConstDecl) stmtNode() {}
+func (*DataDecl) stmtNode()  {}
+func (*ParamDecl) stmtNode() {}
+func (*Assign) stmtNode()    {}
+func (*ForBlock) stmtNode()  {}

@@ -1,0 +1,117 @@
+package lang
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Token type names produced by the lexer. They double as the token
+// references (@Ident, @Number, ...) used in the grammar tags.
+const (
+	tokComment    = "Comment"
+	tokWhitespace = "Whitespace"
+	tokNumber     = "Number"
+	tokKeyword    = "Keyword"
+	tokIdent      = "Ident"
+	tokPunct      = "Punct"
+	tokInvalid    = "Invalid"
+)
+
+// keywords are the reserved words of the language. They cannot be used as
+// identifiers. Type kinds (real, binary, ...) are deliberately not reserved.
+var keywords = []string{"dim", "const", "data", "param", "for", "in"}
+
+// lexDef is the participle lexer definition. The rules are tried in order;
+// the final catch-all Invalid rule means lexing never fails: stray characters
+// become Invalid tokens which the parser reports, so that one bad character
+// does not hide the rest of the file's diagnostics.
+var lexDef = lexer.MustSimple([]lexer.SimpleRule{
+	{Name: tokComment, Pattern: `(?:#|//)[^\n]*`},
+	{Name: tokWhitespace, Pattern: `\s+`},
+	{Name: tokNumber, Pattern: `(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`},
+	{Name: tokKeyword, Pattern: `(?:` + strings.Join(keywords, "|") + `)\b`},
+	{Name: tokIdent, Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
+	{Name: tokPunct, Pattern: `[-+*/^~=:,;()\[\]{}]`},
+	{Name: tokInvalid, Pattern: `.`},
+})
+
+// tokenTypes maps the rule names above to the lexer's token types.
+var tokenTypes = lexDef.Symbols()
+
+// scanned is the result of lexing a whole file.
+type scanned struct {
+	tokens   []lexer.Token // significant tokens, terminated by an EOF token
+	comments []*Comment    // every comment, in source order
+}
+
+// scan splits src into significant tokens and comments. Whitespace is
+// dropped. Because of the catch-all Invalid rule it only fails if the
+// underlying lexer does, which would be a bug in the rules above.
+func scan(filename string, src []byte) (*scanned, error) {
+	lex, err := lexDef.LexString(filename, string(src))
+	if err != nil {
+		return nil, fmt.Errorf("lexing %s: %w", filename, err)
+	}
+	s := &scanned{}
+	for {
+		tok, err := lex.Next()
+		if err != nil {
+			return nil, fmt.Errorf("lexing %s: %w", filename, err)
+		}
+		switch tok.Type {
+		case tokenTypes[tokWhitespace]:
+			continue
+		case tokenTypes[tokComment]:
+			s.comments = append(s.comments, &Comment{
+				Slash: tok.Pos,
+				Text:  strings.TrimRight(tok.Value, " \t\r"),
+			})
+			continue
+		}
+		s.tokens = append(s.tokens, tok)
+		if tok.EOF() {
+			return s, nil
+		}
+	}
+}
+
+// sliceLexer replays pre-lexed tokens; it lets the parser run participle
+// over a token stream that has already had comments removed.
+type sliceLexer struct {
+	tokens []lexer.Token
+	next   int
+}
+
+// Next implements lexer.Lexer. The token slice always ends with EOF, which
+// is returned repeatedly once reached.
+func (l *sliceLexer) Next() (lexer.Token, error) {
+	tok := l.tokens[l.next]
+	if l.next < len(l.tokens)-1 {
+		l.next++
+	}
+	return tok, nil
+}
+
+// isPunct reports whether tok is the punctuation token p.
+func isPunct(tok lexer.Token, p string) bool {
+	return tok.Type == tokenTypes[tokPunct] && tok.Value == p
+}
+
+// isKeyword reports whether tok is a reserved word.
+func isKeyword(tok lexer.Token) bool {
+	return tok.Type == tokenTypes[tokKeyword]
+}
+
+// describe renders a token for use in a diagnostic: `"~"`, `"alpha"`,
+// `end of file`.
+func describe(tok lexer.Token) string {
+	if tok.EOF() {
+		return "end of file"
+	}
+	if tok.Type == tokenTypes[tokKeyword] {
+		return fmt.Sprintf("keyword %q", tok.Value)
+	}
+	return fmt.Sprintf("%q", tok.Value)
+}
