@@ -1,0 +1,590 @@
+package pydt
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Newick format for PYDT trees
+//
+// Branch lengths are in diffusion time. The outermost node's length is its
+// time from the origin t = 0, so a tree reads "(...):t_root;", and the
+// lengths along every path from the top down to a leaf sum to 1: every leaf
+// sits at t = 1. For example, with branch points at t = 0.3 and t = 0.8,
+//
+//	((1:0.2,2:0.2):0.5,3:0.7):0.3;
+//
+// Leaves are named by the tree's Labels, or by their 1-based row numbers when
+// a row has no label (see Tree.Label). Labels that contain white space,
+// punctuation used by Newick ( ()[]':;, ) or control characters are written
+// between single quotes, with a quote inside doubled (”). Unquoted labels
+// are taken verbatim: underscores are not turned into blanks.
+
+// ErrNewick is wrapped by every error returned by ParseNewick and
+// ReadNewickTrees.
+var ErrNewick = errors.New("newick")
+
+// NewickPos is a place in Newick input: a 0-based byte offset into the tree's
+// text and, for ReadNewickTrees, the 1-based line number (0 otherwise).
+type NewickPos struct {
+	Line   int
+	Offset int
+}
+
+func (p NewickPos) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("line %d, offset %d", p.Line, p.Offset)
+	}
+	return fmt.Sprintf("offset %d", p.Offset)
+}
+
+// NewickError is a malformed Newick tree: where, and what is wrong. It wraps
+// ErrNewick.
+type NewickError struct {
+	Pos NewickPos
+	Msg string
+}
+
+func (e *NewickError) Error() string { return fmt.Sprintf("newick: %v: %s", e.Pos, e.Msg) }
+
+// Unwrap returns ErrNewick.
+func (e *NewickError) Unwrap() error { return ErrNewick }
+
+// LeafTolerance is how far the summed branch lengths from the origin down to
+// a leaf may be from 1 for ParseNewick to accept the tree.
+const LeafTolerance = 1e-9
+
+// Newick returns the tree in Newick format, terminated by ';' (no newline).
+func (tr *Tree) Newick() string {
+	return string(tr.AppendNewick(nil))
+}
+
+// WriteNewick writes the tree in Newick format followed by a newline, so that
+// several calls give a file that ReadNewickTrees reads back.
+func WriteNewick(w io.Writer, tr *Tree) error {
+	b := tr.AppendNewick(nil)
+	b = append(b, '\n')
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("writing newick tree: %w", err)
+	}
+	return nil
+}
+
+// AppendNewick appends the tree in Newick format, terminated by ';', to b.
+// Lengths are printed in the shortest form that reads back to the same
+// float64; the length above a leaf is its parent's 1-t, kept exactly.
+func (tr *Tree) AppendNewick(b []byte) []byte {
+	if tr.root == NoNode {
+		return append(b, ';')
+	}
+	b = tr.appendNode(b, tr.root)
+	return append(b, ';')
+}
+
+func (tr *Tree) appendNode(b []byte, v NodeID) []byte {
+	if tr.IsLeaf(v) {
+		b = appendLabel(b, tr.Label(v))
+	} else {
+		b = append(b, '(')
+		for c := tr.first[v]; c != NoNode; c = tr.next[c] {
+			if c != tr.first[v] {
+				b = append(b, ',')
+			}
+			b = tr.appendNode(b, c)
+		}
+		b = append(b, ')')
+	}
+	b = append(b, ':')
+	return strconv.AppendFloat(b, tr.BranchLength(v), 'g', -1, 64)
+}
+
+// labelNeedsQuotes reports whether s cannot be written bare.
+func labelNeedsQuotes(s string) bool {
+	if s == "" {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if !bareByte(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// bareByte reports whether c may appear in an unquoted label.
+func bareByte(c byte) bool {
+	if c <= ' ' || c == 0x7f {
+		return false
+	}
+	switch c {
+	case '(', ')', '[', ']', '\'', ':', ';', ',':
+		return false
+	}
+	return true
+}
+
+func appendLabel(b []byte, s string) []byte {
+	if !labelNeedsQuotes(s) {
+		return append(b, s...)
+	}
+	b = append(b, '\'')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' {
+			b = append(b, '\'')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '\'')
+}
+
+// pnode is a node of a tree being parsed.
+type pnode struct {
+	parent   int
+	children []int
+	name     string
+	length   float64
+	off      int // offset of the node's first byte
+	leaf     bool
+}
+
+// ParseNewick reads one tree in the format written by Tree.Newick (see the
+// package's Newick notes): every node, the outermost included, carries a
+// positive branch length, and the lengths from the top down to every leaf
+// sum to 1 within LeafTolerance. White space and comments in square brackets
+// may appear between tokens; labels of internal nodes are accepted and
+// ignored. The tree ends with ';', after which only white space and comments
+// may follow.
+//
+// Leaves are matched to data rows as follows. When labels is non-nil (the
+// data's row names), the tree must have len(labels) leaves and each leaf's
+// name must be the name of exactly one row, where a row with an empty label
+// is named by its 1-based row number; the tree's Labels is labels. When
+// labels is nil and the leaf names are exactly the integers 1..N (in any
+// order, written in plain decimal), leaf k is row k-1 and Labels is nil;
+// otherwise rows are assigned in order of appearance and the names kept as
+// Labels.
+//
+// Branch point times are rebuilt so that both t and 1-t stay precise: t as
+// the sum of lengths from the top when that sum is at most 1/2, and
+// otherwise 1-t as the sum of lengths below the node down to its nearest
+// leaf (fewest edges). A length above a leaf, which Newick writes as its
+// parent's 1-t, therefore reads back exactly.
+//
+// Every error wraps ErrNewick and is a *NewickError giving the byte offset.
+func ParseNewick(s string, labels []string) (*Tree, error) {
+	tr, err := parseNewick(s, labels)
+	if err != nil {
+		return nil, err
+	}
+	return tr, nil
+}
+
+// ReadNewickTrees reads a file of Newick trees, one per line, as
+// ParseNewick does. Blank lines, and lines holding only white space and
+// comments, are skipped. Errors give the 1-based line number and the byte
+// offset within the line.
+func ReadNewickTrees(r io.Reader, labels []string) ([]*Tree, error) {
+	br := bufio.NewReader(r)
+	var trees []*Tree
+	for line := 1; ; line++ {
+		text, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return trees, fmt.Errorf("reading newick trees, line %d: %w", line, err)
+		}
+		if text == "" && err == io.EOF {
+			return trees, nil
+		}
+		text = strings.TrimSuffix(text, "\n")
+		text = strings.TrimSuffix(text, "\r")
+		p := newickParser{s: text}
+		p.skip()
+		if p.err == nil && p.i == len(text) {
+			// Blank or comment-only line.
+		} else {
+			tr, perr := parseNewick(text, labels)
+			if perr != nil {
+				var ne *NewickError
+				if errors.As(perr, &ne) {
+					ne.Pos.Line = line
+				}
+				return trees, perr
+			}
+			trees = append(trees, tr)
+		}
+		if err == io.EOF {
+			return trees, nil
+		}
+	}
+}
+
+type newickParser struct {
+	s   string
+	i   int
+	err *NewickError
+}
+
+func (p *newickParser) fail(off int, format string, args ...any) {
+	if p.err == nil {
+		p.err = &NewickError{Pos: NewickPos{Offset: off}, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+// skip passes white space and [comments].
+func (p *newickParser) skip() {
+	for p.i < len(p.s) {
+		switch c := p.s[p.i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			p.i++
+		case c == '[':
+			end := strings.IndexByte(p.s[p.i+1:], ']')
+			if end < 0 {
+				p.fail(p.i, "unterminated comment '['")
+				p.i = len(p.s)
+				return
+			}
+			p.i += end + 2
+		default:
+			return
+		}
+	}
+}
+
+// label reads a quoted or bare label at p.i, which is known to start one.
+func (p *newickParser) label() string {
+	if p.s[p.i] == '\'' {
+		start := p.i
+		var b strings.Builder
+		p.i++
+		for {
+			if p.i >= len(p.s) {
+				p.fail(start, "unterminated quoted label")
+				return ""
+			}
+			c := p.s[p.i]
+			p.i++
+			if c == '\'' {
+				if p.i < len(p.s) && p.s[p.i] == '\'' {
+					b.WriteByte('\'')
+					p.i++
+					continue
+				}
+				return b.String()
+			}
+			b.WriteByte(c)
+		}
+	}
+	start := p.i
+	for p.i < len(p.s) && bareByte(p.s[p.i]) {
+		p.i++
+	}
+	return p.s[start:p.i]
+}
+
+// length reads ":number" after a node at offset nodeOff.
+func (p *newickParser) length(nodeOff int) float64 {
+	p.skip()
+	if p.i >= len(p.s) || p.s[p.i] != ':' {
+		if p.i < len(p.s) {
+			p.fail(p.i, "missing branch length: want ':' after the node at offset %d, got %q", nodeOff, p.s[p.i])
+		} else {
+			p.fail(p.i, "missing branch length: want ':' after the node at offset %d, got end of input", nodeOff)
+		}
+		return 0
+	}
+	p.i++
+	p.skip()
+	start := p.i
+	for p.i < len(p.s) && bareByte(p.s[p.i]) {
+		p.i++
+	}
+	tok := p.s[start:p.i]
+	if tok == "" {
+		p.fail(start, "missing branch length after ':'")
+		return 0
+	}
+	x, err := strconv.ParseFloat(tok, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		p.fail(start, "invalid branch length %q", tok)
+		return 0
+	}
+	if !(x > 0) {
+		p.fail(start, "branch length %s is not positive", tok)
+		return 0
+	}
+	return x
+}
+
+func parseNewick(s string, labels []string) (*Tree, error) {
+	p := newickParser{s: s}
+	var nodes []pnode
+	var open []int // indices of unclosed internal nodes
+	p.skip()
+	if p.err == nil && p.i >= len(s) {
+		p.fail(p.i, "empty input")
+	}
+	// States: expecting a subtree, or after a complete node.
+	expect := true
+	done := false
+	for p.err == nil && !done {
+		if expect {
+			p.skip()
+			if p.err != nil {
+				break
+			}
+			if p.i >= len(s) {
+				p.fail(p.i, "unexpected end of input: want '(' or a leaf label")
+				break
+			}
+			parent := -1
+			if len(open) > 0 {
+				parent = open[len(open)-1]
+			}
+			c := s[p.i]
+			switch {
+			case c == '(':
+				nodes = append(nodes, pnode{parent: parent, off: p.i})
+				if parent >= 0 {
+					nodes[parent].children = append(nodes[parent].children, len(nodes)-1)
+				}
+				open = append(open, len(nodes)-1)
+				p.i++
+				continue
+			case c == ';' && len(nodes) == 0:
+				p.fail(p.i, "tree has no leaves (N = 0)")
+				continue
+			case c == '\'' || bareByte(c):
+				off := p.i
+				name := p.label()
+				if p.err != nil {
+					continue
+				}
+				nodes = append(nodes, pnode{parent: parent, off: off, name: name, leaf: true})
+				if parent >= 0 {
+					nodes[parent].children = append(nodes[parent].children, len(nodes)-1)
+				}
+				nodes[len(nodes)-1].length = p.length(off)
+				expect = false
+				continue
+			case c == ')':
+				if len(open) == 0 {
+					p.fail(p.i, "unbalanced parentheses: ')' without '('")
+				} else {
+					p.fail(p.i, "empty subtree: want '(' or a leaf label before ')'")
+				}
+				continue
+			default:
+				p.fail(p.i, "unexpected %q: want '(' or a leaf label", c)
+				continue
+			}
+		}
+		// After a complete node.
+		p.skip()
+		if p.err != nil {
+			break
+		}
+		if p.i >= len(s) {
+			if len(open) > 0 {
+				p.fail(p.i, "unbalanced parentheses: %d '(' not closed at end of input", len(open))
+			} else {
+				p.fail(p.i, "missing ';' at end of tree")
+			}
+			break
+		}
+		switch c := s[p.i]; c {
+		case ',':
+			if len(open) == 0 {
+				p.fail(p.i, "',' outside parentheses")
+				break
+			}
+			p.i++
+			expect = true
+		case ')':
+			if len(open) == 0 {
+				p.fail(p.i, "unbalanced parentheses: ')' without '('")
+				break
+			}
+			v := open[len(open)-1]
+			open = open[:len(open)-1]
+			p.i++
+			if k := len(nodes[v].children); k < 2 {
+				p.fail(nodes[v].off, "node has a single child: every branch point needs at least two")
+				break
+			}
+			p.skip()
+			if p.err == nil && p.i < len(s) && (s[p.i] == '\'' || bareByte(s[p.i])) {
+				p.label() // internal labels are ignored
+			}
+			if p.err == nil {
+				nodes[v].length = p.length(nodes[v].off)
+			}
+		case ';':
+			if len(open) > 0 {
+				p.fail(p.i, "unbalanced parentheses: %d '(' not closed at ';'", len(open))
+				break
+			}
+			p.i++
+			p.skip()
+			if p.err == nil && p.i < len(s) {
+				p.fail(p.i, "trailing text after ';': %q", truncate(s[p.i:], 20))
+			}
+			done = true
+		default:
+			p.fail(p.i, "unexpected %q after a node: want ',', ')' or ';'", c)
+		}
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	return buildFromNewick(nodes, labels)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+func buildFromNewick(nodes []pnode, labels []string) (*Tree, error) {
+	fail := func(off int, format string, args ...any) error {
+		return &NewickError{Pos: NewickPos{Offset: off}, Msg: fmt.Sprintf(format, args...)}
+	}
+	// Leaves and their rows.
+	var leaves []int
+	for i := range nodes {
+		if nodes[i].leaf {
+			leaves = append(leaves, i)
+		}
+	}
+	n := len(leaves)
+	if n == 0 {
+		return nil, fail(0, "tree has no leaves (N = 0)")
+	}
+	rows := make([]int, len(nodes))
+	var outLabels []string
+	seen := make(map[string]int, n)
+	for _, v := range leaves {
+		name := nodes[v].name
+		if name == "" {
+			return nil, fail(nodes[v].off, "leaf with an empty name")
+		}
+		if prev, dup := seen[name]; dup {
+			return nil, fail(nodes[v].off, "duplicate leaf label %q (first at offset %d)", name, nodes[prev].off)
+		}
+		seen[name] = v
+	}
+	if labels != nil {
+		if len(labels) == 0 {
+			return nil, fail(0, "no labels given (N = 0) for a tree with %d leaves", n)
+		}
+		byName := make(map[string]int, len(labels))
+		for j := range labels {
+			name := labels[j]
+			if name == "" {
+				name = strconv.Itoa(j + 1)
+			}
+			if k, dup := byName[name]; dup {
+				return nil, fail(0, "rows %d and %d have the same label %q", k+1, j+1, name)
+			}
+			byName[name] = j
+		}
+		for _, v := range leaves {
+			j, ok := byName[nodes[v].name]
+			if !ok {
+				return nil, fail(nodes[v].off, "unknown leaf label %q: not among the %d row labels", nodes[v].name, len(labels))
+			}
+			rows[v] = j
+		}
+		if n != len(labels) {
+			return nil, fail(0, "tree has %d leaves but %d row labels were given", n, len(labels))
+		}
+		outLabels = labels
+	} else {
+		numeric := true
+		for _, v := range leaves {
+			k, err := strconv.Atoi(nodes[v].name)
+			if err != nil || k < 1 || k > n || strconv.Itoa(k) != nodes[v].name {
+				numeric = false
+				break
+			}
+			rows[v] = k - 1 // distinct because names are distinct
+		}
+		if !numeric {
+			outLabels = make([]string, n)
+			for j, v := range leaves {
+				rows[v] = j
+				outLabels[j] = nodes[v].name
+			}
+		}
+	}
+
+	// Times: cumulative length from the top, and 1-t from below.
+	cum := make([]float64, len(nodes))
+	for v := range nodes {
+		if p := nodes[v].parent; p >= 0 {
+			cum[v] = cum[p] + nodes[v].length
+		} else {
+			cum[v] = nodes[v].length
+		}
+	}
+	for _, v := range leaves {
+		if math.Abs(cum[v]-1) > LeafTolerance {
+			return nil, fail(nodes[v].off, "leaf %q is at cumulative length %v, want 1 (within %g)", nodes[v].name, cum[v], LeafTolerance)
+		}
+	}
+	below := make([]float64, len(nodes)) // 1-t via the nearest leaf
+	hops := make([]int, len(nodes))
+	for v := len(nodes) - 1; v >= 0; v-- { // children follow their parents
+		if nodes[v].leaf {
+			continue
+		}
+		best := -1
+		for _, c := range nodes[v].children {
+			if best < 0 || hops[c] < hops[best] {
+				best = c
+			}
+		}
+		hops[v] = hops[best] + 1
+		below[v] = below[best] + nodes[best].length
+	}
+
+	tr := New(n)
+	tr.Labels = outLabels
+	ids := make([]NodeID, len(nodes))
+	for v := range nodes {
+		if nodes[v].leaf {
+			ids[v] = NodeID(rows[v])
+			continue
+		}
+		var t Time
+		if cum[v] <= 0.5 {
+			t = TimeAt(cum[v])
+		} else {
+			t = TimeFromOneMinus(below[v])
+		}
+		pt := Origin
+		if p := nodes[v].parent; p >= 0 {
+			pt = tr.Time(ids[p])
+		}
+		if !pt.Before(t) || !t.Before(Leaf) {
+			return nil, fail(nodes[v].off, "times not increasing: branch point at t = %v is not strictly between its parent's t = %v and 1", t.T(), pt.T())
+		}
+		ids[v] = tr.NewInternal(t)
+	}
+	for v := range nodes {
+		if p := nodes[v].parent; p >= 0 {
+			tr.AddChild(ids[p], ids[v])
+		}
+	}
+	tr.SetRoot(ids[0])
+	tr.Recount()
+	if err := tr.Validate(); err != nil {
+		return nil, fail(0, "%v", err)
+	}
+	return tr, nil
+}

@@ -1,0 +1,459 @@
+package pydt
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite golden files under testdata/newick")
+
+// newickTimeMode selects how a random test tree's divergence times are spread.
+type newickTimeMode int
+
+const (
+	timesUniform newickTimeMode = iota // uniform between parent and child
+	timesNear0                         // log-uniform, crowded against t = 0
+	timesNear1                         // 1-t log-uniform, crowded against t = 1
+)
+
+// randomNewickTree builds a random multifurcating tree with n leaves by
+// sequential attachment, on a uniformly chosen edge (at a time drawn
+// according to mode) or, one time in three, at a branch point.
+func randomNewickTree(t testing.TB, rng *rand.Rand, n int, mode newickTimeMode) *Tree {
+	t.Helper()
+	tr := New(n)
+	tr.Plant(0)
+	for i := 1; i < n; i++ {
+		for {
+			nodes := tr.PreOrder(nil)
+			u := nodes[rng.IntN(len(nodes))]
+			if !tr.IsLeaf(u) && rng.IntN(3) == 0 {
+				tr.Attach(NodeID(i), Position{Node: u, AtNode: true})
+				break
+			}
+			lo, hi := tr.ParentTime(u), tr.Time(u)
+			f := 0.05 + 0.9*rng.Float64()
+			var tm Time
+			switch mode {
+			case timesUniform:
+				tm = TimeAt(lo.T() + f*(hi.T()-lo.T()))
+			case timesNear0:
+				a, b := lo.T(), hi.T()
+				if a == 0 {
+					a = math.Min(b, 1) * 1e-15
+				}
+				if b == 1 {
+					b = math.Min(0.5, 1e3*a)
+				}
+				tm = TimeAt(math.Exp(math.Log(a) + f*(math.Log(b)-math.Log(a))))
+			case timesNear1:
+				a, b := lo.OneMinus(), hi.OneMinus() // a > b
+				if a > 0.5 {
+					a = 0.5
+				}
+				if b == 0 {
+					b = a * 1e-10
+				}
+				tm = TimeFromOneMinus(math.Exp(math.Log(a) + f*(math.Log(b)-math.Log(a))))
+			}
+			if lo.Before(tm) && tm.Before(hi) {
+				tr.Attach(NodeID(i), Position{Node: u, Time: tm})
+				break
+			}
+		}
+	}
+	if err := tr.Validate(); err != nil {
+		t.Fatalf("random tree: %v", err)
+	}
+	return tr
+}
+
+// cladeTimes maps each branch point's set of leaves (sorted leaf IDs) to its
+// time, an order-free description of the tree.
+func cladeTimes(tr *Tree) map[string]Time {
+	out := make(map[string]Time)
+	below := make(map[NodeID][]int)
+	for _, v := range tr.PostOrder(nil) {
+		if tr.IsLeaf(v) {
+			below[v] = []int{int(v)}
+			continue
+		}
+		var s []int
+		for c := range tr.Children(v) {
+			s = append(s, below[c]...)
+		}
+		slices.Sort(s)
+		below[v] = s
+		out[fmt.Sprint(s)] = tr.Time(v)
+	}
+	return out
+}
+
+// closeTimes reports whether two times agree to a few ulps in whichever of
+// t and 1-t is the smaller (the precisely kept one).
+func closeTimes(a, b Time, rel float64) bool {
+	if a.T() <= 0.5 {
+		return math.Abs(a.T()-b.T()) <= rel*a.T()
+	}
+	return math.Abs(a.OneMinus()-b.OneMinus()) <= rel*a.OneMinus()
+}
+
+// sameTree compares clades, times (to rel), leaf order of children and labels.
+func sameTree(t *testing.T, want, got *Tree, rel float64) {
+	t.Helper()
+	if got.NumLeaves() != want.NumLeaves() {
+		t.Fatalf("N = %d, want %d", got.NumLeaves(), want.NumLeaves())
+	}
+	for i := range want.NumLeaves() {
+		if got.Label(NodeID(i)) != want.Label(NodeID(i)) {
+			t.Fatalf("leaf %d label %q, want %q", i, got.Label(NodeID(i)), want.Label(NodeID(i)))
+		}
+	}
+	wc, gc := cladeTimes(want), cladeTimes(got)
+	if len(wc) != len(gc) {
+		t.Fatalf("%d branch points, want %d\nwant %s\ngot  %s", len(gc), len(wc), want.Newick(), got.Newick())
+	}
+	for k, wt := range wc {
+		gt, ok := gc[k]
+		if !ok {
+			t.Fatalf("clade %s missing\nwant %s\ngot  %s", k, want.Newick(), got.Newick())
+		}
+		if !closeTimes(wt, gt, rel) {
+			t.Fatalf("clade %s at t = %v (1-t = %v), want t = %v (1-t = %v)", k, gt.T(), gt.OneMinus(), wt.T(), wt.OneMinus())
+		}
+	}
+}
+
+func TestNewickRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	odd := []string{"plain", "with space", "it's", "a'b''c", "(paren)", "semi;colon", "com,ma", "[bracket]", "colon:x",
+		"tab\there", "under_score", "ünïcødé", "", "7", "1"}
+	for _, tc := range []struct {
+		name   string
+		n      int
+		mode   newickTimeMode
+		labels bool
+	}{
+		{"N1", 1, timesUniform, false},
+		{"N2", 2, timesUniform, false},
+		{"N3-labels", 3, timesUniform, true},
+		{"N10", 10, timesUniform, false},
+		{"N15-labels", 15, timesUniform, true},
+		{"N40", 40, timesUniform, false},
+		{"N10-near0", 10, timesNear0, false},
+		{"N30-near0-labels", 30, timesNear0, true},
+		{"N10-near1", 10, timesNear1, false},
+		{"N30-near1-labels", 30, timesNear1, true},
+		{"N200-near1", 200, timesNear1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for rep := range 20 {
+				tr := randomNewickTree(t, rng, tc.n, tc.mode)
+				if tc.labels {
+					tr.Labels = make([]string, tc.n)
+					perm := rng.Perm(len(odd))
+					for i := range tc.n {
+						if i < len(perm) {
+							tr.Labels[i] = odd[perm[i]]
+						} else {
+							tr.Labels[i] = "row " + strconv.Itoa(i)
+						}
+					}
+					// A label equal to another row's number would be
+					// ambiguous; keep the rows distinct by name.
+					names := map[string]bool{}
+					for i := range tc.n {
+						if names[tr.Label(NodeID(i))] {
+							tr.Labels[i] = fmt.Sprintf("dup %d", i)
+						}
+						names[tr.Label(NodeID(i))] = true
+					}
+				}
+				s := tr.Newick()
+				got, err := ParseNewick(s, tr.Labels)
+				if err != nil {
+					t.Fatalf("rep %d: parse %s: %v", rep, s, err)
+				}
+				if err := got.Validate(); err != nil {
+					t.Fatalf("rep %d: parsed tree invalid: %v", rep, err)
+				}
+				sameTree(t, tr, got, 1e-13)
+				// Leaf-parent 1-t is written exactly and must read back exactly.
+				for i := range tc.n {
+					if p := tr.Parent(NodeID(i)); p != NoNode {
+						gp := got.Parent(NodeID(i))
+						if got.Time(gp).OneMinus() != tr.Time(p).OneMinus() && got.Time(gp).T() > 0.5 {
+							t.Fatalf("rep %d: leaf %d parent 1-t %v, want exactly %v", rep, i, got.Time(gp).OneMinus(), tr.Time(p).OneMinus())
+						}
+					}
+				}
+				// Without labels: names are read back as Labels (or rows
+				// when they are the numbers 1..N).
+				if !tc.labels {
+					got2, err := ParseNewick(s, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got2.Labels != nil {
+						t.Fatalf("numeric names kept as labels %v", got2.Labels)
+					}
+					sameTree(t, tr, got2, 1e-13)
+				}
+				// A second round trip is stable to rounding.
+				again, err := ParseNewick(got.Newick(), got.Labels)
+				if err != nil {
+					t.Fatalf("second parse: %v", err)
+				}
+				sameTree(t, got, again, 1e-13)
+			}
+		})
+	}
+}
+
+// TestNewickNearOne checks that times within 1e-14 (and far closer) of 1
+// keep their 1-t through writing and reading.
+func TestNewickNearOne(t *testing.T) {
+	for _, u := range []float64{1e-14, 3.3e-15, 1e-17, 1e-100, 1e-300, 5e-324} {
+		tr := New(3)
+		tr.Plant(0)
+		tr.Attach(1, Position{Node: 0, Time: TimeAt(0.25)})
+		tr.Attach(2, Position{Node: 1, Time: TimeFromOneMinus(u)})
+		s := tr.Newick()
+		got, err := ParseNewick(s, nil)
+		if err != nil {
+			t.Fatalf("1-t = %g: %v", u, err)
+		}
+		w := got.Parent(2)
+		if got.Time(w).OneMinus() != u {
+			t.Errorf("1-t = %g read back as %g from %s", u, got.Time(w).OneMinus(), s)
+		}
+		if err := got.Validate(); err != nil {
+			t.Errorf("1-t = %g: %v", u, err)
+		}
+	}
+	// Hand-written: a node at 1 - 1e-14 whose leaves are two edges down.
+	// The bottom-up sum gives 1-t = 4e-15 + 6e-15 with relative error of
+	// an ulp, where 1 - (sum from the top) would keep only ~2 digits.
+	s := "(((a:4e-15,b:4e-15):6e-15,c:1e-14):0.99999999999999,d:1):1e-20;"
+	got, err := ParseNewick(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := range got.Children(got.Root()) {
+		if got.IsLeaf(v) {
+			continue
+		}
+		if u := got.Time(v).OneMinus(); math.Abs(u-1e-14) > 1e-29 {
+			t.Errorf("1-t = %v, want 1e-14", u)
+		}
+		for c := range got.Children(v) {
+			if !got.IsLeaf(c) {
+				if u := got.Time(c).OneMinus(); u != 4e-15 {
+					t.Errorf("inner 1-t = %v, want 4e-15 exactly", u)
+				}
+			}
+		}
+	}
+}
+
+func TestNewickSyntax(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		labels   []string
+		want     string // Newick of the result
+		wantLbl  []string
+	}{
+		{"numbers", "((2:0.5,1:0.5):0.25,3:0.75):0.25;", nil, "((2:0.5,1:0.5):0.25,3:0.75):0.25;", nil},
+		{"whitespace and comments", " ( ( 2 : 0.5 ,[c]1:0.5 ) [x] :0.25,\n3:0.75\t): 0.25 ; [end]\n", nil,
+			"((2:0.5,1:0.5):0.25,3:0.75):0.25;", nil},
+		{"names by appearance", "((b:0.5,a:0.5):0.25,'c d':0.75):0.25;", nil, "((b:0.5,a:0.5):0.25,'c d':0.75):0.25;",
+			[]string{"b", "a", "c d"}},
+		{"quotes", "(('it''s':0.5,'x,y':0.5):0.25,'1':0.75):0.25;", []string{"", "it's", "x,y"},
+			"(('it''s':0.5,'x,y':0.5):0.25,1:0.75):0.25;", []string{"", "it's", "x,y"}},
+		{"by given labels", "((b:0.5,a:0.5):0.25,c:0.75):0.25;", []string{"a", "b", "c"},
+			"((b:0.5,a:0.5):0.25,c:0.75):0.25;", []string{"a", "b", "c"}},
+		{"numbers not 1..N", "((1:0.5,3:0.5):0.25,4:0.75):0.25;", nil, "((1:0.5,3:0.5):0.25,4:0.75):0.25;",
+			[]string{"1", "3", "4"}},
+		{"leading zero is a name", "((01:0.5,2:0.5):0.25,3:0.75):0.25;", nil, "((01:0.5,2:0.5):0.25,3:0.75):0.25;",
+			[]string{"01", "2", "3"}},
+		{"internal labels ignored", "((1:0.5,2:0.5)x:0.25,3:0.75)'root':0.25;", nil, "((1:0.5,2:0.5):0.25,3:0.75):0.25;", nil},
+		{"multifurcation", "(1:0.5,2:0.5,3:0.5,4:0.5):0.5;", nil, "(1:0.5,2:0.5,3:0.5,4:0.5):0.5;", nil},
+		{"one leaf", "x:1;", nil, "x:1;", []string{"x"}},
+		{"leaf within tolerance", "(1:0.5000000001,2:0.5):0.5;", nil, "(1:0.5,2:0.5):0.5;", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := ParseNewick(tc.in, tc.labels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tr.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if got := tr.Newick(); got != tc.want {
+				t.Errorf("Newick() = %s, want %s", got, tc.want)
+			}
+			if !slices.Equal(tr.Labels, tc.wantLbl) {
+				t.Errorf("Labels = %q, want %q", tr.Labels, tc.wantLbl)
+			}
+		})
+	}
+}
+
+// newickLabelsFor gives the row labels used for a malformed case: files
+// named labels_*.nwk are parsed against rows a, b, c.
+func newickLabelsFor(name string) []string {
+	if strings.HasPrefix(name, "labels_") {
+		return []string{"a", "b", "c"}
+	}
+	return nil
+}
+
+// TestNewickErrors parses every testdata/newick/bad/*.nwk and compares the
+// error message with the .err golden file next to it (go test -update
+// rewrites them).
+func TestNewickErrors(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "newick", "bad", "*.nwk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 15 {
+		t.Fatalf("found only %d malformed cases", len(files))
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".nwk")
+		t.Run(name, func(t *testing.T) {
+			in, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, perr := ParseNewick(string(in), newickLabelsFor(name))
+			if perr == nil {
+				t.Fatalf("no error for %q", in)
+			}
+			checkNewickError(t, string(in), perr)
+			golden := strings.TrimSuffix(f, ".nwk") + ".err"
+			got := perr.Error() + "\n"
+			if *updateGolden {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("error for %q:\n got %s\nwant %s", in, got, want)
+			}
+		})
+	}
+}
+
+// checkNewickError asserts that err wraps ErrNewick and is a *NewickError
+// with an offset inside the input.
+func checkNewickError(t testing.TB, in string, err error) {
+	t.Helper()
+	if !errors.Is(err, ErrNewick) {
+		t.Fatalf("error %v does not wrap ErrNewick", err)
+	}
+	var ne *NewickError
+	if !errors.As(err, &ne) {
+		t.Fatalf("error %v is not a *NewickError", err)
+	}
+	if ne.Pos.Offset < 0 || ne.Pos.Offset > len(in) {
+		t.Fatalf("error offset %d outside input of %d bytes", ne.Pos.Offset, len(in))
+	}
+	if ne.Msg == "" {
+		t.Fatalf("error %v has no message", err)
+	}
+}
+
+func TestReadNewickTrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var buf bytes.Buffer
+	var want []*Tree
+	for i := range 5 {
+		tr := randomNewickTree(t, rng, 6, newickTimeMode(i%3))
+		tr.Labels = []string{"a", "b", "c", "d e", "f", "g"}
+		want = append(want, tr)
+		if err := WriteNewick(&buf, tr); err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 {
+			buf.WriteString("\n  [a comment line]\r\n")
+		}
+	}
+	got, err := ReadNewickTrees(bytes.NewReader(buf.Bytes()), want[0].Labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("read %d trees, want %d", len(got), len(want))
+	}
+	for i := range want {
+		sameTree(t, want[i], got[i], 1e-13)
+	}
+
+	// No trailing newline, CRLF line ends.
+	got, err = ReadNewickTrees(strings.NewReader("(1:0.5,2:0.5):0.5;\r\n(2:0.25,1:0.25):0.75;"), nil)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("got %d trees, err %v", len(got), err)
+	}
+
+	// Errors name the line.
+	in := "(1:0.5,2:0.5):0.5;\n\n(1:0.5,2:0.5):0.5;\n(1:0.5,2:0.5:0.5;\n"
+	_, err = ReadNewickTrees(strings.NewReader(in), nil)
+	var ne *NewickError
+	if !errors.As(err, &ne) || !errors.Is(err, ErrNewick) {
+		t.Fatalf("error %v is not a NewickError", err)
+	}
+	if ne.Pos.Line != 4 || ne.Pos.Offset != 12 {
+		t.Errorf("error at %v, want line 4, offset 12: %v", ne.Pos, err)
+	}
+	if want := "newick: line 4, offset 12: unexpected ':' after a node: want ',', ')' or ';'"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+}
+
+func TestWriteNewickError(t *testing.T) {
+	tr := New(2)
+	tr.Plant(0)
+	tr.Attach(1, Position{Node: 0, Time: TimeAt(0.5)})
+	if err := WriteNewick(failWriter{}, tr); err == nil {
+		t.Fatal("no error from a failing writer")
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func BenchmarkNewickWrite(b *testing.B) {
+	tr := randomNewickTree(b, rand.New(rand.NewPCG(1, 1)), 1000, timesUniform)
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = tr.AppendNewick(buf[:0])
+	}
+}
+
+func BenchmarkNewickParse(b *testing.B) {
+	tr := randomNewickTree(b, rand.New(rand.NewPCG(1, 1)), 1000, timesUniform)
+	s := tr.Newick()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseNewick(s, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
