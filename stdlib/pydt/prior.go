@@ -184,7 +184,9 @@ func nodeStructure(tr *Tree, b NodeID, alpha, beta, lg1b float64) float64 {
 
 // NodeJ returns J_b = H_{m_b-1} - sum_l H_{n_l-1} for the internal node b
 // under (alpha, beta), resetting h if it holds other parameters. It is the
-// coefficient of -A(t_b) in b's log prior; J_b > 0. It panics if (alpha,
+// coefficient of -A(t_b) in b's log prior. J_b can be negative (for counts
+// 2, 2 when beta = 0, say), but sum_b J_b A(t_b) is a sum over edges of
+// (A(t_b) - A(t_a)) H_{m_b-1} and so positive. It panics if (alpha,
 // beta) are invalid.
 func NodeJ(tr *Tree, b NodeID, alpha, beta float64, h *Harmonic) float64 {
 	if !h.use(alpha, beta) {
@@ -208,7 +210,8 @@ func nodeJ(tr *Tree, b NodeID, h *Harmonic) float64 {
 // and S = sum_b J_b (-log(1-t_b)). The log prior is then
 // internal*log c - c*S + (terms free of c), so a Gamma(shape, rate) prior on c
 // gives the Gibbs conditional Gamma(shape + internal, rate + S) (erratum 2 of
-// the notes: the printed rate has the wrong sign). h is reset to (alpha,
+// the notes: the printed rate has the wrong sign). S >= 0, being also the
+// sum over edges [a b] into internal nodes of (U(t_b) - U(t_a)) H_{m_b-1}. h is reset to (alpha,
 // beta) if it holds other parameters; it panics if they are invalid.
 func CStats(tr *Tree, alpha, beta float64, h *Harmonic) (internal int, s float64) {
 	return CStatsFor(tr, alpha, beta, DivInv{C: 1}, h)
