@@ -1,0 +1,300 @@
+// Package bp does Gaussian belief propagation over the node locations of a
+// Pitman-Yor diffusion tree.
+//
+// The model: every edge [a b] of the tree contributes N(x_b; x_a, σ² (t_b −
+// t_a) I), the path starts at the origin x = 0 at t = 0, and the leaves sit at
+// t = 1. Each leaf i and dimension d receives evidence as a Gaussian message
+// about x_{i,d}, given by a mean and a precision: an infinite precision for
+// an observed value, zero for a missing one, anything in between for any other
+// likelihood (an EP site, a data-augmentation draw, ...). The evidence is
+// taken to be the normalised density N(mean; x_{i,d}, 1/precision), so that
+// for observed leaves LogLik is the density of the data with every internal
+// location integrated out. The tree code never knows which likelihood is
+// attached.
+//
+// A Model keeps, for every node v and dimension d, the upward message about
+// x_v from the subtree below v (a mean and a variance, +Inf variance meaning
+// no information) and, per node, the log normaliser accumulated within the
+// subtree. Storage is flat (node*D + d), and nothing is allocated after New.
+//
+// Local operations (Detach, Attach, UpdatePath, SetTime) recompute only the
+// messages on the changed paths, at cost O(depth · D · degree);
+// LogLikIfAttached scores a re-attachment point without touching the tree.
+// Marginals runs the downward pass, SampleLocations draws every location
+// jointly, and SuffStats gives the statistics of the Gibbs update of 1/σ².
+package bp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+var inf = math.Inf(1)
+
+// ErrZeroEdge is wrapped by the errors reported for a tree with an edge of
+// zero (or negative, or NaN) length, on which the model has no density.
+var ErrZeroEdge = errors.New("bp: edge of non-positive length")
+
+// Model holds the messages of Gaussian belief propagation on a tree. It
+// refers to the tree it was built with: change the tree through the Model's
+// Detach, Attach and SetTime (or call UpdatePath or Recompute after changing
+// it directly) so that the messages stay current.
+//
+// A Model is not safe for concurrent use.
+type Model struct {
+	tr *pydt.Tree
+	d  int // dimensions
+	s2 float64
+
+	// Upward messages, indexed node*d + dim. For a leaf they hold the
+	// evidence (variance 1/precision).
+	mu, vr []float64
+	// lz[v] is the log normaliser of the subtree below v: the message from
+	// that subtree about x_v is exp(lz[v]) ∏_d N(x_{v,d}; mu, vr), with
+	// dimensions of infinite variance contributing a factor of 1. It is
+	// -Inf when the subtree has an edge of non-positive length.
+	lz []float64
+
+	// Deferred work: stale asks for a full recomputation; pending lists
+	// leaves whose evidence changed since the last update.
+	stale     bool
+	pending   []pydt.NodeID
+	isPending []bool
+
+	order []pydt.NodeID // traversal buffer, capacity Cap()
+
+	// Scratch messages of length d for LogLikIfAttached.
+	am, av, bm, bv []float64
+}
+
+// New returns a Model for tr with dims dimensions per location, variance
+// σ² = 1 and no evidence (every leaf missing). It panics if dims < 1.
+func New(tr *pydt.Tree, dims int) *Model {
+	if dims < 1 {
+		panic(fmt.Sprintf("bp.New: need at least one dimension, got %d", dims))
+	}
+	c := tr.Cap()
+	n := tr.NumLeaves()
+	m := &Model{
+		tr:        tr,
+		d:         dims,
+		s2:        1,
+		mu:        make([]float64, c*dims),
+		vr:        make([]float64, c*dims),
+		lz:        make([]float64, c),
+		pending:   make([]pydt.NodeID, 0, n),
+		isPending: make([]bool, n),
+		order:     make([]pydt.NodeID, 0, c),
+		am:        make([]float64, dims),
+		av:        make([]float64, dims),
+		bm:        make([]float64, dims),
+		bv:        make([]float64, dims),
+	}
+	for i := range m.vr {
+		m.vr[i] = inf
+	}
+	m.stale = true
+	return m
+}
+
+// Tree returns the tree the model is built on.
+func (m *Model) Tree() *pydt.Tree { return m.tr }
+
+// Dims returns the number of dimensions D.
+func (m *Model) Dims() int { return m.d }
+
+// Variance returns σ².
+func (m *Model) Variance() float64 { return m.s2 }
+
+// SetVariance sets the diffusion variance σ². Every message depends on it, so
+// the next query recomputes them all (O(N·D)). It returns an error unless
+// σ² is positive and finite.
+func (m *Model) SetVariance(sigma2 float64) error {
+	if !(sigma2 > 0) || math.IsInf(sigma2, 1) {
+		return fmt.Errorf("bp: variance must be positive and finite, got %v", sigma2)
+	}
+	if sigma2 != m.s2 {
+		m.s2 = sigma2
+		m.stale = true
+	}
+	return nil
+}
+
+// SetEvidence sets the Gaussian message about x_{leaf,d}: the factor
+// N(mean; x, 1/prec). prec = +Inf observes x = mean exactly; prec = 0 removes
+// the evidence (mean is then ignored). The change takes effect lazily: the
+// next query updates the paths from the changed leaves to the root, or
+// recomputes everything when many leaves changed.
+func (m *Model) SetEvidence(leaf pydt.NodeID, d int, mean, prec float64) error {
+	if leaf < 0 || int(leaf) >= m.tr.NumLeaves() {
+		return fmt.Errorf("bp: evidence for node %d, which is not a leaf (N = %d)", leaf, m.tr.NumLeaves())
+	}
+	if d < 0 || d >= m.d {
+		return fmt.Errorf("bp: evidence for dimension %d of leaf %s, outside 0..%d", d, m.tr.Label(leaf), m.d-1)
+	}
+	if !(prec >= 0) {
+		return fmt.Errorf("bp: evidence precision %v for leaf %s, dimension %d, is negative or NaN", prec, m.tr.Label(leaf), d)
+	}
+	i := int(leaf)*m.d + d
+	if prec == 0 {
+		m.mu[i], m.vr[i] = 0, inf
+	} else {
+		if math.IsNaN(mean) || math.IsInf(mean, 0) {
+			return fmt.Errorf("bp: evidence mean %v for leaf %s, dimension %d, is not finite", mean, m.tr.Label(leaf), d)
+		}
+		m.mu[i], m.vr[i] = mean, 1/prec
+	}
+	m.touch(leaf)
+	return nil
+}
+
+// Evidence returns the evidence about x_{leaf,d} as a mean and a precision
+// (+Inf observed, 0 missing).
+func (m *Model) Evidence(leaf pydt.NodeID, d int) (mean, prec float64) {
+	i := int(leaf)*m.d + d
+	return m.mu[i], 1 / m.vr[i]
+}
+
+// Observe sets x_{leaf,d} as observed to be x, or as missing when x is NaN.
+func (m *Model) Observe(leaf pydt.NodeID, d int, x float64) error {
+	if math.IsNaN(x) {
+		return m.SetEvidence(leaf, d, 0, 0)
+	}
+	return m.SetEvidence(leaf, d, x, inf)
+}
+
+// ObserveMatrix observes all leaves from a row-major N×D slice: row i holds
+// leaf i, and NaN marks a missing value. The next query recomputes every
+// message.
+func (m *Model) ObserveMatrix(x []float64) error {
+	n := m.tr.NumLeaves()
+	if len(x) != n*m.d {
+		return fmt.Errorf("bp: data of length %d for %d leaves × %d dimensions", len(x), n, m.d)
+	}
+	for i, v := range x {
+		if math.IsInf(v, 0) {
+			return fmt.Errorf("bp: infinite value for leaf %s, dimension %d", m.tr.Label(pydt.NodeID(i/m.d)), i%m.d)
+		}
+	}
+	for i, v := range x {
+		if math.IsNaN(v) {
+			m.mu[i], m.vr[i] = 0, inf
+		} else {
+			m.mu[i], m.vr[i] = v, 0
+		}
+	}
+	m.stale = true
+	return nil
+}
+
+// ObserveMat is ObserveMatrix for a gonum matrix with N rows and D columns.
+func (m *Model) ObserveMat(x mat.Matrix) error {
+	r, c := x.Dims()
+	if r != m.tr.NumLeaves() || c != m.d {
+		return fmt.Errorf("bp: data matrix is %d×%d, want %d×%d", r, c, m.tr.NumLeaves(), m.d)
+	}
+	for i := range r {
+		for j := range c {
+			v := x.At(i, j)
+			if math.IsInf(v, 0) {
+				return fmt.Errorf("bp: infinite value for leaf %s, dimension %d", m.tr.Label(pydt.NodeID(i)), j)
+			}
+		}
+	}
+	for i := range r {
+		for j := range c {
+			k := i*m.d + j
+			if v := x.At(i, j); math.IsNaN(v) {
+				m.mu[k], m.vr[k] = 0, inf
+			} else {
+				m.mu[k], m.vr[k] = v, 0
+			}
+		}
+	}
+	m.stale = true
+	return nil
+}
+
+// touch records that the evidence of leaf changed.
+func (m *Model) touch(leaf pydt.NodeID) {
+	if m.stale || m.isPending[leaf] {
+		return
+	}
+	if len(m.pending) == cap(m.pending) {
+		m.stale = true
+		return
+	}
+	m.isPending[leaf] = true
+	m.pending = append(m.pending, leaf)
+}
+
+// flush brings every message up to date.
+func (m *Model) flush() {
+	if m.stale {
+		m.Recompute()
+		return
+	}
+	if len(m.pending) == 0 {
+		return
+	}
+	// A path costs about depth·degree node visits; past a handful per
+	// thousand leaves a full pass is cheaper.
+	if len(m.pending)*64 > m.tr.NumLeaves() {
+		m.Recompute()
+		return
+	}
+	for _, leaf := range m.pending {
+		m.isPending[leaf] = false
+		m.updateFrom(m.tr.Parent(leaf))
+	}
+	m.pending = m.pending[:0]
+}
+
+// Message returns the upward message about x_{v,d} from the subtree below v
+// (for a leaf, its evidence) as a mean and a variance; the variance is +Inf
+// when no leaf below v has evidence in dimension d.
+func (m *Model) Message(v pydt.NodeID, d int) (mean, variance float64) {
+	m.flush()
+	i := int(v)*m.d + d
+	return m.mu[i], m.vr[i]
+}
+
+// SubtreeLogZ returns the log normaliser of the subtree below v: the log of
+// the integral over the locations strictly below v of the evidence and the
+// edge densities within the subtree, less the Gaussian factors in x_v that
+// Message reports. It is -Inf if the subtree has an edge of non-positive
+// length.
+func (m *Model) SubtreeLogZ(v pydt.NodeID) float64 {
+	m.flush()
+	return m.lz[v]
+}
+
+// Err reports the first edge of non-positive length in the tree below the
+// root, naming its lower node, or nil. It costs O(N).
+func (m *Model) Err() error {
+	tr := m.tr
+	if tr.Root() == pydt.NoNode {
+		return nil
+	}
+	m.order = tr.PreOrder(m.order[:0])
+	for _, v := range m.order {
+		if l := tr.BranchLength(v); !(l > 0) {
+			return m.edgeError(v, l)
+		}
+	}
+	return nil
+}
+
+func (m *Model) edgeError(v pydt.NodeID, l float64) error {
+	name := fmt.Sprintf("branch point %d", v)
+	if m.tr.IsLeaf(v) {
+		name = "leaf " + m.tr.Label(v)
+	}
+	return fmt.Errorf("%w: the edge above %s (t = %v, parent t = %v) has length %v",
+		ErrZeroEdge, name, m.tr.Time(v).T(), m.tr.ParentTime(v).T(), l)
+}

@@ -1,0 +1,195 @@
+package bp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// prepareDown checks a destination of Cap()·D entries, fills it with NaN and
+// leaves the nodes of the rooted tree in m.order, parents before children.
+// It reports an edge of non-positive length as an error.
+func (m *Model) prepareDown(what string, dst ...[]float64) error {
+	m.flush()
+	want := m.tr.Cap() * m.d
+	for _, s := range dst {
+		if len(s) != want {
+			return fmt.Errorf("bp: %s needs slices of length Cap()·D = %d, got %d", what, want, len(s))
+		}
+		for i := range s {
+			s[i] = math.NaN()
+		}
+	}
+	if m.tr.Root() == pydt.NoNode {
+		m.order = m.order[:0]
+		return nil
+	}
+	if math.IsInf(m.LogLik(), -1) {
+		if err := m.Err(); err != nil {
+			return fmt.Errorf("bp: %s: %w", what, err)
+		}
+	}
+	m.order = m.tr.PreOrder(m.order[:0])
+	return nil
+}
+
+// Marginals runs the downward pass and writes, for every node v of the tree
+// and dimension d, the posterior mean and variance of x_{v,d} given all the
+// evidence to mean[v*D+d] and variance[v*D+d]. Both slices must have length
+// Cap()·D; entries of nodes that are not in the tree below the root are set
+// to NaN. Observed leaf entries get their value and variance 0. Cost O(N·D),
+// no allocation.
+func (m *Model) Marginals(mean, variance []float64) error {
+	if err := m.prepareDown("Marginals", mean, variance); err != nil {
+		return err
+	}
+	if len(m.order) == 0 {
+		return nil
+	}
+	tr, d := m.tr, m.d
+	r := m.order[0]
+	{
+		// Root: prior N(0, s) from the origin times the upward message.
+		s := m.s2 * tr.Time(r).Since(pydt.Origin)
+		i := int(r) * d
+		for k := range d {
+			v := m.vr[i+k]
+			if v == inf {
+				mean[i+k], variance[i+k] = 0, s
+				continue
+			}
+			mean[i+k] = s / (v + s) * m.mu[i+k]
+			variance[i+k] = s * v / (v + s)
+		}
+	}
+	// x_c given x_p and the evidence below c is N(k x_p + (1-k) m_c, s k)
+	// with k = v_c/(v_c+s); the marginal follows by averaging over x_p.
+	for _, p := range m.order {
+		tp := tr.Time(p)
+		pm, pv := mean[int(p)*d:int(p)*d+d], variance[int(p)*d:int(p)*d+d]
+		for c := tr.FirstChild(p); c != pydt.NoNode; c = tr.NextSibling(c) {
+			s := m.s2 * tr.Time(c).Since(tp)
+			i := int(c) * d
+			cm, cv := m.mu[i:i+d], m.vr[i:i+d]
+			om, ov := mean[i:i+d], variance[i:i+d]
+			for k := range pm {
+				v := cv[k]
+				if v == inf {
+					om[k], ov[k] = pm[k], pv[k]+s
+					continue
+				}
+				w := v / (v + s)
+				om[k] = w*pm[k] + s/(v+s)*cm[k]
+				ov[k] = w*w*pv[k] + s*w
+			}
+		}
+	}
+	return nil
+}
+
+// SampleLocations draws all node locations jointly from their posterior
+// given the evidence, by backward sampling: the root from its prior and its
+// upward message, then each child given its parent's draw and its own upward
+// message. It writes x_{v,d} to dst[v*D+d]; dst must have length Cap()·D,
+// and entries of nodes not in the tree below the root are set to NaN.
+// Observed leaf entries get their observed values; missing leaf entries
+// (and leaves with finite-precision evidence) get draws from their
+// conditional, which is how imputation works. No allocation.
+func (m *Model) SampleLocations(rng *rand.Rand, dst []float64) error {
+	if err := m.prepareDown("SampleLocations", dst); err != nil {
+		return err
+	}
+	if len(m.order) == 0 {
+		return nil
+	}
+	tr, d := m.tr, m.d
+	r := m.order[0]
+	{
+		s := m.s2 * tr.Time(r).Since(pydt.Origin)
+		i := int(r) * d
+		for k := range d {
+			v := m.vr[i+k]
+			if v == inf {
+				dst[i+k] = math.Sqrt(s) * rng.NormFloat64()
+				continue
+			}
+			dst[i+k] = s/(v+s)*m.mu[i+k] + math.Sqrt(s*v/(v+s))*rng.NormFloat64()
+		}
+	}
+	for _, p := range m.order {
+		tp := tr.Time(p)
+		px := dst[int(p)*d : int(p)*d+d]
+		for c := tr.FirstChild(p); c != pydt.NoNode; c = tr.NextSibling(c) {
+			s := m.s2 * tr.Time(c).Since(tp)
+			sd := math.Sqrt(s)
+			i := int(c) * d
+			cm, cv := m.mu[i:i+d], m.vr[i:i+d]
+			ox := dst[i : i+d]
+			for k := range px {
+				v := cv[k]
+				switch {
+				case v == inf:
+					ox[k] = px[k] + sd*rng.NormFloat64()
+				case v == 0:
+					ox[k] = cm[k]
+				default:
+					w := v / (v + s)
+					ox[k] = w*px[k] + s/(v+s)*cm[k] + math.Sqrt(s*w)*rng.NormFloat64()
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// SuffStats returns the sufficient statistics of the Gibbs update of the
+// precision 1/σ² given the locations x (indexed v*D+d, as SampleLocations
+// writes them): ss = Σ ||x_b − x_a||² / (2 (t_b − t_a)) over every edge [a b]
+// of the tree, the edge from the origin (x = 0, t = 0) to the root included,
+// and n, the number of (edge, dimension) terms in that sum. With a Gamma(a, b)
+// prior on 1/σ² the conditional is Gamma(a + n/2, b + ss) (NOTES.md,
+// erratum 3).
+//
+// Every location drawn by SampleLocations counts, missing leaf entries
+// included, so n = (number of edges)·D. To integrate some locations out
+// instead, set them to NaN: a term whose lower end is NaN is skipped. The
+// locations below a NaN entry must then be NaN too (an error otherwise).
+// Edges of non-positive length are an error naming the node.
+func (m *Model) SuffStats(x []float64) (ss float64, n int, err error) {
+	tr, d := m.tr, m.d
+	if len(x) != tr.Cap()*d {
+		return 0, 0, fmt.Errorf("bp: SuffStats needs locations of length Cap()·D = %d, got %d", tr.Cap()*d, len(x))
+	}
+	if tr.Root() == pydt.NoNode {
+		return 0, 0, nil
+	}
+	m.order = tr.PreOrder(m.order[:0])
+	for _, b := range m.order {
+		a := tr.Parent(b)
+		l := tr.BranchLength(b)
+		if !(l > 0) {
+			return 0, 0, m.edgeError(b, l)
+		}
+		xb := x[int(b)*d : int(b)*d+d]
+		var part float64
+		for k, xv := range xb {
+			if math.IsNaN(xv) {
+				continue
+			}
+			xa := 0.0
+			if a != pydt.NoNode {
+				xa = x[int(a)*d+k]
+				if math.IsNaN(xa) {
+					return 0, 0, fmt.Errorf("bp: SuffStats: location of node %d, dimension %d, is NaN but its child %d's is not", a, k, b)
+				}
+			}
+			diff := xv - xa
+			part += diff * diff
+			n++
+		}
+		ss += part / (2 * l)
+	}
+	return ss, n, nil
+}
