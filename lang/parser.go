@@ -89,7 +89,7 @@ func (p *parser) statement() {
 	if start > 0 {
 		prev := p.toks[start-1]
 		if prev.Pos.Line == first.Pos.Line && !isPunct(prev, ";") && !isPunct(prev, "{") && !isPunct(prev, "}") {
-			p.errs.Add(first.Pos, `statements on one line must be separated by ";"`)
+			p.addOnce(first.Pos, `statements on one line must be separated by ";"`)
 		}
 	}
 	checkpoint := p.lex.MakeCheckpoint()
