@@ -1,0 +1,65 @@
+package bp
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+func TestNoAllocation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	tr := genPYDT(rng, 200, 1, 0.5, 0.3)
+	const D = 4
+	m := New(tr, D)
+	randomEvidence(t, rng, m, 0.2, 0.2)
+	if err := m.Recompute(); err != nil {
+		t.Fatal(err)
+	}
+	v := pydt.NodeID(3)
+	old := m.Detach(v)
+	target := pydt.NodeID(17) // a leaf: its ID survives the moves below
+	pos := pydt.Position{Node: target, Time: interp(tr.ParentTime(target), tr.Time(target), 0.5)}
+	m.Attach(v, old)
+	x := make([]float64, tr.Cap()*D)
+	mean := make([]float64, tr.Cap()*D)
+	vari := make([]float64, tr.Cap()*D)
+	cases := []struct {
+		name string
+		f    func()
+	}{
+		{"propose-reject", func() {
+			back := m.Detach(v)
+			m.Attach(v, pos)
+			_ = m.LogLik()
+			m.Detach(v)
+			m.Attach(v, back)
+		}},
+		{"LogLikIfAttached", func() {
+			back := m.Detach(v)
+			_ = m.LogLikIfAttached(v, pos)
+			m.Attach(v, back)
+		}},
+		{"SetTime", func() {
+			p := tr.Parent(v)
+			tp := tr.Time(p)
+			m.SetTime(p, tp)
+		}},
+		{"SetEvidence", func() {
+			_ = m.SetEvidence(5, 1, 0.3, 2)
+			_ = m.LogLik()
+		}},
+		{"Recompute", func() { _ = m.Recompute() }},
+		{"Marginals", func() { _ = m.Marginals(mean, vari) }},
+		{"SampleLocations", func() { _ = m.SampleLocations(rng, x) }},
+		{"SuffStats", func() { _, _, _ = m.SuffStats(x) }},
+	}
+	for _, c := range cases {
+		if a := testing.AllocsPerRun(50, c.f); a != 0 {
+			t.Errorf("%s: %v allocations per run", c.name, a)
+		}
+	}
+	if err := tr.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

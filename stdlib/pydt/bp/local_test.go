@@ -1,0 +1,237 @@
+package bp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// fresh returns the log likelihood of a new Model built on a copy of m's
+// tree with m's evidence and variance, by a full pass.
+func fresh(t *testing.T, m *Model) float64 {
+	t.Helper()
+	tr := m.Tree().Clone()
+	f := New(tr, m.Dims())
+	if err := f.SetVariance(m.Variance()); err != nil {
+		t.Fatal(err)
+	}
+	for i := range tr.NumLeaves() {
+		for d := range m.Dims() {
+			mean, prec := m.Evidence(pydt.NodeID(i), d)
+			if err := f.SetEvidence(pydt.NodeID(i), d, mean, prec); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := f.Recompute(); err != nil {
+		t.Fatal(err)
+	}
+	return f.LogLik()
+}
+
+// randomTreeNode returns a uniformly chosen node below the root, other than
+// the root.
+func randomTreeNode(rng *rand.Rand, tr *pydt.Tree) pydt.NodeID {
+	for {
+		v := pydt.NodeID(rng.IntN(tr.Cap()))
+		if v != tr.Root() && inTree(tr, v) {
+			return v
+		}
+	}
+}
+
+func TestLocalUpdatesMatchFullPass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, tc := range treeCases {
+		for _, D := range []int{1, 4} {
+			t.Run(fmt.Sprintf("%s/D=%d", tc.name, D), func(t *testing.T) {
+				tr := tc.gen(rng, 30)
+				m := New(tr, D)
+				if err := m.SetVariance(1.3); err != nil {
+					t.Fatal(err)
+				}
+				randomEvidence(t, rng, m, 0.3, 0.2)
+				for step := range 300 {
+					var what string
+					switch op := rng.IntN(4); op {
+					case 0, 1: // move a subtree
+						v := randomTreeNode(rng, tr)
+						m.Detach(v)
+						if got, want := m.LogLik(), fresh(t, m); !relClose(got, want, 1e-12) {
+							t.Fatalf("step %d: after Detach(%d) LogLik %.15g, full pass %.15g", step, v, got, want)
+						}
+						pos := randomPosition(rng, tr, v)
+						guess := m.LogLikIfAttached(v, pos)
+						m.Attach(v, pos)
+						if got := m.LogLik(); !relClose(got, guess, 1e-12) {
+							t.Fatalf("step %d: LogLikIfAttached %.15g, after Attach %.15g", step, guess, got)
+						}
+						what = fmt.Sprintf("move %d to %+v", v, pos)
+					case 2: // move a branch point in time
+						v := randomTreeNode(rng, tr)
+						if tr.IsLeaf(v) {
+							v = tr.Parent(v)
+						}
+						hi := pydt.Leaf
+						for c := range tr.Children(v) {
+							if tr.Time(c).Before(hi) {
+								hi = tr.Time(c)
+							}
+						}
+						m.SetTime(v, interp(tr.ParentTime(v), hi, 0.05+0.9*rng.Float64()))
+						what = fmt.Sprintf("SetTime(%d)", v)
+					case 3: // change one leaf's evidence
+						leaf := pydt.NodeID(rng.IntN(tr.NumLeaves()))
+						for d := range D {
+							if err := m.SetEvidence(leaf, d, rng.NormFloat64(), []float64{0, 1, math.Inf(1)}[rng.IntN(3)]); err != nil {
+								t.Fatal(err)
+							}
+						}
+						what = fmt.Sprintf("evidence of %d", leaf)
+					}
+					if err := tr.Validate(); err != nil {
+						t.Fatalf("step %d (%s): %v", step, what, err)
+					}
+					if got, want := m.LogLik(), fresh(t, m); !relClose(got, want, 1e-12) {
+						t.Fatalf("step %d (%s): LogLik %.15g, full pass %.15g", step, what, got, want)
+					}
+				}
+				if got, want := m.LogLik(), denseLogLik(t, m); !relClose(got, want, 1e-9) {
+					t.Errorf("after the moves LogLik %.15g, dense %.15g", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestRejectRestores checks the sampler's undo: detach, attach elsewhere,
+// detach again and attach at the returned old position.
+func TestRejectRestores(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	tr := genPYDT(rng, 40, 1, 0.5, 0.3)
+	m := New(tr, 3)
+	randomEvidence(t, rng, m, 0.2, 0.2)
+	for step := range 200 {
+		before := m.LogLik()
+		v := randomTreeNode(rng, tr)
+		old := m.Detach(v)
+		pos := randomPosition(rng, tr, v)
+		m.Attach(v, pos)
+		m.Detach(v)
+		m.Attach(v, old)
+		if err := tr.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.LogLik(); !relClose(got, before, 1e-12) {
+			t.Fatalf("step %d: LogLik %.15g after undo, %.15g before", step, got, before)
+		}
+	}
+}
+
+// TestLogLikIfAttachedEverywhere scores every edge and branch point of a
+// tree for a detached subtree and compares with attaching there.
+func TestLogLikIfAttachedEverywhere(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	tr := genPYDT(rng, 30, 1.5, 1, 0.4)
+	m := New(tr, 2)
+	randomEvidence(t, rng, m, 0.3, 0.3)
+	for range 10 {
+		v := randomTreeNode(rng, tr)
+		old := m.Detach(v)
+		tv := tr.Time(v)
+		for _, u := range tr.PreOrder(nil) {
+			var cands []pydt.Position
+			if !tr.IsLeaf(u) && tr.Time(u).Before(tv) {
+				cands = append(cands, pydt.Position{Node: u, AtNode: true})
+			}
+			lo, hi := tr.ParentTime(u), tr.Time(u)
+			if tv.Before(hi) {
+				hi = tv
+			}
+			if lo.Before(hi) {
+				cands = append(cands, pydt.Position{Node: u, Time: interp(lo, hi, 0.5)})
+			}
+			for _, pos := range cands {
+				guess := m.LogLikIfAttached(v, pos)
+				m.Attach(v, pos)
+				if got := m.LogLik(); !relClose(got, guess, 1e-12) {
+					t.Fatalf("at %+v: LogLikIfAttached %.15g, after Attach %.15g", pos, guess, got)
+				}
+				m.Detach(v)
+			}
+		}
+		m.Attach(v, old)
+	}
+}
+
+func TestZeroLengthEdge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	tr := genPYDT(rng, 10, 1, 0, 0)
+	m := New(tr, 2)
+	randomEvidence(t, rng, m, 0, 0)
+	if err := m.Recompute(); err != nil {
+		t.Fatal(err)
+	}
+	good := m.LogLik()
+	// Put a branch point at its parent's time.
+	var v pydt.NodeID = pydt.NoNode
+	for _, u := range tr.PreOrder(nil) {
+		if !tr.IsLeaf(u) && u != tr.Root() {
+			v = u
+			break
+		}
+	}
+	if v == pydt.NoNode {
+		t.Skip("no non-root branch point")
+	}
+	old := tr.Time(v)
+	m.SetTime(v, tr.ParentTime(v))
+	if ll := m.LogLik(); !math.IsInf(ll, -1) {
+		t.Errorf("LogLik with a zero-length edge = %v, want -Inf", ll)
+	}
+	err := m.Recompute()
+	if !errors.Is(err, ErrZeroEdge) {
+		t.Errorf("Recompute error %v, want ErrZeroEdge", err)
+	} else if want := fmt.Sprintf("branch point %d", v); !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name %q", err, want)
+	}
+	x := make([]float64, tr.Cap()*2)
+	if err := m.SampleLocations(rng, x); !errors.Is(err, ErrZeroEdge) {
+		t.Errorf("SampleLocations error %v, want ErrZeroEdge", err)
+	}
+	m.SetTime(v, old)
+	if ll := m.LogLik(); !relClose(ll, good, 1e-12) {
+		t.Errorf("LogLik after restoring the time %v, want %v", ll, good)
+	}
+	if err := m.Err(); err != nil {
+		t.Errorf("Err after restoring: %v", err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	tr := genPYDT(rand.New(rand.NewPCG(1, 0)), 4, 1, 0, 0)
+	m := New(tr, 2)
+	for _, c := range []struct {
+		name string
+		err  error
+	}{
+		{"negative precision", m.SetEvidence(0, 0, 1, -1)},
+		{"NaN precision", m.SetEvidence(0, 0, 1, math.NaN())},
+		{"infinite mean", m.SetEvidence(0, 0, math.Inf(1), 1)},
+		{"not a leaf", m.SetEvidence(5, 0, 1, 1)},
+		{"bad dimension", m.SetEvidence(0, 2, 1, 1)},
+		{"infinite observation", m.Observe(0, 0, math.Inf(-1))},
+		{"matrix size", m.ObserveMatrix(make([]float64, 7))},
+		{"zero variance", m.SetVariance(0)},
+		{"marginals size", m.Marginals(make([]float64, 3), make([]float64, 3))},
+	} {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package bp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// densePosteriorCov returns the posterior covariance, in dimension d, of the
+// locations of nodes, from the dense joint Gaussian.
+func densePosteriorCov(t *testing.T, m *Model, nodes []pydt.NodeID, d int) *mat.SymDense {
+	t.Helper()
+	tr, s2 := m.Tree(), m.Variance()
+	rows, _, noise := observedRows(m, d)
+	k := len(rows)
+	post := mat.NewSymDense(len(nodes), nil)
+	for a := range nodes {
+		for b := a; b < len(nodes); b++ {
+			post.SetSym(a, b, s2*lcaTime(tr, nodes[a], nodes[b]).T())
+		}
+	}
+	if k == 0 {
+		return post
+	}
+	cov := mat.NewSymDense(k, nil)
+	for i := range k {
+		for j := i; j < k; j++ {
+			v := s2 * lcaTime(tr, rows[i], rows[j]).T()
+			if i == j {
+				v += noise[i]
+			}
+			cov.SetSym(i, j, v)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(cov) {
+		t.Fatal("dense covariance not positive definite")
+	}
+	cross := mat.NewDense(len(nodes), k, nil)
+	for a, v := range nodes {
+		for j, r := range rows {
+			cross.Set(a, j, s2*lcaTime(tr, v, r).T())
+		}
+	}
+	var sol mat.Dense
+	if err := ch.SolveTo(&sol, cross.T()); err != nil {
+		t.Fatal(err)
+	}
+	var red mat.Dense
+	red.Mul(cross, &sol)
+	for a := range nodes {
+		for b := a; b < len(nodes); b++ {
+			post.SetSym(a, b, post.At(a, b)-red.At(a, b))
+		}
+	}
+	return post
+}
+
+// TestSampleLocationsMoments compares the empirical means, variances and
+// covariances of joint draws with the dense posterior, within 4 standard
+// errors, and checks that observed entries are reproduced exactly.
+func TestSampleLocationsMoments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const D, n, draws = 2, 9, 20000
+	tr := genPYDT(rng, n, 1.5, 1, 0.4)
+	m := New(tr, D)
+	if err := m.SetVariance(0.8); err != nil {
+		t.Fatal(err)
+	}
+	randomEvidence(t, rng, m, 0.35, 0.25)
+	nodes := tr.PreOrder(nil)
+	K := len(nodes)
+	x := make([]float64, tr.Cap()*D)
+	sum := make([]float64, D*K)
+	cross := make([]float64, D*K*K)
+	for range draws {
+		if err := m.SampleLocations(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		for d := range D {
+			for a, u := range nodes {
+				xa := x[int(u)*D+d]
+				sum[d*K+a] += xa
+				for b, w := range nodes {
+					cross[(d*K+a)*K+b] += xa * x[int(w)*D+d]
+				}
+			}
+		}
+		for i := range n {
+			for d := range D {
+				mean, prec := m.Evidence(pydt.NodeID(i), d)
+				if math.IsInf(prec, 1) && x[i*D+d] != mean {
+					t.Fatalf("observed leaf %d dim %d drawn as %v, observed %v", i, d, x[i*D+d], mean)
+				}
+			}
+		}
+	}
+	wm, _ := denseMarginals(t, m)
+	checked := 0
+	for d := range D {
+		post := densePosteriorCov(t, m, nodes, d)
+		for a, u := range nodes {
+			va := post.At(a, a)
+			if va < 1e-12 {
+				continue // observed
+			}
+			mean := sum[d*K+a] / draws
+			if se := math.Sqrt(va / draws); math.Abs(mean-wm[int(u)*D+d]) > 4*se {
+				t.Errorf("node %d dim %d: mean %.5g, posterior %.5g (se %.2g)", u, d, mean, wm[int(u)*D+d], se)
+			}
+			for b := a; b < K; b++ {
+				vb := post.At(b, b)
+				if vb < 1e-12 {
+					continue
+				}
+				w := nodes[b]
+				cov := cross[(d*K+a)*K+b]/draws - mean*sum[d*K+b]/draws
+				want := post.At(a, b)
+				se := math.Sqrt((va*vb + want*want) / draws)
+				if math.Abs(cov-want) > 4*se {
+					t.Errorf("nodes %d,%d dim %d: covariance %.5g, posterior %.5g (se %.2g)", u, w, d, cov, want, se)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d moments checked", checked)
+	}
+}
+
+// TestSampleFromPriorSuffStats checks, with no evidence at all, that draws
+// follow the prior: E[ss] = σ² n / 2.
+func TestSampleFromPriorSuffStats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const D, draws, s2 = 3, 4000, 1.7
+	tr := genPYDT(rng, 15, 1, 0.5, 0.2)
+	m := New(tr, D)
+	if err := m.SetVariance(s2); err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, tr.Cap()*D)
+	var tot float64
+	var cnt int
+	for range draws {
+		if err := m.SampleLocations(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		ss, n, err := m.SuffStats(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tot += ss
+		cnt = n
+	}
+	// ss = (σ²/2) χ²_n: mean σ² n/2, variance σ⁴ n/2.
+	mean := tot / draws
+	want := s2 * float64(cnt) / 2
+	se := s2 * math.Sqrt(float64(cnt)/2/draws)
+	if math.Abs(mean-want) > 4*se {
+		t.Errorf("E[ss] = %.5g, want %.5g (se %.2g)", mean, want, se)
+	}
+}
+
+func TestObserveMatMatchesObserve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	tr := genPYDT(rng, 12, 1, 0, 0)
+	const D = 3
+	data := make([]float64, 12*D)
+	for i := range data {
+		data[i] = rng.NormFloat64()
+		if rng.IntN(5) == 0 {
+			data[i] = math.NaN()
+		}
+	}
+	a, b, c := New(tr, D), New(tr, D), New(tr, D)
+	if err := a.ObserveMatrix(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ObserveMat(mat.NewDense(12, D, data)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		for d := range D {
+			if err := c.Observe(pydt.NodeID(i), d, data[i*D+d]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	la, lb, lc := a.LogLik(), b.LogLik(), c.LogLik()
+	if la != lb || la != lc || math.IsNaN(la) {
+		t.Errorf("ObserveMatrix %v, ObserveMat %v, Observe %v", la, lb, lc)
+	}
+	if want := denseLogLik(t, a); !relClose(la, want, 1e-9) {
+		t.Errorf("LogLik %v, dense %v", la, want)
+	}
+}
