@@ -1,0 +1,1104 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/lang"
+	"github.com/pydtlang/pydtlang/stdlib"
+)
+
+// Options binds a model to values at compile time.
+type Options struct {
+	// Data binds data variables to tables read from files.
+	Data map[string]*dataset.Matrix
+	// Set clamps scalars and binds dimensions, as with --set NAME=VALUE.
+	Set map[string]float64
+	// Partial lets dimensions stay unbound and data variables unobserved,
+	// for checking a model without data. Unbound shapes are then -1 and
+	// shape checks that need them are skipped.
+	Partial bool
+}
+
+// SetPos is the position reported for errors about --set values.
+var SetPos = lang.Position{Filename: "--set"}
+
+// DataPos returns the position reported for errors about a --data binding.
+func DataPos(name string) lang.Position { return lang.Position{Filename: "--data " + name} }
+
+// compiler holds the state of one compilation.
+type compiler struct {
+	g    *Graph
+	opts Options
+	errs lang.ErrorList
+
+	consts   map[*Var]lang.Expr // unevaluated const definitions
+	dimExprs map[*Var][]lang.Expr
+	kindArg  map[*Var]lang.Expr
+	evaluing map[*Var]bool
+	loops    []Loop // enclosing loops while compiling a for-block
+	// attempted marks variables whose definition was compiled, even if
+	// it failed, so that no second error says they have none.
+	attempted map[*Var]bool
+	// definesOnly selects the first pass over statements, which compiles
+	// deterministic definitions so that their supports are known to the
+	// second, which compiles distributions.
+	definesOnly bool
+}
+
+// Compile turns a parsed file into a factor graph. The error, if not nil,
+// is a lang.ErrorList holding every problem found.
+func Compile(f *lang.File, opts Options) (*Graph, error) {
+	c := &compiler{
+		g:         &Graph{File: f, ByName: map[string]*Var{}},
+		opts:      opts,
+		consts:    map[*Var]lang.Expr{},
+		dimExprs:  map[*Var][]lang.Expr{},
+		kindArg:   map[*Var]lang.Expr{},
+		evaluing:  map[*Var]bool{},
+		attempted: map[*Var]bool{},
+	}
+	c.declare(f.Stmts)
+	c.implicit(f.Stmts)
+	c.bindSets()
+	c.bindData()
+	c.shapes()
+	c.definesOnly = true
+	c.statements(f.Stmts)
+	c.definesOnly = false
+	c.statements(f.Stmts)
+	c.roles()
+	c.order()
+	c.errs.Sort()
+	if err := c.errs.Err(); err != nil {
+		return c.g, err
+	}
+	return c.g, nil
+}
+
+func (c *compiler) newVar(name *lang.Ident, kind lang.Kind) *Var {
+	if prev, dup := c.g.ByName[name.Name]; dup {
+		c.errs.Addf(name.Pos(), "%s redeclared (first declared at %s)", name.Name, shortPos(prev.Pos))
+		return nil
+	}
+	v := &Var{ID: len(c.g.Vars), Name: name.Name, Pos: name.Pos(), Kind: kind, Support: kindSupport(kind)}
+	c.g.Vars = append(c.g.Vars, v)
+	c.g.ByName[v.Name] = v
+	return v
+}
+
+func shortPos(p lang.Position) string { return fmt.Sprintf("%d:%d", p.Line, p.Column) }
+
+// kindSupport maps a declared kind to its support.
+func kindSupport(k lang.Kind) stdlib.Support {
+	switch k {
+	case lang.KindBinary:
+		return stdlib.Binary
+	case lang.KindCount, lang.KindCategorical, lang.KindInt:
+		return stdlib.Count
+	case lang.KindPos:
+		return stdlib.Positive
+	case lang.KindUnit:
+		return stdlib.Unit
+	}
+	return stdlib.Real
+}
+
+// declare registers dim, const, data and param declarations anywhere in
+// the file, so that statements may refer to names declared later.
+func (c *compiler) declare(stmts []lang.Stmt) {
+	for _, s := range stmts {
+		switch s := s.(type) {
+		case *lang.DimDecl:
+			for _, n := range s.Names {
+				if v := c.newVar(n, lang.KindInt); v != nil {
+					v.Role = Constant
+					v.Support = stdlib.Count
+					c.g.Dims = append(c.g.Dims, v)
+				}
+			}
+		case *lang.ConstDecl:
+			if v := c.newVar(s.Name, lang.KindReal); v != nil {
+				v.Role = Constant
+				c.consts[v] = s.Value
+			}
+		case *lang.DataDecl:
+			if v := c.newVar(s.Name, s.Type.Kind); v != nil {
+				v.Declared, v.IsData = true, true
+				v.Role = Observed
+				c.dimExprs[v] = s.Type.Dims
+				c.kindArg[v] = s.Type.Arg
+			}
+		case *lang.ParamDecl:
+			if v := c.newVar(s.Name, s.Type.Kind); v != nil {
+				v.Declared = true
+				v.Role = Latent
+				c.dimExprs[v] = s.Type.Dims
+				c.kindArg[v] = s.Type.Arg
+			}
+		case *lang.ForBlock:
+			c.declare(s.Body)
+		}
+	}
+}
+
+// implicit creates the scalar variables introduced by "x ~ ..." and
+// "x = ..." without a declaration.
+func (c *compiler) implicit(stmts []lang.Stmt) {
+	for _, s := range stmts {
+		switch s := s.(type) {
+		case *lang.Assign:
+			if _, ok := c.g.ByName[s.LHS.Name.Name]; ok || len(s.LHS.Indices) > 0 {
+				continue
+			}
+			if v := c.newVar(s.LHS.Name, lang.KindReal); v != nil {
+				v.Role = Latent
+				if s.Op == lang.Define {
+					v.Role = Deterministic
+				}
+				// Know the support before any expression reads v.
+				if call, ok := unparen(s.RHS).(*lang.Call); ok && s.Op == lang.Sample {
+					if d, ok := stdlib.Lookup(call.Func.Name); ok {
+						v.Support = d.Support
+						v.Kind = supportKind(d.Support)
+					}
+				}
+			}
+		case *lang.ForBlock:
+			c.implicit(s.Body)
+		}
+	}
+}
+
+func (c *compiler) names() []string {
+	names := make([]string, 0, len(c.g.ByName))
+	for n := range c.g.ByName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// bindSets applies --set values to dimensions and scalars.
+func (c *compiler) bindSets() {
+	keys := make([]string, 0, len(c.opts.Set))
+	for k := range c.opts.Set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, name := range keys {
+		x := c.opts.Set[name]
+		v, ok := c.g.ByName[name]
+		if !ok {
+			e := c.errs.Addf(SetPos, "--set %s: the model has no variable %s", name, name)
+			e.Hint = lang.Suggest(name, c.names())
+			continue
+		}
+		switch {
+		case c.isDim(v):
+			if x < 1 || x != math.Trunc(x) || x > 1e9 {
+				c.errs.Addf(SetPos, "--set %s=%v: a dimension must be a positive whole number", name, x)
+				continue
+			}
+			v.Value = []float64{x}
+		case v.Role == Constant:
+			c.errs.Addf(SetPos, "--set %s: %s is a constant of the model (declared at %s); edit the model to change it", name, name, shortPos(v.Pos))
+		case v.Role == Deterministic:
+			c.errs.Addf(SetPos, "--set %s: %s is deterministic (defined with =) and cannot be clamped", name, name)
+		case len(c.dimExprs[v]) > 0:
+			c.errs.Addf(SetPos, "--set %s: %s is an array; bind it with --data %s=FILE", name, name, name)
+		default:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				c.errs.Addf(SetPos, "--set %s=%v: the value must be finite", name, x)
+				continue
+			}
+			v.Value = []float64{x}
+			if !v.IsData {
+				v.Role = Clamped
+			}
+		}
+	}
+}
+
+func (c *compiler) isDim(v *Var) bool { return slices.Contains(c.g.Dims, v) }
+
+// bindData binds data variables to their tables, and dimensions to the
+// tables' shapes.
+func (c *compiler) bindData() {
+	keys := make([]string, 0, len(c.opts.Data))
+	for k := range c.opts.Data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, name := range keys {
+		m := c.opts.Data[name]
+		v, ok := c.g.ByName[name]
+		if !ok || !v.IsData {
+			var datas []string
+			for _, w := range c.g.Vars {
+				if w.IsData {
+					datas = append(datas, w.Name)
+				}
+			}
+			e := c.errs.Addf(DataPos(name), "--data %s: the model declares no data variable %s", name, name)
+			e.Hint = lang.Suggest(name, datas)
+			continue
+		}
+		dims := c.dimExprs[v]
+		shape := []int{m.Rows, m.Cols}
+		switch len(dims) {
+		case 0:
+			if m.Rows*m.Cols != 1 {
+				c.errs.Addf(DataPos(name), "--data %s: %s is a scalar but %s holds %d×%d values", name, name, m.Source, m.Rows, m.Cols)
+				continue
+			}
+			shape = nil
+		case 1:
+			if m.Cols != 1 {
+				c.errs.Addf(DataPos(name), "--data %s: %s is a vector but %s has %d columns", name, name, m.Source, m.Cols)
+				continue
+			}
+			shape = []int{m.Rows}
+		case 2:
+		default:
+			c.errs.Addf(DataPos(name), "--data %s: data files hold matrices; %s has %d dimensions", name, name, len(dims))
+			continue
+		}
+		v.Data = m
+		v.Value = m.Data
+		// Bind dimensions named directly in the declaration.
+		for k, d := range dims {
+			id, ok := unparen(d).(*lang.Ident)
+			if !ok {
+				continue
+			}
+			dv, ok := c.g.ByName[id.Name]
+			if !ok || !c.isDim(dv) {
+				continue
+			}
+			if dv.Value == nil {
+				dv.Value = []float64{float64(shape[k])}
+				dv.Data = m
+				continue
+			}
+			if int(dv.Value[0]) != shape[k] {
+				from := "--set"
+				if dv.Data != nil {
+					from = dv.Data.Source
+				}
+				c.errs.Addf(DataPos(name), "--data %s: dimension %s is %d in %s but %d from %s", name, dv.Name, shape[k], m.Source, int(dv.Value[0]), from)
+			}
+		}
+	}
+}
+
+func unparen(e lang.Expr) lang.Expr {
+	for {
+		p, ok := e.(*lang.Paren)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}
+
+// shapes evaluates constants and the dimensions of declared arrays.
+func (c *compiler) shapes() {
+	for _, v := range c.g.Dims {
+		if v.Value == nil && !c.opts.Partial {
+			c.errs.Addf(v.Pos, "dimension %s is not bound: give data whose shape fixes it (--data NAME=FILE) or --set %s=VALUE", v.Name, v.Name)
+		}
+	}
+	for _, v := range c.g.Vars {
+		if _, ok := c.consts[v]; ok {
+			c.constValue(v)
+		}
+	}
+	for _, v := range c.g.Vars {
+		exprs := c.dimExprs[v]
+		if len(exprs) == 0 {
+			continue
+		}
+		v.Dims = make([]int, len(exprs))
+		for k, e := range exprs {
+			x, ok := c.eval(e)
+			switch {
+			case !ok:
+				v.Dims[k] = -1
+			case x < 1 || x != math.Trunc(x):
+				c.errs.Addf(e.Pos(), "dimension %d of %s is %v; it must be a positive whole number", k+1, v.Name, x)
+				v.Dims[k] = -1
+			default:
+				v.Dims[k] = int(x)
+			}
+		}
+		if v.Data != nil && !c.opts.Partial {
+			want := []int{v.Data.Rows, v.Data.Cols}[:len(v.Dims)]
+			if len(v.Dims) == 1 {
+				want = []int{v.Data.Rows}
+			}
+			for k := range v.Dims {
+				if v.Dims[k] >= 0 && v.Dims[k] != want[k] {
+					c.errs.Addf(DataPos(v.Name), "--data %s: %s is declared with dimension %d = %d but %s has %d", v.Name, v.Name, k+1, v.Dims[k], v.Data.Source, want[k])
+				}
+			}
+		}
+		if v.Data != nil {
+			c.checkValues(v, v.Support, fmt.Sprintf("declared %s", v.Kind))
+		}
+	}
+}
+
+// constValue evaluates a const declaration, guarding against cycles.
+func (c *compiler) constValue(v *Var) (float64, bool) {
+	if v.Value != nil {
+		return v.Value[0], true
+	}
+	e, ok := c.consts[v]
+	if !ok {
+		return 0, false
+	}
+	if c.evaluing[v] {
+		c.errs.Addf(v.Pos, "constant %s is defined in terms of itself", v.Name)
+		delete(c.consts, v)
+		return 0, false
+	}
+	c.evaluing[v] = true
+	x, ok := c.eval(e)
+	c.evaluing[v] = false
+	if ok {
+		v.Value = []float64{x}
+		v.Support = support(Num{x})
+	}
+	return x, ok
+}
+
+// eval evaluates a compile-time expression of numbers, dimensions and
+// constants. It reports whether the value is known; errors are recorded.
+func (c *compiler) eval(e lang.Expr) (float64, bool) {
+	switch e := e.(type) {
+	case *lang.Number:
+		x, err := e.Float()
+		if err != nil {
+			c.errs.Addf(e.Pos(), "%v", err)
+			return 0, false
+		}
+		return x, true
+	case *lang.Paren:
+		return c.eval(e.X)
+	case *lang.Unary:
+		x, ok := c.eval(e.X)
+		return -x, ok
+	case *lang.Binary:
+		x, okx := c.eval(e.X)
+		y, oky := c.eval(e.Y)
+		if !okx || !oky {
+			return 0, false
+		}
+		return Op{Op: e.Op[0], X: Num{x}, Y: Num{y}}.Eval(nil), true
+	case *lang.Ident:
+		v, ok := c.g.ByName[e.Name]
+		if !ok {
+			c.unknown(e)
+			return 0, false
+		}
+		if c.isDim(v) {
+			if v.Value == nil {
+				return 0, false
+			}
+			return v.Value[0], true
+		}
+		if _, isConst := c.consts[v]; isConst {
+			return c.constValue(v)
+		}
+		c.errs.Addf(e.Pos(), "%s is not a constant; sizes and constants may use only numbers, dimensions and constants", e.Name)
+		return 0, false
+	case *lang.Call:
+		f, ok := stdlib.LookupFunc(e.Func.Name)
+		if !ok || len(e.Args) != f.Arity {
+			c.errs.Addf(e.Pos(), "%s(...) cannot be evaluated at compile time", e.Func.Name)
+			return 0, false
+		}
+		args := make([]float64, len(e.Args))
+		for i, a := range e.Args {
+			x, ok := c.eval(a.Value)
+			if !ok {
+				return 0, false
+			}
+			args[i] = x
+		}
+		return f.Eval(args), true
+	}
+	c.errs.Addf(e.Pos(), "this expression cannot be evaluated at compile time")
+	return 0, false
+}
+
+func (c *compiler) unknown(id *lang.Ident) {
+	cands := c.names()
+	for _, l := range c.loops {
+		cands = append(cands, l.Name)
+	}
+	e := c.errs.Addf(id.Pos(), "undefined: %s", id.Name)
+	e.Hint = lang.Suggest(id.Name, cands)
+}
+
+// statements compiles assignments into factors and deterministic
+// definitions.
+func (c *compiler) statements(stmts []lang.Stmt) {
+	for _, s := range stmts {
+		switch s := s.(type) {
+		case *lang.Assign:
+			c.assign(s)
+		case *lang.ForBlock:
+			c.forBlock(s)
+		}
+	}
+}
+
+func (c *compiler) forBlock(fb *lang.ForBlock) {
+	outer := len(c.loops)
+	for _, r := range fb.Ranges {
+		if _, clash := c.g.ByName[r.Var.Name]; clash {
+			c.errs.Addf(r.Var.Pos(), "loop index %s hides the variable %s; choose another name", r.Var.Name, r.Var.Name)
+		}
+		for _, l := range c.loops {
+			if l.Name == r.Var.Name {
+				c.errs.Addf(r.Var.Pos(), "loop index %s is already in use by an enclosing loop", r.Var.Name)
+			}
+		}
+		lo, okLo := c.eval(r.Lo)
+		hi, okHi := c.eval(r.Hi)
+		l := Loop{Name: r.Var.Name, Slot: len(c.loops), Lo: int(lo), Hi: int(hi)}
+		if okLo && okHi && (lo != math.Trunc(lo) || hi != math.Trunc(hi)) {
+			c.errs.Addf(r.Lo.Pos(), "loop range %v:%v must have whole-number bounds", lo, hi)
+		}
+		if !okLo || !okHi {
+			l.Lo, l.Hi = 1, -1 // unknown: an empty range, checks skipped
+		}
+		c.loops = append(c.loops, l)
+	}
+	c.g.maxLoops = max(c.g.maxLoops, len(c.loops))
+	c.statements(fb.Body)
+	c.loops = c.loops[:outer]
+}
+
+func (c *compiler) assign(s *lang.Assign) {
+	v, ok := c.g.ByName[s.LHS.Name.Name]
+	if !ok {
+		if len(s.LHS.Indices) > 0 {
+			c.errs.Addf(s.LHS.Pos(), "%s is indexed but not declared; declare its shape first, e.g. param %s : real[N]", s.LHS.Name.Name, s.LHS.Name.Name)
+		}
+		return
+	}
+	if v.Role == Constant {
+		c.errs.Addf(s.LHS.Pos(), "%s is a %s and cannot be assigned", v.Name, map[bool]string{true: "dimension", false: "constant"}[c.isDim(v)])
+		return
+	}
+	if (s.Op == lang.Define) != c.definesOnly {
+		return
+	}
+	c.attempted[v] = true
+	if s.Op == lang.Define {
+		c.define(v, s)
+		return
+	}
+	if v.Role == Deterministic {
+		c.errs.Addf(s.OpPos, "%s is deterministic (defined with =) and cannot also have a distribution", v.Name)
+		return
+	}
+	if v.Def != nil {
+		c.errs.Addf(s.OpPos, "%s already has a distribution (at %s); each variable has exactly one", v.Name, shortPos(v.Def.Pos))
+		return
+	}
+	call, ok := unparen(s.RHS).(*lang.Call)
+	if !ok {
+		c.errs.Addf(s.RHS.Pos(), "expected a distribution after ~, such as Normal(0, 1)")
+		return
+	}
+	name := call.Func.Name
+	if name == stdlib.PYDTName {
+		c.pydt(v, s, call)
+		return
+	}
+	dist, ok := stdlib.Lookup(name)
+	if !ok {
+		msg := fmt.Sprintf("unknown distribution %s", name)
+		if _, isFunc := stdlib.LookupFunc(name); isFunc {
+			msg = fmt.Sprintf("%s is a function, not a distribution; use = for a deterministic definition", name)
+		}
+		e := c.errs.Add(call.Func.Pos(), msg)
+		e.Hint = lang.Suggest(name, stdlib.NodeTypeNames())
+		return
+	}
+	f := &Factor{Pos: s.OpPos, Target: v, Dist: dist, Loops: slices.Clone(c.loops)}
+	v.Def = f
+	if !v.Declared {
+		v.Support = dist.Support
+		v.Kind = supportKind(dist.Support)
+	} else if !within(dist.Support, v.Support) && !within(v.Support, dist.Support) {
+		c.errs.Addf(call.Func.Pos(), "%s is a distribution on %v values but %s is declared %s", name, dist.Support, v.Name, v.Kind)
+	}
+	// Target indexing.
+	argsPos := make([]lang.Position, 0)
+	switch {
+	case len(s.LHS.Indices) > 0:
+		if len(s.LHS.Indices) != len(v.Dims) {
+			c.errs.Addf(s.LHS.Pos(), "%s has %d dimensions but is indexed with %d", v.Name, len(v.Dims), len(s.LHS.Indices))
+			return
+		}
+		for _, ix := range s.LHS.Indices {
+			f.Index = append(f.Index, c.expr(ix))
+		}
+		f.Elementwise = c.coversAll(v, f)
+		if !f.Elementwise && !c.opts.Partial && len(c.loops) > 0 && v.Dims[0] >= 0 {
+			c.errs.Addf(s.LHS.Pos(), "the loops must cover every element of %s exactly once, each index a loop variable over 1:%s", v.Name, dimList(v))
+		}
+	case len(v.Dims) > 0:
+		if len(c.loops) > 0 {
+			c.errs.Addf(s.LHS.Pos(), "%s is an array: inside a loop, index it (%s[...])", v.Name, v.Name)
+			return
+		}
+		// Vectorised form: x ~ Dist(args) applies elementwise.
+		f.Elementwise = true
+		for k := range v.Dims {
+			name := fmt.Sprintf("_%d", k+1)
+			f.Loops = append(f.Loops, Loop{Name: name, Slot: k, Lo: 1, Hi: v.Dims[k]})
+			f.Index = append(f.Index, LoopIndex{Slot: k, Name: name})
+		}
+		c.g.maxLoops = max(c.g.maxLoops, len(v.Dims))
+	case len(c.loops) > 0:
+		c.errs.Addf(s.LHS.Pos(), "%s is a scalar but is given a distribution inside a loop", v.Name)
+		return
+	}
+	f.Args = c.args(call, dist.Name, dist.Params, &argsPos)
+	if f.Args == nil {
+		return
+	}
+	if len(v.Dims) > 0 && len(s.LHS.Indices) == 0 {
+		c.vectorise(f, call)
+	}
+	c.checkArgs(f, dist.Params, argsPos)
+	if v.Data != nil && !within(v.Support, dist.Support) {
+		c.checkValues(v, dist.Support, name)
+	}
+}
+
+func dimList(v *Var) string {
+	parts := make([]string, len(v.Dims))
+	for i, d := range v.Dims {
+		parts[i] = fmt.Sprint(d)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func supportKind(s stdlib.Support) lang.Kind {
+	switch s {
+	case stdlib.Binary:
+		return lang.KindBinary
+	case stdlib.Count:
+		return lang.KindCount
+	case stdlib.Positive:
+		return lang.KindPos
+	case stdlib.Unit:
+		return lang.KindUnit
+	}
+	return lang.KindReal
+}
+
+// coversAll reports whether the factor's target indices are distinct loop
+// indices each running over a whole dimension.
+func (c *compiler) coversAll(v *Var, f *Factor) bool {
+	used := map[int]bool{}
+	for k, ix := range f.Index {
+		li, ok := ix.(LoopIndex)
+		if !ok || used[li.Slot] {
+			return false
+		}
+		used[li.Slot] = true
+		l := f.Loops[li.Slot]
+		if l.Lo != 1 || l.Hi != v.Dims[k] {
+			return false
+		}
+	}
+	return len(used) == len(f.Loops)
+}
+
+// vectorise turns array arguments of an elementwise factor written without
+// loops into element references.
+func (c *compiler) vectorise(f *Factor, call *lang.Call) {
+	for i, a := range f.Args {
+		r, ok := a.(Ref)
+		if !ok || r.V.Scalar() {
+			continue
+		}
+		if !slices.Equal(r.V.Dims, f.Target.Dims) {
+			c.errs.Addf(call.Pos(), "%s has shape [%s] but %s has shape [%s]", r.V.Name, dimList(r.V), f.Target.Name, dimList(f.Target))
+			continue
+		}
+		f.Args[i] = Elem{V: r.V, Idx: slices.Clone(f.Index)}
+	}
+}
+
+// args matches a call's arguments to parameters, filling defaults.
+func (c *compiler) args(call *lang.Call, what string, params []Param, pos *[]lang.Position) []Expr {
+	out := make([]Expr, len(params))
+	*pos = make([]lang.Position, len(params))
+	set := make([]bool, len(params))
+	ok := true
+	var names []string
+	for _, p := range params {
+		names = append(names, p.Name)
+	}
+	for i, a := range call.Args {
+		k := i
+		if a.Name != nil {
+			k = slices.Index(names, a.Name.Name)
+			if k < 0 {
+				e := c.errs.Addf(a.Name.Pos(), "%s has no parameter %s (its parameters: %s)", what, a.Name.Name, strings.Join(names, ", "))
+				e.Hint = lang.Suggest(a.Name.Name, names)
+				ok = false
+				continue
+			}
+		} else if i >= len(params) {
+			c.errs.Addf(a.Pos(), "too many arguments: %s takes %d (%s)", what, len(params), strings.Join(names, ", "))
+			ok = false
+			break
+		}
+		if set[k] {
+			c.errs.Addf(a.Pos(), "parameter %s of %s given twice", names[k], what)
+			ok = false
+			continue
+		}
+		set[k] = true
+		(*pos)[k] = a.Value.Pos()
+		if what == stdlib.PYDTName && k == 2 {
+			continue // the divergence: compiled by the caller
+		}
+		out[k] = c.expr(a.Value)
+		if out[k] == nil {
+			ok = false
+		}
+	}
+	for k, p := range params {
+		if set[k] {
+			continue
+		}
+		if p.HasDefault {
+			out[k] = Num{p.Default}
+			(*pos)[k] = call.Pos()
+			continue
+		}
+		c.errs.Addf(call.Pos(), "missing argument %s of %s", p.Name, what)
+		ok = false
+	}
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// Param aliases stdlib.Param for brevity.
+type Param = stdlib.Param
+
+// checkArgs checks arguments against parameter supports at compile time:
+// constants by value, variables by their declared or inferred support.
+func (c *compiler) checkArgs(f *Factor, params []Param, pos []lang.Position) {
+	var vals []float64
+	allConst := true
+	for k, a := range f.Args {
+		if a == nil {
+			allConst = false
+			continue
+		}
+		p := params[k]
+		if len(Vars(a)) == 0 && !hasLoop(a) {
+			x := a.Eval(&Env{})
+			vals = append(vals, x)
+			if !p.Support.Contains(x) {
+				c.errs.Addf(pos[k], "%s parameter %s = %v is invalid: it must be %s", f.TypeName(), p.Name, x, supportPhrase(p.Support))
+			}
+			continue
+		}
+		allConst = false
+		switch a.(type) {
+		case Ref, Elem:
+			if s := support(a); !within(s, p.Support) {
+				v := Vars(a)[0]
+				c.errs.Addf(pos[k], "%s parameter %s must be %s, but %s is %v", f.TypeName(), p.Name, supportPhrase(p.Support), v.Name, s)
+			}
+		}
+	}
+	if allConst && f.Dist != nil && f.Dist.Check != nil {
+		if err := f.Dist.Check(vals); err != nil {
+			c.errs.Addf(f.Pos, "%v", err)
+		}
+	}
+}
+
+func hasLoop(e Expr) bool {
+	found := false
+	var visit func(Expr)
+	visit = func(e Expr) {
+		switch e := e.(type) {
+		case LoopIndex:
+			found = true
+		case Neg:
+			visit(e.X)
+		case Op:
+			visit(e.X)
+			visit(e.Y)
+		case *Call:
+			for _, a := range e.Args {
+				visit(a)
+			}
+		case Elem:
+			for _, a := range e.Idx {
+				visit(a)
+			}
+		}
+	}
+	visit(e)
+	return found
+}
+
+func supportPhrase(s stdlib.Support) string {
+	switch s {
+	case stdlib.Real:
+		return "a finite real"
+	case stdlib.Positive:
+		return "positive"
+	case stdlib.NonNegative:
+		return "non-negative"
+	case stdlib.Unit:
+		return "strictly between 0 and 1"
+	case stdlib.UnitLeft:
+		return "in [0, 1)"
+	case stdlib.Binary:
+		return "0 or 1"
+	case stdlib.Count:
+		return "a whole number >= 0"
+	}
+	return s.String()
+}
+
+// checkValues checks every observed value of v against a support, naming
+// the file, row and column of the first few offenders.
+func (c *compiler) checkValues(v *Var, s stdlib.Support, what string) {
+	if v.Data == nil || c.opts.Partial && v.Data == nil {
+		return
+	}
+	m := v.Data
+	bad := 0
+	for i := 0; i < m.Rows; i++ {
+		for j := 0; j < m.Cols; j++ {
+			x := m.At(i, j)
+			if math.IsNaN(x) || s.Contains(x) {
+				continue
+			}
+			bad++
+			if bad <= 3 {
+				c.errs.Addf(DataPos(v.Name), "%s: value %v is not valid for %s %s: it must be %s", m.Where(i, j), x, v.Name, what, supportPhrase(s))
+			}
+		}
+	}
+	if bad > 3 {
+		c.errs.Addf(DataPos(v.Name), "%s: %d more invalid values in %s", m.Source, bad-3, v.Name)
+	}
+}
+
+// pydt compiles "X ~ PYDT(alpha, beta, divergence, variance)".
+func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
+	f := &Factor{Pos: s.OpPos, Target: v}
+	v.Def = f
+	if len(c.loops) > 0 || len(s.LHS.Indices) > 0 {
+		c.errs.Addf(s.LHS.Pos(), "PYDT defines a whole N×D matrix: write %s ~ PYDT(...) outside loops, without indices", v.Name)
+		return
+	}
+	if len(v.Dims) != 2 || !within(stdlib.Real, v.Support) {
+		c.errs.Addf(s.LHS.Pos(), "PYDT is a distribution over an N×D real matrix; declare %s : real[N, D]", v.Name)
+		return
+	}
+	if c.g.PYDT != nil {
+		c.errs.Addf(call.Func.Pos(), "a model may have one PYDT for now (the first is at %s)", shortPos(c.g.PYDT.Pos))
+		return
+	}
+	c.g.PYDT = f
+	var pos []lang.Position
+	f.Args = c.args(call, stdlib.PYDTName, stdlib.PYDTParams, &pos)
+	if f.Args == nil {
+		return
+	}
+	// The divergence argument.
+	var divArg lang.Expr
+	for i, a := range call.Args {
+		if a.Name != nil && a.Name.Name == "divergence" || a.Name == nil && i == 2 {
+			divArg = a.Value
+		}
+	}
+	if dc, ok := unparen(divArg).(*lang.Call); ok {
+		if dt, ok := stdlib.LookupDivergence(dc.Func.Name); ok {
+			var dpos []lang.Position
+			args := c.args(dc, dt.Name, dt.Params, &dpos)
+			if args == nil {
+				return
+			}
+			f.Divergence = &DivergenceExpr{Type: dt, Args: args}
+			tmp := &Factor{Pos: f.Pos, Target: v, Dist: &stdlib.Dist{Name: dt.Name}, Args: args}
+			c.checkArgs(tmp, dt.Params, dpos)
+		}
+	}
+	if f.Divergence == nil {
+		dt, _ := stdlib.LookupDivergence("DivInv")
+		x := c.expr(divArg)
+		if x == nil {
+			return
+		}
+		f.Divergence = &DivergenceExpr{Type: dt, Args: []Expr{x}}
+		tmp := &Factor{Pos: f.Pos, Target: v, Dist: &stdlib.Dist{Name: stdlib.PYDTName}, Args: []Expr{x}}
+		c.checkArgs(tmp, dt.Params, []lang.Position{pos[2]})
+	}
+	tmp := *f
+	args := slices.Clone(f.Args)
+	args[2] = nil
+	tmp.Args = args
+	c.checkArgs(&tmp, stdlib.PYDTParams, pos)
+	// alpha >= -2 beta when both are constants.
+	if a, b := f.Args[0], f.Args[1]; len(Vars(a)) == 0 && len(Vars(b)) == 0 {
+		if err := stdlib.CheckPYDT(a.Eval(&Env{}), b.Eval(&Env{})); err != nil {
+			c.errs.Addf(pos[0], "%v", err)
+		}
+	}
+	if v.Data != nil {
+		c.checkValues(v, stdlib.Real, "PYDT")
+	}
+}
+
+// define compiles a deterministic definition "x = expr".
+func (c *compiler) define(v *Var, s *lang.Assign) {
+	if len(s.LHS.Indices) > 0 || len(c.loops) > 0 || v.Declared {
+		c.errs.Addf(s.OpPos, "deterministic definitions (=) are scalar for now; %s must be an undeclared scalar outside loops", v.Name)
+		return
+	}
+	if v.Expr != nil {
+		c.errs.Addf(s.OpPos, "%s is defined twice", v.Name)
+		return
+	}
+	x := c.expr(s.RHS)
+	if x == nil {
+		return
+	}
+	for _, w := range Vars(x) {
+		if !w.Scalar() {
+			c.errs.Addf(s.RHS.Pos(), "%s is an array; index it to use one element", w.Name)
+			return
+		}
+	}
+	v.Expr = x
+	v.Support = support(x)
+}
+
+// expr compiles an expression; nil after an error.
+func (c *compiler) expr(e lang.Expr) Expr {
+	switch e := e.(type) {
+	case *lang.Number:
+		x, err := e.Float()
+		if err != nil {
+			c.errs.Addf(e.Pos(), "%v", err)
+			return nil
+		}
+		return Num{x}
+	case *lang.Paren:
+		return c.expr(e.X)
+	case *lang.Unary:
+		x := c.expr(e.X)
+		if x == nil {
+			return nil
+		}
+		return Neg{x}
+	case *lang.Binary:
+		x, y := c.expr(e.X), c.expr(e.Y)
+		if x == nil || y == nil {
+			return nil
+		}
+		return Op{Op: e.Op[0], X: x, Y: y}
+	case *lang.Ident:
+		for _, l := range slices.Backward(c.loops) {
+			if l.Name == e.Name {
+				return LoopIndex{Slot: l.Slot, Name: l.Name}
+			}
+		}
+		v, ok := c.g.ByName[e.Name]
+		if !ok {
+			c.unknown(e)
+			return nil
+		}
+		return Ref{v}
+	case *lang.Index:
+		id, ok := unparen(e.Base).(*lang.Ident)
+		if !ok {
+			c.errs.Addf(e.Pos(), "only variables can be indexed")
+			return nil
+		}
+		v, ok := c.g.ByName[id.Name]
+		if !ok {
+			c.unknown(id)
+			return nil
+		}
+		if len(e.Indices) != len(v.Dims) {
+			c.errs.Addf(e.Lbrack, "%s has %d dimensions but is indexed with %d", v.Name, len(v.Dims), len(e.Indices))
+			return nil
+		}
+		el := Elem{V: v}
+		for _, ix := range e.Indices {
+			x := c.expr(ix)
+			if x == nil {
+				return nil
+			}
+			el.Idx = append(el.Idx, x)
+		}
+		return el
+	case *lang.Call:
+		name := e.Func.Name
+		f, ok := stdlib.LookupFunc(name)
+		if !ok {
+			msg := fmt.Sprintf("unknown function %s", name)
+			cands := stdlib.FuncNames()
+			if _, isDist := stdlib.Lookup(name); isDist || name == stdlib.PYDTName {
+				msg = fmt.Sprintf("%s is a distribution; use it after ~", name)
+				cands = nil
+			} else if _, isDiv := stdlib.LookupDivergence(name); isDiv {
+				msg = fmt.Sprintf("%s is a divergence function; it may only be the divergence argument of PYDT", name)
+				cands = nil
+			}
+			err := c.errs.Add(e.Func.Pos(), msg)
+			err.Hint = lang.Suggest(name, cands)
+			return nil
+		}
+		if len(e.Args) != f.Arity {
+			c.errs.Addf(e.Lparen, "%s takes %d argument(s), got %d", name, f.Arity, len(e.Args))
+			return nil
+		}
+		call := &Call{F: f, buf: make([]float64, f.Arity)}
+		for _, a := range e.Args {
+			if a.Name != nil {
+				c.errs.Addf(a.Name.Pos(), "function %s takes no named arguments", name)
+				return nil
+			}
+			x := c.expr(a.Value)
+			if x == nil {
+				return nil
+			}
+			call.Args = append(call.Args, x)
+		}
+		return call
+	}
+	c.errs.Addf(e.Pos(), "unsupported expression")
+	return nil
+}
+
+// roles finishes observed/latent roles and checks every random variable
+// has a distribution.
+func (c *compiler) roles() {
+	for _, v := range c.g.Vars {
+		switch {
+		case v.Role == Constant || v.Role == Deterministic:
+			if v.Role == Deterministic && v.Expr == nil {
+				// Error already reported by define.
+				continue
+			}
+		case v.IsData && v.Value == nil:
+			if !c.opts.Partial {
+				c.errs.Addf(v.Pos, "no data for %s: pass --data %s=FILE", v.Name, v.Name)
+			}
+			v.Role = Latent
+		case v.IsData:
+			v.Role = Observed
+		}
+		if (v.Role == Latent || v.Role == Observed || v.Role == Clamped) && v.Def == nil && !c.attempted[v] {
+			c.errs.Addf(v.Pos, "%s has no distribution: add %s ~ ... (a data or param variable must be modelled)", v.Name, v.Name)
+		}
+		if v.Role == Clamped && v.Def != nil && v.Def.Dist != nil && !v.Support.Contains(v.Value[0]) {
+			c.errs.Addf(SetPos, "--set %s=%v: %s takes values that are %s", v.Name, v.Value[0], v.Name, supportPhrase(v.Support))
+		}
+	}
+}
+
+// deps returns the variables that v's definition reads.
+func deps(v *Var) []*Var {
+	var out []*Var
+	add := func(e Expr) {
+		if e != nil {
+			out = append(out, Vars(e)...)
+		}
+	}
+	if v.Expr != nil {
+		add(v.Expr)
+	}
+	if f := v.Def; f != nil {
+		for _, a := range f.Args {
+			add(a)
+		}
+		if f.Divergence != nil {
+			for _, a := range f.Divergence.Args {
+				add(a)
+			}
+		}
+	}
+	return out
+}
+
+// order detects cycles and sorts factors and deterministic variables so
+// that every definition follows what it reads.
+func (c *compiler) order() {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]int, len(c.g.Vars))
+	var stack []*Var
+	var visit func(v *Var) bool
+	visit = func(v *Var) bool {
+		switch color[v.ID] {
+		case black:
+			return true
+		case grey:
+			i := slices.Index(stack, v)
+			names := make([]string, 0, len(stack)-i+1)
+			for _, w := range stack[i:] {
+				names = append(names, w.Name)
+			}
+			names = append(names, v.Name)
+			c.errs.Addf(v.Pos, "cycle: %s", strings.Join(names, " -> "))
+			return false
+		}
+		color[v.ID] = grey
+		stack = append(stack, v)
+		for _, w := range deps(v) {
+			if w == v && v.Def != nil && v.Def.Elementwise {
+				continue // x[t] may depend on other elements of x
+			}
+			if !visit(w) {
+				color[v.ID] = black
+				stack = stack[:len(stack)-1]
+				return false
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[v.ID] = black
+		if v.Def != nil && (v.Def.Args != nil || v.Def.Divergence != nil) {
+			c.g.Factors = append(c.g.Factors, v.Def)
+		}
+		if v.Role == Deterministic && v.Expr != nil {
+			c.g.Deterministic = append(c.g.Deterministic, v)
+		}
+		return true
+	}
+	for _, v := range c.g.Vars {
+		visit(v)
+	}
+}

@@ -1,0 +1,149 @@
+// Package graph compiles a parsed model (package lang) into a typed factor
+// graph: variables with shapes, supports and roles (constant, observed,
+// clamped, latent, deterministic), and factors that tie each stochastic
+// variable to the distribution and parameter expressions that define it.
+//
+// Compilation resolves names (with "did you mean" hints), binds dimensions
+// from data files and --set values, checks types and supports at compile
+// time (naming the offending data row and column), separates observed from
+// latent variables, and rejects cycles. Every error is reported, with its
+// position, not just the first.
+package graph
+
+import (
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/lang"
+	"github.com/pydtlang/pydtlang/stdlib"
+)
+
+// Role says where a variable's value comes from.
+type Role int
+
+// The roles of variables.
+const (
+	// Constant: a const declaration or a bound dimension.
+	Constant Role = iota
+	// Observed: a data variable bound to a file. Entries may be missing
+	// (NaN); they are then latent and marginalised or imputed.
+	Observed
+	// Clamped: a stochastic variable fixed to a value with --set.
+	Clamped
+	// Latent: a stochastic variable inference must sample.
+	Latent
+	// Deterministic: a function of other variables, defined with "=".
+	Deterministic
+)
+
+var roleNames = [...]string{"constant", "observed", "clamped", "latent", "deterministic"}
+
+func (r Role) String() string { return roleNames[r] }
+
+// Var is a variable of the model.
+type Var struct {
+	ID      int // index into Graph.Vars and Env.Values
+	Name    string
+	Pos     lang.Position
+	Kind    lang.Kind
+	Support stdlib.Support
+	Dims    []int // nil for a scalar
+	Role    Role
+	// Value holds the fixed values of constant, observed and clamped
+	// variables, row-major; missing data are NaN.
+	Value []float64
+	// Data is the file an observed variable was read from.
+	Data *dataset.Matrix
+	// Def is the factor that defines a stochastic variable.
+	Def *Factor
+	// Expr defines a deterministic variable.
+	Expr Expr
+	// Declared is set for variables introduced by data or param.
+	Declared bool
+	// IsData is set for variables declared with data, bound or not.
+	IsData bool
+}
+
+// Len returns the number of scalar elements of v.
+func (v *Var) Len() int {
+	n := 1
+	for _, d := range v.Dims {
+		n *= d
+	}
+	return n
+}
+
+// Scalar reports whether v is a scalar.
+func (v *Var) Scalar() bool { return len(v.Dims) == 0 }
+
+// Loop is one index of a plate: Name runs over Lo..Hi inclusive.
+type Loop struct {
+	Name   string
+	Slot   int
+	Lo, Hi int
+}
+
+// Factor ties a stochastic variable to its distribution.
+type Factor struct {
+	Pos    lang.Position
+	Target *Var
+	// Dist is the scalar distribution; nil for the PYDT.
+	Dist *stdlib.Dist
+	// Args are the distribution's parameters in declaration order, with
+	// defaults filled in. For the PYDT: alpha, beta, divergence (the c of
+	// c/(1-t) when Divergence is nil), variance.
+	Args []Expr
+	// Divergence is the PYDT's divergence function when given by a
+	// constructor such as DivInvSq(c); its Args are then its parameters.
+	Divergence *DivergenceExpr
+	// Loops is the plate over which an elementwise factor applies.
+	Loops []Loop
+	// Index gives the target element for each plate position; nil means
+	// the whole (scalar or matrix) target, or elementwise without loops.
+	Index []Expr
+	// Elementwise is set when the factor applies to every element of an
+	// array target independently.
+	Elementwise bool
+}
+
+// IsPYDT reports whether f is a PYDT factor.
+func (f *Factor) IsPYDT() bool { return f.Dist == nil }
+
+// TypeName is the distribution's name.
+func (f *Factor) TypeName() string {
+	if f.Dist == nil {
+		return stdlib.PYDTName
+	}
+	return f.Dist.Name
+}
+
+// DivergenceExpr is a divergence-function constructor applied to
+// parameter expressions.
+type DivergenceExpr struct {
+	Type *stdlib.DivergenceType
+	Args []Expr
+}
+
+// Graph is a compiled model.
+type Graph struct {
+	File *lang.File
+	Vars []*Var
+	// ByName finds variables, constants and dimensions by name.
+	ByName map[string]*Var
+	// Dims lists the dimension variables in declaration order.
+	Dims []*Var
+	// Factors are in an order in which every factor's parameters are
+	// defined before it (a topological order).
+	Factors []*Factor
+	// Deterministic variables in an order that evaluates each after its
+	// inputs.
+	Deterministic []*Var
+	// PYDT is the model's tree factor, if any.
+	PYDT *Factor
+
+	maxLoops int
+}
+
+// Lookup returns the variable called name.
+func (g *Graph) Lookup(name string) (*Var, bool) {
+	v, ok := g.ByName[name]
+	return v, ok
+}
