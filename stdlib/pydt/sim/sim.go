@@ -1,0 +1,313 @@
+// Package sim draws trees and data from the Pitman-Yor diffusion tree by
+// following its generative process (Knowles & Ghahramani 2011, Section 2)
+// point by point. It uses no closed-form prior: its draws are the reference
+// against which the prior, the likelihood and the samplers are tested.
+//
+// Point 1 becomes the whole tree. Point i starts at the origin and follows
+// the paths of the earlier points. On a segment from t_a down to t_b that m
+// earlier points have traversed it diverges at rate
+// a(t) Γ(m-β)/Γ(m+1+α); the divergence time is drawn by inverting the
+// cumulative hazard: with E ~ Exp(1), A(t) = A(t_a) + E Γ(m+1+α)/Γ(m-β).
+// If that time is before t_b the point leaves the segment there, creating a
+// new branch point. Otherwise it reaches the branch point at t_b, where it
+// follows existing branch k with probability (n_k-β)/(m+α) and starts a
+// new branch with probability (α+βK)/(m+α); it continues down the chosen
+// branch. After diverging, the point diffuses independently to t = 1.
+//
+// Locations follow the same path: a new branch point on a segment gets a
+// location from the Brownian bridge between the segment's ends, and the
+// point's own location at t = 1 is Gaussian around the location where it
+// left, with variance σ²(1-t) per dimension.
+//
+// # Numerics
+//
+// Times are pydt.Time values, which keep 1-t to full relative precision, so
+// divergences with 1-t far below 1e-16 are represented exactly. Three
+// guards keep every tree valid when float64 runs out:
+//
+//   - A divergence time that rounds to or before the top of its segment
+//     (the increment E/h_m is below the resolution of A there) is moved to
+//     the next representable time after the top.
+//   - A drawn time that is not strictly before the branch point at the
+//     segment's lower end means the point reaches that branch point.
+//   - On a segment ending at a leaf, A(1) = ∞ puts the true time strictly
+//     before 1, but its 1-t can be below the smallest positive float64 (with
+//     a(t) = c/(1-t) this needs A(t) > 744 c, e.g. alpha = 8, c = 1). Such a
+//     time cannot be represented at all; it is placed halfway, in float64
+//     ordering, between the segment's top and t = 1, keeping the tree's
+//     structure (see placeOnLeafSegment). If even that is impossible (the top
+//     is already at the smallest 1-t) the point joins the branch point at
+//     the top as a new child. Draws in that regime do not follow the PYDT
+//     law exactly; the reference tests use parameters that never reach it,
+//     and check that they don't.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// Params are the parameters of the PYDT and of its Brownian diffusion.
+type Params struct {
+	// Alpha is the concentration, Alpha >= -2 Beta.
+	Alpha float64
+	// Beta is the discount, 0 <= Beta < 1.
+	Beta float64
+	// Div is the divergence function a(t).
+	Div pydt.Divergence
+	// Variance is the diffusion variance σ² per unit time (> 0). Only Draw
+	// uses it.
+	Variance float64
+	// Dims is the dimension D of the locations (>= 1). Only Draw uses it.
+	Dims int
+}
+
+// ErrParams is wrapped by the errors for invalid parameters.
+var ErrParams = errors.New("invalid PYDT parameters")
+
+// CheckTree reports parameter values for which the tree process is not
+// defined: it checks Alpha, Beta and Div.
+func (p Params) CheckTree() error {
+	if !(p.Beta >= 0 && p.Beta < 1) {
+		return fmt.Errorf("%w: beta = %v, need 0 <= beta < 1", ErrParams, p.Beta)
+	}
+	if !(p.Alpha >= -2*p.Beta) || math.IsInf(p.Alpha, 1) {
+		return fmt.Errorf("%w: alpha = %v, need finite alpha >= -2 beta = %v", ErrParams, p.Alpha, -2*p.Beta)
+	}
+	if p.Div == nil {
+		return fmt.Errorf("%w: no divergence function", ErrParams)
+	}
+	if err := p.Div.Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrParams, err)
+	}
+	return nil
+}
+
+// Check reports invalid parameters for Draw: those of CheckTree, and
+// Variance > 0 (finite), Dims >= 1.
+func (p Params) Check() error {
+	if err := p.CheckTree(); err != nil {
+		return err
+	}
+	if !(p.Variance > 0) || math.IsInf(p.Variance, 1) {
+		return fmt.Errorf("%w: variance = %v, need finite variance > 0", ErrParams, p.Variance)
+	}
+	if p.Dims < 1 {
+		return fmt.Errorf("%w: dims = %d, need dims >= 1", ErrParams, p.Dims)
+	}
+	return nil
+}
+
+// DrawTree draws a tree with n >= 1 leaves from the PYDT prior, by the
+// generative process. Leaf i-1 is the i-th point. Variance and Dims are not
+// used.
+func DrawTree(rng *rand.Rand, n int, p Params) (*pydt.Tree, error) {
+	if err := p.CheckTree(); err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("%w: n = %d, need at least one point", ErrParams, n)
+	}
+	d := drawer{rng: rng, p: p}
+	return d.run(n), nil
+}
+
+// Draw draws a tree with n >= 1 leaves and the locations of all its nodes.
+// The locations are a flat slice of length tree.Cap()*Dims: node v's
+// coordinate d is x[int(v)*Dims+d]; leaves are the data points, branch
+// points the latent locations where paths split. Entries of unused node IDs
+// are zero (there are none in a freshly drawn tree).
+func Draw(rng *rand.Rand, n int, p Params) (*pydt.Tree, []float64, error) {
+	if err := p.Check(); err != nil {
+		return nil, nil, err
+	}
+	if n < 1 {
+		return nil, nil, fmt.Errorf("%w: n = %d, need at least one point", ErrParams, n)
+	}
+	d := drawer{rng: rng, p: p, locs: true}
+	tr := d.run(n)
+	return tr, d.x, nil
+}
+
+// LeafRows returns the leaf locations of a Draw as an N×D table of rows,
+// sharing storage with x.
+func LeafRows(x []float64, n, dims int) [][]float64 {
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = x[i*dims : (i+1)*dims : (i+1)*dims]
+	}
+	return rows
+}
+
+type drawer struct {
+	rng  *rand.Rand
+	p    Params
+	locs bool
+	tr   *pydt.Tree
+	x    []float64 // node*D + d
+	xa   []float64 // scratch: location at the top of the current segment
+	// clamped counts the divergences whose true time is not representable
+	// (see placeOnLeafSegment).
+	clamped int
+}
+
+// logHazard returns log Γ(m-β) - log Γ(m+1+α), the log of the divergence
+// rate's factor on a segment traversed by m >= 1 earlier points.
+func (d *drawer) logHazard(m int) float64 {
+	a, _ := math.Lgamma(float64(m) - d.p.Beta)
+	b, _ := math.Lgamma(float64(m) + 1 + d.p.Alpha)
+	return a - b
+}
+
+func (d *drawer) run(n int) *pydt.Tree {
+	d.tr = pydt.New(n)
+	D := d.p.Dims
+	if d.locs {
+		d.x = make([]float64, d.tr.Cap()*D)
+		d.xa = make([]float64, D)
+		sd := math.Sqrt(d.p.Variance)
+		for k := range D {
+			d.x[k] = sd * d.rng.NormFloat64() // x_1(1) ~ N(0, σ² I)
+		}
+	}
+	d.tr.Plant(0)
+	for i := 1; i < n; i++ {
+		d.addPoint(pydt.NodeID(i))
+	}
+	return d.tr
+}
+
+// after returns the representable time just after t: the next float64 in
+// whichever of t and 1-t Time keeps precisely. It is Leaf (t = 1) when 1-t
+// is already the smallest positive float64.
+func after(t pydt.Time) pydt.Time {
+	if t.T() < 0.5 {
+		return pydt.TimeAt(math.Nextafter(t.T(), 1))
+	}
+	return pydt.TimeFromOneMinus(math.Nextafter(t.OneMinus(), 0))
+}
+
+// addPoint runs the generative process for point (leaf) i.
+func (d *drawer) addPoint(i pydt.NodeID) {
+	tr, div := d.tr, d.p.Div
+	v := tr.Root() // lower end of the current segment
+	ta := pydt.Origin
+	for k := range d.xa {
+		d.xa[k] = 0 // the origin's location
+	}
+	for {
+		tb := tr.Time(v)
+		m := tr.Count(v) // earlier points that traversed the segment
+		// Divergence on (ta, tb): E ~ Exp(1), A(t) = A(ta) + E/h_m.
+		e := d.rng.ExpFloat64()
+		td := div.InverseCumulative(div.Cumulative(ta) + e*math.Exp(-d.logHazard(m)))
+		if !ta.Before(td) {
+			// Rounding put the time at or before ta (E/h_m is below the
+			// resolution of A near ta): use the next representable time.
+			td = after(ta)
+		}
+		if !td.Before(tb) && tr.IsLeaf(v) {
+			// A(1) = ∞, so the true time is before 1, but 1-t is below
+			// what float64 holds.
+			var ok bool
+			td, ok = d.placeOnLeafSegment(ta)
+			if !ok {
+				d.joinAt(i, tr.Parent(v))
+				return
+			}
+		}
+		if td.Before(tb) {
+			d.divergeOnSegment(i, v, ta, td)
+			return
+		}
+		// Reached the branch point v: choose a branch or start a new one.
+		K := tr.Degree(v)
+		u := d.rng.Float64() * (float64(m) + d.p.Alpha)
+		next := pydt.NoNode
+		for c := range tr.Children(v) {
+			u -= float64(tr.Count(c)) - d.p.Beta
+			if u < 0 {
+				next = c
+				break
+			}
+		}
+		if next == pydt.NoNode {
+			// The rest, (α+βK)/(m+α), is a new branch. When α+βK = 0 it
+			// is never chosen except by rounding in the subtraction; then
+			// take the last branch.
+			if d.p.Alpha+d.p.Beta*float64(K) > 0 {
+				d.joinAt(i, v)
+				return
+			}
+			for c := range tr.Children(v) {
+				next = c
+			}
+		}
+		if d.locs {
+			copy(d.xa, d.x[int(v)*d.p.Dims:])
+		}
+		ta, v = tb, next
+	}
+}
+
+// placeOnLeafSegment chooses a time for a divergence on a segment (ta, 1)
+// whose drawn time has 1-t too small for float64 (or rounded to t = 1). The
+// true time is beyond what Time can hold, so any choice distorts the times;
+// this one keeps the tree's structure: 1-t is put halfway, in the ordering of
+// positive float64 values, between ta's 1-t and 0 (for example about 1e-154
+// below ta = 0, about 1e-231 below 1-t = 1e-154), which leaves room for
+// about 60 further nested divergences below it. Clamping to the smallest
+// positive float64 instead would leave no room for the next point to
+// diverge below it, and turn such trees into stars. It reports false when
+// ta's 1-t is already the smallest positive float64, so that no time fits
+// strictly between ta and 1.
+func (d *drawer) placeOnLeafSegment(ta pydt.Time) (pydt.Time, bool) {
+	d.clamped++
+	u := math.Float64frombits(math.Float64bits(ta.OneMinus()) / 2)
+	td := pydt.TimeFromOneMinus(u)
+	return td, u > 0 && ta.Before(td)
+}
+
+// divergeOnSegment attaches point i at a new branch point at time td on the
+// edge above v (whose top is at ta), drawing the branch point's location
+// from the Brownian bridge and the point's location from it.
+func (d *drawer) divergeOnSegment(i, v pydt.NodeID, ta, td pydt.Time) {
+	tb := d.tr.Time(v)
+	if !d.locs {
+		d.tr.Attach(i, pydt.Position{Node: v, Time: td})
+		return
+	}
+	D := d.p.Dims
+	// Bridge from (ta, xa) to (tb, xb) at td: mean xa + w (xb - xa),
+	// variance σ² (td-ta)(tb-td)/(tb-ta), with w = (td-ta)/(tb-ta).
+	d1, d2 := td.Since(ta), tb.Since(td)
+	w := d1 / (d1 + d2)
+	sdBridge := math.Sqrt(d.p.Variance * d1 * (d2 / (d1 + d2)))
+	sdLeaf := math.Sqrt(d.p.Variance * td.OneMinus())
+	w0 := d.tr.Attach(i, pydt.Position{Node: v, Time: td})
+	xb := d.x[int(v)*D : int(v)*D+D]
+	xw := d.x[int(w0)*D : int(w0)*D+D]
+	xi := d.x[int(i)*D : int(i)*D+D]
+	for k := range D {
+		xw[k] = d.xa[k] + w*(xb[k]-d.xa[k]) + sdBridge*d.rng.NormFloat64()
+		xi[k] = xw[k] + sdLeaf*d.rng.NormFloat64()
+	}
+}
+
+// joinAt attaches point i as a new child of the branch point b, with
+// location x_i(1) ~ N(x_b, σ²(1-t_b)).
+func (d *drawer) joinAt(i, b pydt.NodeID) {
+	d.tr.Attach(i, pydt.Position{Node: b, AtNode: true})
+	if !d.locs {
+		return
+	}
+	D := d.p.Dims
+	sd := math.Sqrt(d.p.Variance * d.tr.Time(b).OneMinus())
+	for k := range D {
+		d.x[int(i)*D+k] = d.x[int(b)*D+k] + sd*d.rng.NormFloat64()
+	}
+}
