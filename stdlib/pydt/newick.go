@@ -88,7 +88,11 @@ func (tr *Tree) AppendNewick(b []byte) []byte {
 
 func (tr *Tree) appendNode(b []byte, v NodeID) []byte {
 	if tr.IsLeaf(v) {
-		b = appendLabel(b, tr.Label(v))
+		if int(v) < len(tr.Labels) && tr.Labels[v] != "" {
+			b = appendLabel(b, tr.Labels[v])
+		} else {
+			b = strconv.AppendInt(b, int64(v)+1, 10) // as Tree.Label, without allocating
+		}
 	} else {
 		b = append(b, '(')
 		for c := tr.first[v]; c != NoNode; c = tr.next[c] {
@@ -187,7 +191,8 @@ func ParseNewick(s string, labels []string) (*Tree, error) {
 // ReadNewickTrees reads a file of Newick trees, one per line, as
 // ParseNewick does. Blank lines, and lines holding only white space and
 // comments, are skipped. Errors give the 1-based line number and the byte
-// offset within the line.
+// offset within the line; on error the trees before the bad line are
+// returned with it.
 func ReadNewickTrees(r io.Reader, labels []string) ([]*Tree, error) {
 	br := bufio.NewReader(r)
 	var trees []*Tree
