@@ -59,7 +59,9 @@ func LogPrior(tr *Tree, alpha, beta float64, div Divergence, h *Harmonic) float6
 		if tr.IsLeaf(v) {
 			continue
 		}
-		total += nodeLogPrior(tr, v, alpha, beta, lg1b, div, h)
+		// Checking each branch point against its parent covers every
+		// internal edge; edges into leaves need t_b < 1 only.
+		total += nodeLogPrior(tr, v, alpha, beta, lg1b, div, h, false)
 	}
 	return total
 }
@@ -83,16 +85,18 @@ func NodeLogPrior(tr *Tree, b NodeID, alpha, beta float64, div Divergence, h *Ha
 	if !h.use(alpha, beta) {
 		return math.Inf(-1)
 	}
-	return nodeLogPrior(tr, b, alpha, beta, lgamma(1-beta), div, h)
+	return nodeLogPrior(tr, b, alpha, beta, lgamma(1-beta), div, h, true)
 }
 
-func nodeLogPrior(tr *Tree, b NodeID, alpha, beta, lg1b float64, div Divergence, h *Harmonic) float64 {
+// nodeLogPrior is NodeLogPrior given lg1b = lgamma(1-beta); it checks b's
+// time against its children's only when children is set.
+func nodeLogPrior(tr *Tree, b NodeID, alpha, beta, lg1b float64, div Divergence, h *Harmonic, children bool) float64 {
 	s := nodeStructure(tr, b, alpha, beta, lg1b)
 	if math.IsInf(s, -1) {
 		return s
 	}
 	tb := tr.Time(b)
-	if !timesOrdered(tr, b) {
+	if tb.IsLeaf() || !tr.ParentTime(b).Before(tb) || (children && !timesOrdered(tr, b)) {
 		return math.Inf(-1)
 	}
 	return s + div.LogRate(tb) - div.Cumulative(tb)*nodeJ(tr, b, h)

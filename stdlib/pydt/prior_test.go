@@ -504,10 +504,11 @@ func TestPriorImpossible(t *testing.T) {
 // BenchmarkLogPrior evaluates the log prior of trees drawn from the PYDT.
 func BenchmarkLogPrior(b *testing.B) {
 	const alpha, beta = 0.5, 0.2
-	div := DivInv{C: 1}
+	var div Divergence = DivInv{C: 1}
 	for _, n := range []int{100, 1000, 10_000, 100_000} {
 		tr := priorSampleTree(rand.New(rand.NewPCG(uint64(n), 7)), n, alpha, beta, div)
 		h := mustHarmonic(b, alpha, beta)
+		h.Grow(n)
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
