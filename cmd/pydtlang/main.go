@@ -1,41 +1,73 @@
-// Command pydtlang compiles and runs Pitman-Yor diffusion tree models.
+// Command pydtlang compiles, simulates, scores and fits Pitman-Yor
+// diffusion tree models written in the pydtlang modelling language.
 //
-// Run "pydtlang help" for the list of subcommands.
+// Run "pydtlang help" for the subcommands and "pydtlang CMD --help" for the
+// flags of each.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/spf13/cobra"
 )
-
-const usage = `pydtlang: Bayesian hierarchical clustering with the Pitman-Yor diffusion tree.
-
-Usage:
-  pydtlang <command> [arguments]
-
-Commands:
-  help        print this message
-
-Run "pydtlang <command> --help" for the flags of a command.
-`
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run executes the command line args and returns the process exit status.
+// exitError carries a process exit status through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// failed is the error for a command that has already printed its
+// diagnostics: the process exits with status 1 and prints nothing more.
+var failed = &exitError{code: 1, err: errors.New("failed")}
+
+// run executes the command line and returns the process exit status. It is
+// the entry point of the end-to-end tests.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	switch args[0] {
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
 		return 0
-	default:
-		fmt.Fprintf(stderr, "pydtlang: unknown command %q\n\n%s", args[0], usage)
-		return 2
 	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee != failed {
+			fmt.Fprintf(stderr, "pydtlang: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "pydtlang: %v\n", err)
+	return 2
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "pydtlang",
+		Short: "Bayesian hierarchical clustering with the Pitman-Yor diffusion tree",
+		Long: `pydtlang compiles models written in the pydtlang language (see spec.md), draws
+from their prior, scores trees against data, and fits them by MCMC.
+
+A first session:
+  pydtlang check examples/gaussian.pydt
+  pydtlang sample examples/gaussian.pydt --set N=20,D=2 --draws 5 --seed 1 --out draws
+  pydtlang score examples/gaussian.pydt --data X=draws/X.csv --tree draws/trees.nwk \
+      --set alpha=1,beta=0.2,c=1,prec=2`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newCheck(), newFmt(), newSample(), newScore())
+	return root
 }

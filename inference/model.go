@@ -1,0 +1,418 @@
+// Package inference runs compiled pydtlang models: forward simulation from
+// the prior, scoring a tree against data, and the MCMC engine that samples
+// trees and hyperparameters from the posterior.
+//
+// A Model binds a compiled graph (package graph) to the PYDT machinery in
+// stdlib/pydt: it finds the tree factor, evaluates its parameters, and
+// decides how the data reach the tree's leaves. Every likelihood reaches the
+// tree as Gaussian evidence per leaf and dimension (package bp): observed
+// locations directly, a Normal noise model as finite-precision evidence, a
+// Probit model through auxiliary variables whose truncated-normal
+// conditionals again give Gaussian evidence.
+package inference
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
+)
+
+// LinkKind says how data reach the leaves of the tree.
+type LinkKind int
+
+// The ways data reach the tree.
+const (
+	// LinkNone: nothing observes the leaf locations (a prior-only model).
+	LinkNone LinkKind = iota
+	// LinkDirect: the PYDT's matrix is itself observed data.
+	LinkDirect
+	// LinkNormal: Y[i,d] ~ Normal(Z[i,d], sd) with Z the PYDT's matrix.
+	LinkNormal
+	// LinkProbit: Y[i,d] ~ Probit(Z[i,d]) with Z the PYDT's matrix.
+	LinkProbit
+)
+
+var linkNames = [...]string{"none", "direct", "Normal", "Probit"}
+
+func (k LinkKind) String() string { return linkNames[k] }
+
+// Model is a compiled graph bound for inference.
+type Model struct {
+	G *graph.Graph
+	// Tree is the PYDT factor and Leaves its N×D target.
+	Tree   *graph.Factor
+	Leaves *graph.Var
+	N, D   int
+	// Link says how the data reach the leaves; LinkFactor is the
+	// elementwise factor of a Normal or Probit link and Data the variable
+	// it observes (the leaves themselves for LinkDirect).
+	Link       LinkKind
+	LinkFactor *graph.Factor
+	Data       *graph.Var
+	// Labels names the leaves (the data's row labels), or nil.
+	Labels []string
+}
+
+// ErrUnsupported is wrapped by errors for models the engine cannot run yet.
+var ErrUnsupported = errors.New("not supported")
+
+// NewModel binds g. The graph must have been compiled without
+// Options.Partial, and hold exactly one PYDT.
+func NewModel(g *graph.Graph) (*Model, error) {
+	if g.PYDT == nil {
+		return nil, fmt.Errorf("%w: the model has no PYDT node", ErrUnsupported)
+	}
+	m := &Model{G: g, Tree: g.PYDT, Leaves: g.PYDT.Target}
+	m.N, m.D = m.Leaves.Dims[0], m.Leaves.Dims[1]
+	if m.N < 1 || m.D < 1 {
+		return nil, fmt.Errorf("the PYDT matrix %s has shape %s", m.Leaves.Name, m.Leaves.Shape())
+	}
+	if m.Leaves.Role == graph.Observed {
+		m.Link, m.Data = LinkDirect, m.Leaves
+	}
+	for _, f := range g.Factors {
+		if f == g.PYDT || !readsVar(f, m.Leaves) {
+			continue
+		}
+		kind := LinkNone
+		switch {
+		case f.Dist.Name == "Normal" && isLeafElem(f, f.Args[0], m.Leaves) && !readsLeaves(f.Args[1], m.Leaves):
+			kind = LinkNormal
+		case f.Dist.Name == "Probit" && isLeafElem(f, f.Args[0], m.Leaves):
+			kind = LinkProbit
+		default:
+			return nil, fmt.Errorf("%w: %s reads the PYDT's leaf locations %s in a way the engine cannot use; "+
+				"supported: %s[i, d] ~ Normal(%s[i, d], sd) and %s[i, d] ~ Probit(%s[i, d]) over all i, d",
+				ErrUnsupported, f, m.Leaves.Name, "Y", m.Leaves.Name, "Y", m.Leaves.Name)
+		}
+		if m.Link != LinkNone {
+			return nil, fmt.Errorf("%w: the leaf locations %s are observed by more than one factor", ErrUnsupported, m.Leaves.Name)
+		}
+		m.Link, m.LinkFactor, m.Data = kind, f, f.Target
+	}
+	if m.Data != nil && m.Data.Data != nil {
+		m.Labels = m.Data.Data.RowLabels
+	}
+	return m, nil
+}
+
+func readsVar(f *graph.Factor, v *graph.Var) bool {
+	for _, a := range f.Args {
+		if a != nil && readsLeaves(a, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func readsLeaves(x graph.Expr, v *graph.Var) bool {
+	for _, w := range graph.Vars(x) {
+		if w == v {
+			return true
+		}
+	}
+	return false
+}
+
+// isLeafElem reports whether x is leaves[i, d] with the factor's own target
+// indices, so that element (i, d) of the data observes leaf i, dimension d.
+func isLeafElem(f *graph.Factor, x graph.Expr, leaves *graph.Var) bool {
+	e, ok := x.(graph.Elem)
+	if !ok || e.V != leaves || !f.Elementwise || len(f.Index) != 2 || !sameShape(f.Target, leaves) {
+		return false
+	}
+	for k := range e.Idx {
+		a, ok1 := e.Idx[k].(graph.LoopIndex)
+		b, ok2 := f.Index[k].(graph.LoopIndex)
+		if !ok1 || !ok2 || a.Slot != b.Slot {
+			return false
+		}
+	}
+	return true
+}
+
+func sameShape(a, b *graph.Var) bool {
+	if len(a.Dims) != len(b.Dims) {
+		return false
+	}
+	for i := range a.Dims {
+		if a.Dims[i] != b.Dims[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// State is one point of the model's joint space: the value of every
+// variable and the tree.
+type State struct {
+	Env  *graph.Env
+	Tree *pydt.Tree
+}
+
+// NewState returns a state holding the model's fixed values (constants,
+// data, clamped values); latent values are zero and there is no tree.
+func (m *Model) NewState() *State {
+	return &State{Env: graph.NewEnv(m.G)}
+}
+
+// Refresh recomputes every deterministic variable from its inputs.
+func (m *Model) Refresh(env *graph.Env) {
+	for _, v := range m.G.Deterministic {
+		env.Values[v.ID][0] = v.Expr.Eval(env)
+	}
+}
+
+// TreeParams evaluates the PYDT's parameters in env.
+func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
+	f := m.Tree
+	p := sim.Params{
+		Alpha:    f.Args[0].Eval(env),
+		Beta:     f.Args[1].Eval(env),
+		Variance: f.Args[3].Eval(env),
+		Dims:     m.D,
+	}
+	args := make([]float64, len(f.Divergence.Args))
+	for i, a := range f.Divergence.Args {
+		args[i] = a.Eval(env)
+	}
+	for i, prm := range f.Divergence.Type.Params {
+		if !prm.Support.Contains(args[i]) {
+			return p, fmt.Errorf("%s parameter %s = %v must be %v (%s)", f.Divergence.Type.Name, prm.Name, args[i], prm.Support, f.Divergence)
+		}
+	}
+	p.Div = f.Divergence.Type.New(args)
+	if err := p.Check(); err != nil {
+		return p, fmt.Errorf("PYDT node %s: %w", m.Leaves.Name, err)
+	}
+	return p, nil
+}
+
+// SamplePrior draws every non-fixed variable and the tree by forward
+// simulation, in the graph's topological order; the PYDT by its generative
+// process (package sim).
+func (m *Model) SamplePrior(rng *rand.Rand) (*State, error) {
+	st := m.NewState()
+	for _, f := range m.G.Factors {
+		m.Refresh(st.Env)
+		if err := m.drawFactor(rng, st, f); err != nil {
+			return nil, err
+		}
+	}
+	m.Refresh(st.Env)
+	return st, nil
+}
+
+func fixed(v *graph.Var) bool {
+	return v.Role == graph.Observed || v.Role == graph.Clamped || v.Role == graph.Constant
+}
+
+func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor) error {
+	env := st.Env
+	if f.IsPYDT() {
+		p, err := m.TreeParams(env)
+		if err != nil {
+			return err
+		}
+		tr, x, err := sim.Draw(rng, m.N, p)
+		if err != nil {
+			return err
+		}
+		tr.Labels = m.Labels
+		st.Tree = tr
+		if !fixed(f.Target) {
+			copy(env.Values[f.Target.ID], x[:m.N*m.D])
+		}
+		return nil
+	}
+	if fixed(f.Target) {
+		return nil
+	}
+	params := make([]float64, len(f.Args))
+	return forEach(f, env, func(off int) error {
+		for i, a := range f.Args {
+			params[i] = a.Eval(env)
+		}
+		if err := f.Dist.CheckParams(params); err != nil {
+			return fmt.Errorf("drawing %s: %w", f.Target.Name, err)
+		}
+		env.Values[f.Target.ID][off] = f.Dist.Rand(rng, params)
+		return nil
+	})
+}
+
+// forEach calls fn with the target offset of every element a factor covers,
+// with the loop indices set in env.
+func forEach(f *graph.Factor, env *graph.Env, fn func(off int) error) (err error) {
+	if len(f.Loops) == 0 {
+		return fn(0)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			ie, ok := r.(graph.IndexError)
+			if !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("%s: %w", f, ie)
+		}
+	}()
+	var rec func(k int) error
+	rec = func(k int) error {
+		if k == len(f.Loops) {
+			off := 0
+			if f.Index != nil {
+				off = graph.Elem{V: f.Target, Idx: f.Index}.Offset(env)
+			}
+			return fn(off)
+		}
+		l := f.Loops[k]
+		for i := l.Lo; i <= l.Hi; i++ {
+			env.Loop[l.Slot] = i
+			if err := rec(k + 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return rec(0)
+}
+
+// Scores are the parts of the log joint density of a state, as CmdStan's
+// log_prob reports them.
+type Scores struct {
+	// LogTree is the log density of the tree structure and divergence
+	// times.
+	LogTree float64 `json:"log_tree"`
+	// LogLik is the log density of the data with every internal location
+	// (and latent leaf location) integrated out.
+	LogLik float64 `json:"log_lik"`
+	// LogHyper is the log prior density of the scalars at their values.
+	LogHyper float64 `json:"log_hyper"`
+	// LogJoint is the sum of the three.
+	LogJoint float64 `json:"log_joint"`
+}
+
+// LogHyper returns the log prior density of every scalar stochastic
+// variable, and of elementwise factors on fixed data that do not touch the
+// tree, at their values in env.
+func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
+	m.Refresh(env)
+	params := make([]float64, 0, 4)
+	for _, f := range m.G.Factors {
+		if f.IsPYDT() || f == m.LinkFactor {
+			continue
+		}
+		params = params[:len(f.Args)]
+		var sum float64
+		err := forEach(f, env, func(off int) error {
+			for i, a := range f.Args {
+				params[i] = a.Eval(env)
+			}
+			x := env.Values[f.Target.ID][off]
+			if math.IsNaN(x) {
+				return nil // missing data: marginalised
+			}
+			if err := f.Dist.CheckParams(params); err != nil {
+				sum = math.Inf(-1)
+				return nil
+			}
+			sum += f.Dist.LogPDF(x, params)
+			return nil
+		})
+		if err != nil {
+			return 0, 0, err
+		}
+		if f.Target.Scalar() && !f.Target.IsData {
+			hyper += sum
+		} else {
+			data += sum
+		}
+	}
+	return hyper, data, nil
+}
+
+// Evidence calls fn with the Gaussian evidence of every leaf and dimension
+// as it follows from the observed data: mean and precision (0 when
+// missing, +Inf when observed exactly). A Probit link has no Gaussian
+// evidence without auxiliary variables; Evidence reports ErrUnsupported.
+func (m *Model) Evidence(env *graph.Env, fn func(i, d int, mean, prec float64)) error {
+	switch m.Link {
+	case LinkNone:
+		for i := range m.N {
+			for d := range m.D {
+				fn(i, d, 0, 0)
+			}
+		}
+	case LinkDirect:
+		x := env.Values[m.Leaves.ID]
+		for i := range m.N {
+			for d := range m.D {
+				v := x[i*m.D+d]
+				if math.IsNaN(v) {
+					fn(i, d, 0, 0)
+				} else {
+					fn(i, d, v, math.Inf(1))
+				}
+			}
+		}
+	case LinkNormal:
+		f := m.LinkFactor
+		y := env.Values[m.Data.ID]
+		return forEach(f, env, func(off int) error {
+			sd := f.Args[1].Eval(env)
+			if !(sd > 0) || math.IsInf(sd, 1) {
+				return fmt.Errorf("%s: sd = %v must be positive and finite", f, sd)
+			}
+			i, d := off/m.D, off%m.D
+			if math.IsNaN(y[off]) {
+				fn(i, d, 0, 0)
+			} else {
+				fn(i, d, y[off], 1/(sd*sd))
+			}
+			return nil
+		})
+	case LinkProbit:
+		return fmt.Errorf("%w: the Probit likelihood has no closed-form marginal; log_lik needs the sampler's auxiliary variables", ErrUnsupported)
+	}
+	return nil
+}
+
+// CheckScalars reports the first scalar latent variable whose value in env
+// lies outside its support, e.g. after --set.
+func (m *Model) CheckScalars(env *graph.Env) error {
+	for _, v := range m.G.Vars {
+		if !v.Scalar() || v.Def == nil || v.Def.IsPYDT() || v.IsData {
+			continue
+		}
+		if x := env.Values[v.ID][0]; !v.Support.Contains(x) {
+			return fmt.Errorf("%s = %v is outside its support (%v)", v.Name, x, v.Support)
+		}
+	}
+	return nil
+}
+
+// Supports lists the stochastic scalars of the model: the variables a run
+// traces and score needs values for.
+func (m *Model) Scalars() []*graph.Var {
+	var out []*graph.Var
+	for _, v := range m.G.Vars {
+		if v.Scalar() && v.Def != nil && !v.IsData && (v.Role == graph.Latent || v.Role == graph.Clamped) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// supportOf is the support a stochastic scalar's distribution gives it.
+func supportOf(v *graph.Var) stdlib.Support {
+	if v.Def != nil && v.Def.Dist != nil {
+		return v.Def.Dist.Support
+	}
+	return v.Support
+}

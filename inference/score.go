@@ -1,0 +1,66 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+)
+
+// Score returns the log joint density of st and its parts: the tree prior,
+// the marginal likelihood of the data given the tree (internal and latent
+// leaf locations integrated out by belief propagation), and the prior of
+// the scalars. It is the engine's equivalent of CmdStan's log_prob.
+func (m *Model) Score(st *State) (Scores, error) {
+	var s Scores
+	if st.Tree == nil {
+		return s, fmt.Errorf("score: no tree")
+	}
+	if st.Tree.NumLeaves() != m.N {
+		return s, fmt.Errorf("score: the tree has %d leaves but %s has %d rows", st.Tree.NumLeaves(), m.Leaves.Name, m.N)
+	}
+	m.Refresh(st.Env)
+	if err := m.CheckScalars(st.Env); err != nil {
+		return s, fmt.Errorf("score: %w", err)
+	}
+	p, err := m.TreeParams(st.Env)
+	if err != nil {
+		return s, fmt.Errorf("score: %w", err)
+	}
+	h, err := pydt.NewHarmonic(p.Alpha, p.Beta)
+	if err != nil {
+		return s, fmt.Errorf("score: %w", err)
+	}
+	s.LogTree = pydt.LogPrior(st.Tree, p.Alpha, p.Beta, p.Div, h)
+
+	lik := bp.New(st.Tree, m.D)
+	if err := lik.SetVariance(p.Variance); err != nil {
+		return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
+	}
+	var evErr error
+	if err := m.Evidence(st.Env, func(i, d int, mean, prec float64) {
+		if err := lik.SetEvidence(pydt.NodeID(i), d, mean, prec); err != nil && evErr == nil {
+			evErr = err
+		}
+	}); err != nil {
+		return s, fmt.Errorf("score: %w", err)
+	}
+	if evErr != nil {
+		return s, fmt.Errorf("score: %w", evErr)
+	}
+	if err := lik.Recompute(); err != nil {
+		return s, fmt.Errorf("score: PYDT node %s: %w (a branch of zero length: check the tree's times)", m.Leaves.Name, err)
+	}
+	hyper, data, err := m.LogHyper(st.Env)
+	if err != nil {
+		return s, fmt.Errorf("score: %w", err)
+	}
+	s.LogLik = lik.LogLik() + data
+	s.LogHyper = hyper
+	s.LogJoint = s.LogTree + s.LogLik + s.LogHyper
+	if math.IsNaN(s.LogJoint) {
+		return s, fmt.Errorf("score: the log density is NaN (log_tree %v, log_lik %v, log_hyper %v)", s.LogTree, s.LogLik, s.LogHyper)
+	}
+	return s, nil
+}
