@@ -246,6 +246,7 @@ func TestPriorSequential(t *testing.T) {
 					t.Errorf("%s alpha=%v beta=%v %v: LogPrior = %v", tc.name, p.alpha, p.beta, div, got)
 					continue
 				}
+				first := math.NaN()
 				for range 4 {
 					order := make([]NodeID, n)
 					for i, j := range rng.Perm(n) {
@@ -255,6 +256,12 @@ func TestPriorSequential(t *testing.T) {
 					if !closeLog(got, want, 1e-9) {
 						t.Errorf("%s alpha=%v beta=%v %v order %v: LogPrior = %.15g, sequential = %.15g",
 							tc.name, p.alpha, p.beta, div, order, got, want)
+					}
+					if math.IsNaN(first) {
+						first = want
+					} else if !closeLog(want, first, 1e-9) {
+						t.Errorf("%s alpha=%v beta=%v %v: order %v gives %.15g, another order %.15g",
+							tc.name, p.alpha, p.beta, div, order, want, first)
 					}
 				}
 			}
