@@ -85,3 +85,37 @@ func TestPostOrderVisitsChildrenFirst(t *testing.T) {
 		}
 	}
 }
+
+func TestSnapshotRoundTripIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	tr := buildRandom(t, rng, 40)
+	// Move a few subtrees so IDs and child orders are not the build order.
+	for range 20 {
+		nodes := tr.PreOrder(nil)
+		v := nodes[1+rng.IntN(len(nodes)-1)]
+		tr.Attach(v, tr.Detach(v))
+	}
+	tr.SetTime(tr.Root(), TimeFromOneMinus(1-1e-3))
+	b, err := tr.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Tree
+	if err := back.UnmarshalJSON(b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := back.Newick(), tr.Newick(); got != want {
+		t.Fatalf("restored tree differs:\n%s\n%s", got, want)
+	}
+	for v := range tr.Cap() {
+		if !tr.InUse(NodeID(v)) {
+			continue // a free ID's stale time means nothing
+		}
+		if back.Time(NodeID(v)) != tr.Time(NodeID(v)) || back.Parent(NodeID(v)) != tr.Parent(NodeID(v)) {
+			t.Fatalf("node %d differs", v)
+		}
+	}
+	if err := back.UnmarshalJSON([]byte(`{"n":2,"root":5}`)); err == nil {
+		t.Error("accepted a corrupt snapshot")
+	}
+}
