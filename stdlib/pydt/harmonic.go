@@ -52,6 +52,11 @@ type Harmonic struct {
 	term        []float64 // term[i] = h_i, term[0] = 0
 	sum         []float64 // sum[i] = H_i, sum[0] = 0
 	s, c        float64   // Neumaier running sum and compensation
+
+	// Caches for the structure terms of the prior, grown separately.
+	lgB   []float64 // lgB[n] = lgamma(n - beta), n >= 1
+	lgA   []float64 // lgA[m] = lgamma(m + alpha), m >= 1
+	multi []float64 // multi[k] = sum_{j=3..k} log(alpha + (j-1) beta); -Inf once a factor is 0
 }
 
 // NewHarmonic returns an empty table for (alpha, beta), or an error when they
@@ -71,6 +76,7 @@ func (h *Harmonic) Reset(alpha, beta float64) error {
 	h.term = h.term[:0]
 	h.sum = h.sum[:0]
 	h.s, h.c = 0, 0
+	h.lgB, h.lgA, h.multi = h.lgB[:0], h.lgA[:0], h.multi[:0]
 	if err := CheckPitmanYor(alpha, beta); err != nil {
 		h.valid = false
 		h.alpha, h.beta = math.NaN(), math.NaN()
@@ -214,4 +220,60 @@ func stirlingCorr(z float64) float64 {
 	r2 := r * r
 	return r * (1.0/12 + r2*(-1.0/360+r2*(1.0/1260+r2*(-1.0/1680+r2*(1.0/1188+
 		r2*(-691.0/360360+r2*(1.0/156+r2*(-3617.0/122400))))))))
+}
+
+// logGammaMinusBeta returns lgamma(n - beta) for n >= 1, from a cache.
+func (h *Harmonic) logGammaMinusBeta(n int) float64 {
+	if n >= len(h.lgB) {
+		h.growLgamma(n)
+	}
+	return h.lgB[n]
+}
+
+// logGammaPlusAlpha returns lgamma(m + alpha) for m >= 1, from a cache.
+func (h *Harmonic) logGammaPlusAlpha(m int) float64 {
+	if m >= len(h.lgA) {
+		h.growLgamma(m)
+	}
+	return h.lgA[m]
+}
+
+func (h *Harmonic) growLgamma(n int) {
+	if !h.valid {
+		panic("pydt: Harmonic used without valid parameters (Reset failed)")
+	}
+	n = max(n, 2*len(h.lgB)) // amortise the growth
+	for i := len(h.lgB); i <= n; i++ {
+		if i == 0 {
+			h.lgB = append(h.lgB, math.NaN())
+			h.lgA = append(h.lgA, math.NaN())
+			continue
+		}
+		h.lgB = append(h.lgB, lgamma(float64(i)-h.beta))
+		h.lgA = append(h.lgA, lgamma(float64(i)+h.alpha))
+	}
+}
+
+// logMulti returns sum_{k=3..K} log(alpha + (k-1) beta), the log of the
+// product of the new-branch weights of a branch point with K children, or
+// -Inf when a factor is 0 (alpha = -2 beta, K >= 3).
+func (h *Harmonic) logMulti(k int) float64 {
+	if k >= len(h.multi) {
+		if !h.valid {
+			panic("pydt: Harmonic used without valid parameters (Reset failed)")
+		}
+		for j := len(h.multi); j <= k; j++ {
+			if j <= 2 {
+				h.multi = append(h.multi, 0)
+				continue
+			}
+			x := h.alpha + float64(j-1)*h.beta
+			if !(x > 0) {
+				h.multi = append(h.multi, math.Inf(-1))
+				continue
+			}
+			h.multi = append(h.multi, h.multi[j-1]+math.Log(x))
+		}
+	}
+	return h.multi[k]
 }

@@ -91,7 +91,7 @@ func NodeLogPrior(tr *Tree, b NodeID, alpha, beta float64, div Divergence, h *Ha
 // nodeLogPrior is NodeLogPrior given lg1b = lgamma(1-beta); it checks b's
 // time against its children's only when children is set.
 func nodeLogPrior(tr *Tree, b NodeID, alpha, beta, lg1b float64, div Divergence, h *Harmonic, children bool) float64 {
-	s := nodeStructure(tr, b, alpha, beta, lg1b)
+	s := nodeStructureCached(tr, b, lg1b, h)
 	if math.IsInf(s, -1) {
 		return s
 	}
@@ -113,7 +113,7 @@ func NodeEdgeLogPrior(tr *Tree, b NodeID, alpha, beta float64, div Divergence, h
 	if !h.use(alpha, beta) {
 		return math.Inf(-1)
 	}
-	s := nodeStructure(tr, b, alpha, beta, lgamma(1-beta))
+	s := nodeStructureCached(tr, b, lgamma(1-beta), h)
 	if math.IsInf(s, -1) {
 		return s
 	}
@@ -184,6 +184,26 @@ func nodeStructure(tr *Tree, b NodeID, alpha, beta, lg1b float64) float64 {
 	// Leaf children give lgamma(1-beta) each, against (K-1) lgamma(1-beta).
 	s -= float64(k-1-leaves) * lg1b
 	return s - lgamma(float64(tr.Count(b))+alpha)
+}
+
+// nodeStructureCached is nodeStructure with the log-gammas and the
+// new-branch product taken from h's caches.
+func nodeStructureCached(tr *Tree, b NodeID, lg1b float64, h *Harmonic) float64 {
+	k := tr.Degree(b)
+	if k < 2 {
+		return math.Inf(-1)
+	}
+	s := h.logMulti(k)
+	leaves := 0
+	for c := tr.FirstChild(b); c != NoNode; c = tr.NextSibling(c) {
+		if n := tr.Count(c); n == 1 {
+			leaves++
+		} else {
+			s += h.logGammaMinusBeta(n)
+		}
+	}
+	s -= float64(k-1-leaves) * lg1b
+	return s - h.logGammaPlusAlpha(tr.Count(b))
 }
 
 // NodeJ returns J_b = H_{m_b-1} - sum_l H_{n_l-1} for the internal node b
