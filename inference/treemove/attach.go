@@ -1,0 +1,146 @@
+package treemove
+
+import (
+	"math"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// attachTerms scores the attachment of a detached subtree with n leaves at
+// pos, on the tree as it stands (the remaining tree T_r), without changing
+// anything. It returns
+//
+//	delta = log p(T_r + subtree at pos) - log p(T_r),
+//	logq  = log of the one-point sequential density of a new point diverging
+//	        at pos (a density in t on an edge, a probability at a branch point),
+//
+// both in O(depth) with O(1) work per ancestor. p is the PYDT prior in its
+// node-local form (pydt.NodeLogPrior): attaching the subtree changes only the
+// terms of the new parent and of its ancestors, whose leaf counts m grow by n,
+// as does the count of the child on the path. Per ancestor a with path child c
+// (counts m_a, n_c in T_r) the change is
+//
+//	lgamma(n_c+n-β) - lgamma(n_c-β) - lgamma(m_a+n+α) + lgamma(m_a+α)
+//	  - A(t_a) [ (H_{m_a+n-1} - H_{m_a-1}) - (H_{n_c+n-1} - H_{n_c-1}) ],
+//
+// a new branch point w at time t above u (count n_u) contributes its whole
+// term, log a(t) + lgamma(n_u-β) + lgamma(n-β) - lgamma(1-β) - lgamma(n_u+n+α)
+// - A(t)(H_{n_u+n-1} - H_{n_u-1} - H_{n-1}), and an existing branch point b
+// that gains the subtree as its (K_b+1)-th child changes by
+// log(α+K_b β) + lgamma(n-β) - lgamma(1-β) - lgamma(m_b+n+α) + lgamma(m_b+α)
+// - A(t_b)(H_{m_b+n-1} - H_{m_b-1} - H_{n-1}).
+//
+// The one-point density follows the generative process down the path: on
+// each edge into x traversed with m_x earlier points the factor
+// exp(-(A(t_x) - A(t_parent)) h_{m_x}), at each branch point passed the choice
+// (n_c-β)/(m_a+α), then a(t) h_{n_u} exp(-(A(t)-A(t_parent(u))) h_{n_u}) for a
+// divergence at t on the edge above u, or (α+βK_b)/(m_b+α) for a new branch
+// at b.
+//
+// For n = 1 the two agree term by term (delta = logq): that is
+// exchangeability, p(T_r + leaf) = p(T_r) q(leaf's position).
+func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
+	tr, div, h := s.tr, s.div, s.h
+	al, be := s.alpha, s.beta
+	hn1 := h.H(n - 1)
+	lgn := lgammaRatio(1-be, n-1) // lgamma(n-β) - lgamma(1-β)
+	var c pydt.NodeID
+	var pend float64 // rate of the edge into c, whose upper end comes next
+	if pos.AtNode {
+		b := pos.Node
+		mb, kb := tr.Count(b), tr.Degree(b)
+		nb := al + float64(kb)*be
+		if !(nb > 0) {
+			return math.Inf(-1), math.Inf(-1)
+		}
+		ab := div.Cumulative(tr.Time(b))
+		lnb := math.Log(nb)
+		delta = lnb + lgn - lgammaRatio(float64(mb)+al, n) -
+			ab*(h.H(mb+n-1)-h.H(mb-1)-hn1)
+		rb := h.Rate(mb)
+		logq = lnb - math.Log(float64(mb)+al) - ab*rb
+		c, pend = b, rb
+	} else {
+		u, t := pos.Node, pos.Time
+		nu := tr.Count(u)
+		at := div.Cumulative(t)
+		lr := div.LogRate(t)
+		lgu := lgamma(float64(nu) - be)
+		lgw := lgamma(float64(nu+n) + al)
+		logh := lgu - lgw // log h_{n_u} when n = 1
+		if n > 1 {
+			logh = lgu - lgamma(float64(nu)+1+al)
+		}
+		delta = lr + lgu + lgn - lgw - at*(h.H(nu+n-1)-h.H(nu-1)-hn1)
+		ru := h.Rate(nu)
+		logq = lr + logh - at*ru
+		c, pend = u, ru
+	}
+	for a := tr.Parent(c); a != pydt.NoNode; c, a = a, tr.Parent(a) {
+		ma, nc := tr.Count(a), tr.Count(c)
+		aa := div.Cumulative(tr.Time(a))
+		fa, fc := float64(ma)+al, float64(nc)-be
+		delta += lgammaRatio(fc, n) - lgammaRatio(fa, n) -
+			aa*((h.H(ma+n-1)-h.H(ma-1))-(h.H(nc+n-1)-h.H(nc-1)))
+		ra := h.Rate(ma)
+		logq += math.Log(fc/fa) + aa*(pend-ra)
+		pend = ra
+	}
+	return delta, logq
+}
+
+// propose draws a re-attachment point for a detached subtree whose root is
+// at time tv, from the generative process of one new point on the tree as it
+// stands, restricted to divergence strictly before tv: each attempt runs the
+// process from the origin and is abandoned as soon as the point passes tv
+// (it could then only diverge at or after tv); the first valid attempt is
+// returned. It reports false after MaxTries invalid attempts. The law of the
+// returned point is the one-point density restricted to t < tv and
+// renormalised, whatever MaxTries is, since the probability of giving up
+// depends only on the tree and tv.
+func (s *Sampler) propose(tv pydt.Time) (pydt.Position, bool) {
+	tr, div, h, rng := s.tr, s.div, s.h, s.rng
+	al, be := s.alpha, s.beta
+	root := tr.Root()
+	for range s.MaxTries {
+		u := root
+		ta, aa := pydt.Origin, 0.0
+		for {
+			tu := tr.Time(u)
+			m := tr.Count(u)
+			td := div.InverseCumulative(aa + rng.ExpFloat64()/h.Rate(m))
+			if !ta.Before(td) {
+				break // rounded onto the edge's top: draw again
+			}
+			if td.Before(tu) {
+				if td.Before(tv) {
+					return pydt.Position{Node: u, Time: td}, true
+				}
+				break
+			}
+			if tr.IsLeaf(u) || !tu.Before(tv) {
+				break // past tv (or t = 1 by rounding)
+			}
+			// At branch point u: follow child c with probability
+			// (n_c-β)/(m+α), or start a new branch with (α+βK)/(m+α).
+			r := rng.Float64() * (float64(m) + al)
+			next, last := pydt.NoNode, pydt.NoNode
+			for c := tr.FirstChild(u); c != pydt.NoNode; c = tr.NextSibling(c) {
+				last = c
+				r -= float64(tr.Count(c)) - be
+				if r < 0 {
+					next = c
+					break
+				}
+			}
+			if next == pydt.NoNode {
+				if al+be*float64(tr.Degree(u)) > 0 {
+					return pydt.Position{Node: u, AtNode: true}, true
+				}
+				next = last // only by rounding when α+βK = 0
+			}
+			ta, aa, u = tu, div.Cumulative(tu), next
+		}
+	}
+	return pydt.Position{}, false
+}

@@ -1,0 +1,244 @@
+package treemove
+
+import (
+	"math"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// The line of PositionMove.
+//
+// With the subtree v (root time t_v) detached, the valid attachment points of
+// the remaining tree T_r are the points at times t < t_v on its edges and the
+// branch points b with t_b < t_v. They are laid out on a line in depth-first
+// pre-order: for each node u with t_parent(u) < t_v, first the piece of the
+// edge above u, then (for a branch point before t_v) the atom piece of u,
+// then the pieces of u's children in order. On an edge piece the coordinate
+// is ψ(t) = s/(1+s) with s = -log(1-t), which maps [0, 1] onto [0, 1] and
+// keeps the precision of t near 1; an atom piece has the fixed length
+// AtomLen and carries the atom's mass with the uniform density
+// π(b)/AtomLen. Slice sampling the density
+//
+//	f(x) = p(T_r + v@pos(x)) L(T_r + v@pos(x)) J(x),
+//
+// J = dt/dψ = (1-t)(1+s)² on edges and 1/AtomLen on atoms, is then slice
+// sampling the posterior of the position: the image of f under x -> pos is
+// the target, and the current point's coordinate given its position is drawn
+// from its conditional (uniform on an atom piece, unique on an edge).
+//
+// The line is never built: coordinates are offsets from the current point,
+// and a point at offset d is found by walking the pre-order from the current
+// piece, at a cost proportional to the number of pieces passed (bounded by
+// the stepping-out width, not by N). Each density evaluation is then
+// O(depth · D · degree) through bp.Model.LogLikIfAttached and attachTerms.
+
+// piece is a piece of the line: the edge above node, or node's atom.
+type piece struct {
+	node pydt.NodeID
+	atom bool
+}
+
+// psiOneMinus returns 1 - ψ(t) = 1/(1+s), s = -log(1-t); 0 at t = 1.
+func psiOneMinus(t pydt.Time) float64 {
+	return 1 / (1 - t.LogOneMinus())
+}
+
+// open reports whether u is a branch point before tv: its atom and its
+// children's edges are on the line.
+func (s *Sampler) open(u pydt.NodeID) bool {
+	return !s.tr.IsLeaf(u) && s.tr.Time(u).Before(s.tv)
+}
+
+// edgeEnd returns the lower end of the edge piece above u: min(t_u, t_v).
+func (s *Sampler) edgeEnd(u pydt.NodeID) pydt.Time {
+	if tu := s.tr.Time(u); tu.Before(s.tv) {
+		return tu
+	}
+	return s.tv
+}
+
+func (s *Sampler) pieceLen(p piece) float64 {
+	if p.atom {
+		return s.AtomLen
+	}
+	return psiOneMinus(s.tr.ParentTime(p.node)) - psiOneMinus(s.edgeEnd(p.node))
+}
+
+func (s *Sampler) nextPiece(p piece) (piece, bool) {
+	tr := s.tr
+	if p.atom {
+		return piece{node: tr.FirstChild(p.node)}, true
+	}
+	u := p.node
+	if s.open(u) {
+		return piece{node: u, atom: true}, true
+	}
+	root := tr.Root()
+	for u != root {
+		if n := tr.NextSibling(u); n != pydt.NoNode {
+			return piece{node: n}, true
+		}
+		u = tr.Parent(u)
+	}
+	return piece{}, false
+}
+
+func (s *Sampler) prevPiece(p piece) (piece, bool) {
+	tr := s.tr
+	if p.atom {
+		return piece{node: p.node}, true
+	}
+	u := p.node
+	par := tr.Parent(u)
+	if par == pydt.NoNode {
+		return piece{}, false
+	}
+	prev := pydt.NoNode
+	for c := tr.FirstChild(par); c != u; c = tr.NextSibling(c) {
+		prev = c
+	}
+	if prev == pydt.NoNode {
+		return piece{node: par, atom: true}, true
+	}
+	// The last piece of prev's subtree.
+	for s.open(prev) {
+		c := tr.FirstChild(prev)
+		for n := tr.NextSibling(c); n != pydt.NoNode; n = tr.NextSibling(n) {
+			c = n
+		}
+		prev = c
+	}
+	return piece{node: prev}, true
+}
+
+// locate returns the position at signed offset d from the current point of
+// the line, or false when d is off either end of the line or on the boundary
+// of an edge piece.
+func (s *Sampler) locate(d float64) (pydt.Position, bool) {
+	p, off := s.cur, s.off0+d
+	if d >= 0 {
+		for {
+			l := s.pieceLen(p)
+			if off < l {
+				break
+			}
+			off -= l
+			var ok bool
+			if p, ok = s.nextPiece(p); !ok {
+				return pydt.Position{}, false
+			}
+		}
+	} else {
+		for off < 0 {
+			var ok bool
+			if p, ok = s.prevPiece(p); !ok {
+				return pydt.Position{}, false
+			}
+			off += s.pieceLen(p)
+		}
+	}
+	if p.atom {
+		return pydt.Position{Node: p.node, AtNode: true}, true
+	}
+	ta := s.tr.ParentTime(p.node)
+	om := psiOneMinus(ta) - off
+	if !(om > 0) {
+		return pydt.Position{}, false
+	}
+	t := pydt.TimeFromLogOneMinus(1 - 1/om) // -s = 1 - 1/(1-ψ)
+	if !ta.Before(t) || !t.Before(s.edgeEnd(p.node)) {
+		return pydt.Position{}, false
+	}
+	return pydt.Position{Node: p.node, Time: t}, true
+}
+
+// posLogDensity returns log f at pos (see the line above) given the log
+// likelihood there, for a subtree of n leaves.
+func (s *Sampler) posLogDensity(pos pydt.Position, n int, ll float64) float64 {
+	if math.IsInf(ll, -1) {
+		return ll
+	}
+	d, _ := s.attachTerms(pos, n)
+	if pos.AtNode {
+		return d + ll - math.Log(s.AtomLen)
+	}
+	x := -pos.Time.LogOneMinus()
+	return d + ll - x + 2*math.Log1p(x)
+}
+
+// posEval returns the position at offset d and log f there.
+func (s *Sampler) posEval(v pydt.NodeID, n int, d float64) (pydt.Position, float64) {
+	pos, ok := s.locate(d)
+	if !ok {
+		return pos, math.Inf(-1)
+	}
+	return pos, s.posLogDensity(pos, n, s.m.LogLikIfAttached(v, pos))
+}
+
+// PositionMove detaches a uniformly chosen non-root node and slice samples
+// where it re-attaches (see SlicePosition). It reports whether the
+// position changed.
+func (s *Sampler) PositionMove() bool {
+	if s.tr.NumLeaves() < 2 {
+		return false
+	}
+	return s.SlicePosition(s.randomNonRoot())
+}
+
+// SlicePosition detaches the subtree v (a non-root node) and re-attaches it
+// at a point drawn by slice sampling over the line of valid attachment
+// points described above, with stepping out by PosWidth (at most MaxSteps
+// widths) and shrinkage. The target is the prior of the resulting tree
+// times its likelihood. It reports whether the position changed.
+func (s *Sampler) SlicePosition(v pydt.NodeID) bool {
+	tr, m := s.tr, s.m
+	s.Stats.Position.Proposed++
+	ll0 := m.LogLik()
+	old := m.Detach(v)
+	n := tr.Count(v)
+	s.tv = tr.Time(v)
+	if old.AtNode {
+		s.cur, s.off0 = piece{node: old.Node, atom: true}, s.AtomLen*s.rng.Float64()
+	} else {
+		s.cur = piece{node: old.Node}
+		s.off0 = psiOneMinus(tr.ParentTime(old.Node)) - psiOneMinus(old.Time)
+	}
+	y := s.posLogDensity(old, n, ll0) - s.rng.ExpFloat64()
+
+	w := s.PosWidth
+	l := -w * s.rng.Float64()
+	r := l + w
+	jl := int(float64(s.MaxSteps) * s.rng.Float64())
+	kr := s.MaxSteps - 1 - jl
+	for ; jl > 0; jl-- {
+		if _, f := s.posEval(v, n, l); !(f > y) {
+			break
+		}
+		l -= w
+	}
+	for ; kr > 0; kr-- {
+		if _, f := s.posEval(v, n, r); !(f > y) {
+			break
+		}
+		r += w
+	}
+	for range maxShrink {
+		d := l + s.rng.Float64()*(r-l)
+		pos, f := s.posEval(v, n, d)
+		if f > y {
+			m.Attach(v, pos)
+			if pos != old {
+				s.Stats.Position.Accepted++
+				return true
+			}
+			return false
+		}
+		if d < 0 {
+			l = d
+		} else {
+			r = d
+		}
+	}
+	m.Attach(v, old)
+	return false
+}

@@ -1,0 +1,149 @@
+package treemove
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
+)
+
+var ratioCases = []priorCase{
+	{"ddt", 0, 0, pydt.DivInv{C: 1}},
+	{"pydt", 0.5, 0.3, pydt.DivInv{C: 1}},
+	{"binary-beta", -0.6, 0.3, pydt.DivInvSq{C: 0.7}},
+	{"wide", 2, 0.6, pydt.DivNeal{C0: 0.2, C1: 0.5, C2: 0.3}},
+}
+
+// subtreePrior returns the sum of pydt.NodeLogPrior over the branch points
+// of the subtree rooted at v.
+func subtreePrior(s *Sampler, v pydt.NodeID) float64 {
+	total := 0.0
+	for _, b := range s.tr.PostOrderFrom(v, nil) {
+		if !s.tr.IsLeaf(b) {
+			total += pydt.NodeLogPrior(s.tr, b, s.alpha, s.beta, s.div, s.h)
+		}
+	}
+	return total
+}
+
+// TestAttachTermsAgainstLogPrior checks the O(depth) prior change of
+// attachTerms against full pydt.LogPrior evaluations, for every non-root node
+// of random trees and for several positions each (the old one and proposals),
+// and that for leaves the prior change equals the one-point proposal density
+// (so that the acceptance ratio reduces to the likelihood ratio).
+func TestAttachTermsAgainstLogPrior(t *testing.T) {
+	for _, c := range ratioCases {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(11, 12))
+			checked, leaves := 0, 0
+			for rep := range 6 {
+				tr, err := sim.DrawTree(rng, 9+rep, c.params())
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := newSampler(t, tr, c, 1, rng)
+				for id := range tr.Cap() {
+					v := pydt.NodeID(id)
+					if !tr.InUse(v) || v == tr.Root() {
+						continue
+					}
+					within := subtreePrior(s, v)
+					old := s.m.Detach(v)
+					rest := pydt.LogPrior(tr, s.alpha, s.beta, s.div, s.h)
+					n := tr.Count(v)
+					positions := []pydt.Position{old}
+					for range 4 {
+						if p, ok := s.propose(tr.Time(v)); ok {
+							positions = append(positions, p)
+						}
+					}
+					for _, pos := range positions {
+						d, q := s.attachTerms(pos, n)
+						back := s.m.Attach(v, pos)
+						want := pydt.LogPrior(tr, s.alpha, s.beta, s.div, s.h) - rest - within
+						s.m.Detach(v)
+						_ = back
+						if math.Abs(d-want) > 1e-9*(1+math.Abs(want)) {
+							t.Errorf("v=%d (n=%d) at %+v: delta %v, LogPrior difference %v", v, n, pos, d, want)
+						}
+						if n == 1 {
+							leaves++
+							if math.Abs(d-q) > 1e-9*(1+math.Abs(d)) {
+								t.Errorf("leaf %d at %+v: prior change %v != log q %v", v, pos, d, q)
+							}
+						}
+						checked++
+					}
+					s.m.Attach(v, old)
+					if err := tr.Validate(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if checked < 100 || leaves < 50 {
+				t.Fatalf("only %d positions (%d for leaves) checked", checked, leaves)
+			}
+		})
+	}
+}
+
+// TestLeafRatioIsLikelihoodRatio checks on data that the general acceptance
+// ratio of SubtreeMove, evaluated for a leaf with the subtree formula, is
+// the likelihood ratio times the node-count ratio, and that for subtrees it
+// is not (the correction matters).
+func TestLeafRatioIsLikelihoodRatio(t *testing.T) {
+	c := ratioCases[1]
+	rng := rand.New(rand.NewPCG(3, 4))
+	p := c.params()
+	p.Dims = 2
+	tr, x, err := sim.Draw(rng, 20, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSampler(t, tr, c, 2, rng)
+	if err := s.m.ObserveMatrix(x[:20*2]); err != nil {
+		t.Fatal(err)
+	}
+	differs := 0
+	for range 300 {
+		v := s.randomNonRoot()
+		nOld := s.numNonRoot()
+		llOld := s.m.LogLik()
+		old := s.m.Detach(v)
+		pos, ok := s.propose(tr.Time(v))
+		if !ok {
+			s.m.Attach(v, old)
+			continue
+		}
+		llNew := s.m.LogLikIfAttached(v, pos)
+		got := s.logRatio(v, old, pos, nOld, llOld, llNew)
+		nNew := nOld
+		if !old.AtNode {
+			nNew--
+		}
+		if !pos.AtNode {
+			nNew++
+		}
+		lik := llNew - llOld + math.Log(float64(nOld)/float64(nNew))
+		n := tr.Count(v)
+		// The general formula, forced for leaves too.
+		dn, qn := s.attachTerms(pos, n)
+		do, qo := s.attachTerms(old, n)
+		general := lik + (dn - qn) - (do - qo)
+		if math.Abs(got-general) > 1e-9*(1+math.Abs(general)) {
+			t.Errorf("v=%d: logRatio %v, general formula %v", v, got, general)
+		}
+		if n == 1 && math.Abs(general-lik) > 1e-9*(1+math.Abs(lik)) {
+			t.Errorf("leaf %d: general ratio %v, likelihood ratio %v", v, general, lik)
+		}
+		if n > 1 && math.Abs(general-lik) > 1e-6 {
+			differs++
+		}
+		s.m.Attach(v, old)
+	}
+	if differs == 0 {
+		t.Error("the subtree correction was never non-zero")
+	}
+}

@@ -1,0 +1,106 @@
+package treemove
+
+import (
+	"math"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// maxShrink bounds the shrinkage loops of the slice samplers; it is reached
+// only when the slice has collapsed to rounding error around the current
+// point, which is then kept.
+const maxShrink = 200
+
+// TimeMove slice samples the divergence time of a branch point drawn
+// uniformly (see SliceTime) and reports whether it changed. It does nothing
+// when the tree has no branch point.
+func (s *Sampler) TimeMove() bool {
+	v := s.randomInternal()
+	if v == pydt.NoNode {
+		return false
+	}
+	return s.SliceTime(v)
+}
+
+// timeTarget holds what the time target needs besides s.
+type timeTarget struct {
+	v        pydt.NodeID
+	j        float64   // J_v
+	lo, hi   float64   // s of the parent and of the earliest child
+	tlo, thi pydt.Time // their times
+}
+
+// SliceTime updates the time of the branch point v by slice sampling (Neal
+// 2003: stepping out with at most MaxSteps widths of TimeWidth, then
+// shrinkage) and reports whether it changed. The variable is
+// s = -log(1-t), which keeps t's precision near t = 1; the target in s is
+//
+//	log a(t) - A(t) J_v + log L(T) + log(1-t),
+//
+// the factors of the prior that involve t_v (the node-local form of
+// pydt.NodeLogPrior, J_v = H_{m_v-1} - Σ_k H_{n_k-1}), the likelihood, and
+// the Jacobian dt/ds = 1-t, on the interval between the parent's time (or 0)
+// and the earliest child's time. Each evaluation is a bp.Model.SetTime:
+// O(depth · D · degree).
+func (s *Sampler) SliceTime(v pydt.NodeID) bool {
+	tr := s.tr
+	s.Stats.Time.Proposed++
+	t0 := tr.Time(v)
+	tt := timeTarget{v: v, j: pydt.NodeJ(tr, v, s.alpha, s.beta, s.h), tlo: tr.ParentTime(v), thi: pydt.Leaf}
+	for c := tr.FirstChild(v); c != pydt.NoNode; c = tr.NextSibling(c) {
+		if tc := tr.Time(c); tc.Before(tt.thi) {
+			tt.thi = tc
+		}
+	}
+	tt.lo, tt.hi = -tt.tlo.LogOneMinus(), -tt.thi.LogOneMinus()
+	x0 := -t0.LogOneMinus()
+	y := s.timeLogDensity(&tt, t0, x0, s.m.LogLik()) - s.rng.ExpFloat64()
+
+	w := s.TimeWidth
+	l := x0 - w*s.rng.Float64()
+	r := l + w
+	jl := int(float64(s.MaxSteps) * s.rng.Float64())
+	kr := s.MaxSteps - 1 - jl
+	for ; jl > 0 && l > tt.lo && s.timeEval(&tt, l) > y; jl-- {
+		l -= w
+	}
+	for ; kr > 0 && r < tt.hi && s.timeEval(&tt, r) > y; kr-- {
+		r += w
+	}
+	l, r = max(l, tt.lo), min(r, tt.hi)
+	for range maxShrink {
+		x1 := l + s.rng.Float64()*(r-l)
+		if s.timeEval(&tt, x1) > y {
+			if x1 != x0 {
+				s.Stats.Time.Accepted++
+				return true
+			}
+			break
+		}
+		if x1 < x0 {
+			l = x1
+		} else {
+			r = x1
+		}
+	}
+	s.m.SetTime(v, t0)
+	return false
+}
+
+// timeEval sets v's time to s = x and returns the target there, or -Inf
+// (without changing the tree) outside the interval.
+func (s *Sampler) timeEval(tt *timeTarget, x float64) float64 {
+	if !(x > tt.lo && x < tt.hi) {
+		return math.Inf(-1)
+	}
+	t := pydt.TimeFromLogOneMinus(-x)
+	if !tt.tlo.Before(t) || !t.Before(tt.thi) {
+		return math.Inf(-1)
+	}
+	s.m.SetTime(tt.v, t)
+	return s.timeLogDensity(tt, t, x, s.m.LogLik())
+}
+
+func (s *Sampler) timeLogDensity(tt *timeTarget, t pydt.Time, x, ll float64) float64 {
+	return s.div.LogRate(t) - s.div.Cumulative(t)*tt.j + ll - x
+}

@@ -1,0 +1,258 @@
+// Package treemove implements Markov chain Monte Carlo moves on the tree of a
+// Pitman-Yor diffusion tree (Knowles & Ghahramani 2011, Section "MCMC
+// sampler"), with the node locations integrated out by Gaussian belief
+// propagation (package bp).
+//
+// The target is the posterior p(T | data) ∝ p(T) L(T): p is the PYDT prior
+// of the tree structure and divergence times (pydt.LogPrior), L the marginal
+// likelihood bp.Model.LogLik. A Sampler offers three moves and a sweep:
+//
+//   - SubtreeMove, the paper's Metropolis-Hastings move: detach a uniformly
+//     chosen non-root node v (a leaf, or a branch point with everything
+//     below it), propose a re-attachment point from the generative process
+//     of one new point on the remaining tree restricted to times before t_v,
+//     and accept with the corrected ratio derived in subtree.go (the paper's
+//     ratio of likelihoods alone is exact only for leaves).
+//   - TimeMove: slice sampling of a branch point's divergence time in the
+//     coordinate s = -log(1-t).
+//   - PositionMove: slice sampling of where a detached subtree re-attaches,
+//     over a line that lays out the attachment points of the remaining tree
+//     in depth-first order, branch points (atoms of the prior) included as
+//     intervals of fixed length.
+//   - Sweep: a mixture of the three.
+//
+// Every move costs O(depth · D · degree) per likelihood evaluation, uses the
+// local message updates of bp, and allocates nothing.
+package treemove
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+)
+
+// MoveStats counts the proposals and acceptances of one kind of move. For
+// the slice-sampling moves Accepted counts the updates that changed the
+// state.
+type MoveStats struct {
+	Proposed, Accepted int
+}
+
+// Rate returns Accepted/Proposed, or NaN before any proposal.
+func (s MoveStats) Rate() float64 {
+	if s.Proposed == 0 {
+		return math.NaN()
+	}
+	return float64(s.Accepted) / float64(s.Proposed)
+}
+
+// Stats collects the counters of a Sampler.
+type Stats struct {
+	Subtree, Time, Position MoveStats
+	// GaveUp counts subtree moves in which no valid re-attachment point
+	// was drawn within MaxTries attempts (the state is then kept; see
+	// Sampler.MaxTries).
+	GaveUp int
+}
+
+// Sampler runs MCMC moves on the tree of a bp.Model. It refers to the model
+// and its tree; change them only through the sampler's moves, or between
+// moves through the model (SetVariance, SetEvidence, ...). The prior
+// parameters can be changed between moves with SetPrior.
+//
+// A Sampler is not safe for concurrent use.
+type Sampler struct {
+	tr  *pydt.Tree
+	m   *bp.Model
+	rng *rand.Rand
+
+	alpha, beta float64
+	div         pydt.Divergence
+	h           *pydt.Harmonic
+	lg1b        float64 // lgamma(1 - beta)
+
+	// TimeWidth is the initial slice width of TimeMove in s = -log(1-t).
+	TimeWidth float64
+	// PosWidth is the initial slice width of PositionMove on its line, on
+	// which an edge from s_a to s_b has length s_b/(1+s_b) - s_a/(1+s_a).
+	PosWidth float64
+	// AtomLen is the length of the interval that stands for a branch point
+	// on the line of PositionMove.
+	AtomLen float64
+	// MaxSteps bounds the stepping out of the slice-sampling moves (Neal's
+	// m): the interval grows by at most MaxSteps widths.
+	MaxSteps int
+	// MaxTries bounds the attempts of SubtreeMove at drawing a point before
+	// the detached subtree's time; after that many invalid draws the move
+	// keeps the state. The bound depends only on the remaining tree and
+	// t_v, which the reverse move shares, so the move stays exact.
+	MaxTries int
+	// PositionMovesPerLeaf is the number of position moves of a Sweep per
+	// leaf.
+	PositionMovesPerLeaf float64
+
+	// Stats counts proposals and acceptances since New or ResetStats.
+	Stats Stats
+
+	// Position move state: the detached subtree's time, the current piece
+	// of the line and the offset in it.
+	tv   pydt.Time
+	cur  piece
+	off0 float64
+}
+
+// New returns a sampler for the tree of m, with prior parameters alpha, beta
+// and divergence function div, drawing random numbers from rng. The tree must
+// be complete (every leaf attached) and the model's messages current or
+// stale (the first move recomputes them).
+func New(m *bp.Model, alpha, beta float64, div pydt.Divergence, rng *rand.Rand) (*Sampler, error) {
+	if m == nil || rng == nil {
+		return nil, fmt.Errorf("treemove: New needs a model and a random source")
+	}
+	tr := m.Tree()
+	if tr.Root() == pydt.NoNode || tr.Count(tr.Root()) != tr.NumLeaves() {
+		return nil, fmt.Errorf("treemove: the tree is not complete (%d leaves below the root of %d)",
+			countRoot(tr), tr.NumLeaves())
+	}
+	s := &Sampler{
+		tr: tr, m: m, rng: rng,
+		h:                    &pydt.Harmonic{},
+		TimeWidth:            1,
+		PosWidth:             0.3,
+		AtomLen:              0.1,
+		MaxSteps:             8,
+		MaxTries:             1000,
+		PositionMovesPerLeaf: 0.2,
+	}
+	if err := s.SetPrior(alpha, beta, div); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func countRoot(tr *pydt.Tree) int {
+	if tr.Root() == pydt.NoNode {
+		return 0
+	}
+	return tr.Count(tr.Root())
+}
+
+// SetPrior sets the concentration alpha, the discount beta and the divergence
+// function. The harmonic table is recomputed when alpha or beta change
+// (O(N)); otherwise the call is O(1).
+func (s *Sampler) SetPrior(alpha, beta float64, div pydt.Divergence) error {
+	if err := pydt.CheckPrior(alpha, beta, div); err != nil {
+		return fmt.Errorf("treemove: %w", err)
+	}
+	if !s.h.Has(alpha, beta) {
+		if err := s.h.Reset(alpha, beta); err != nil {
+			return fmt.Errorf("treemove: %w", err)
+		}
+		s.h.Grow(s.tr.NumLeaves())
+	}
+	s.alpha, s.beta, s.div = alpha, beta, div
+	s.lg1b = lgamma(1 - beta)
+	return nil
+}
+
+// Alpha returns the concentration.
+func (s *Sampler) Alpha() float64 { return s.alpha }
+
+// Beta returns the discount.
+func (s *Sampler) Beta() float64 { return s.beta }
+
+// Divergence returns the divergence function.
+func (s *Sampler) Divergence() pydt.Divergence { return s.div }
+
+// Harmonic returns the sampler's table of harmonic numbers for (alpha, beta),
+// grown to N. Callers may read it; it is reset by SetPrior.
+func (s *Sampler) Harmonic() *pydt.Harmonic { return s.h }
+
+// Model returns the belief-propagation model the sampler moves.
+func (s *Sampler) Model() *bp.Model { return s.m }
+
+// Tree returns the tree the sampler moves.
+func (s *Sampler) Tree() *pydt.Tree { return s.tr }
+
+// Rand returns the sampler's random source.
+func (s *Sampler) Rand() *rand.Rand { return s.rng }
+
+// ResetStats clears the counters.
+func (s *Sampler) ResetStats() { s.Stats = Stats{} }
+
+// LogPosterior returns log p(T) + log L(T) up to a constant: the full O(N)
+// prior plus the current log likelihood. For monitoring, not for moves.
+func (s *Sampler) LogPosterior() float64 {
+	return pydt.LogPrior(s.tr, s.alpha, s.beta, s.div, s.h) + s.m.LogLik()
+}
+
+// Sweep runs N subtree moves, N time moves on random branch points (none
+// when there are none) and PositionMovesPerLeaf·N position moves (at least
+// one), N being the number of leaves.
+func (s *Sampler) Sweep() {
+	n := s.tr.NumLeaves()
+	if n < 2 {
+		return
+	}
+	for range n {
+		s.SubtreeMove()
+	}
+	for range n {
+		s.TimeMove()
+	}
+	k := max(1, int(s.PositionMovesPerLeaf*float64(n)+0.5))
+	for range k {
+		s.PositionMove()
+	}
+}
+
+// randomNonRoot returns a node drawn uniformly from the non-root nodes of
+// the tree (N ≥ 2), by rejection on the node IDs: at most 2 tries expected.
+func (s *Sampler) randomNonRoot() pydt.NodeID {
+	c := s.tr.Cap()
+	root := s.tr.Root()
+	for {
+		v := pydt.NodeID(s.rng.IntN(c))
+		if v != root && s.tr.InUse(v) {
+			return v
+		}
+	}
+}
+
+// randomInternal returns a branch point drawn uniformly, or NoNode when the
+// tree has none.
+func (s *Sampler) randomInternal() pydt.NodeID {
+	if s.tr.NumInternal() == 0 {
+		return pydt.NoNode
+	}
+	n := s.tr.NumLeaves()
+	k := s.tr.Cap() - n
+	for {
+		v := pydt.NodeID(n + s.rng.IntN(k))
+		if s.tr.InUse(v) {
+			return v
+		}
+	}
+}
+
+// numNonRoot returns the number of non-root nodes, N + I - 1.
+func (s *Sampler) numNonRoot() int { return s.tr.NumLeaves() + s.tr.NumInternal() - 1 }
+
+func lgamma(x float64) float64 {
+	l, _ := math.Lgamma(x)
+	return l
+}
+
+// lgammaRatio returns lgamma(x+k) - lgamma(x) for an integer k >= 0.
+func lgammaRatio(x float64, k int) float64 {
+	switch k {
+	case 0:
+		return 0
+	case 1:
+		return math.Log(x)
+	}
+	return lgamma(x+float64(k)) - lgamma(x)
+}
