@@ -33,11 +33,11 @@ func NormalAbove(rng *rand.Rand, mu, sd, lo float64) float64 {
 	}
 	a := (lo - mu) / sd
 	if a < robertThreshold {
-		for {
-			if x := mu + sd*rng.NormFloat64(); x > lo {
-				return x
-			}
+		z := rng.NormFloat64()
+		for !(z > a) {
+			z = rng.NormFloat64()
 		}
+		return roundAbove(mu+sd*z, lo)
 	}
 	if math.IsInf(a, 1) {
 		// lo is finite and sd positive, so (lo − mu)/sd overflowed: the
@@ -58,11 +58,18 @@ func NormalAbove(rng *rand.Rand, mu, sd, lo float64) float64 {
 		e := rng.ExpFloat64() / lambda
 		d := e - gap
 		if d*d/2 <= rng.ExpFloat64() {
-			if x := lo + sd*e; x > lo {
-				return x
-			}
+			return roundAbove(lo+sd*e, lo)
 		}
 	}
+}
+
+// roundAbove returns x, or the least float64 above lo when x has rounded down to
+// lo or below: a draw in (lo, lo + ulp/2) is rounded up rather than to lo.
+func roundAbove(x, lo float64) float64 {
+	if x > lo {
+		return x
+	}
+	return math.Nextafter(lo, math.Inf(1))
 }
 
 // NormalBelow draws X ~ Normal(mu, sd²) conditioned on X < hi, exactly; it is
