@@ -78,8 +78,7 @@ func (s Slice) params() (w float64, m, k int) {
 
 // Sample performs one slice-sampling update of x0 under the unnormalised log
 // density logf on the real line and returns the new point and the number of
-// calls to logf made (evals ≥ 2, unless the cap on shrinkage is hit with
-// every proposal returning the same point).
+// calls to logf made (at least 2: one at x0 and one proposal).
 //
 // logf may return −Inf outside the support of the density: such points are
 // outside every slice, so stepping out stops at the boundary and shrinkage

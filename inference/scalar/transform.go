@@ -155,7 +155,9 @@ func (t Transform) LogJacobian(z float64) float64 {
 	case above, below:
 		return z
 	}
-	return math.Log(t.hi-t.lo) - softplus(-z) - softplus(z)
+	// log σ(z) + log σ(−z) = −|z| − 2 log(1 + e^−|z|).
+	a := math.Abs(z)
+	return math.Log(t.hi-t.lo) - a - 2*math.Log1p(math.Exp(-a))
 }
 
 // sigmoid returns 1/(1 + e^−z) without overflow and with full relative
@@ -166,14 +168,6 @@ func sigmoid(z float64) float64 {
 	}
 	e := math.Exp(z)
 	return e / (1 + e)
-}
-
-// softplus returns log(1 + e^a) without overflow; −softplus(−z) = log σ(z).
-func softplus(a float64) float64 {
-	if a > 0 {
-		return a + math.Log1p(math.Exp(-a))
-	}
-	return math.Log1p(math.Exp(a))
 }
 
 // startZ returns the starting point on the real line for x0. A point on the
