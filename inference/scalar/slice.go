@@ -137,8 +137,8 @@ func (s Slice) Sample(rng *rand.Rand, x0 float64, logf func(float64) float64) (x
 
 // Tuner adapts the Width of a slice sampler during burn-in. It sets Width to
 // twice the mean absolute distance moved by the updates it has observed, a
-// simple estimate of the typical slice width (Neal 2003, Section 4.4,
-// suggests estimating it from past iterations).
+// simple estimate of the typical slice width (Neal 2003 suggests setting the
+// width from the behaviour of past iterations).
 //
 // Adapting the width from the chain's own history makes the transition kernel
 // depend on the past, and the chain is then no longer guaranteed to leave the
