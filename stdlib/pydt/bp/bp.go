@@ -22,6 +22,23 @@
 // LogLikIfAttached scores a re-attachment point without touching the tree.
 // Marginals runs the downward pass, SampleLocations draws every location
 // jointly, and SuffStats gives the statistics of the Gibbs update of 1/σ².
+//
+// Evaluating a subtree move costs three path updates and no allocation:
+//
+//	old := m.Detach(v)               // messages without v
+//	ll := m.LogLikIfAttached(v, pos) // score the proposal, tree untouched
+//	if accept(ll) {
+//		m.Attach(v, pos)
+//	} else {
+//		m.Attach(v, old) // restores the tree and LogLik (to rounding)
+//	}
+//
+// Attaching at pos, reading LogLik and, on rejection, detaching again and
+// attaching at old works as well, at the cost of one more path update.
+//
+// Evidence and variance setters take effect lazily: changes to a few leaves
+// are propagated along their paths at the next query, while SetVariance,
+// ObserveMatrix or many changed leaves trigger one full pass.
 package bp
 
 import (
@@ -67,6 +84,7 @@ type Model struct {
 	isPending []bool
 
 	order []pydt.NodeID // traversal buffer, capacity Cap()
+	sink  float64       // keeps the prefetching loads of Recompute alive
 
 	// Scratch messages of length d for LogLikIfAttached.
 	am, av, bm, bv []float64

@@ -26,12 +26,14 @@ func initMsg(om, ov, cm, cv []float64, s float64) {
 // information, N(x; m1, v1) N(x; m2, v2) = N(m1 - m2; 0, v1 + v2) N(x; m, v);
 // mergeMsg returns the sum over those dimensions of (m1-m2)²/(v1+v2), of
 // log(v1+v2), and their number, from which the caller forms the log
-// normaliser. A side without information leaves the other unchanged.
-func mergeMsg(om, ov, cm, cv []float64, s float64) (quad, logDet float64, n int) {
+// normaliser. A side without information leaves the other unchanged. The
+// product of the totals v1+v2 is carried in prod (kept within [1e-200,
+// 1e200], the excess going to logDet) so that a node costs one logarithm
+// however many children it has: the log determinant is logDet + log(prod).
+func mergeMsg(om, ov, cm, cv []float64, s, prod float64) (quad, logDet, prodOut float64, n int) {
 	ov = ov[:len(om)]
 	cm = cm[:len(om)]
 	cv = cv[:len(om)]
-	prod := 1.0
 	for d := range om {
 		c := cv[d]
 		if c == inf {
@@ -61,10 +63,7 @@ func mergeMsg(om, ov, cm, cv []float64, s float64) (quad, logDet float64, n int)
 			logDet += math.Log(tot)
 		}
 	}
-	if prod != 1 {
-		logDet += math.Log(prod)
-	}
-	return quad, logDet, n
+	return quad, logDet, prod, n
 }
 
 // combine computes into (om, ov) the message about x_p that the children of p
@@ -78,7 +77,7 @@ func (m *Model) combine(p pydt.NodeID, om, ov []float64, sub pydt.NodeID, sm, sv
 	d := m.d
 	tp := tr.Time(p)
 	lz := 0.0
-	quad, logDet, n := 0.0, 0.0, 0
+	quad, logDet, prod, n := 0.0, 0.0, 1.0, 0
 	first := true
 	for c := tr.FirstChild(p); c != pydt.NoNode; c = tr.NextSibling(c) {
 		var cm, cv []float64
@@ -101,10 +100,15 @@ func (m *Model) combine(p pydt.NodeID, om, ov []float64, sub pydt.NodeID, sm, sv
 			first = false
 			continue
 		}
-		q, ld, k := mergeMsg(om, ov, cm, cv, m.s2*l)
+		var q, ld float64
+		var k int
+		q, ld, prod, k = mergeMsg(om, ov, cm, cv, m.s2*l, prod)
 		quad += q
 		logDet += ld
 		n += k
+	}
+	if prod != 1 {
+		logDet += math.Log(prod)
 	}
 	if first {
 		for i := range om {
@@ -179,11 +183,29 @@ func (m *Model) Recompute() error {
 		}
 	}
 	n := pydt.NodeID(tr.NumLeaves())
-	for _, v := range m.order {
+	// The nodes' storage is scattered in memory. Reading the data of the
+	// node a few places ahead in the order lets the processor fetch it
+	// while the current node is computed (a software prefetch); by the
+	// time a node is reached its children, earlier in post-order, have
+	// been fetched and computed.
+	const ahead = 8
+	d := m.d
+	order := m.order
+	sink := 0.0
+	for i, v := range order {
+		if i+ahead < len(order) {
+			u := order[i+ahead]
+			j := int(u) * d
+			sink += m.mu[j] + m.mu[j+d-1] + m.vr[j] + m.vr[j+d-1] + m.lz[u] + tr.Time(u).OneMinus()
+			if u >= n {
+				sink += float64(tr.FirstChild(u))
+			}
+		}
 		if v >= n {
 			m.updateNode(v)
 		}
 	}
+	m.sink = sink
 	if root != pydt.NoNode && math.IsInf(m.LogLik(), -1) {
 		return m.Err()
 	}
@@ -296,8 +318,8 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 		j := int(w) * d
 		copy(am, m.mu[j:j+d])
 		copy(av, m.vr[j:j+d])
-		q, ld, k := mergeMsg(am, av, vm, vv, m.s2*l)
-		lz = m.lz[w] + vlz - 0.5*(q+ld+float64(k)*log2Pi)
+		q, ld, prod, k := mergeMsg(am, av, vm, vv, m.s2*l, 1)
+		lz = m.lz[w] + vlz - 0.5*(q+ld+math.Log(prod)+float64(k)*log2Pi)
 		cur, ct = w, tw
 	} else {
 		u, t := pos.Node, pos.Time
@@ -308,8 +330,8 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 			return math.Inf(-1)
 		}
 		initMsg(am, av, m.mu[j:j+d], m.vr[j:j+d], m.s2*lu)
-		q, ld, k := mergeMsg(am, av, vm, vv, m.s2*lv)
-		lz = m.lz[u] + vlz - 0.5*(q+ld+float64(k)*log2Pi)
+		q, ld, prod, k := mergeMsg(am, av, vm, vv, m.s2*lv, 1)
+		lz = m.lz[u] + vlz - 0.5*(q+ld+math.Log(prod)+float64(k)*log2Pi)
 		cur, ct = u, t
 	}
 	for a := tr.Parent(cur); a != pydt.NoNode; a = tr.Parent(a) {

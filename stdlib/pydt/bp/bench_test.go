@@ -1,0 +1,132 @@
+package bp
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// Benchmark trees come from the generative process: "ddt" (c = 1,
+// α = β = 0) is binary and the deepest (mean leaf depth ≈ 33 at N = 10⁴),
+// "pydt" (c = 1, α = 0.5, β = 0.3) multifurcates (≈ 0.53 N branch points,
+// mean depth ≈ 8 at N = 10⁴). They are built once and cloned.
+var benchTrees sync.Map
+
+var benchShapes = []struct {
+	name            string
+	c, alpha, beta float64
+}{{"ddt", 1, 0, 0}, {"pydt", 1, 0.5, 0.3}}
+
+func benchTree(shape, n int) *pydt.Tree {
+	key := [2]int{shape, n}
+	if tr, ok := benchTrees.Load(key); ok {
+		return tr.(*pydt.Tree).Clone()
+	}
+	s := benchShapes[shape]
+	tr := genPYDT(rand.New(rand.NewPCG(uint64(n), 99)), n, s.c, s.alpha, s.beta)
+	benchTrees.Store(key, tr)
+	return tr.Clone()
+}
+
+func benchModel(b *testing.B, shape, n, D int) *Model {
+	b.Helper()
+	tr := benchTree(shape, n)
+	m := New(tr, D)
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float64, n*D)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	if err := m.ObserveMatrix(x); err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Recompute(); err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+var benchSizes = []int{100, 1000, 10000, 100000}
+
+func forAll(b *testing.B, f func(b *testing.B, m *Model)) {
+	for shape, s := range benchShapes {
+		for _, n := range benchSizes {
+			for _, D := range []int{2, 10} {
+				b.Run(fmt.Sprintf("%s/N=%d/D=%d", s.name, n, D), func(b *testing.B) {
+					m := benchModel(b, shape, n, D)
+					f(b, m)
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkRecompute is a full upward pass.
+func BenchmarkRecompute(b *testing.B) {
+	forAll(b, func(b *testing.B, m *Model) {
+		for b.Loop() {
+			_ = m.Recompute()
+		}
+	})
+}
+
+// randomLeafMove detaches a random leaf and re-attaches it at a random
+// position (a branch point or a point on an edge), then reads LogLik.
+func randomLeafMove(rng *rand.Rand, m *Model) {
+	tr := m.Tree()
+	v := pydt.NodeID(rng.IntN(tr.NumLeaves()))
+	m.Detach(v)
+	var pos pydt.Position
+	for {
+		u := pydt.NodeID(rng.IntN(tr.Cap()))
+		if u == v || !tr.InUse(u) {
+			continue
+		}
+		if !tr.IsLeaf(u) && rng.IntN(3) == 0 {
+			pos = pydt.Position{Node: u, AtNode: true}
+			break
+		}
+		lo, hi := tr.ParentTime(u), tr.Time(u)
+		t := interp(lo, hi, 0.05+0.9*rng.Float64())
+		if lo.Before(t) && t.Before(hi) {
+			pos = pydt.Position{Node: u, Time: t}
+			break
+		}
+	}
+	m.Attach(v, pos)
+	_ = m.LogLik()
+}
+
+// BenchmarkDetachAttach is one local move: Detach, Attach elsewhere, LogLik.
+func BenchmarkDetachAttach(b *testing.B) {
+	forAll(b, func(b *testing.B, m *Model) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		for b.Loop() {
+			randomLeafMove(rng, m)
+		}
+	})
+}
+
+// BenchmarkLogLikIfAttached scores one candidate position for a detached
+// leaf.
+func BenchmarkLogLikIfAttached(b *testing.B) {
+	forAll(b, func(b *testing.B, m *Model) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		tr := m.Tree()
+		v := pydt.NodeID(0)
+		m.Detach(v)
+		const k = 1024
+		cands := make([]pydt.Position, k)
+		for i := range cands {
+			cands[i] = randomPosition(rng, tr, v)
+		}
+		i := 0
+		for b.Loop() {
+			_ = m.LogLikIfAttached(v, cands[i%k])
+			i++
+		}
+	})
+}
