@@ -16,7 +16,7 @@ import (
 var benchTrees sync.Map
 
 var benchShapes = []struct {
-	name            string
+	name           string
 	c, alpha, beta float64
 }{{"ddt", 1, 0, 0}, {"pydt", 1, 0.5, 0.3}}
 
