@@ -68,6 +68,6 @@ A first session:
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheck(), newFmt(), newSample(), newScore())
+	root.AddCommand(newCheck(), newFmt(), newSample(), newScore(), newRun())
 	return root
 }

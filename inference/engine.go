@@ -1,0 +1,696 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/scalar"
+	"github.com/pydtlang/pydtlang/inference/treemove"
+	"github.com/pydtlang/pydtlang/stdlib"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+)
+
+// Updater is one step of an MCMC schedule: it updates part of a chain's
+// state leaving the posterior invariant.
+type Updater interface {
+	// Name names the step for tables: "slice(alpha)", "gibbs(c)", ...
+	Name() string
+	// Explain says what the step updates and why it was chosen.
+	Explain() string
+	update(ch *Chain) error
+}
+
+// Schedule is the ordered list of updates of one sweep, chosen from the
+// factor graph in the manner of JAGS's sampler factories: each latent
+// variable gets the best update its surrounding factors allow.
+type Schedule struct {
+	Steps []Updater
+}
+
+// Explain writes one line per step.
+func (s *Schedule) Explain() string {
+	var b strings.Builder
+	for i, st := range s.Steps {
+		fmt.Fprintf(&b, "%2d. %-22s %s\n", i+1, st.Name(), st.Explain())
+	}
+	return b.String()
+}
+
+// NewSchedule chooses the updates for m.
+func NewSchedule(m *Model) (*Schedule, error) {
+	s := &Schedule{}
+	s.Steps = append(s.Steps, treeStep{})
+	var later []Updater // steps that condition on sampled locations
+	needLocs := false
+	for _, v := range m.G.Vars {
+		if !v.Scalar() || v.Role != graph.Latent || v.Def == nil || v.Def.Dist == nil {
+			continue
+		}
+		if v.Def.Elementwise || len(v.Def.Loops) > 0 {
+			return nil, fmt.Errorf("%w: %s has an elementwise distribution", ErrUnsupported, v.Name)
+		}
+		if g, ok := gibbsC(m, v); ok {
+			s.Steps = append(s.Steps, g)
+			continue
+		}
+		if g, ok := gibbsPrecision(m, v); ok {
+			later = append(later, g)
+			needLocs = true
+			continue
+		}
+		u, err := newSliceStep(m, v)
+		if err != nil {
+			return nil, err
+		}
+		s.Steps = append(s.Steps, u)
+	}
+	if m.Link == LinkProbit {
+		needLocs = true
+		later = append(later, probitStep{})
+	}
+	if needLocs {
+		s.Steps = append(s.Steps, locationsStep{})
+	}
+	s.Steps = append(s.Steps, later...)
+	return s, nil
+}
+
+// users lists the factors and deterministic variables that read v.
+func users(m *Model, v *graph.Var) (factors []*graph.Factor, dets []*graph.Var) {
+	reads := func(x graph.Expr, w *graph.Var) bool {
+		if x == nil {
+			return false
+		}
+		for _, u := range graph.Vars(x) {
+			if u == w {
+				return true
+			}
+		}
+		return false
+	}
+	seen := map[*graph.Var]bool{v: true}
+	frontier := []*graph.Var{v}
+	for len(frontier) > 0 {
+		w := frontier[0]
+		frontier = frontier[1:]
+		for _, d := range m.G.Deterministic {
+			if !seen[d] && reads(d.Expr, w) {
+				seen[d] = true
+				dets = append(dets, d)
+				frontier = append(frontier, d)
+			}
+		}
+	}
+	for _, f := range m.G.Factors {
+		hit := false
+		for w := range seen {
+			for _, a := range f.Args {
+				hit = hit || reads(a, w)
+			}
+			if f.Divergence != nil {
+				for _, a := range f.Divergence.Args {
+					hit = hit || reads(a, w)
+				}
+			}
+		}
+		if hit && f.Target != v {
+			factors = append(factors, f)
+		}
+	}
+	return factors, dets
+}
+
+// constGammaPrior reports whether v ~ Gamma(shape, rate) with constant
+// parameters, and returns them.
+func constGammaPrior(v *graph.Var) (scalar.Gamma, bool) {
+	f := v.Def
+	if f.Dist.Name != "Gamma" {
+		return scalar.Gamma{}, false
+	}
+	var p [2]float64
+	for i, a := range f.Args {
+		if len(graph.Vars(a)) > 0 {
+			return scalar.Gamma{}, false
+		}
+		p[i] = a.Eval(&graph.Env{})
+	}
+	return scalar.Gamma{Shape: p[0], Rate: p[1]}, true
+}
+
+// gibbsC is the conjugate update of c in a(t) = c/(1-t) or c/(1-t)^2 under a
+// Gamma prior (NOTES.md erratum 2).
+type gibbsCStep struct {
+	v     *graph.Var
+	prior scalar.Gamma
+	unit  pydt.Divergence
+}
+
+func gibbsC(m *Model, v *graph.Var) (Updater, bool) {
+	prior, ok := constGammaPrior(v)
+	if !ok {
+		return nil, false
+	}
+	fs, dets := users(m, v)
+	div := m.Tree.Divergence
+	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 || len(div.Args) != 1 {
+		return nil, false
+	}
+	if r, ok := graph.AsRef(div.Args[0]); !ok || r != v {
+		return nil, false
+	}
+	for i, a := range m.Tree.Args {
+		if a != nil && i != 2 && readsLeaves(a, v) {
+			return nil, false
+		}
+	}
+	var unit pydt.Divergence
+	switch div.Type.Name {
+	case "DivInv":
+		unit = pydt.DivInv{C: 1}
+	case "DivInvSq":
+		unit = pydt.DivInvSq{C: 1}
+	default:
+		return nil, false
+	}
+	return gibbsCStep{v: v, prior: prior, unit: unit}, true
+}
+
+func (g gibbsCStep) Name() string { return "gibbs(" + g.v.Name + ")" }
+func (g gibbsCStep) Explain() string {
+	return fmt.Sprintf("conjugate Gamma update: %s has a Gamma prior and scales the divergence function only", g.v.Name)
+}
+
+func (g gibbsCStep) update(ch *Chain) error {
+	internal, s := pydt.CStatsFor(ch.Tree, ch.moves.Alpha(), ch.moves.Beta(), g.unit, ch.moves.Harmonic())
+	c, err := scalar.SampleC(ch.rng, g.prior, internal, s)
+	if err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
+	}
+	ch.set(g.v, c)
+	return ch.syncPrior()
+}
+
+// gibbsPrecisionStep is the conjugate update of a precision p that enters
+// the PYDT as variance = 1 / p, under a Gamma prior, given the sampled node
+// locations (NOTES.md erratum 3).
+type gibbsPrecisionStep struct {
+	v     *graph.Var
+	prior scalar.Gamma
+}
+
+func gibbsPrecision(m *Model, v *graph.Var) (Updater, bool) {
+	prior, ok := constGammaPrior(v)
+	if !ok {
+		return nil, false
+	}
+	fs, dets := users(m, v)
+	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 {
+		return nil, false
+	}
+	if r, ok := graph.AsReciprocal(m.Tree.Args[3]); !ok || r != v {
+		return nil, false
+	}
+	return gibbsPrecisionStep{v: v, prior: prior}, true
+}
+
+func (g gibbsPrecisionStep) Name() string { return "gibbs(" + g.v.Name + ")" }
+func (g gibbsPrecisionStep) Explain() string {
+	return fmt.Sprintf("conjugate Gamma update given sampled locations: the PYDT variance is 1/%s and %s has a Gamma prior", g.v.Name, g.v.Name)
+}
+
+func (g gibbsPrecisionStep) update(ch *Chain) error {
+	ss, n, err := ch.lik.SuffStats(ch.locs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
+	}
+	p, err := scalar.SamplePrecision(ch.rng, g.prior, n, ss)
+	if err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
+	}
+	ch.set(g.v, p)
+	return ch.syncVariance()
+}
+
+// sliceStep slice samples a continuous scalar on a scale matched to its
+// support (log for positive, logit for (0, 1)), with the Jacobian.
+type sliceStep struct {
+	v         *graph.Var
+	transform scalar.Transform
+	factors   []*graph.Factor
+	prior     bool // v reaches the tree prior (alpha, beta, divergence)
+	variance  bool // v reaches the PYDT variance
+	link      bool // v reaches the likelihood link (e.g. the Normal sd)
+	others    []*graph.Factor
+}
+
+func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
+	if v.Def.Dist.Support.Discrete() {
+		return nil, fmt.Errorf("%w: %s is discrete (%v); the engine samples continuous scalars only", ErrUnsupported, v.Name, v.Def.Dist.Support)
+	}
+	tr, err := scalar.ForSupport(v.Def.Dist.Support)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.Name, err)
+	}
+	s := &sliceStep{v: v, transform: tr}
+	fs, dets := users(m, v)
+	s.factors = fs
+	readers := append([]*graph.Var{v}, dets...)
+	reads := func(x graph.Expr) bool {
+		if x == nil {
+			return false
+		}
+		for _, w := range readers {
+			if readsLeaves(x, w) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range fs {
+		switch f {
+		case m.Tree:
+			s.prior = reads(f.Args[0]) || reads(f.Args[1])
+			for _, a := range f.Divergence.Args {
+				s.prior = s.prior || reads(a)
+			}
+			s.variance = reads(f.Args[3])
+		case m.LinkFactor:
+			s.link = true
+			if m.Link == LinkProbit {
+				return nil, fmt.Errorf("%w: %s enters the Probit likelihood", ErrUnsupported, v.Name)
+			}
+		default:
+			s.others = append(s.others, f)
+		}
+	}
+	return s, nil
+}
+
+func (s *sliceStep) Name() string { return "slice(" + s.v.Name + ")" }
+
+func (s *sliceStep) Explain() string {
+	scale := "real line"
+	switch lo, hi := s.transform.Lo(), s.transform.Hi(); {
+	case !math.IsInf(lo, -1) && !math.IsInf(hi, 1):
+		scale = fmt.Sprintf("logit scale of (%g, %g)", lo, hi)
+	case !math.IsInf(lo, -1):
+		scale = "log scale"
+	}
+	var parts []string
+	if s.prior {
+		parts = append(parts, "the tree prior")
+	}
+	if s.variance || s.link {
+		parts = append(parts, "the marginal likelihood (belief propagation)")
+	}
+	for _, f := range s.others {
+		parts = append(parts, f.Target.Name+"'s density")
+	}
+	target := "its prior"
+	if len(parts) > 0 {
+		target += " × " + strings.Join(parts, " × ")
+	}
+	return fmt.Sprintf("slice sampling (stepping out, shrinkage) on the %s; target: %s", scale, target)
+}
+
+func (s *sliceStep) update(ch *Chain) error {
+	x0 := ch.get(s.v)
+	logf := func(x float64) float64 { return ch.sliceTarget(s, x) }
+	tuner := ch.tuner(s.v)
+	var x float64
+	if ch.tuning {
+		x, _ = tuner.SampleTransformed(ch.rng, x0, s.transform, logf)
+	} else {
+		x, _ = tuner.Slice.SampleTransformed(ch.rng, x0, s.transform, logf)
+	}
+	// Leave the chain at x: the last evaluation may have been elsewhere.
+	if got := ch.sliceTarget(s, x); math.IsInf(got, -1) || math.IsNaN(got) {
+		return fmt.Errorf("slice(%s): the posterior density is zero at %s = %v; check the priors and data", s.v.Name, s.v.Name, x)
+	}
+	return nil
+}
+
+// sliceTarget sets v = x and returns the log density of everything that
+// depends on v, up to a constant.
+func (ch *Chain) sliceTarget(s *sliceStep, x float64) float64 {
+	ch.set(s.v, x)
+	lp := ch.logFactor(s.v.Def)
+	for _, f := range s.others {
+		lp += ch.logFactor(f)
+	}
+	if math.IsInf(lp, -1) || math.IsNaN(lp) {
+		return math.Inf(-1)
+	}
+	if s.prior {
+		if err := ch.syncPrior(); err != nil {
+			return math.Inf(-1)
+		}
+		lp += ch.logTree()
+	}
+	if s.variance {
+		if err := ch.syncVariance(); err != nil {
+			return math.Inf(-1)
+		}
+	}
+	if s.link {
+		if err := ch.syncEvidence(); err != nil {
+			return math.Inf(-1)
+		}
+	}
+	if s.variance || s.link {
+		lp += ch.lik.LogLik()
+	}
+	if math.IsNaN(lp) {
+		return math.Inf(-1)
+	}
+	return lp
+}
+
+// treeStep is the sweep of tree moves.
+type treeStep struct{}
+
+func (treeStep) Name() string { return "tree" }
+func (treeStep) Explain() string {
+	return "subtree moves (detach, re-attach by the generative process, Metropolis-Hastings), " +
+		"slice moves of divergence times, slice moves over re-attachment positions; " +
+		"internal locations integrated out by belief propagation with local updates"
+}
+
+func (treeStep) update(ch *Chain) error {
+	ch.moves.Sweep()
+	return nil
+}
+
+// locationsStep draws every node location from its conditional given the
+// tree and the evidence, for the steps that condition on locations.
+type locationsStep struct{}
+
+func (locationsStep) Name() string { return "locations" }
+func (locationsStep) Explain() string {
+	return "joint backward sampling of all node locations given the tree (needed by the steps below)"
+}
+
+func (locationsStep) update(ch *Chain) error {
+	if err := ch.lik.SampleLocations(ch.rng, ch.locs); err != nil {
+		return fmt.Errorf("sampling locations: %w", err)
+	}
+	ch.locsValid = true
+	return nil
+}
+
+// probitStep draws the auxiliary variables of a Probit likelihood given
+// the leaf locations: u = z + ε truncated to the side y says, which gives
+// the tree Gaussian evidence N(u; z, 1) again.
+type probitStep struct{}
+
+func (probitStep) Name() string { return "probit-aux" }
+func (probitStep) Explain() string {
+	return "data augmentation: u[i,d] ~ Normal(Z[i,d], 1) truncated to u > 0 when Y = 1 and u < 0 when Y = 0; leaves get evidence N(u; Z, 1)"
+}
+
+func (probitStep) update(ch *Chain) error {
+	m := ch.m
+	y := ch.st.Env.Values[m.Data.ID]
+	for i := range m.N {
+		for d := range m.D {
+			k := i*m.D + d
+			if math.IsNaN(y[k]) {
+				continue
+			}
+			z := ch.locs[k]
+			var u float64
+			if y[k] == 1 {
+				u = scalar.NormalAbove(ch.rng, z, 1, 0)
+			} else {
+				u = scalar.NormalBelow(ch.rng, z, 1, 0)
+			}
+			ch.aux[k] = u
+			if err := ch.lik.SetEvidence(pydt.NodeID(i), d, u, 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Chain is one Markov chain: its state, its belief-propagation model, its
+// tree sampler and its random stream.
+type Chain struct {
+	m      *Model
+	sched  *Schedule
+	st     *State
+	Tree   *pydt.Tree
+	lik    *bp.Model
+	moves  *treemove.Sampler
+	pcg    *rand.PCG
+	rng    *rand.Rand
+	tuners map[*graph.Var]*scalar.Tuner
+	tuning bool
+	// locs holds sampled node locations (Cap·D) when a step needs them.
+	locs      []float64
+	locsValid bool
+	// aux holds the Probit auxiliary variables, N·D.
+	aux    []float64
+	params []float64
+}
+
+// NewChain starts a chain from a draw of the prior (clamped values kept),
+// with its own random stream.
+func NewChain(m *Model, sched *Schedule, seed, stream uint64) (*Chain, error) {
+	pcg := rand.NewPCG(seed, stream)
+	rng := rand.New(pcg)
+	st, err := m.SamplePrior(rng)
+	if err != nil {
+		return nil, fmt.Errorf("initial state: %w", err)
+	}
+	return newChainFrom(m, sched, st, pcg)
+}
+
+func newChainFrom(m *Model, sched *Schedule, st *State, pcg *rand.PCG) (*Chain, error) {
+	ch := &Chain{
+		m: m, sched: sched, st: st, Tree: st.Tree, pcg: pcg, rng: rand.New(pcg),
+		tuners: map[*graph.Var]*scalar.Tuner{},
+		locs:   make([]float64, st.Tree.Cap()*m.D),
+		aux:    make([]float64, m.N*m.D),
+	}
+	if m.Link == LinkProbit {
+		// Start the auxiliaries from the prior leaf locations.
+		x := st.Env.Values[m.Leaves.ID]
+		y := st.Env.Values[m.Data.ID]
+		for k := range ch.aux {
+			switch {
+			case math.IsNaN(y[k]):
+				ch.aux[k] = math.NaN()
+			case y[k] == 1:
+				ch.aux[k] = scalar.NormalAbove(ch.rng, x[k], 1, 0)
+			default:
+				ch.aux[k] = scalar.NormalBelow(ch.rng, x[k], 1, 0)
+			}
+		}
+	}
+	return ch, ch.attach()
+}
+
+// attach builds the chain's belief propagation and tree sampler for its
+// state. It draws no random numbers.
+func (ch *Chain) attach() error {
+	m, st := ch.m, ch.st
+	ch.lik = bp.New(ch.Tree, m.D)
+	p, err := m.TreeParams(st.Env)
+	if err != nil {
+		return err
+	}
+	if err := ch.lik.SetVariance(p.Variance); err != nil {
+		return err
+	}
+	if err := ch.syncEvidence(); err != nil {
+		return err
+	}
+	ch.moves, err = treemove.New(ch.lik, p.Alpha, p.Beta, p.Div, ch.rng)
+	if err != nil {
+		return err
+	}
+	if err := ch.lik.Recompute(); err != nil {
+		return fmt.Errorf("initial tree: %w", err)
+	}
+	return nil
+}
+
+func (ch *Chain) get(v *graph.Var) float64 { return ch.st.Env.Values[v.ID][0] }
+
+func (ch *Chain) set(v *graph.Var, x float64) {
+	ch.st.Env.Values[v.ID][0] = x
+	ch.m.Refresh(ch.st.Env)
+}
+
+func (ch *Chain) tuner(v *graph.Var) *scalar.Tuner {
+	t, ok := ch.tuners[v]
+	if !ok {
+		t = &scalar.Tuner{}
+		ch.tuners[v] = t
+	}
+	return t
+}
+
+// syncPrior passes the current alpha, beta and divergence to the tree
+// sampler.
+func (ch *Chain) syncPrior() error {
+	p, err := ch.m.TreeParams(ch.st.Env)
+	if err != nil {
+		return err
+	}
+	return ch.moves.SetPrior(p.Alpha, p.Beta, p.Div)
+}
+
+// syncVariance passes the current PYDT variance to belief propagation.
+func (ch *Chain) syncVariance() error {
+	v := ch.m.Tree.Args[3].Eval(ch.st.Env)
+	return ch.lik.SetVariance(v)
+}
+
+// syncEvidence sets every leaf's evidence from the data (or from the
+// Probit auxiliaries).
+func (ch *Chain) syncEvidence() error {
+	if ch.m.Link == LinkProbit {
+		for k, u := range ch.aux {
+			prec := 1.0
+			if math.IsNaN(u) {
+				prec, u = 0, 0
+			}
+			if err := ch.lik.SetEvidence(pydt.NodeID(k/ch.m.D), k%ch.m.D, u, prec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var first error
+	err := ch.m.Evidence(ch.st.Env, func(i, d int, mean, prec float64) {
+		if err := ch.lik.SetEvidence(pydt.NodeID(i), d, mean, prec); err != nil && first == nil {
+			first = err
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return first
+}
+
+// logTree is the log prior of the current tree.
+func (ch *Chain) logTree() float64 {
+	s := ch.moves
+	return pydt.LogPrior(ch.Tree, s.Alpha(), s.Beta(), s.Divergence(), s.Harmonic())
+}
+
+// logFactor is the log density of a scalar factor at the current values.
+func (ch *Chain) logFactor(f *graph.Factor) float64 {
+	env := ch.st.Env
+	ch.params = ch.params[:0]
+	for _, a := range f.Args {
+		ch.params = append(ch.params, a.Eval(env))
+	}
+	var sum float64
+	err := forEach(f, env, func(off int) error {
+		if len(f.Loops) > 0 {
+			for i, a := range f.Args {
+				ch.params[i] = a.Eval(env)
+			}
+		}
+		x := env.Values[f.Target.ID][off]
+		if math.IsNaN(x) {
+			return nil
+		}
+		if f.Dist.CheckParams(ch.params) != nil {
+			sum = math.Inf(-1)
+			return nil
+		}
+		sum += f.Dist.LogPDF(x, ch.params)
+		return nil
+	})
+	if err != nil {
+		return math.Inf(-1)
+	}
+	return sum
+}
+
+// Sweep runs every step of the schedule once. It starts with a full
+// recomputation of the messages, so that a chain restored from a checkpoint
+// continues exactly as the original would have.
+func (ch *Chain) Sweep() error {
+	if err := ch.lik.Recompute(); err != nil {
+		return fmt.Errorf("tree: %w", err)
+	}
+	ch.locsValid = false
+	for _, step := range ch.sched.Steps {
+		if err := step.update(ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Point is what a chain reports after a sweep.
+type Point struct {
+	LogJoint, LogLik float64
+	Scalars          []float64
+}
+
+// Measure computes the log joint density of the chain's state and its
+// parts. For a Probit link, log_lik is log p(Y | Z) at the current leaf
+// locations Z, and the joint includes log p(Z | tree).
+func (ch *Chain) Measure(scalars []*graph.Var) (Point, error) {
+	var p Point
+	hyper, data, err := ch.m.LogHyper(ch.st.Env)
+	if err != nil {
+		return p, err
+	}
+	logTree := ch.logTree()
+	switch ch.m.Link {
+	case LinkProbit:
+		if !ch.locsValid {
+			if err := ch.lik.SampleLocations(ch.rng, ch.locs); err != nil {
+				return p, err
+			}
+			ch.locsValid = true
+		}
+		y := ch.st.Env.Values[ch.m.Data.ID]
+		var ll float64
+		for k, yk := range y {
+			if math.IsNaN(yk) {
+				continue
+			}
+			z := ch.locs[k]
+			if yk == 0 {
+				z = -z
+			}
+			ll += stdlib.LogNormCDF(z)
+		}
+		p.LogLik = ll + data
+		p.LogJoint = logTree + hyper + p.LogLik + ch.logLeafDensity()
+	default:
+		p.LogLik = ch.lik.LogLik() + data
+		p.LogJoint = logTree + hyper + p.LogLik
+	}
+	for _, v := range scalars {
+		p.Scalars = append(p.Scalars, ch.get(v))
+	}
+	return p, nil
+}
+
+// logLeafDensity is log p(Z | tree, σ²) for the sampled leaf locations.
+func (ch *Chain) logLeafDensity() float64 {
+	obs := bp.New(ch.Tree, ch.m.D)
+	obs.SetVariance(ch.lik.Variance())
+	for i := range ch.m.N {
+		for d := range ch.m.D {
+			obs.Observe(pydt.NodeID(i), d, ch.locs[i*ch.m.D+d])
+		}
+	}
+	if err := obs.Recompute(); err != nil {
+		return math.Inf(-1)
+	}
+	return obs.LogLik()
+}

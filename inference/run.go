@@ -1,0 +1,779 @@
+package inference
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/diagnostics"
+	"github.com/pydtlang/pydtlang/inference/scalar"
+	"github.com/pydtlang/pydtlang/inference/treemove"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// Config controls an MCMC run. Zero values take the documented defaults.
+type Config struct {
+	// Iters is the number of sweeps per chain, burn-in included. Zero
+	// means 1000.
+	Iters int
+	// Burn is the number of initial sweeps discarded; slice widths adapt
+	// during burn-in only. Zero means Iters/2; use a negative value for
+	// none.
+	Burn int
+	// Thin keeps every Thin-th sweep after burn-in. Zero means 1.
+	Thin int
+	// Chains is the number of independent chains, run in parallel. Zero
+	// means 4.
+	Chains int
+	// Seed names the random streams: chain k uses PCG(Seed, stream k).
+	Seed uint64
+	// Out is the output directory. It is required.
+	Out string
+	// CheckpointEvery is the number of sweeps between checkpoints. Zero
+	// means 100.
+	CheckpointEvery int
+	// Impute writes posterior draws of missing data entries.
+	Impute bool
+	// Progress receives a progress report after every sweep; nil for none.
+	Progress func(done, total int, logJoint float64)
+	// Meta is stored in run.json for tools that resume the run (the
+	// command line stores its arguments there).
+	Meta map[string]any
+}
+
+func (c Config) withDefaults() Config {
+	if c.Iters == 0 {
+		c.Iters = 1000
+	}
+	if c.Burn == 0 {
+		c.Burn = c.Iters / 2
+	}
+	if c.Burn < 0 {
+		c.Burn = 0
+	}
+	if c.Thin == 0 {
+		c.Thin = 1
+	}
+	if c.Chains == 0 {
+		c.Chains = 4
+	}
+	if c.CheckpointEvery == 0 {
+		c.CheckpointEvery = 100
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Out == "":
+		return errors.New("run: an output directory is required")
+	case c.Iters < 1:
+		return fmt.Errorf("run: iterations must be positive, got %d", c.Iters)
+	case c.Burn >= c.Iters:
+		return fmt.Errorf("run: burn-in (%d) must be less than the iterations (%d)", c.Burn, c.Iters)
+	case c.Thin < 1:
+		return fmt.Errorf("run: thin must be positive, got %d", c.Thin)
+	case c.Chains < 1:
+		return fmt.Errorf("run: chains must be positive, got %d", c.Chains)
+	case c.CheckpointEvery < 1:
+		return fmt.Errorf("run: checkpoint interval must be positive, got %d", c.CheckpointEvery)
+	}
+	return nil
+}
+
+// ErrInterrupted is returned when the context is cancelled (Ctrl-C): the
+// run stopped cleanly after a whole sweep, wrote a checkpoint, and can be
+// resumed.
+var ErrInterrupted = errors.New("interrupted")
+
+// Result summarises a run.
+type Result struct {
+	Scalars     []diagnostics.Summary `json:"scalars"`
+	Acceptance  map[string]float64    `json:"acceptance"`
+	Iterations  int                   `json:"iterations"`
+	Burn        int                   `json:"burn"`
+	Thin        int                   `json:"thin"`
+	Chains      int                   `json:"chains"`
+	Seed        uint64                `json:"seed"`
+	Completed   int                   `json:"completed_iterations"`
+	WallTime    float64               `json:"wall_time_seconds"`
+	MapLogJoint float64               `json:"map_log_joint"`
+	Schedule    []string              `json:"schedule"`
+}
+
+// Names of the files a run writes.
+const (
+	TraceFile      = "trace.csv"
+	MapFile        = "map.nwk"
+	SummaryFile    = "summary.json"
+	CheckpointFile = "checkpoint.json"
+	RunFile        = "run.json"
+	ImputeFile     = "impute.csv"
+)
+
+// TreesFile is the file of chain k's kept trees (k from 1).
+func TreesFile(k int) string { return fmt.Sprintf("trees-%d.nwk", k) }
+
+// runner is the state of a run in progress.
+type runner struct {
+	m        *Model
+	cfg      Config
+	sched    *Schedule
+	chains   []*Chain
+	scalars  []*graph.Var
+	start    int // first sweep to run (1-based)
+	trace    *appendFile
+	trees    []*appendFile
+	impute   *appendFile
+	kept     [][][]float64 // [scalar][chain][draw]
+	keptLJ   [][]float64   // log_joint per chain
+	keptLL   [][]float64
+	best     float64
+	bestTree string
+	wall     float64 // seconds spent before this session (resumed runs)
+}
+
+// Run runs the MCMC engine on m and writes its outputs to cfg.Out. It
+// returns ErrInterrupted (wrapped) when ctx is cancelled, after writing a
+// checkpoint from which Resume continues exactly.
+func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	sched, err := NewSchedule(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: 1, best: math.Inf(-1)}
+	for k := range cfg.Chains {
+		ch, err := NewChain(m, sched, cfg.Seed, seedStream(k))
+		if err != nil {
+			return nil, fmt.Errorf("chain %d: %w", k+1, err)
+		}
+		r.chains = append(r.chains, ch)
+	}
+	if err := r.writeRunFile(); err != nil {
+		return nil, err
+	}
+	if err := r.openFiles(nil); err != nil {
+		return nil, err
+	}
+	return r.loop(ctx)
+}
+
+// seedStream is the PCG stream of chain k.
+func seedStream(k int) uint64 { return 0x9e3779b97f4a7c15 + uint64(k)*0x632be59bd9b4e019 }
+
+// Explain returns the schedule the engine would use for m.
+func Explain(m *Model) (string, error) {
+	s, err := NewSchedule(m)
+	if err != nil {
+		return "", err
+	}
+	return s.Explain(), nil
+}
+
+func (r *runner) header() string {
+	cols := []string{"chain", "iteration", "log_joint", "log_lik"}
+	for _, v := range r.scalars {
+		cols = append(cols, v.Name)
+	}
+	return strings.Join(cols, ",")
+}
+
+func (r *runner) openFiles(sizes map[string]int64) error {
+	var err error
+	open := func(name, header string) *appendFile {
+		if err != nil {
+			return nil
+		}
+		var f *appendFile
+		f, err = openAppend(filepath.Join(r.cfg.Out, name), header, sizes, name)
+		return f
+	}
+	r.trace = open(TraceFile, r.header())
+	for k := range r.chains {
+		r.trees = append(r.trees, open(TreesFile(k+1), ""))
+	}
+	if r.cfg.Impute {
+		r.impute = open(ImputeFile, "chain,iteration,row,column,value")
+	}
+	r.kept = make([][][]float64, len(r.scalars))
+	for i := range r.kept {
+		r.kept[i] = make([][]float64, len(r.chains))
+	}
+	r.keptLJ = make([][]float64, len(r.chains))
+	r.keptLL = make([][]float64, len(r.chains))
+	return err
+}
+
+func (r *runner) closeFiles() error {
+	var first error
+	for _, f := range append([]*appendFile{r.trace, r.impute}, r.trees...) {
+		if f == nil {
+			continue
+		}
+		if err := f.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (r *runner) loop(ctx context.Context) (res *Result, err error) {
+	began := time.Now()
+	defer func() {
+		if cerr := r.closeFiles(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	cfg := r.cfg
+	total := cfg.Iters
+	done := r.start - 1
+	points := make([]Point, len(r.chains))
+	errs := make([]error, len(r.chains))
+	for it := r.start; it <= cfg.Iters; it++ {
+		if ctx.Err() != nil {
+			break
+		}
+		keep := it > cfg.Burn && (it-cfg.Burn)%cfg.Thin == 0
+		var wg sync.WaitGroup
+		for k, ch := range r.chains {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ch.tuning = it <= cfg.Burn
+				if it == cfg.Burn+1 {
+					ch.moves.ResetStats()
+				}
+				if errs[k] = ch.Sweep(); errs[k] != nil {
+					return
+				}
+				points[k], errs[k] = ch.Measure(r.scalars)
+			}()
+		}
+		wg.Wait()
+		for k, e := range errs {
+			if e != nil {
+				r.checkpoint(done, time.Since(began).Seconds())
+				return nil, fmt.Errorf("chain %d, iteration %d: %w", k+1, it, e)
+			}
+		}
+		done = it
+		if err := r.record(it, keep, points); err != nil {
+			return nil, err
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(done, total, points[0].LogJoint)
+		}
+		if it%cfg.CheckpointEvery == 0 && it < cfg.Iters {
+			if err := r.checkpoint(done, time.Since(began).Seconds()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	wall := time.Since(began).Seconds()
+	if err := r.checkpoint(done, wall); err != nil {
+		return nil, err
+	}
+	res = r.result(done, r.wall+wall)
+	if err := writeJSONFile(filepath.Join(cfg.Out, SummaryFile), res); err != nil {
+		return res, err
+	}
+	if done < cfg.Iters {
+		return res, fmt.Errorf("run stopped after iteration %d of %d: %w", done, cfg.Iters, ErrInterrupted)
+	}
+	return res, nil
+}
+
+// record writes the trace rows, trees and imputations of a sweep and
+// tracks the best state.
+func (r *runner) record(it int, keep bool, points []Point) error {
+	for k, ch := range r.chains {
+		p := points[k]
+		if p.LogJoint > r.best {
+			r.best = p.LogJoint
+			r.bestTree = ch.Tree.Newick()
+			if err := writeFileAtomic(filepath.Join(r.cfg.Out, MapFile), []byte(r.bestTree+"\n")); err != nil {
+				return err
+			}
+		}
+		if !keep {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d,%d,%s,%s", k+1, it, fmtFloat(p.LogJoint), fmtFloat(p.LogLik))
+		for i, x := range p.Scalars {
+			b.WriteString("," + fmtFloat(x))
+			r.kept[i][k] = append(r.kept[i][k], x)
+		}
+		r.keptLJ[k] = append(r.keptLJ[k], p.LogJoint)
+		r.keptLL[k] = append(r.keptLL[k], p.LogLik)
+		b.WriteByte('\n')
+		if err := r.trace.write(b.String()); err != nil {
+			return err
+		}
+		if err := r.trees[k].write(ch.Tree.Newick() + "\n"); err != nil {
+			return err
+		}
+		if r.impute != nil {
+			if err := r.writeImputed(k, it, ch); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeImputed writes draws of the missing entries of the observed data.
+func (r *runner) writeImputed(k, it int, ch *Chain) error {
+	m := r.m
+	if m.Data == nil {
+		return nil
+	}
+	y := ch.st.Env.Values[m.Data.ID]
+	var b strings.Builder
+	sampled := false
+	for idx, v := range y {
+		if !math.IsNaN(v) {
+			continue
+		}
+		if !sampled {
+			if err := ch.lik.SampleLocations(ch.rng, ch.locs); err != nil {
+				return err
+			}
+			sampled = true
+		}
+		x := ch.locs[idx]
+		if m.Link == LinkNormal {
+			sd := m.LinkFactor.Args[1].Eval(ch.st.Env)
+			x += sd * ch.rng.NormFloat64()
+		}
+		if m.Link == LinkProbit {
+			if x+ch.rng.NormFloat64() > 0 {
+				x = 1
+			} else {
+				x = 0
+			}
+		}
+		fmt.Fprintf(&b, "%d,%d,%d,%d,%s\n", k+1, it, idx/m.D+1, idx%m.D+1, fmtFloat(x))
+	}
+	return r.impute.write(b.String())
+}
+
+func (r *runner) result(done int, wall float64) *Result {
+	res := &Result{
+		Iterations: r.cfg.Iters, Burn: r.cfg.Burn, Thin: r.cfg.Thin, Chains: r.cfg.Chains, Seed: r.cfg.Seed,
+		Completed: done, WallTime: wall, MapLogJoint: r.best, Acceptance: map[string]float64{},
+	}
+	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", r.keptLJ))
+	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_lik", r.keptLL))
+	for i, v := range r.scalars {
+		if v.Role == graph.Clamped {
+			continue
+		}
+		res.Scalars = append(res.Scalars, diagnostics.Summarize(v.Name, r.kept[i]))
+	}
+	var st treemove.Stats
+	for _, ch := range r.chains {
+		s := ch.moves.Stats
+		st.Subtree.Proposed += s.Subtree.Proposed
+		st.Subtree.Accepted += s.Subtree.Accepted
+		st.Time.Proposed += s.Time.Proposed
+		st.Time.Accepted += s.Time.Accepted
+		st.Position.Proposed += s.Position.Proposed
+		st.Position.Accepted += s.Position.Accepted
+	}
+	for name, ms := range map[string]treemove.MoveStats{"subtree": st.Subtree, "time": st.Time, "position": st.Position} {
+		if ms.Proposed > 0 {
+			res.Acceptance[name] = ms.Rate()
+		}
+	}
+	for _, s := range r.sched.Steps {
+		res.Schedule = append(res.Schedule, s.Name())
+	}
+	return res
+}
+
+// WriteTable prints the run's summary table.
+func (res *Result) WriteTable(w io.Writer) error {
+	if err := diagnostics.WriteTable(w, res.Scalars); err != nil {
+		return err
+	}
+	var names []string
+	for n := range res.Acceptance {
+		names = append(names, n)
+	}
+	if len(names) > 0 {
+		fmt.Fprint(w, "\nacceptance:")
+		for _, n := range []string{"subtree", "time", "position"} {
+			if a, ok := res.Acceptance[n]; ok {
+				fmt.Fprintf(w, "  %s %.3f", n, a)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	_, err := fmt.Fprintf(w, "%d chains × %d iterations (%d burn-in, thin %d) in %.1fs; best log joint %.4g\n",
+		res.Chains, res.Completed, res.Burn, res.Thin, res.WallTime, res.MapLogJoint)
+	return err
+}
+
+func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// runFile is run.json: the configuration and what a resumer needs.
+type runFile struct {
+	Iters, Burn, Thin, Chains, CheckpointEvery int
+	Seed                                       uint64
+	Impute                                     bool
+	Meta                                       map[string]any
+}
+
+func (r *runner) writeRunFile() error {
+	c := r.cfg
+	return writeJSONFile(filepath.Join(c.Out, RunFile), runFile{
+		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
+		Seed: c.Seed, Impute: c.Impute, Meta: c.Meta,
+	})
+}
+
+// ReadRunMeta returns the Meta stored with a run, so that a tool can
+// rebuild the model before calling Resume.
+func ReadRunMeta(dir string) (map[string]any, error) {
+	var rf runFile
+	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
+		return nil, err
+	}
+	return rf.Meta, nil
+}
+
+// checkpointFile is checkpoint.json.
+type checkpointFile struct {
+	Iteration int               `json:"iteration"`
+	Wall      float64           `json:"wall_time_seconds"`
+	Sizes     map[string]int64  `json:"file_sizes"`
+	Best      float64           `json:"best_log_joint"`
+	BestTree  string            `json:"best_tree"`
+	Chains    []chainCheckpoint `json:"chains"`
+}
+
+type chainCheckpoint struct {
+	RNG    []byte                `json:"rng"`
+	Values map[string][]float64  `json:"values"`
+	Tree   *pydt.Tree            `json:"tree"`
+	Aux    []float64             `json:"aux,omitempty"`
+	Tuners map[string]tunerState `json:"tuners,omitempty"`
+	Stats  treemove.Stats        `json:"move_stats"`
+}
+
+type tunerState struct {
+	Width float64 `json:"width"`
+	State []byte  `json:"state"`
+}
+
+// checkpoint writes checkpoint.json atomically: everything needed to
+// continue after sweep it exactly as an uninterrupted run would.
+func (r *runner) checkpoint(it int, wall float64) error {
+	cp := checkpointFile{Iteration: it, Wall: r.wall + wall, Sizes: map[string]int64{}, Best: r.best, BestTree: r.bestTree}
+	for _, f := range append([]*appendFile{r.trace, r.impute}, r.trees...) {
+		if f == nil {
+			continue
+		}
+		if err := f.flush(); err != nil {
+			return err
+		}
+		cp.Sizes[f.name] = f.size
+	}
+	for _, ch := range r.chains {
+		rng, err := ch.pcg.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		cc := chainCheckpoint{RNG: rng, Values: map[string][]float64{}, Tree: ch.Tree, Stats: ch.moves.Stats, Tuners: map[string]tunerState{}}
+		for _, v := range r.m.G.Vars {
+			if v.Role == graph.Latent && !v.IsData && v != r.m.Leaves {
+				cc.Values[v.Name] = ch.st.Env.Values[v.ID]
+			}
+		}
+		if r.m.Link == LinkProbit {
+			cc.Aux = nanToNull(ch.aux)
+		}
+		for v, t := range ch.tuners {
+			b, err := t.MarshalBinary()
+			if err != nil {
+				return err
+			}
+			cc.Tuners[v.Name] = tunerState{Width: t.Slice.Width, State: b}
+		}
+		cp.Chains = append(cp.Chains, cc)
+	}
+	return writeJSONFile(filepath.Join(r.cfg.Out, CheckpointFile), cp)
+}
+
+// nanToNull maps NaN (missing) to a sentinel JSON can hold.
+func nanToNull(x []float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		if math.IsNaN(v) {
+			v = math.MaxFloat64
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func nullToNaN(x []float64) []float64 {
+	for i, v := range x {
+		if v == math.MaxFloat64 {
+			x[i] = math.NaN()
+		}
+	}
+	return x
+}
+
+// Resume continues the run in dir from its last checkpoint, with the model
+// it was started with (the caller rebuilds it, e.g. from ReadRunMeta), as
+// if it had never stopped. progress may be nil.
+func Resume(ctx context.Context, m *Model, dir string, progress func(done, total int, logJoint float64)) (*Result, error) {
+	var rf runFile
+	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	var cp checkpointFile
+	if err := readJSONFile(filepath.Join(dir, CheckpointFile), &cp); err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	cfg := Config{Iters: rf.Iters, Burn: rf.Burn, Thin: rf.Thin, Chains: rf.Chains, CheckpointEvery: rf.CheckpointEvery,
+		Seed: rf.Seed, Impute: rf.Impute, Meta: rf.Meta, Out: dir, Progress: progress}
+	if cfg.Burn == 0 {
+		cfg.Burn = -1 // stored burn-in of 0 means none
+	}
+	cfg = cfg.withDefaults()
+	if len(cp.Chains) != cfg.Chains {
+		return nil, fmt.Errorf("resume: checkpoint has %d chains, run.json says %d", len(cp.Chains), cfg.Chains)
+	}
+	sched, err := NewSchedule(m)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: cp.Iteration + 1,
+		best: cp.Best, bestTree: cp.BestTree, wall: cp.Wall}
+	for k, cc := range cp.Chains {
+		st := m.NewState()
+		for name, vals := range cc.Values {
+			v, ok := m.G.Lookup(name)
+			if !ok || len(vals) != len(st.Env.Values[v.ID]) {
+				return nil, fmt.Errorf("resume: checkpoint value %s does not fit the model", name)
+			}
+			copy(st.Env.Values[v.ID], vals)
+		}
+		m.Refresh(st.Env)
+		if cc.Tree == nil || cc.Tree.NumLeaves() != m.N {
+			return nil, fmt.Errorf("resume: chain %d: checkpoint tree does not fit the data", k+1)
+		}
+		st.Tree = cc.Tree
+		pcg := &rand.PCG{}
+		if err := pcg.UnmarshalBinary(cc.RNG); err != nil {
+			return nil, fmt.Errorf("resume: chain %d: %w", k+1, err)
+		}
+		ch, err := restoreChain(m, sched, st, pcg, nullToNaN(cc.Aux))
+		if err != nil {
+			return nil, fmt.Errorf("resume: chain %d: %w", k+1, err)
+		}
+		ch.moves.Stats = cc.Stats
+		for name, ts := range cc.Tuners {
+			v, ok := m.G.Lookup(name)
+			if !ok {
+				return nil, fmt.Errorf("resume: checkpoint tuner %s does not fit the model", name)
+			}
+			t := ch.tuner(v)
+			if err := t.UnmarshalBinary(ts.State); err != nil {
+				return nil, fmt.Errorf("resume: %w", err)
+			}
+			t.Slice.Width = ts.Width
+		}
+		r.chains = append(r.chains, ch)
+	}
+	if err := r.openFiles(cp.Sizes); err != nil {
+		return nil, err
+	}
+	if err := r.reloadTrace(); err != nil {
+		return nil, err
+	}
+	return r.loop(ctx)
+}
+
+// restoreChain rebuilds a chain from a checkpointed state without drawing
+// any random number.
+func restoreChain(m *Model, sched *Schedule, st *State, pcg *rand.PCG, aux []float64) (*Chain, error) {
+	ch := &Chain{m: m, sched: sched, st: st, Tree: st.Tree, pcg: pcg, rng: rand.New(pcg),
+		tuners: map[*graph.Var]*scalar.Tuner{}, locs: make([]float64, st.Tree.Cap()*m.D), aux: make([]float64, m.N*m.D)}
+	if m.Link == LinkProbit {
+		if len(aux) != len(ch.aux) {
+			return nil, fmt.Errorf("checkpoint has %d auxiliary variables, want %d", len(aux), len(ch.aux))
+		}
+		copy(ch.aux, aux)
+	}
+	return ch, ch.attach()
+}
+
+// reloadTrace reads the kept values back from trace.csv for the summary.
+func (r *runner) reloadTrace() error {
+	f, err := os.Open(filepath.Join(r.cfg.Out, TraceFile))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	sc.Scan() // header
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), ",")
+		if len(fields) != 4+len(r.scalars) {
+			return fmt.Errorf("resume: %s has a row of %d fields", TraceFile, len(fields))
+		}
+		k, err := strconv.Atoi(fields[0])
+		if err != nil || k < 1 || k > len(r.chains) {
+			return fmt.Errorf("resume: %s: bad chain %q", TraceFile, fields[0])
+		}
+		vals := make([]float64, len(fields)-2)
+		for i, s := range fields[2:] {
+			if vals[i], err = strconv.ParseFloat(s, 64); err != nil {
+				return fmt.Errorf("resume: %s: %w", TraceFile, err)
+			}
+		}
+		r.keptLJ[k-1] = append(r.keptLJ[k-1], vals[0])
+		r.keptLL[k-1] = append(r.keptLL[k-1], vals[1])
+		for i := range r.scalars {
+			r.kept[i][k-1] = append(r.kept[i][k-1], vals[2+i])
+		}
+	}
+	return sc.Err()
+}
+
+// appendFile is an output file written as the run goes, flushed at every
+// checkpoint.
+type appendFile struct {
+	name string
+	f    *os.File
+	w    *bufio.Writer
+	size int64
+}
+
+// openAppend creates the file with a header, or, when sizes records it,
+// truncates it back to the checkpointed size and appends from there.
+func openAppend(path, header string, sizes map[string]int64, name string) (*appendFile, error) {
+	if sizes != nil {
+		size, ok := sizes[name]
+		if !ok {
+			return nil, fmt.Errorf("resume: the checkpoint does not record %s", name)
+		}
+		f, err := os.OpenFile(path, os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		if err := f.Truncate(size); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		if _, err := f.Seek(size, io.SeekStart); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		return &appendFile{name: name, f: f, w: bufio.NewWriter(f), size: size}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	a := &appendFile{name: name, f: f, w: bufio.NewWriter(f)}
+	if header != "" {
+		if err := a.write(header + "\n"); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+func (a *appendFile) write(s string) error {
+	n, err := a.w.WriteString(s)
+	a.size += int64(n)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", a.name, err)
+	}
+	return nil
+}
+
+func (a *appendFile) flush() error {
+	if err := a.w.Flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", a.name, err)
+	}
+	return nil
+}
+
+func (a *appendFile) close() error {
+	if err := a.flush(); err != nil {
+		a.f.Close()
+		return err
+	}
+	return a.f.Close()
+}
+
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+func readJSONFile(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so that a
+// reader (or a crash) never sees a partial file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
