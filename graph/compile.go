@@ -216,6 +216,10 @@ func (c *compiler) bindSets() {
 				c.errs.Addf(SetPos, "--set %s=%v: the value must be finite", name, x)
 				continue
 			}
+			if v.IsData && !v.Support.Contains(x) {
+				c.errs.Addf(SetPos, "--set %s=%v: %s is declared %s, so its value must be %s", name, x, name, v.Kind, supportPhrase(v.Support))
+				continue
+			}
 			v.Value = []float64{x}
 			if !v.IsData {
 				v.Role = Clamped
@@ -319,6 +323,11 @@ func (c *compiler) shapes() {
 		}
 	}
 	for _, v := range c.g.Vars {
+		if arg := c.kindArg[v]; arg != nil {
+			if x, ok := c.eval(arg); ok && (x < 1 || x != math.Trunc(x)) {
+				c.errs.Addf(arg.Pos(), "the number of categories of %s is %v; it must be a positive whole number", v.Name, x)
+			}
+		}
 		exprs := c.dimExprs[v]
 		if len(exprs) == 0 {
 			continue
@@ -454,7 +463,28 @@ func (c *compiler) statements(stmts []lang.Stmt) {
 		case *lang.Assign:
 			c.assign(s)
 		case *lang.ForBlock:
+			if c.definesOnly {
+				// Loops hold no definitions; visiting them once keeps
+				// their diagnostics single.
+				c.forBlockDefines(s)
+				continue
+			}
 			c.forBlock(s)
+		}
+	}
+}
+
+// forBlockDefines reports deterministic definitions inside loops during the
+// first pass without evaluating the loop headers.
+func (c *compiler) forBlockDefines(fb *lang.ForBlock) {
+	for _, st := range fb.Body {
+		switch st := st.(type) {
+		case *lang.Assign:
+			if st.Op == lang.Define {
+				c.errs.Addf(st.OpPos, "deterministic definitions (=) are scalar for now and cannot appear in loops")
+			}
+		case *lang.ForBlock:
+			c.forBlockDefines(st)
 		}
 	}
 }
@@ -487,6 +517,12 @@ func (c *compiler) forBlock(fb *lang.ForBlock) {
 }
 
 func (c *compiler) assign(s *lang.Assign) {
+	if s.Op == lang.Define && len(c.loops) > 0 {
+		return // reported by forBlockDefines
+	}
+	if (s.Op == lang.Define) != c.definesOnly {
+		return
+	}
 	v, ok := c.g.ByName[s.LHS.Name.Name]
 	if !ok {
 		if len(s.LHS.Indices) > 0 {
@@ -496,9 +532,6 @@ func (c *compiler) assign(s *lang.Assign) {
 	}
 	if v.Role == Constant {
 		c.errs.Addf(s.LHS.Pos(), "%s is a %s and cannot be assigned", v.Name, map[bool]string{true: "dimension", false: "constant"}[c.isDim(v)])
-		return
-	}
-	if (s.Op == lang.Define) != c.definesOnly {
 		return
 	}
 	c.attempted[v] = true
@@ -553,6 +586,10 @@ func (c *compiler) assign(s *lang.Assign) {
 		for _, ix := range s.LHS.Indices {
 			f.Index = append(f.Index, c.expr(ix))
 		}
+		if len(c.loops) == 0 {
+			c.errs.Addf(s.LHS.Pos(), "%s[...] outside a loop gives one element a distribution; write a for-loop over every element of %s, or %s ~ ... for all of them", v.Name, v.Name, v.Name)
+			return
+		}
 		f.Elementwise = c.coversAll(v, f)
 		if !f.Elementwise && !c.opts.Partial && len(c.loops) > 0 && v.Dims[0] >= 0 {
 			c.errs.Addf(s.LHS.Pos(), "the loops must cover every element of %s exactly once, each index a loop variable over 1:%s", v.Name, dimList(v))
@@ -580,6 +617,12 @@ func (c *compiler) assign(s *lang.Assign) {
 	}
 	if len(v.Dims) > 0 && len(s.LHS.Indices) == 0 {
 		c.vectorise(f, call)
+	}
+	for k, a := range f.Args {
+		if w := arrayRef(a); w != nil {
+			c.errs.Addf(argsPos[k], "%s is an array: index it (%s[...]), or pass it alone as the argument of a vectorised statement", w.Name, w.Name)
+			return
+		}
 	}
 	c.checkArgs(f, dist.Params, argsPos)
 	if v.Data != nil && !within(v.Support, dist.Support) {
@@ -848,7 +891,11 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
 			}
 			f.Divergence = &DivergenceExpr{Type: dt, Args: args}
 			tmp := &Factor{Pos: f.Pos, Target: v, Dist: &stdlib.Dist{Name: dt.Name}, Args: args}
+			before := len(c.errs)
 			c.checkArgs(tmp, dt.Params, dpos)
+			if len(c.errs) == before {
+				c.checkDivergence(f.Divergence, dc.Pos())
+			}
 		}
 	}
 	if f.Divergence == nil {
@@ -865,9 +912,10 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
 	args := slices.Clone(f.Args)
 	args[2] = nil
 	tmp.Args = args
+	before := len(c.errs)
 	c.checkArgs(&tmp, stdlib.PYDTParams, pos)
-	// alpha >= -2 beta when both are constants.
-	if a, b := f.Args[0], f.Args[1]; len(Vars(a)) == 0 && len(Vars(b)) == 0 {
+	// alpha >= -2 beta when both are constants and individually valid.
+	if a, b := f.Args[0], f.Args[1]; len(c.errs) == before && len(Vars(a)) == 0 && len(Vars(b)) == 0 {
 		if err := stdlib.CheckPYDT(a.Eval(&Env{}), b.Eval(&Env{})); err != nil {
 			c.errs.Addf(pos[0], "%v", err)
 		}
@@ -877,10 +925,59 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
 	}
 }
 
+// checkDivergence checks a divergence function whose parameters are all
+// constants, e.g. DivNeal(1, 0, 0), which never diverges before t = 1.
+func (c *compiler) checkDivergence(d *DivergenceExpr, pos lang.Position) {
+	vals := make([]float64, len(d.Args))
+	for i, a := range d.Args {
+		if len(Vars(a)) > 0 {
+			return
+		}
+		vals[i] = a.Eval(&Env{})
+	}
+	if err := d.Type.New(vals).Check(); err != nil {
+		c.errs.Addf(pos, "%s: %v", d, err)
+	}
+}
+
+// arrayRef returns an array variable that x reads whole (not an element),
+// or nil.
+func arrayRef(x Expr) *Var {
+	var found *Var
+	var visit func(Expr)
+	visit = func(e Expr) {
+		switch e := e.(type) {
+		case Ref:
+			if !e.V.Scalar() && found == nil {
+				found = e.V
+			}
+		case Neg:
+			visit(e.X)
+		case Op:
+			visit(e.X)
+			visit(e.Y)
+		case *Call:
+			for _, a := range e.Args {
+				visit(a)
+			}
+		case Elem:
+			for _, a := range e.Idx {
+				visit(a)
+			}
+		}
+	}
+	visit(x)
+	return found
+}
+
 // define compiles a deterministic definition "x = expr".
 func (c *compiler) define(v *Var, s *lang.Assign) {
 	if len(s.LHS.Indices) > 0 || len(c.loops) > 0 || v.Declared {
 		c.errs.Addf(s.OpPos, "deterministic definitions (=) are scalar for now; %s must be an undeclared scalar outside loops", v.Name)
+		return
+	}
+	if v.Role != Deterministic {
+		c.errs.Addf(s.OpPos, "%s has a distribution (~) and cannot also be defined with =", v.Name)
 		return
 	}
 	if v.Expr != nil {
@@ -891,11 +988,9 @@ func (c *compiler) define(v *Var, s *lang.Assign) {
 	if x == nil {
 		return
 	}
-	for _, w := range Vars(x) {
-		if !w.Scalar() {
-			c.errs.Addf(s.RHS.Pos(), "%s is an array; index it to use one element", w.Name)
-			return
-		}
+	if w := arrayRef(x); w != nil {
+		c.errs.Addf(s.RHS.Pos(), "%s is an array; index it to use one element", w.Name)
+		return
 	}
 	v.Expr = x
 	v.Support = support(x)
