@@ -53,6 +53,7 @@ func LogPrior(tr *Tree, alpha, beta float64, div Divergence, h *Harmonic) float6
 	}
 	h.Grow(tr.Count(tr.Root()))
 	lg1b := lgamma(1 - beta)
+	ev := newDivEval(div)
 	root := tr.Root()
 	total := 0.0
 	for v := root; v != NoNode; v = priorNext(tr, root, v) {
@@ -61,7 +62,7 @@ func LogPrior(tr *Tree, alpha, beta float64, div Divergence, h *Harmonic) float6
 		}
 		// Checking each branch point against its parent covers every
 		// internal edge; edges into leaves need t_b < 1 only.
-		total += nodeLogPrior(tr, v, alpha, beta, lg1b, div, h, false)
+		total += nodeLogPrior(tr, v, lg1b, ev, h, false)
 	}
 	return total
 }
@@ -85,12 +86,12 @@ func NodeLogPrior(tr *Tree, b NodeID, alpha, beta float64, div Divergence, h *Ha
 	if !h.use(alpha, beta) {
 		return math.Inf(-1)
 	}
-	return nodeLogPrior(tr, b, alpha, beta, lgamma(1-beta), div, h, true)
+	return nodeLogPrior(tr, b, lgamma(1-beta), newDivEval(div), h, true)
 }
 
 // nodeLogPrior is NodeLogPrior given lg1b = lgamma(1-beta); it checks b's
 // time against its children's only when children is set.
-func nodeLogPrior(tr *Tree, b NodeID, alpha, beta, lg1b float64, div Divergence, h *Harmonic, children bool) float64 {
+func nodeLogPrior(tr *Tree, b NodeID, lg1b float64, ev divEval, h *Harmonic, children bool) float64 {
 	s := nodeStructureCached(tr, b, lg1b, h)
 	if math.IsInf(s, -1) {
 		return s
@@ -99,7 +100,32 @@ func nodeLogPrior(tr *Tree, b NodeID, alpha, beta, lg1b float64, div Divergence,
 	if tb.IsLeaf() || !tr.ParentTime(b).Before(tb) || (children && !timesOrdered(tr, b)) {
 		return math.Inf(-1)
 	}
-	return s + div.LogRate(tb) - div.Cumulative(tb)*nodeJ(tr, b, h)
+	logRate, cum := ev.eval(tb)
+	return s + logRate - cum*nodeJ(tr, b, h)
+}
+
+// divEval evaluates log a(t) and A(t) together, with a single logarithm for
+// DivInv, the paper's divergence function; the values are those of the
+// Divergence methods, bit for bit.
+type divEval struct {
+	div     Divergence
+	inv     bool
+	c, logC float64
+}
+
+func newDivEval(div Divergence) divEval {
+	if d, ok := div.(DivInv); ok {
+		return divEval{div: div, inv: true, c: d.C, logC: math.Log(d.C)}
+	}
+	return divEval{div: div}
+}
+
+func (e divEval) eval(t Time) (logRate, cumulative float64) {
+	if e.inv {
+		l := t.LogOneMinus()
+		return e.logC - l, -e.c * l
+	}
+	return e.div.LogRate(t), e.div.Cumulative(t)
 }
 
 // NodeEdgeLogPrior returns the log prior factor of the internal node b in its
