@@ -62,18 +62,26 @@ type treeStats struct {
 	rootTime float64
 	rootDeg  int
 	sumTimes float64
-	topo     string
+	topo     string // N = 3 only
 }
 
 func statsOf(tr *pydt.Tree) treeStats {
-	st := treeStats{internal: tr.NumInternal(), rootTime: tr.Time(tr.Root()).T(), rootDeg: tr.Degree(tr.Root())}
-	for _, v := range tr.PreOrder(nil) {
-		if !tr.IsLeaf(v) {
+	root := tr.Root()
+	st := treeStats{internal: tr.NumInternal(), rootTime: tr.Time(root).T(), rootDeg: tr.Degree(root)}
+	for id := tr.NumLeaves(); id < tr.Cap(); id++ {
+		if v := pydt.NodeID(id); tr.InUse(v) {
 			st.sumTimes += tr.Time(v).T()
 		}
 	}
-	if tr.NumLeaves() <= 4 {
-		st.topo = topology(tr)
+	if tr.NumLeaves() == 3 {
+		st.topo = "(1,2,3)"
+		if st.rootDeg == 2 {
+			for c := range tr.Children(root) {
+				if tr.IsLeaf(c) {
+					st.topo = threeTopologies[2-int(c)]
+				}
+			}
+		}
 	}
 	return st
 }
@@ -81,22 +89,40 @@ func statsOf(tr *pydt.Tree) treeStats {
 // series holds the values of named scalar statistics over draws.
 type series map[string][]float64
 
+// statKeys caches the names of the statistics for n leaves.
+var statKeys = map[int][2][]string{}
+
 func (s series) add(st treeStats, n int) {
+	keys, ok := statKeys[n]
+	if !ok {
+		for k := 1; k < n; k++ {
+			keys[0] = append(keys[0], fmt.Sprintf("P(internal=%d)", k))
+		}
+		for k := 2; k <= n; k++ {
+			keys[1] = append(keys[1], fmt.Sprintf("P(rootdeg=%d)", k))
+		}
+		statKeys[n] = keys
+	}
 	for k := 1; k < n; k++ {
-		s[fmt.Sprintf("P(internal=%d)", k)] = append(s[fmt.Sprintf("P(internal=%d)", k)], b2f(st.internal == k))
+		s[keys[0][k-1]] = append(s[keys[0][k-1]], b2f(st.internal == k))
 	}
 	for k := 2; k <= n; k++ {
-		s[fmt.Sprintf("P(rootdeg=%d)", k)] = append(s[fmt.Sprintf("P(rootdeg=%d)", k)], b2f(st.rootDeg == k))
+		s[keys[1][k-2]] = append(s[keys[1][k-2]], b2f(st.rootDeg == k))
 	}
 	s["E(root time)"] = append(s["E(root time)"], st.rootTime)
 	s["E(sum of times)"] = append(s["E(sum of times)"], st.sumTimes)
 	if n == 3 {
-		for _, tp := range threeTopologies {
-			s["P("+tp+")"] = append(s["P("+tp+")"], b2f(st.topo == tp))
+		for i, tp := range threeTopologies {
+			k := threeKeys[i]
+			s[k] = append(s[k], b2f(st.topo == tp))
 		}
 	}
 }
 
+var threeKeys = []string{"P(((1,2),3))", "P(((1,3),2))", "P(((2,3),1))", "P((1,2,3))"}
+
+// threeTopologies lists the N = 3 topologies; the pair ones are indexed by
+// 2 - (the 0-based leaf that is not in the pair).
 var threeTopologies = []string{"((1,2),3)", "((1,3),2)", "((2,3),1)", "(1,2,3)"}
 
 // threeLaw returns the exact topology probabilities for N = 3, derived from
@@ -184,7 +210,11 @@ func referenceSeries(t *testing.T, c priorCase, nLeaves, draws int, seed uint64)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref.add(statsOf(tr), nLeaves)
+		st := statsOf(tr)
+		if nLeaves == 3 && st.topo != topology(tr) {
+			t.Fatalf("statsOf topology %s, tree %s", st.topo, topology(tr))
+		}
+		ref.add(st, nLeaves)
 	}
 	return ref
 }

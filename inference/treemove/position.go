@@ -26,6 +26,7 @@ import (
 // the target, and the current point's coordinate given its position is drawn
 // from its conditional (uniform on an atom piece, unique on an edge).
 //
+// Siblings are laid out in an order drawn afresh for each move (see key).
 // The line is never built: coordinates are offsets from the current point,
 // and a point at offset d is found by walking the pre-order from the current
 // piece, at a cost proportional to the number of pieces passed (bounded by
@@ -64,10 +65,51 @@ func (s *Sampler) pieceLen(p piece) float64 {
 	return psiOneMinus(s.tr.ParentTime(p.node)) - psiOneMinus(s.edgeEnd(p.node))
 }
 
+// key returns the rank of node c among its siblings in the order of the
+// line: a hash of c under the move's random seed. The line must not depend
+// on the order in which the tree happens to store children: that order
+// records the history of the moves (an attached subtree becomes the last
+// child), so its law given the tree depends on where v sits, and a line built
+// on it would make the move leave a different law invariant. A fresh seed per
+// move makes the sibling order a uniformly random permutation whatever the
+// stored order and IDs are.
+func (s *Sampler) key(c pydt.NodeID) uint64 {
+	z := s.seed ^ uint64(uint32(c))*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// sibling returns the child of p adjacent to u in the line's order (the
+// next one when after is set, the previous one otherwise), or, for
+// u = NoNode, the first (after) or last (!after) child. O(degree).
+func (s *Sampler) sibling(p, u pydt.NodeID, after bool) pydt.NodeID {
+	tr := s.tr
+	var ku uint64
+	if u != pydt.NoNode {
+		ku = s.key(u)
+	}
+	best, kb := pydt.NoNode, uint64(0)
+	for c := tr.FirstChild(p); c != pydt.NoNode; c = tr.NextSibling(c) {
+		if c == u {
+			continue
+		}
+		k := s.key(c)
+		if after {
+			if (u == pydt.NoNode || k > ku) && (best == pydt.NoNode || k < kb) {
+				best, kb = c, k
+			}
+		} else if (u == pydt.NoNode || k < ku) && (best == pydt.NoNode || k > kb) {
+			best, kb = c, k
+		}
+	}
+	return best
+}
+
 func (s *Sampler) nextPiece(p piece) (piece, bool) {
 	tr := s.tr
 	if p.atom {
-		return piece{node: tr.FirstChild(p.node)}, true
+		return piece{node: s.sibling(p.node, pydt.NoNode, true)}, true
 	}
 	u := p.node
 	if s.open(u) {
@@ -75,10 +117,11 @@ func (s *Sampler) nextPiece(p piece) (piece, bool) {
 	}
 	root := tr.Root()
 	for u != root {
-		if n := tr.NextSibling(u); n != pydt.NoNode {
+		par := tr.Parent(u)
+		if n := s.sibling(par, u, true); n != pydt.NoNode {
 			return piece{node: n}, true
 		}
-		u = tr.Parent(u)
+		u = par
 	}
 	return piece{}, false
 }
@@ -93,20 +136,13 @@ func (s *Sampler) prevPiece(p piece) (piece, bool) {
 	if par == pydt.NoNode {
 		return piece{}, false
 	}
-	prev := pydt.NoNode
-	for c := tr.FirstChild(par); c != u; c = tr.NextSibling(c) {
-		prev = c
-	}
+	prev := s.sibling(par, u, false)
 	if prev == pydt.NoNode {
 		return piece{node: par, atom: true}, true
 	}
 	// The last piece of prev's subtree.
 	for s.open(prev) {
-		c := tr.FirstChild(prev)
-		for n := tr.NextSibling(c); n != pydt.NoNode; n = tr.NextSibling(n) {
-			c = n
-		}
-		prev = c
+		prev = s.sibling(prev, pydt.NoNode, false)
 	}
 	return piece{node: prev}, true
 }
@@ -159,11 +195,14 @@ func (s *Sampler) posLogDensity(pos pydt.Position, n int, ll float64) float64 {
 		return ll
 	}
 	d, _ := s.attachTerms(pos, n)
+	// Non-root nodes of the resulting tree; v was drawn with probability
+	// 1/nodes (see SlicePosition).
+	nodes := s.tr.NumLeaves() + s.tr.NumInternal() - 1
 	if pos.AtNode {
-		return d + ll - math.Log(s.AtomLen)
+		return d + ll - math.Log(s.AtomLen) - math.Log(float64(nodes))
 	}
 	x := -pos.Time.LogOneMinus()
-	return d + ll - x + 2*math.Log1p(x)
+	return d + ll - x + 2*math.Log1p(x) - math.Log(float64(nodes+1))
 }
 
 // posEval returns the position at offset d and log f there.
@@ -189,7 +228,14 @@ func (s *Sampler) PositionMove() bool {
 // at a point drawn by slice sampling over the line of valid attachment
 // points described above, with stepping out by PosWidth (at most MaxSteps
 // widths) and shrinkage. The target is the prior of the resulting tree
-// times its likelihood. It reports whether the position changed.
+// times its likelihood, divided by the number of non-root nodes N+I-1 of
+// the resulting tree: PositionMove draws v with probability 1/(N+I-1),
+// which depends on the position being updated (an edge position adds a
+// branch point), and a random-scan update with state-dependent selection
+// probabilities w_v(T) leaves π invariant when each update is reversible
+// with respect to π(T) w_v(T). (Sampling π alone here would favour edge
+// positions by the factor (N+I)/(N+I-1).) It reports whether the position
+// changed.
 func (s *Sampler) SlicePosition(v pydt.NodeID) bool {
 	tr, m := s.tr, s.m
 	s.Stats.Position.Proposed++
@@ -197,6 +243,7 @@ func (s *Sampler) SlicePosition(v pydt.NodeID) bool {
 	old := m.Detach(v)
 	n := tr.Count(v)
 	s.tv = tr.Time(v)
+	s.seed = s.rng.Uint64()
 	if old.AtNode {
 		s.cur, s.off0 = piece{node: old.Node, atom: true}, s.AtomLen*s.rng.Float64()
 	} else {

@@ -98,10 +98,11 @@ type Sampler struct {
 	Stats Stats
 
 	// Position move state: the detached subtree's time, the current piece
-	// of the line and the offset in it.
+	// of the line and the offset in it, the seed of the sibling order.
 	tv   pydt.Time
 	cur  piece
 	off0 float64
+	seed uint64 // sibling order of the line
 }
 
 // New returns a sampler for the tree of m, with prior parameters alpha, beta
