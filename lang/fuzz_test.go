@@ -76,4 +76,3 @@ func FuzzParse(f *testing.F) {
 		assertSameTree(t, src, out)
 	})
 }
-

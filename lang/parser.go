@@ -27,12 +27,13 @@ func Parse(filename string, src []byte) (*File, error) {
 		return p.file, p.errs
 	}
 	p.toks, p.comments = s.tokens, s.comments
+	p.reportInvalid()
+	p.limitNesting() // before Upgrade, which copies the tokens
 	p.lex, err = lexer.Upgrade(&sliceLexer{tokens: p.toks})
 	if err != nil {
 		p.errs.Add(Position{Filename: filename, Line: 1, Column: 1}, err.Error())
 		return p.file, p.errs
 	}
-	p.reportInvalid()
 	p.parseFile()
 	p.errs.Sort()
 	return p.file, p.errs.Err()

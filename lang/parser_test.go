@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -140,5 +141,29 @@ func TestParseErrorIsErrorList(t *testing.T) {
 	}
 	if got, want := list.Error(), "t.pydt:1:4: expected expression, found end of file"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestDeepNesting checks that absurdly deep expressions are reported, not
+// allowed to exhaust the stack, and that parsing resumes after them.
+func TestDeepNesting(t *testing.T) {
+	for _, deep := range []string{
+		strings.Repeat("(", 20000),
+		strings.Repeat("-", 20000) + "1",
+		strings.Repeat("2^", 20000) + "1",
+		strings.Repeat("f(a[", 10000),
+	} {
+		src := "x = " + deep + "\ny ~ A(\n"
+		_, err := Parse("t.pydt", []byte(src))
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != 2 {
+			t.Fatalf("got %v, want two errors", err)
+		}
+		if !strings.HasPrefix(list[0].Msg, "expression nested too deeply") {
+			t.Errorf("first error = %q, want nesting error", list[0].Msg)
+		}
+		if list[1].Pos.Line != 2 {
+			t.Errorf("second error at %v, want line 2 (parsing must resume)", list[1].Pos)
+		}
 	}
 }
