@@ -115,17 +115,17 @@ func TestHarmonicNumbers(t *testing.T) {
 	}
 }
 
-// TestHarmonicBigFloat checks H_n for n up to 10^6 against a 256-bit
+// TestHarmonicBigFloat checks H_n for n up to 10^6 against a 128-bit
 // summation in which each term is the exact running product of the ratios
 // (i-1-beta)/(i+alpha), scaled by h_1 = Gamma(1-beta)/Gamma(2+alpha).
 func TestHarmonicBigFloat(t *testing.T) {
-	const prec = 256
+	const prec = 128
 	cases := []struct {
 		alpha, beta float64
 		nmax        int
 	}{
 		{0.37, 0.61, 1_000_000},
-		{-1.2, 0.6, 1_000_000},
+		{-1.2, 0.6, 300_000},
 		{-0.3, 0.3, 100_000},
 		{5.5, 0.25, 100_000},
 		{-1.998, 0.999, 100_000},
