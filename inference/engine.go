@@ -12,6 +12,7 @@ import (
 	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
 
 // Updater is one step of an MCMC schedule: it updates part of a chain's
@@ -226,6 +227,14 @@ func (g gibbsPrecisionStep) update(ch *Chain) error {
 	ss, n, err := ch.lik.SuffStats(ch.locs)
 	if err != nil {
 		return fmt.Errorf("%s: %w", g.Name(), err)
+	}
+	if math.IsInf(ss, 1) || math.IsNaN(ss) {
+		// An edge far shorter than float64 resolves between distinct
+		// locations: the state has numerically zero density and the
+		// conditional is degenerate. Keep the precision; tree moves
+		// leave such states.
+		ch.Skipped++
+		return nil
 	}
 	p, err := scalar.SamplePrecision(ch.rng, g.prior, n, ss)
 	if err != nil {
@@ -456,6 +465,9 @@ type Chain struct {
 	// aux holds the Probit auxiliary variables, N·D.
 	aux    []float64
 	params []float64
+	// Skipped counts conditional updates skipped because their statistics
+	// were not finite (see gibbsPrecisionStep).
+	Skipped int
 }
 
 // NewChain starts a chain from a draw of the prior (clamped values kept),
@@ -467,7 +479,42 @@ func NewChain(m *Model, sched *Schedule, seed, stream uint64) (*Chain, error) {
 	if err != nil {
 		return nil, fmt.Errorf("initial state: %w", err)
 	}
+	if err := m.spreadInitialTree(rng, st); err != nil {
+		return nil, err
+	}
 	return newChainFrom(m, sched, st, pcg)
+}
+
+// spreadInitialTree redraws the initial tree when the drawn smoothness is
+// small (c < 1 in c/(1-t) or c/(1-t)^2): such trees put divergences closer
+// to t = 1 than float64 resolves, which makes a poor starting point. The
+// starting point does not affect the chain's stationary distribution.
+func (m *Model) spreadInitialTree(rng *rand.Rand, st *State) error {
+	p, err := m.TreeParams(st.Env)
+	if err != nil {
+		return err
+	}
+	switch d := p.Div.(type) {
+	case pydt.DivInv:
+		if d.C >= 1 {
+			return nil
+		}
+		p.Div = pydt.DivInv{C: 1}
+	case pydt.DivInvSq:
+		if d.C >= 1 {
+			return nil
+		}
+		p.Div = pydt.DivInvSq{C: 1}
+	default:
+		return nil
+	}
+	tr, err := sim.DrawTree(rng, m.N, p)
+	if err != nil {
+		return err
+	}
+	tr.Labels = m.Labels
+	st.Tree = tr
+	return nil
 }
 
 func newChainFrom(m *Model, sched *Schedule, st *State, pcg *rand.PCG) (*Chain, error) {

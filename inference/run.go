@@ -110,7 +110,9 @@ type Result struct {
 	Completed   int                   `json:"completed_iterations"`
 	WallTime    float64               `json:"wall_time_seconds"`
 	MapLogJoint float64               `json:"map_log_joint"`
-	Schedule    []string              `json:"schedule"`
+	// Skipped counts conditional updates skipped for numerical reasons.
+	Skipped  int      `json:"skipped_updates"`
+	Schedule []string `json:"schedule"`
 }
 
 // Names of the files a run writes.
@@ -392,6 +394,7 @@ func (r *runner) result(done int, wall float64) *Result {
 	}
 	var st treemove.Stats
 	for _, ch := range r.chains {
+		res.Skipped += ch.Skipped
 		s := ch.moves.Stats
 		st.Subtree.Proposed += s.Subtree.Proposed
 		st.Subtree.Accepted += s.Subtree.Accepted
