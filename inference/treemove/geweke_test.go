@@ -1,0 +1,177 @@
+package treemove
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
+)
+
+// lcaTime returns the time of the lowest common ancestor of leaves a and b.
+func lcaTime(tr *pydt.Tree, a, b pydt.NodeID) float64 {
+	for u := tr.Parent(a); u != pydt.NoNode; u = tr.Parent(u) {
+		for w := tr.Parent(b); w != pydt.NoNode; w = tr.Parent(w) {
+			if w == u {
+				return tr.Time(u).T()
+			}
+		}
+	}
+	panic("no common ancestor")
+}
+
+// gewekeStats returns the statistics of a (tree, data) pair: tree
+// statistics, the squared distance between leaves 0 and 1, and its product
+// with 1 - t(lca(0, 1)), which couples the tree with the data.
+func gewekeStats(tr *pydt.Tree, x []float64, dims int, out series) {
+	st := statsOf(tr)
+	d2 := 0.0
+	for k := range dims {
+		diff := x[k] - x[dims+k]
+		d2 += diff * diff
+	}
+	out["E(internal)"] = append(out["E(internal)"], float64(st.internal))
+	out["E(root time)"] = append(out["E(root time)"], st.rootTime)
+	out["E(sum of times)"] = append(out["E(sum of times)"], st.sumTimes)
+	out["E(|x0-x1|^2)"] = append(out["E(|x0-x1|^2)"], d2)
+	out["E(|x0-x1|^2 (1-t_lca))"] = append(out["E(|x0-x1|^2 (1-t_lca))"], d2*(1-lcaTime(tr, 0, 1)))
+	out["E(t_lca)"] = append(out["E(t_lca)"], lcaTime(tr, 0, 1))
+}
+
+// TestGeweke is Geweke's (2004) joint distribution test at the tree level.
+// The marginal-conditional simulator draws (tree, data) from sim.Draw. The
+// successive-conditional simulator alternates a draw of the data given the
+// tree (bp with no evidence, then SampleLocations: leaf locations from their
+// prior given the tree) with a sweep of tree moves given that data. Both
+// must give the same joint law of (tree, data); the test compares the means
+// of tree statistics and of statistics coupling tree and data, with
+// batch-means standard errors for the chain.
+func TestGeweke(t *testing.T) {
+	cases := []struct {
+		c       priorCase
+		n, dims int
+		s2      float64
+	}{
+		{priorCase{"N5-D2", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 1},
+		{priorCase{"N4-D1", 1, 0.1, pydt.DivInvSq{C: 0.6}}, 4, 1, 0.5},
+	}
+	const iters, refDraws = 30000, 30000
+	for ci, gc := range cases {
+		t.Run(gc.c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(ci), 77))
+			p := gc.c.params()
+			p.Dims, p.Variance = gc.dims, gc.s2
+			ref := series{}
+			for range refDraws {
+				tr, x, err := sim.Draw(rng, gc.n, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gewekeStats(tr, x, gc.dims, ref)
+			}
+
+			tr, err := sim.DrawTree(rng, gc.n, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := newSampler(t, tr, gc.c, gc.dims, rng)
+			if err := s.Model().SetVariance(gc.s2); err != nil {
+				t.Fatal(err)
+			}
+			missing := make([]float64, gc.n*gc.dims)
+			for i := range missing {
+				missing[i] = math.NaN()
+			}
+			x := make([]float64, tr.Cap()*gc.dims)
+			got := series{}
+			for range iters {
+				m := s.Model()
+				if err := m.ObserveMatrix(missing); err != nil {
+					t.Fatal(err)
+				}
+				if err := m.SampleLocations(rng, x); err != nil {
+					t.Fatal(err)
+				}
+				if err := m.ObserveMatrix(x[:gc.n*gc.dims]); err != nil {
+					t.Fatal(err)
+				}
+				s.Sweep()
+				gewekeStats(tr, x, gc.dims, got)
+			}
+			if err := tr.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			compare(t, "geweke", got, ref, nil, zTol)
+			t.Logf("acceptance: subtree %.2f, time %.2f, position %.2f, gave up %d",
+				s.Stats.Subtree.Rate(), s.Stats.Time.Rate(), s.Stats.Position.Rate(), s.Stats.GaveUp)
+		})
+	}
+}
+
+func TestNoAllocation(t *testing.T) {
+	c := priorCase{"pydt", 0.5, 0.3, pydt.DivInv{C: 1}}
+	rng := rand.New(rand.NewPCG(5, 6))
+	p := c.params()
+	p.Dims = 3
+	tr, x, err := sim.Draw(rng, 300, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSampler(t, tr, c, 3, rng)
+	if err := s.Model().ObserveMatrix(x[:300*3]); err != nil {
+		t.Fatal(err)
+	}
+	s.Sweep() // warm up: recompute the messages
+	for _, mk := range moveKinds {
+		runs := 200
+		if mk.name == "sweep" {
+			runs = 5
+		}
+		if a := testing.AllocsPerRun(runs, func() { mk.f(s) }); a != 0 {
+			t.Errorf("%s: %v allocations per move", mk.name, a)
+		}
+	}
+	if err := tr.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetPrior(1, 0.2, pydt.DivInvSq{C: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(100, func() { s.SubtreeMove() }); a != 0 {
+		t.Errorf("after SetPrior: %v allocations per subtree move", a)
+	}
+}
+
+// TestLikelihoodKeptCurrent checks after many moves on data that the
+// model's incrementally updated likelihood equals a full recomputation.
+func TestLikelihoodKeptCurrent(t *testing.T) {
+	c := priorCase{"pydt", 0.3, 0.4, pydt.DivInv{C: 0.8}}
+	rng := rand.New(rand.NewPCG(8, 9))
+	p := c.params()
+	p.Dims = 2
+	tr, x, err := sim.Draw(rng, 60, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSampler(t, tr, c, 2, rng)
+	m := s.Model()
+	if err := m.ObserveMatrix(x[:60*2]); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		s.Sweep()
+		got := m.LogLik()
+		if err := m.Recompute(); err != nil {
+			t.Fatal(err)
+		}
+		if want := m.LogLik(); math.Abs(got-want) > 1e-8*(1+math.Abs(want)) {
+			t.Fatalf("incremental log likelihood %v, recomputed %v", got, want)
+		}
+		if err := tr.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("acceptance: subtree %.2f, time %.2f, position %.2f, gave up %d",
+		s.Stats.Subtree.Rate(), s.Stats.Time.Rate(), s.Stats.Position.Rate(), s.Stats.GaveUp)
+}
