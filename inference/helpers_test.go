@@ -1,0 +1,102 @@
+package inference
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/lang"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+)
+
+// compileModel compiles src with an all-zero N×D data matrix bound to X.
+func compileModel(t testing.TB, src string, n, d int, sets map[string]float64) *Model {
+	t.Helper()
+	f, err := lang.Parse("test.pydt", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "x.csv"}
+	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"X": x}, Set: sets})
+	if err != nil {
+		var b strings.Builder
+		err.(lang.ErrorList).Format(&b, []byte(src))
+		t.Fatal(b.String())
+	}
+	m, err := NewModel(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// stats are the Geweke test statistics of a state.
+func treeStats(m *Model, env *graph.Env, tr *pydt.Tree) []float64 {
+	root := tr.Root()
+	var sumT float64
+	for _, v := range tr.PreOrder(nil) {
+		if !tr.IsLeaf(v) {
+			sumT += tr.Time(v).T()
+		}
+	}
+	out := []float64{float64(tr.NumInternal()), tr.Time(root).T(), float64(tr.Degree(root)), sumT}
+	for _, v := range m.Scalars() {
+		out = append(out, env.Values[v.ID][0])
+	}
+	return out
+}
+
+// redrawData draws X from its conditional given the tree and the
+// variance: the leaf locations of the diffusion on the current tree.
+func redrawData(t testing.TB, ch *Chain) {
+	free := bp.New(ch.Tree, ch.m.D)
+	free.SetVariance(ch.lik.Variance())
+	if err := free.Recompute(); err != nil {
+		t.Fatal(err)
+	}
+	locs := make([]float64, ch.Tree.Cap()*ch.m.D)
+	if err := free.SampleLocations(ch.rng, locs); err != nil {
+		t.Fatal(err)
+	}
+	copy(ch.st.Env.Values[ch.m.Leaves.ID], locs[:ch.m.N*ch.m.D])
+	if err := ch.syncEvidence(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// batchSE is the standard error of the mean of a correlated series by
+// batch means (50 batches).
+func batchSE(x []float64) float64 {
+	const batches = 50
+	size := len(x) / batches
+	means := make([]float64, batches)
+	var grand float64
+	for b := range batches {
+		for _, v := range x[b*size : (b+1)*size] {
+			means[b] += v
+		}
+		means[b] /= float64(size)
+		grand += means[b]
+	}
+	grand /= batches
+	var ss float64
+	for _, mb := range means {
+		ss += (mb - grand) * (mb - grand)
+	}
+	return math.Sqrt(ss / (batches - 1) / batches)
+}
+
+func meanSE(x []float64) (float64, float64) {
+	var s, ss float64
+	for _, v := range x {
+		s += v
+	}
+	mean := s / float64(len(x))
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(x)-1) / float64(len(x)))
+}
