@@ -269,24 +269,53 @@ func Precedence(op string) int {
 // Precedence returns the precedence of b's operator (see Precedence).
 func (b *Binary) Precedence() int { return Precedence(b.Op) }
 
-// Pos implementations.
+// Pos returns the position of the identifier.
+func (n *Ident) Pos() Position { return n.NamePos }
 
-func (n *Ident) Pos() Position     { return n.NamePos }
-func (n *DimDecl) Pos() Position   { return n.Dim }
+// Pos returns the position of the "dim" keyword.
+func (n *DimDecl) Pos() Position { return n.Dim }
+
+// Pos returns the position of the "const" keyword.
 func (n *ConstDecl) Pos() Position { return n.Const }
-func (n *DataDecl) Pos() Position  { return n.Data }
+
+// Pos returns the position of the "data" keyword.
+func (n *DataDecl) Pos() Position { return n.Data }
+
+// Pos returns the position of the "param" keyword.
 func (n *ParamDecl) Pos() Position { return n.Param }
-func (n *Type) Pos() Position      { return n.KindPos }
-func (n *Assign) Pos() Position    { return n.LHS.Pos() }
-func (n *LValue) Pos() Position    { return n.Name.Pos() }
-func (n *ForBlock) Pos() Position  { return n.For }
-func (n *Range) Pos() Position     { return n.Var.Pos() }
-func (n *Number) Pos() Position    { return n.ValuePos }
-func (n *Call) Pos() Position      { return n.Func.Pos() }
-func (n *Index) Pos() Position     { return n.Base.Pos() }
-func (n *Unary) Pos() Position     { return n.OpPos }
-func (n *Binary) Pos() Position    { return n.X.Pos() }
-func (n *Paren) Pos() Position     { return n.Lparen }
+
+// Pos returns the position of the kind name.
+func (n *Type) Pos() Position { return n.KindPos }
+
+// Pos returns the position of the assignment target.
+func (n *Assign) Pos() Position { return n.LHS.Pos() }
+
+// Pos returns the position of the target name.
+func (n *LValue) Pos() Position { return n.Name.Pos() }
+
+// Pos returns the position of the "for" keyword.
+func (n *ForBlock) Pos() Position { return n.For }
+
+// Pos returns the position of the loop variable.
+func (n *Range) Pos() Position { return n.Var.Pos() }
+
+// Pos returns the position of the literal.
+func (n *Number) Pos() Position { return n.ValuePos }
+
+// Pos returns the position of the function name.
+func (n *Call) Pos() Position { return n.Func.Pos() }
+
+// Pos returns the position of the indexed expression.
+func (n *Index) Pos() Position { return n.Base.Pos() }
+
+// Pos returns the position of the operator.
+func (n *Unary) Pos() Position { return n.OpPos }
+
+// Pos returns the position of the left operand.
+func (n *Binary) Pos() Position { return n.X.Pos() }
+
+// Pos returns the position of the opening parenthesis.
+func (n *Paren) Pos() Position { return n.Lparen }
 
 // Pos returns the position of the argument's name, or of its value when it
 // is positional.

@@ -63,6 +63,9 @@ func FuzzParse(f *testing.F) {
 			if err := list.Format(io.Discard, src); err != nil {
 				t.Fatal(err)
 			}
+			// The partial tree must be safe to walk and print.
+			Inspect(file, func(Node) bool { return true })
+			Format(file)
 			return
 		}
 		out := Format(file)

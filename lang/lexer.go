@@ -37,8 +37,17 @@ var lexDef = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: tokInvalid, Pattern: `.`},
 })
 
-// tokenTypes maps the rule names above to the lexer's token types.
-var tokenTypes = lexDef.Symbols()
+// The lexer's token types, looked up once.
+var (
+	tokenTypes     = lexDef.Symbols()
+	typeComment    = tokenTypes[tokComment]
+	typeWhitespace = tokenTypes[tokWhitespace]
+	typeNumber     = tokenTypes[tokNumber]
+	typeKeyword    = tokenTypes[tokKeyword]
+	typeIdent      = tokenTypes[tokIdent]
+	typePunct      = tokenTypes[tokPunct]
+	typeInvalid    = tokenTypes[tokInvalid]
+)
 
 // scanned is the result of lexing a whole file.
 type scanned struct {
@@ -61,9 +70,9 @@ func scan(filename string, src []byte) (*scanned, error) {
 			return nil, fmt.Errorf("lexing %s: %w", filename, err)
 		}
 		switch tok.Type {
-		case tokenTypes[tokWhitespace]:
+		case typeWhitespace:
 			continue
-		case tokenTypes[tokComment]:
+		case typeComment:
 			s.comments = append(s.comments, &Comment{
 				Slash: tok.Pos,
 				Text:  strings.TrimRight(tok.Value, " \t\r"),
@@ -96,12 +105,12 @@ func (l *sliceLexer) Next() (lexer.Token, error) {
 
 // isPunct reports whether tok is the punctuation token p.
 func isPunct(tok lexer.Token, p string) bool {
-	return tok.Type == tokenTypes[tokPunct] && tok.Value == p
+	return tok.Type == typePunct && tok.Value == p
 }
 
 // isKeyword reports whether tok is a reserved word.
 func isKeyword(tok lexer.Token) bool {
-	return tok.Type == tokenTypes[tokKeyword]
+	return tok.Type == typeKeyword
 }
 
 // describe renders a token for use in a diagnostic: `"~"`, `"alpha"`,
@@ -110,7 +119,7 @@ func describe(tok lexer.Token) string {
 	if tok.EOF() {
 		return "end of file"
 	}
-	if tok.Type == tokenTypes[tokKeyword] {
+	if tok.Type == typeKeyword {
 		return fmt.Sprintf("keyword %q", tok.Value)
 	}
 	return fmt.Sprintf("%q", tok.Value)

@@ -1,6 +1,10 @@
 package lang
 
-import "github.com/alecthomas/participle/v2/lexer"
+import (
+	"fmt"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
 
 // maxNesting bounds how deeply expressions may nest. participle parses by
 // recursive descent, so absurdly deep input ("((((..." a hundred thousand
@@ -48,7 +52,7 @@ func (p *parser) limitNesting() {
 		case isPunct(*tok, "^") || isPunct(*tok, "-") && (i == 0 || !endsOperand(p.toks[i-1])):
 			levels[top]++
 			depth++
-		case tok.Type == tokenTypes[tokPunct]: // binary operator, ",", "~", "=", ":"
+		case tok.Type == typePunct: // binary operator, ",", "~", "=", ":"
 			depth -= levels[top]
 			levels[top] = 0
 		}
@@ -56,19 +60,19 @@ func (p *parser) limitNesting() {
 			inRun = false
 			continue
 		}
-		if !inRun && tok.Type != tokenTypes[tokInvalid] {
-			p.errs.Addf(tok.Pos, "expression nested too deeply (more than %d levels)", maxNesting)
+		if !inRun && tok.Type != typeInvalid {
+			p.add(tok.Pos, fmt.Sprintf("expression nested too deeply (more than %d levels)", maxNesting))
 		}
 		inRun, invalid = true, true
 		// Clearing the value matters: participle matches literals such as
 		// "(" by value whatever the token type.
-		tok.Type, tok.Value = tokenTypes[tokInvalid], ""
+		tok.Type, tok.Value = typeInvalid, ""
 	}
 }
 
 // endsOperand reports whether tok can end an operand, making a following
 // "-" binary rather than prefix.
 func endsOperand(tok lexer.Token) bool {
-	return tok.Type == tokenTypes[tokIdent] || tok.Type == tokenTypes[tokNumber] ||
+	return tok.Type == typeIdent || tok.Type == typeNumber ||
 		isPunct(tok, ")") || isPunct(tok, "]")
 }

@@ -43,9 +43,10 @@ func Parse(filename string, src []byte) (*File, error) {
 // statement grammar does not: block structure, ";" separators, error
 // recovery and the placing of comments.
 type parser struct {
-	errs ErrorList
-	conv converter
-	file *File
+	errs     ErrorList
+	reported map[int]bool // offsets of the errors added by add
+	conv     converter
+	file     *File
 
 	toks []lexer.Token       // significant tokens, ending with EOF
 	pos  int                 // index in toks of the next token
@@ -148,7 +149,7 @@ func (p *parser) open(fb *ForBlock) {
 func (p *parser) closeBlock(tok lexer.Token) {
 	n := len(p.blocks)
 	if n == 0 {
-		p.errs.Add(tok.Pos, `unexpected "}" with no open block`)
+		p.add(tok.Pos, `unexpected "}" with no open block`)
 		p.advance(1)
 		return
 	}
@@ -174,7 +175,7 @@ func (p *parser) finish() {
 	}
 	p.pending = nil
 	for i := len(p.blocks) - 1; i >= 0; i-- {
-		p.errs.Add(p.blocks[i].Lbrace, `unterminated block: missing "}"`)
+		p.add(p.blocks[i].Lbrace, `unterminated block: missing "}"`)
 	}
 	p.blocks = nil
 }

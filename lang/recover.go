@@ -2,6 +2,7 @@ package lang
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -14,8 +15,8 @@ import (
 // reported again.
 func (p *parser) reportInvalid() {
 	for _, tok := range p.toks {
-		if tok.Type == tokenTypes[tokInvalid] {
-			p.errs.Addf(tok.Pos, "invalid character %q", tok.Value)
+		if tok.Type == typeInvalid {
+			p.add(tok.Pos, fmt.Sprintf("invalid character %q", tok.Value))
 		}
 	}
 }
@@ -39,7 +40,7 @@ func (p *parser) syntaxError(start int, err error) {
 // unexpected reports that tok was found where want was expected. start is
 // the index of the first token of the statement being parsed.
 func (p *parser) unexpected(start int, tok lexer.Token, want string) {
-	if tok.Type == tokenTypes[tokInvalid] {
+	if tok.Type == typeInvalid {
 		return // already reported by reportInvalid
 	}
 	idx := p.index(tok)
@@ -49,7 +50,7 @@ func (p *parser) unexpected(start int, tok lexer.Token, want string) {
 	case want == `")"` || want == `"]"`:
 		// participle names only the closing bracket; inside an argument
 		// or index list a comma would have done as well.
-		if p.inList(idx) {
+		if p.inList(start, idx) {
 			want = `"," or ` + want
 		}
 	}
@@ -72,10 +73,11 @@ func (p *parser) index(tok lexer.Token) int {
 }
 
 // inList reports whether token idx lies inside an unclosed call argument
-// list or index list (as opposed to a parenthesised expression).
-func (p *parser) inList(idx int) bool {
+// list or index list (as opposed to a parenthesised expression) of the
+// statement starting at token start.
+func (p *parser) inList(start, idx int) bool {
 	depth := 0
-	for k := min(idx, len(p.toks)) - 1; k >= 0; k-- {
+	for k := min(idx, len(p.toks)) - 1; k >= start; k-- {
 		t := p.toks[k]
 		switch {
 		case isPunct(t, ")") || isPunct(t, "]"):
@@ -85,7 +87,7 @@ func (p *parser) inList(idx int) bool {
 				depth--
 				continue
 			}
-			return k > 0 && p.toks[k-1].Type == tokenTypes[tokIdent]
+			return k > 0 && p.toks[k-1].Type == typeIdent
 		case isPunct(t, "{") || isPunct(t, "}") || isPunct(t, ";"):
 			return false
 		}
@@ -107,15 +109,22 @@ func (p *parser) endOfInput() Position {
 	return pos
 }
 
-// addOnce records an error unless one was already reported at pos. A
-// resynchronised parse can reach the same bad token twice.
-func (p *parser) addOnce(pos Position, msg string) {
-	for _, e := range p.errs {
-		if e.Pos == pos {
-			return
-		}
+// add records an error and remembers its position for addOnce.
+func (p *parser) add(pos Position, msg string) *Error {
+	if p.reported == nil {
+		p.reported = map[int]bool{}
 	}
-	p.errs.Add(pos, msg)
+	p.reported[pos.Offset] = true
+	return p.errs.Add(pos, msg)
+}
+
+// addOnce records an error unless one was already reported at pos. A
+// resynchronised parse can reach the same bad token twice, and a parse
+// failure at an invalid character would repeat its lexical error.
+func (p *parser) addOnce(pos Position, msg string) {
+	if !p.reported[pos.Offset] {
+		p.add(pos, msg)
+	}
 }
 
 // recover skips the tokens of a statement that failed to parse, starting
@@ -156,7 +165,7 @@ func (p *parser) startsStatement(k int) bool {
 	if isKeyword(tok) {
 		return tok.Value != "in"
 	}
-	if tok.Type != tokenTypes[tokIdent] {
+	if tok.Type != typeIdent {
 		return false
 	}
 	k++

@@ -107,8 +107,10 @@ func isNil(n Node) bool {
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
+// inspector adapts a function to the Visitor interface.
 type inspector func(Node) bool
 
+// Visit calls f and continues into node's children while f returns true.
 func (f inspector) Visit(node Node) Visitor {
 	if f(node) {
 		return f
