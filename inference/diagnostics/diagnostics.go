@@ -13,7 +13,7 @@ func SplitRhat(chains [][]float64) float64 {
 	defer putWorkspace(w)
 	m, L := w.load(chains)
 	bulk, _, _, _ := w.rhatBulk(m, L)
-	return math.Max(bulk, w.rhatTail(m, L))
+	return maxNaN(bulk, w.rhatTail(m, L))
 }
 
 // RhatBulk returns the rank-normalised split R-hat: the classic split R-hat
@@ -68,7 +68,7 @@ func ESSTail(chains [][]float64) float64 {
 	w := getWorkspace()
 	defer putWorkspace(w)
 	m, L := w.load(chains)
-	return math.Min(w.essQuantile(m, L, 0.05), w.essQuantile(m, L, 0.95))
+	return minNaN(w.essQuantile(m, L, 0.05), w.essQuantile(m, L, 0.95))
 }
 
 // ESSQuantile returns the effective sample size for the p-quantile: the ESS

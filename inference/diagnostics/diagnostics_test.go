@@ -529,10 +529,18 @@ func TestEdgeCases(t *testing.T) {
 	if c.Mean != 2 || c.SD != 0 || c.Q5 != 2 || c.Q50 != 2 || c.Q95 != 2 {
 		t.Errorf("constant chains: %+v", c)
 	}
-	// Each chain constant but different: infinitely many within-chain sds
-	// apart, R-hat = +Inf (posterior gives Inf too).
-	if got := ClassicSplitRhat([][]float64{fill(0, 10), fill(1, 10)}); !math.IsInf(got, 1) {
+	// Each chain constant but different: W = 0 < B, so the classic and bulk
+	// R-hats are +Inf; the folded draws |x − 0.5| are constant, so the tail
+	// R-hat is NaN and, as R's max(Inf, NA) is NA, so is posterior::rhat.
+	split := [][]float64{fill(0, 10), fill(1, 10)}
+	if got := ClassicSplitRhat(split); !math.IsInf(got, 1) {
 		t.Errorf("distinct constant chains: ClassicSplitRhat = %v, want +Inf", got)
+	}
+	if got := RhatBulk(split); !math.IsInf(got, 1) {
+		t.Errorf("distinct constant chains: RhatBulk = %v, want +Inf", got)
+	}
+	if got, s := SplitRhat(split), Summarize("s", split); !math.IsNaN(got) || !math.IsNaN(s.Rhat) {
+		t.Errorf("distinct constant chains: SplitRhat = %v, Summary.Rhat = %v, want NaN", got, s.Rhat)
 	}
 	if !math.IsNaN(ESSQuantile(long, 1.5)) {
 		t.Error("ESSQuantile(p = 1.5) is not NaN")

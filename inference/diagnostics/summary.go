@@ -62,8 +62,8 @@ func Summarize(name string, chains [][]float64) Summary {
 	if zok {
 		s.ESSBulk = w.ess(w.z, m2, n)
 	}
-	s.Rhat = math.Max(bulk, w.rhatTail(m, L))
-	s.ESSTail = math.Min(w.essQuantile(m, L, 0.05), w.essQuantile(m, L, 0.95))
+	s.Rhat = maxNaN(bulk, w.rhatTail(m, L))
+	s.ESSTail = minNaN(w.essQuantile(m, L, 0.05), w.essQuantile(m, L, 0.95))
 	return s
 }
 

@@ -392,3 +392,19 @@ func (w *workspace) essQuantile(m, L int, p float64) float64 {
 	w.split, m2, n = splitInto(w.split, w.tmp, m, L)
 	return w.ess(w.split, m2, n)
 }
+
+// maxNaN is R's max: NaN if either argument is NaN (math.Max prefers +Inf).
+func maxNaN(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return max(a, b)
+}
+
+// minNaN is R's min: NaN if either argument is NaN.
+func minNaN(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return min(a, b)
+}
