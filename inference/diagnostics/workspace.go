@@ -1,7 +1,6 @@
 package diagnostics
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -94,7 +93,15 @@ func (w *workspace) zscale(dst, x []float64) ([]float64, bool) {
 		}
 		w.pairs[i] = pair{v, int32(i)}
 	}
-	slices.SortFunc(w.pairs, func(a, b pair) int { return cmp.Compare(a.v, b.v) })
+	slices.SortFunc(w.pairs, func(a, b pair) int { // no NaN here
+		switch {
+		case a.v < b.v:
+			return -1
+		case a.v > b.v:
+			return 1
+		}
+		return 0
+	})
 	dst = grow(dst, S)
 	den := float64(S) + 0.25
 	for i := 0; i < S; {
