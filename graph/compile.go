@@ -24,8 +24,8 @@ type Options struct {
 	Partial bool
 }
 
-// SetPos is the position reported for errors about --set values.
-var SetPos = lang.Position{Filename: "--set"}
+// SetPos returns the position reported for errors about --set NAME=VALUE.
+func SetPos(name string) lang.Position { return lang.Position{Filename: "--set " + name} }
 
 // DataPos returns the position reported for errors about a --data binding.
 func DataPos(name string) lang.Position { return lang.Position{Filename: "--data " + name} }
@@ -194,30 +194,30 @@ func (c *compiler) bindSets() {
 		x := c.opts.Set[name]
 		v, ok := c.g.ByName[name]
 		if !ok {
-			e := c.errs.Addf(SetPos, "--set %s: the model has no variable %s", name, name)
+			e := c.errs.Addf(SetPos(name), "the model has no variable %s", name)
 			e.Hint = lang.Suggest(name, c.names())
 			continue
 		}
 		switch {
 		case c.isDim(v):
 			if x < 1 || x != math.Trunc(x) || x > 1e9 {
-				c.errs.Addf(SetPos, "--set %s=%v: a dimension must be a positive whole number", name, x)
+				c.errs.Addf(SetPos(name), "value %v: a dimension must be a positive whole number", x)
 				continue
 			}
 			v.Value = []float64{x}
 		case v.Role == Constant:
-			c.errs.Addf(SetPos, "--set %s: %s is a constant of the model (declared at %s); edit the model to change it", name, name, shortPos(v.Pos))
+			c.errs.Addf(SetPos(name), "%s is a constant of the model (declared at %s); edit the model to change it", name, shortPos(v.Pos))
 		case v.Role == Deterministic:
-			c.errs.Addf(SetPos, "--set %s: %s is deterministic (defined with =) and cannot be clamped", name, name)
+			c.errs.Addf(SetPos(name), "%s is deterministic (defined with =) and cannot be clamped", name)
 		case len(c.dimExprs[v]) > 0:
-			c.errs.Addf(SetPos, "--set %s: %s is an array; bind it with --data %s=FILE", name, name, name)
+			c.errs.Addf(SetPos(name), "%s is an array; bind it with --data %s=FILE", name, name)
 		default:
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				c.errs.Addf(SetPos, "--set %s=%v: the value must be finite", name, x)
+				c.errs.Addf(SetPos(name), "value %v: the value must be finite", x)
 				continue
 			}
 			if v.IsData && !v.Support.Contains(x) {
-				c.errs.Addf(SetPos, "--set %s=%v: %s is declared %s, so its value must be %s", name, x, name, v.Kind, supportPhrase(v.Support))
+				c.errs.Addf(SetPos(name), "value %v: %s is declared %s, so its value must be %s", x, name, v.Kind, supportPhrase(v.Support))
 				continue
 			}
 			v.Value = []float64{x}
@@ -248,7 +248,7 @@ func (c *compiler) bindData() {
 					datas = append(datas, w.Name)
 				}
 			}
-			e := c.errs.Addf(DataPos(name), "--data %s: the model declares no data variable %s", name, name)
+			e := c.errs.Addf(DataPos(name), "the model declares no data variable %s", name)
 			e.Hint = lang.Suggest(name, datas)
 			continue
 		}
@@ -257,19 +257,19 @@ func (c *compiler) bindData() {
 		switch len(dims) {
 		case 0:
 			if m.Rows*m.Cols != 1 {
-				c.errs.Addf(DataPos(name), "--data %s: %s is a scalar but %s holds %d×%d values", name, name, m.Source, m.Rows, m.Cols)
+				c.errs.Addf(DataPos(name), "%s is a scalar but %s holds %d×%d values", name, m.Source, m.Rows, m.Cols)
 				continue
 			}
 			shape = nil
 		case 1:
 			if m.Cols != 1 {
-				c.errs.Addf(DataPos(name), "--data %s: %s is a vector but %s has %d columns", name, name, m.Source, m.Cols)
+				c.errs.Addf(DataPos(name), "%s is a vector but %s has %d columns", name, m.Source, m.Cols)
 				continue
 			}
 			shape = []int{m.Rows}
 		case 2:
 		default:
-			c.errs.Addf(DataPos(name), "--data %s: data files hold matrices; %s has %d dimensions", name, name, len(dims))
+			c.errs.Addf(DataPos(name), "data files hold matrices; %s has %d dimensions", name, len(dims))
 			continue
 		}
 		v.Data = m
@@ -294,7 +294,7 @@ func (c *compiler) bindData() {
 				if dv.Data != nil {
 					from = dv.Data.Source
 				}
-				c.errs.Addf(DataPos(name), "--data %s: dimension %s is %d in %s but %d from %s", name, dv.Name, shape[k], m.Source, int(dv.Value[0]), from)
+				c.errs.Addf(DataPos(name), "dimension %s is %d in %s but %d from %s", dv.Name, shape[k], m.Source, int(dv.Value[0]), from)
 			}
 		}
 	}
@@ -352,7 +352,7 @@ func (c *compiler) shapes() {
 			}
 			for k := range v.Dims {
 				if v.Dims[k] >= 0 && v.Dims[k] != want[k] {
-					c.errs.Addf(DataPos(v.Name), "--data %s: %s is declared with dimension %d = %d but %s has %d", v.Name, v.Name, k+1, v.Dims[k], v.Data.Source, want[k])
+					c.errs.Addf(DataPos(v.Name), "%s is declared with dimension %d = %d but %s has %d", v.Name, k+1, v.Dims[k], v.Data.Source, want[k])
 				}
 			}
 		}
@@ -844,7 +844,7 @@ func (c *compiler) checkValues(v *Var, s stdlib.Support, what string) {
 			}
 			bad++
 			if bad <= 3 {
-				c.errs.Addf(DataPos(v.Name), "%s: value %v is not valid for %s %s: it must be %s", m.Where(i, j), x, v.Name, what, supportPhrase(s))
+				c.errs.Addf(DataPos(v.Name), "%s: %v is not a valid value of %s (%s): it must be %s", m.Where(i, j), x, v.Name, what, supportPhrase(s))
 			}
 		}
 	}
@@ -1117,7 +1117,7 @@ func (c *compiler) roles() {
 			c.errs.Addf(v.Pos, "%s has no distribution: add %s ~ ... (a data or param variable must be modelled)", v.Name, v.Name)
 		}
 		if v.Role == Clamped && v.Def != nil && v.Def.Dist != nil && !v.Support.Contains(v.Value[0]) {
-			c.errs.Addf(SetPos, "--set %s=%v: %s takes values that are %s", v.Name, v.Value[0], v.Name, supportPhrase(v.Support))
+			c.errs.Addf(SetPos(v.Name), "value %v: %s takes values that are %s", v.Value[0], v.Name, supportPhrase(v.Support))
 		}
 	}
 }

@@ -17,8 +17,13 @@ type Error struct {
 	Hint string
 }
 
-// Error returns "file:line:col: message".
+// Error returns "file:line:col: message". A position without a line
+// (an error about a command-line value, such as "--set") prints as its
+// file name alone: "--set: message".
 func (e *Error) Error() string {
+	if e.Pos.Line == 0 && e.Pos.Filename != "" {
+		return e.Pos.Filename + ": " + e.Msg
+	}
 	return e.Pos.String() + ": " + e.Msg
 }
 

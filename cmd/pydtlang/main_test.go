@@ -64,7 +64,7 @@ func TestCheckReportsDiagnostics(t *testing.T) {
 	data := filepath.Join(dir, "y.csv")
 	os.WriteFile(data, []byte("0,1\n1,2\n"), 0o644)
 	code, _, errOut = runCmd(t, "check", "../../examples/binary.pydt", "--data", "Y="+data)
-	if code != 1 || !strings.Contains(errOut, "y.csv: row 2, column 2 (line 2): value 2 is not valid for Y") {
+	if code != 1 || !strings.Contains(errOut, "y.csv: row 2, column 2 (line 2): 2 is not a valid value of Y (declared binary)") {
 		t.Errorf("status %d, stderr:\n%s", code, errOut)
 	}
 }
