@@ -31,8 +31,9 @@ type timeTarget struct {
 }
 
 // SliceTime updates the time of the branch point v by slice sampling (Neal
-// 2003: stepping out with at most MaxSteps widths of TimeWidth, then
-// shrinkage) and reports whether it changed. The variable is
+// 2003: stepping out with at most MaxSteps widths of TimeWidth, or the whole
+// support when it is narrower than two widths, then shrinkage) and reports
+// whether it changed. The variable is
 // s = -log(1-t), which keeps t's precision near t = 1; the target in s is
 //
 //	log a(t) - A(t) J_v + log L(T) + log(1-t),
@@ -57,17 +58,22 @@ func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 	y := s.timeLogDensity(&tt, t0, x0, s.m.LogLik()) - s.rng.ExpFloat64()
 
 	w := s.TimeWidth
-	l := x0 - w*s.rng.Float64()
-	r := l + w
-	jl := int(float64(s.MaxSteps) * s.rng.Float64())
-	kr := s.MaxSteps - 1 - jl
-	for ; jl > 0 && l > tt.lo && s.timeEval(&tt, l) > y; jl-- {
-		l -= w
+	l, r := tt.lo, tt.hi
+	if r-l > 2*w {
+		// Step out; a support narrower than two widths is taken whole
+		// (the choice depends on the support only, not on x0).
+		l = x0 - w*s.rng.Float64()
+		r = l + w
+		jl := int(float64(s.MaxSteps) * s.rng.Float64())
+		kr := s.MaxSteps - 1 - jl
+		for ; jl > 0 && l > tt.lo && s.timeEval(&tt, l) > y; jl-- {
+			l -= w
+		}
+		for ; kr > 0 && r < tt.hi && s.timeEval(&tt, r) > y; kr-- {
+			r += w
+		}
+		l, r = max(l, tt.lo), min(r, tt.hi)
 	}
-	for ; kr > 0 && r < tt.hi && s.timeEval(&tt, r) > y; kr-- {
-		r += w
-	}
-	l, r = max(l, tt.lo), min(r, tt.hi)
 	for range maxShrink {
 		x1 := l + s.rng.Float64()*(r-l)
 		if s.timeEval(&tt, x1) > y {
@@ -89,6 +95,7 @@ func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 
 // timeEval sets v's time to s = x and returns the target there, or -Inf
 // (without changing the tree) outside the interval.
+
 func (s *Sampler) timeEval(tt *timeTarget, x float64) float64 {
 	if !(x > tt.lo && x < tt.hi) {
 		return math.Inf(-1)

@@ -126,7 +126,7 @@ func New(m *bp.Model, alpha, beta float64, div pydt.Divergence, rng *rand.Rand) 
 		AtomLen:              0.1,
 		MaxSteps:             8,
 		MaxTries:             1000,
-		PositionMovesPerLeaf: 0.2,
+		PositionMovesPerLeaf: 0.1,
 	}
 	if err := s.SetPrior(alpha, beta, div); err != nil {
 		return nil, err
