@@ -246,14 +246,15 @@ type Paren struct {
 const (
 	precSum     = 1 // + -
 	precProduct = 2 // * /
-	precPower   = 3 // ^ (right associative)
-	precUnary   = 4 // prefix -
+	precUnary   = 3 // prefix -
+	precPower   = 4 // ^ (right associative)
 	precPrimary = 5 // literals, names, calls, indices, parentheses
 )
 
 // Precedence returns the binding strength of a binary operator: 1 for + -,
-// 2 for * /, 3 for ^; 0 for anything else. Unary minus binds tighter than
-// all of them, so -x^2 is (-x)^2.
+// 2 for * /, 4 for ^; 0 for anything else. Unary minus (3) binds more
+// loosely than ^ and more tightly than * /, so -x^2 is -(x^2) and -a*b is
+// (-a)*b.
 func Precedence(op string) int {
 	switch op {
 	case "+", "-":

@@ -102,26 +102,26 @@ func (c *converter) expr(g *gExpr) Expr {
 }
 
 func (c *converter) term(g *gTerm) Expr {
-	x := c.power(g.Left)
+	x := c.unary(g.Left)
 	for _, op := range g.Rest {
-		x = &Binary{X: x, OpPos: op.Pos, Op: op.Op, Y: c.power(op.Right)}
+		x = &Binary{X: x, OpPos: op.Pos, Op: op.Op, Y: c.unary(op.Right)}
 	}
 	return x
 }
 
+func (c *converter) unary(g *gUnary) Expr {
+	if g.Power != nil {
+		return c.power(g.Power)
+	}
+	return &Unary{OpPos: g.Pos, Op: g.Op, X: c.unary(g.Operand)}
+}
+
 func (c *converter) power(g *gPower) Expr {
-	x := c.unary(g.Base)
+	x := c.primary(g.Base)
 	if g.Exp == nil {
 		return x
 	}
-	return &Binary{X: x, OpPos: g.Exp.Pos, Op: "^", Y: c.power(g.Exp.Exp)}
-}
-
-func (c *converter) unary(g *gUnary) Expr {
-	if g.Primary != nil {
-		return c.primary(g.Primary)
-	}
-	return &Unary{OpPos: g.Pos, Op: g.Op, X: c.unary(g.Operand)}
+	return &Binary{X: x, OpPos: g.Exp.Pos, Op: "^", Y: c.unary(g.Exp.Exp)}
 }
 
 func (c *converter) primary(g *gPrimary) Expr {

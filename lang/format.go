@@ -239,6 +239,9 @@ func writeExpr(b *strings.Builder, e Expr) {
 		if e.Op == "^" {
 			left, right = prec+1, prec // right-associative
 		}
+		if e.Op == "^" {
+			right = precUnary // an exponent may be negative: 2^-1
+		}
 		writeOperand(b, e.X, left)
 		if e.Op == "^" {
 			b.WriteString(e.Op)

@@ -89,8 +89,10 @@ func TestFormatAddsParens(t *testing.T) {
 		{bin(bin(x, "-", y), "-", z), "x - y - z"},
 		{bin(bin(x, "^", y), "^", z), "(x^y)^z"},
 		{bin(x, "^", bin(y, "^", z)), "x^y^z"},
-		{neg(bin(x, "^", y)), "-(x^y)"},
-		{bin(neg(x), "^", y), "-x^y"},
+		{neg(bin(x, "^", y)), "-x^y"},
+		{bin(neg(x), "^", y), "(-x)^y"},
+		{bin(x, "^", neg(y)), "x^-y"},
+		{bin(neg(x), "*", y), "-x * y"},
 		{neg(bin(x, "+", y)), "-(x + y)"},
 		{bin(x, "/", bin(y, "*", z)), "x / (y * z)"},
 	}

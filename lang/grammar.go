@@ -95,8 +95,8 @@ type gLValue struct {
 	Indices []*gExpr `parser:"( '[' @@ ( ',' @@ )* ']' )?"`
 }
 
-// Expressions, lowest precedence first: + -, then * /, then ^ (right
-// associative), then unary minus, then primaries.
+// Expressions, lowest precedence first: + -, then * /, then unary minus,
+// then ^ (right associative), then primaries.
 
 type gExpr struct {
 	Left *gTerm    `parser:"@@"`
@@ -110,31 +110,33 @@ type gSumOp struct {
 }
 
 type gTerm struct {
-	Left *gPower    `parser:"@@"`
+	Left *gUnary    `parser:"@@"`
 	Rest []*gProdOp `parser:"@@*"`
 }
 
 type gProdOp struct {
 	Pos   lexer.Position
 	Op    string  `parser:"@( '*' | '/' )"`
-	Right *gPower `parser:"@@"`
+	Right *gUnary `parser:"@@"`
+}
+
+// gUnary binds more loosely than ^, as in mathematics, R and Stan:
+// -x^2 is -(x^2), and an exponent may be negative: 2^-1.
+type gUnary struct {
+	Pos     lexer.Position
+	Op      string  `parser:"(   @'-'"`
+	Operand *gUnary `parser:"    @@"`
+	Power   *gPower `parser:") | @@"`
 }
 
 type gPower struct {
-	Base *gUnary   `parser:"@@"`
+	Base *gPrimary `parser:"@@"`
 	Exp  *gPowTail `parser:"@@?"`
 }
 
 type gPowTail struct {
 	Pos lexer.Position
-	Exp *gPower `parser:"'^' @@"`
-}
-
-type gUnary struct {
-	Pos     lexer.Position
-	Op      string    `parser:"(   @'-'"`
-	Operand *gUnary   `parser:"    @@"`
-	Primary *gPrimary `parser:") | @@"`
+	Exp *gUnary `parser:"'^' @@"`
 }
 
 type gPrimary struct {
