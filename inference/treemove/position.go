@@ -19,9 +19,10 @@ import (
 // AtomLen and carries the atom's mass with the uniform density
 // π(b)/AtomLen. Slice sampling the density
 //
-//	f(x) = p(T_r + v@pos(x)) L(T_r + v@pos(x)) J(x),
+//	f(x) = p(T_r + v@pos(x)) L(T_r + v@pos(x)) J(x) / (N + I(x) - 1),
 //
-// J = dt/dψ = (1-t)(1+s)² on edges and 1/AtomLen on atoms, is then slice
+// J = dt/dψ = (1-t)(1+s)² on edges and 1/AtomLen on atoms, I(x) the number
+// of branch points of the resulting tree (see SlicePosition), is then slice
 // sampling the posterior of the position: the image of f under x -> pos is
 // the target, and the current point's coordinate given its position is drawn
 // from its conditional (uniform on an atom piece, unique on an edge).
