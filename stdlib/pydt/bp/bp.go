@@ -15,13 +15,21 @@
 // A Model keeps, for every node v and dimension d, the upward message about
 // x_v from the subtree below v (a mean and a variance, +Inf variance meaning
 // no information) and, per node, the log normaliser accumulated within the
-// subtree. Storage is flat (node*D + d), and nothing is allocated after New.
+// subtree. Every branch point also keeps a segment tree over its children's
+// messages (seg.go), so that changing one child costs O(log K · D) for K
+// children rather than O(K · D). Products are formed in mean-variance form,
+// which needs no subtraction: local updates equal a full recomputation to
+// rounding, however short the edges. Storage is flat and grows only when a
+// branch point reaches a degree not seen before (amortised); hot paths do
+// not allocate.
 //
 // Local operations (Detach, Attach, UpdatePath, SetTime) recompute only the
-// messages on the changed paths, at cost O(depth · D · degree);
-// LogLikIfAttached scores a re-attachment point without touching the tree.
-// Marginals runs the downward pass, SampleLocations draws every location
-// jointly, and SuffStats gives the statistics of the Gibbs update of 1/σ².
+// messages on the changed paths, at cost O(depth · log K · D) (plus
+// O(K_v · D) for the changed node v of SetTime); LogLikIfAttached scores a
+// re-attachment point without touching the tree, and TimeEval scores
+// candidate times of one branch point in O(K_v · D) each. Marginals runs
+// the downward pass, SampleLocations draws every location jointly, and
+// SuffStats gives the statistics of the Gibbs update of 1/σ².
 //
 // Evaluating a subtree move costs three path updates and no allocation:
 //
@@ -66,28 +74,39 @@ var ErrZeroEdge = errors.New("bp: edge of non-positive length")
 type Model struct {
 	tr *pydt.Tree
 	d  int // dimensions
+	rs int // record size 2d+2
 	s2 float64
 
-	// Upward messages, indexed node*d + dim. For a leaf they hold the
-	// evidence (variance 1/precision).
-	mu, vr []float64
-	// lz[v] is the log normaliser of the subtree below v: the message from
-	// that subtree about x_v is exp(lz[v]) ∏_d N(x_{v,d}; mu, vr), with
-	// dimensions of infinite variance contributing a factor of 1. It is
-	// -Inf when the subtree has an edge of non-positive length.
-	lz []float64
+	// nr holds one record per node, at v*rs: the mean (d values) and the
+	// variance (d values) of the upward message about x_v from the subtree
+	// below v, then S and P, the log normaliser of that subtree being
+	// S - log(P)/2 (see merge). For a leaf the record holds the evidence
+	// (variance 1/precision) with S = 0, P = 1. The message from the
+	// subtree is exp(lz) ∏_d N(x_{v,d}; mean, variance), dimensions of
+	// infinite variance contributing a factor of 1; lz is -Inf when the
+	// subtree has an edge of non-positive length.
+	nr []float64
+
+	// Per branch point, a segment tree over its children (see seg.go).
+	seg segStore
 
 	// Deferred work: stale asks for a full recomputation; pending lists
 	// leaves whose evidence changed since the last update.
 	stale     bool
 	pending   []pydt.NodeID
 	isPending []bool
+	gen       uint64 // counts changes, to catch stale TimeEvals
 
-	order []pydt.NodeID // traversal buffer, capacity Cap()
-	sink  float64       // keeps the prefetching loads of Recompute alive
+	order  []pydt.NodeID // traversal buffer, capacity Cap()
+	lo, hi []int32       // children of order[i] are order[lo[i]:hi[i]]
+	path   []pydt.NodeID // ancestors, for TimeEval
+	sink   float64       // keeps the prefetching loads of Recompute alive
 
-	// Scratch messages of length d for LogLikIfAttached.
-	am, av, bm, bv []float64
+	// Constant records: no information (empty), no information with
+	// S = -Inf (dead, a child across an edge of non-positive length), and
+	// the origin x = 0 exactly (orig); and a scratch record.
+	empty, dead, orig, scr []float64
+	te                     TimeEval
 }
 
 // New returns a Model for tr with dims dimensions per location, variance
@@ -98,24 +117,40 @@ func New(tr *pydt.Tree, dims int) *Model {
 	}
 	c := tr.Cap()
 	n := tr.NumLeaves()
+	rs := 2*dims + 2
 	m := &Model{
 		tr:        tr,
 		d:         dims,
+		rs:        rs,
 		s2:        1,
-		mu:        make([]float64, c*dims),
-		vr:        make([]float64, c*dims),
-		lz:        make([]float64, c),
+		nr:        make([]float64, c*rs),
 		pending:   make([]pydt.NodeID, 0, n),
 		isPending: make([]bool, n),
 		order:     make([]pydt.NodeID, 0, c),
-		am:        make([]float64, dims),
-		av:        make([]float64, dims),
-		bm:        make([]float64, dims),
-		bv:        make([]float64, dims),
+		lo:        make([]int32, c),
+		hi:        make([]int32, c),
+		path:      make([]pydt.NodeID, 0, c),
+		empty:     make([]float64, rs),
+		dead:      make([]float64, rs),
+		orig:      make([]float64, rs),
+		scr:       make([]float64, rs),
 	}
-	for i := range m.vr {
-		m.vr[i] = inf
+	for k := range dims {
+		m.empty[dims+k], m.dead[dims+k] = inf, inf
 	}
+	m.empty[rs-1], m.dead[rs-1], m.orig[rs-1], m.scr[rs-1] = 1, 1, 1, 1
+	m.dead[rs-2] = math.Inf(-1)
+	for v := range c {
+		r := m.nr[v*rs : v*rs+rs]
+		for k := range dims {
+			r[dims+k] = inf
+		}
+		r[2*dims+1] = 1
+	}
+	m.seg.init(c, n, dims)
+	m.te.m = m
+	m.te.out = make([]float64, rs)
+	m.te.scr = make([]float64, rs)
 	m.stale = true
 	return m
 }
@@ -139,6 +174,7 @@ func (m *Model) SetVariance(sigma2 float64) error {
 	if sigma2 != m.s2 {
 		m.s2 = sigma2
 		m.stale = true
+		m.gen++
 	}
 	return nil
 }
@@ -158,14 +194,14 @@ func (m *Model) SetEvidence(leaf pydt.NodeID, d int, mean, prec float64) error {
 	if !(prec >= 0) {
 		return fmt.Errorf("bp: evidence precision %v for leaf %s, dimension %d, is negative or NaN", prec, m.tr.Label(leaf), d)
 	}
-	i := int(leaf)*m.d + d
+	i := int(leaf)*m.rs + d
 	if prec == 0 {
-		m.mu[i], m.vr[i] = 0, inf
+		m.nr[i], m.nr[i+m.d] = 0, inf
 	} else {
 		if math.IsNaN(mean) || math.IsInf(mean, 0) {
 			return fmt.Errorf("bp: evidence mean %v for leaf %s, dimension %d, is not finite", mean, m.tr.Label(leaf), d)
 		}
-		m.mu[i], m.vr[i] = mean, 1/prec
+		m.nr[i], m.nr[i+m.d] = mean, 1/prec
 	}
 	m.touch(leaf)
 	return nil
@@ -174,8 +210,8 @@ func (m *Model) SetEvidence(leaf pydt.NodeID, d int, mean, prec float64) error {
 // Evidence returns the evidence about x_{leaf,d} as a mean and a precision
 // (+Inf observed, 0 missing).
 func (m *Model) Evidence(leaf pydt.NodeID, d int) (mean, prec float64) {
-	i := int(leaf)*m.d + d
-	return m.mu[i], 1 / m.vr[i]
+	i := int(leaf)*m.rs + d
+	return m.nr[i], 1 / m.nr[i+m.d]
 }
 
 // Observe sets x_{leaf,d} as observed to be x, or as missing when x is NaN.
@@ -200,13 +236,15 @@ func (m *Model) ObserveMatrix(x []float64) error {
 		}
 	}
 	for i, v := range x {
+		k := (i/m.d)*m.rs + i%m.d
 		if math.IsNaN(v) {
-			m.mu[i], m.vr[i] = 0, inf
+			m.nr[k], m.nr[k+m.d] = 0, inf
 		} else {
-			m.mu[i], m.vr[i] = v, 0
+			m.nr[k], m.nr[k+m.d] = v, 0
 		}
 	}
 	m.stale = true
+	m.gen++
 	return nil
 }
 
@@ -226,20 +264,22 @@ func (m *Model) ObserveMat(x mat.Matrix) error {
 	}
 	for i := range r {
 		for j := range c {
-			k := i*m.d + j
+			k := i*m.rs + j
 			if v := x.At(i, j); math.IsNaN(v) {
-				m.mu[k], m.vr[k] = 0, inf
+				m.nr[k], m.nr[k+m.d] = 0, inf
 			} else {
-				m.mu[k], m.vr[k] = v, 0
+				m.nr[k], m.nr[k+m.d] = v, 0
 			}
 		}
 	}
 	m.stale = true
+	m.gen++
 	return nil
 }
 
 // touch records that the evidence of leaf changed.
 func (m *Model) touch(leaf pydt.NodeID) {
+	m.gen++
 	if m.stale || m.isPending[leaf] {
 		return
 	}
@@ -268,7 +308,7 @@ func (m *Model) flush() {
 	}
 	for _, leaf := range m.pending {
 		m.isPending[leaf] = false
-		m.updateFrom(m.tr.Parent(leaf))
+		m.propagate(leaf)
 	}
 	m.pending = m.pending[:0]
 }
@@ -278,8 +318,8 @@ func (m *Model) flush() {
 // when no leaf below v has evidence in dimension d.
 func (m *Model) Message(v pydt.NodeID, d int) (mean, variance float64) {
 	m.flush()
-	i := int(v)*m.d + d
-	return m.mu[i], m.vr[i]
+	i := int(v)*m.rs + d
+	return m.nr[i], m.nr[i+m.d]
 }
 
 // SubtreeLogZ returns the log normaliser of the subtree below v: the log of
@@ -289,7 +329,8 @@ func (m *Model) Message(v pydt.NodeID, d int) (mean, variance float64) {
 // length.
 func (m *Model) SubtreeLogZ(v pydt.NodeID) float64 {
 	m.flush()
-	return m.lz[v]
+	i := int(v)*m.rs + 2*m.d
+	return m.nr[i] - 0.5*math.Log(m.nr[i+1])
 }
 
 // Err reports the first edge of non-positive length in the tree below the

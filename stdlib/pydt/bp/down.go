@@ -8,6 +8,12 @@ import (
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
+// msg returns the mean and variance of v's upward message.
+func (m *Model) msg(v pydt.NodeID) (mean, variance []float64) {
+	o := int(v) * m.rs
+	return m.nr[o : o+m.d], m.nr[o+m.d : o+2*m.d]
+}
+
 // prepareDown checks a destination of Cap()·D entries, fills it with NaN and
 // leaves the nodes of the rooted tree in m.order, parents before children.
 // It reports an edge of non-positive length as an error.
@@ -54,13 +60,14 @@ func (m *Model) Marginals(mean, variance []float64) error {
 		// Root: prior N(0, s) from the origin times the upward message.
 		s := m.s2 * tr.Time(r).Since(pydt.Origin)
 		i := int(r) * d
+		rm, rv := m.msg(r)
 		for k := range d {
-			v := m.vr[i+k]
+			v := rv[k]
 			if v == inf {
 				mean[i+k], variance[i+k] = 0, s
 				continue
 			}
-			mean[i+k] = s / (v + s) * m.mu[i+k]
+			mean[i+k] = s / (v + s) * rm[k]
 			variance[i+k] = s * v / (v + s)
 		}
 	}
@@ -72,7 +79,7 @@ func (m *Model) Marginals(mean, variance []float64) error {
 		for c := tr.FirstChild(p); c != pydt.NoNode; c = tr.NextSibling(c) {
 			s := m.s2 * tr.Time(c).Since(tp)
 			i := int(c) * d
-			cm, cv := m.mu[i:i+d], m.vr[i:i+d]
+			cm, cv := m.msg(c)
 			om, ov := mean[i:i+d], variance[i:i+d]
 			for k := range pm {
 				v := cv[k]
@@ -109,13 +116,14 @@ func (m *Model) SampleLocations(rng *rand.Rand, dst []float64) error {
 	{
 		s := m.s2 * tr.Time(r).Since(pydt.Origin)
 		i := int(r) * d
+		rm, rv := m.msg(r)
 		for k := range d {
-			v := m.vr[i+k]
+			v := rv[k]
 			if v == inf {
 				dst[i+k] = math.Sqrt(s) * rng.NormFloat64()
 				continue
 			}
-			dst[i+k] = s/(v+s)*m.mu[i+k] + math.Sqrt(s*v/(v+s))*rng.NormFloat64()
+			dst[i+k] = s/(v+s)*rm[k] + math.Sqrt(s*v/(v+s))*rng.NormFloat64()
 		}
 	}
 	for _, p := range m.order {
@@ -125,7 +133,7 @@ func (m *Model) SampleLocations(rng *rand.Rand, dst []float64) error {
 			s := m.s2 * tr.Time(c).Since(tp)
 			sd := math.Sqrt(s)
 			i := int(c) * d
-			cm, cv := m.mu[i:i+d], m.vr[i:i+d]
+			cm, cv := m.msg(c)
 			ox := dst[i : i+d]
 			for k := range px {
 				v := cv[k]

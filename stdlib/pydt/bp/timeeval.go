@@ -1,0 +1,153 @@
+package bp
+
+import (
+	"math"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// TimeEval evaluates LogLik as a function of the time of one branch point
+// v, everything else fixed, without touching the tree or the messages. It
+// is made for slice sampling v's time, which needs the likelihood at
+// several candidate times:
+//
+//	e := m.TimeEval(v)        // O(depth · log K · D), once
+//	lo, hi := e.Bounds()      // valid times lie strictly between
+//	ll := e.LogLik(t)         // O(K_v · D) per candidate, no path update
+//	e.Commit(t)               // m.SetTime(v, t): one path update
+//
+// TimeEval(v) computes the outside message of v: the product of everything
+// in the model except v's subtree and the edge above v (the prior of the
+// root's location, the edges and evidence elsewhere), as a Gaussian in the
+// location of v's parent with its log normaliser. LogLik(t) then multiplies
+// it with the messages of v's children through edges of lengths t_c - t and
+// the edge t - t_parent, and integrates.
+//
+// The evaluator belongs to the Model: it is valid until the model or the
+// tree changes other than through its Commit (the outside message does not
+// depend on v's time, so the evaluator stays valid after Commit), and the
+// next call of m.TimeEval retargets it. Using it after another change
+// panics. No allocation.
+type TimeEval struct {
+	m      *Model
+	v      pydt.NodeID
+	tp, hi pydt.Time // the parent's time (Origin for the root), the earliest child's
+	out    []float64 // outside message about x_parent, a record
+	scr    []float64
+	gen    uint64
+}
+
+// TimeEval returns the model's time evaluator targeted at the branch point
+// v, which must hang below the root (v may be the root). It brings the
+// messages up to date first. It panics if v is a leaf, not in use, or
+// detached. Cost O(depth · log K · D), K the degrees along the path.
+func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
+	tr := m.tr
+	if tr.IsLeaf(v) || !tr.InUse(v) {
+		panic("bp: TimeEval of a node that is not a branch point")
+	}
+	m.flush()
+	m.path = m.path[:0]
+	for a := v; a != pydt.NoNode; a = tr.Parent(a) {
+		m.path = append(m.path, a)
+	}
+	r := m.path[len(m.path)-1]
+	if r != tr.Root() {
+		panic("bp: TimeEval of a node in a detached subtree")
+	}
+	e := &m.te
+	e.v = v
+	e.hi = pydt.Leaf
+	for c := tr.FirstChild(v); c != pydt.NoNode; c = tr.NextSibling(c) {
+		if tc := tr.Time(c); tc.Before(e.hi) {
+			e.hi = tc
+		}
+	}
+	e.gen = m.gen
+	if v == r {
+		// The outside of the root is the origin: x = 0 exactly.
+		copy(e.out, m.orig)
+		e.tp = pydt.Origin
+		return e
+	}
+	e.tp = tr.Time(m.path[1])
+	// The prior of x_root: the origin through an edge of length t_root.
+	acc, s := m.orig, m.s2*tr.Time(r).Since(pydt.Origin)
+	if !(s > 0) {
+		copy(e.out, m.dead)
+		return e
+	}
+	// Walk down from the root: at each ancestor a, multiply the message
+	// arriving from above by those of a's children off the path (the
+	// siblings along the path in a's segment tree), then carry the product
+	// through the edge to the next node on the path.
+	for k := len(m.path) - 1; k >= 1; k-- {
+		a, b := m.path[k], m.path[k-1]
+		ta := tr.Time(a)
+		c := int(m.seg.capOf[a])
+		for i := c + int(m.seg.slot[b]); i > 1; i >>= 1 {
+			sib, ss := m.op(a, ta, c, i^1)
+			merge(e.out, acc, s, sib, ss)
+			acc, s = e.out, 0
+		}
+		if k > 1 {
+			l := tr.Time(b).Since(ta)
+			if !(l > 0) {
+				copy(e.out, m.dead)
+				return e
+			}
+			s = m.s2 * l
+		}
+	}
+	return e
+}
+
+// Node returns the branch point the evaluator is targeted at.
+func (e *TimeEval) Node() pydt.NodeID { return e.v }
+
+// Bounds returns the time of v's parent (the origin for the root) and the
+// earliest time of v's children: LogLik is finite only strictly between.
+func (e *TimeEval) Bounds() (lo, hi pydt.Time) { return e.tp, e.hi }
+
+// LogLik returns the value the model's LogLik would take with v's time set
+// to t, or -Inf when t is not strictly inside Bounds. Cost O(K_v · D), one
+// logarithm, no allocation. It panics if the model changed since the
+// evaluator was targeted (other than by Commit).
+func (e *TimeEval) LogLik(t pydt.Time) float64 {
+	m := e.m
+	if e.gen != m.gen {
+		panic("bp: TimeEval used after the model changed")
+	}
+	if !e.tp.Before(t) || !t.Before(e.hi) || math.IsInf(e.out[m.rs-2], -1) {
+		return math.Inf(-1)
+	}
+	l := t.Since(e.tp)
+	if !(l > 0) {
+		return math.Inf(-1)
+	}
+	acc, s := e.out, m.s2*l
+	k := m.tr.Degree(e.v)
+	ks := m.seg.kids[m.seg.kidOff[e.v] : m.seg.kidOff[e.v]+k]
+	for j, c := range ks {
+		ch, sc := m.child(c, t)
+		if j == k-1 {
+			return mergeLL(acc, s, ch, sc)
+		}
+		merge(e.scr, acc, s, ch, sc)
+		acc, s = e.scr, 0
+	}
+	// No children (not a valid tree): the outside integrates to its
+	// normaliser.
+	return acc[m.rs-2] - 0.5*math.Log(acc[m.rs-1])
+}
+
+// Commit sets v's time to t and updates the messages, as m.SetTime(v, t).
+// The evaluator stays valid. Cost O(K_v · D + depth · log K · D).
+func (e *TimeEval) Commit(t pydt.Time) {
+	m := e.m
+	if e.gen != m.gen {
+		panic("bp: TimeEval used after the model changed")
+	}
+	m.SetTime(e.v, t)
+	e.gen = m.gen
+}
