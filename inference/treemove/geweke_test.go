@@ -122,7 +122,9 @@ func TestNoAllocation(t *testing.T) {
 	if err := s.Model().ObserveMatrix(x[:300*3]); err != nil {
 		t.Fatal(err)
 	}
-	s.Sweep() // warm up: recompute the messages
+	for range 20 {
+		s.Sweep() // warm up: recompute the messages, reach the steady state
+	}
 	for _, mk := range moveKinds {
 		runs := 200
 		if mk.name == "sweep" {

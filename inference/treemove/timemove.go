@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
 // maxShrink bounds the shrinkage loops of the slice samplers; it is reached
@@ -24,7 +25,7 @@ func (s *Sampler) TimeMove() bool {
 
 // timeTarget holds what the time target needs besides s.
 type timeTarget struct {
-	v        pydt.NodeID
+	e        *bp.TimeEval
 	j        float64   // J_v
 	lo, hi   float64   // s of the parent and of the earliest child
 	tlo, thi pydt.Time // their times
@@ -33,26 +34,23 @@ type timeTarget struct {
 // SliceTime updates the time of the branch point v by slice sampling (Neal
 // 2003: stepping out with at most MaxSteps widths of TimeWidth, or the whole
 // support when it is narrower than two widths, then shrinkage) and reports
-// whether it changed. The variable is
-// s = -log(1-t), which keeps t's precision near t = 1; the target in s is
+// whether it changed. The variable is s = -log(1-t), which keeps t's
+// precision near t = 1; the target in s is
 //
 //	log a(t) - A(t) J_v + log L(T) + log(1-t),
 //
 // the factors of the prior that involve t_v (the node-local form of
 // pydt.NodeLogPrior, J_v = H_{m_v-1} - Σ_k H_{n_k-1}), the likelihood, and
 // the Jacobian dt/ds = 1-t, on the interval between the parent's time (or 0)
-// and the earliest child's time. Each evaluation is a bp.Model.SetTime:
-// O(depth · D · degree).
+// and the earliest child's time. The likelihood comes from bp.TimeEval: one
+// outside-message computation along the path, then O(K_v · D) per candidate
+// time, and one path update (Commit) for the accepted time.
 func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 	tr := s.tr
 	s.Stats.Time.Proposed++
 	t0 := tr.Time(v)
-	tt := timeTarget{v: v, j: pydt.NodeJ(tr, v, s.alpha, s.beta, s.h), tlo: tr.ParentTime(v), thi: pydt.Leaf}
-	for c := tr.FirstChild(v); c != pydt.NoNode; c = tr.NextSibling(c) {
-		if tc := tr.Time(c); tc.Before(tt.thi) {
-			tt.thi = tc
-		}
-	}
+	tt := timeTarget{e: s.m.TimeEval(v), j: pydt.NodeJ(tr, v, s.alpha, s.beta, s.h)}
+	tt.tlo, tt.thi = tt.e.Bounds()
 	tt.lo, tt.hi = -tt.tlo.LogOneMinus(), -tt.thi.LogOneMinus()
 	x0 := -t0.LogOneMinus()
 	y := s.timeLogDensity(&tt, t0, x0, s.m.LogLik()) - s.rng.ExpFloat64()
@@ -77,11 +75,12 @@ func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 	for range maxShrink {
 		x1 := l + s.rng.Float64()*(r-l)
 		if s.timeEval(&tt, x1) > y {
-			if x1 != x0 {
-				s.Stats.Time.Accepted++
-				return true
+			if x1 == x0 {
+				return false
 			}
-			break
+			tt.e.Commit(pydt.TimeFromLogOneMinus(-x1))
+			s.Stats.Time.Accepted++
+			return true
 		}
 		if x1 < x0 {
 			l = x1
@@ -89,13 +88,11 @@ func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 			r = x1
 		}
 	}
-	s.m.SetTime(v, t0)
 	return false
 }
 
-// timeEval sets v's time to s = x and returns the target there, or -Inf
-// (without changing the tree) outside the interval.
-
+// timeEval returns the target at s = x, or -Inf outside the interval,
+// without changing the tree (bp.TimeEval, O(K_v · D)).
 func (s *Sampler) timeEval(tt *timeTarget, x float64) float64 {
 	if !(x > tt.lo && x < tt.hi) {
 		return math.Inf(-1)
@@ -104,8 +101,7 @@ func (s *Sampler) timeEval(tt *timeTarget, x float64) float64 {
 	if !tt.tlo.Before(t) || !t.Before(tt.thi) {
 		return math.Inf(-1)
 	}
-	s.m.SetTime(tt.v, t)
-	return s.timeLogDensity(tt, t, x, s.m.LogLik())
+	return s.timeLogDensity(tt, t, x, tt.e.LogLik(t))
 }
 
 func (s *Sampler) timeLogDensity(tt *timeTarget, t pydt.Time, x, ll float64) float64 {
