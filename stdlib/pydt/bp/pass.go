@@ -89,6 +89,7 @@ func (m *Model) Recompute() error {
 		m.build(p)
 	}
 	m.sink = sink
+	m.seg.reserve()
 	if root != pydt.NoNode && math.IsInf(m.LogLik(), -1) {
 		return m.Err()
 	}
@@ -137,7 +138,7 @@ func (m *Model) Detach(v pydt.NodeID) pydt.Position {
 	m.seg.release(p)
 	if g := tr.Parent(s); g != pydt.NoNode {
 		m.seg.slot[s] = js
-		m.seg.kids[m.seg.kidOff[g]+int(js)] = s
+		m.seg.kidsOf(g)[js] = s
 		m.updateSlots(g, int(js), -1)
 		m.propagate(g)
 	}
@@ -166,12 +167,13 @@ func (m *Model) Attach(v pydt.NodeID, pos pydt.Position) pydt.NodeID {
 	w := tr.Attach(v, pos)
 	s := &m.seg
 	s.alloc(w, 2)
-	s.kids[s.kidOff[w]], s.kids[s.kidOff[w]+1] = u, v
+	ks := s.kidsOf(w)
+	ks[0], ks[1] = u, v
 	s.slot[u], s.slot[v] = 0, 1
 	m.build(w)
 	if g := tr.Parent(w); g != pydt.NoNode {
 		s.slot[w] = ju
-		s.kids[s.kidOff[g]+int(ju)] = w
+		s.kidsOf(g)[ju] = w
 		m.updateSlots(g, int(ju), -1)
 		m.propagate(g)
 	}
@@ -253,7 +255,7 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 			return math.Inf(-1)
 		}
 		s := m.s2 * l
-		c := int(m.seg.capOf[a])
+		c := m.seg.capOf(a)
 		for i := c + int(m.seg.slot[cur]); i > 1; i >>= 1 {
 			sib, ss := m.op(a, ta, c, i^1)
 			if i&1 == 0 {

@@ -3,6 +3,7 @@ package bp
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
@@ -18,87 +19,135 @@ import (
 //
 // The segment tree of p has cap = 2^k ≥ max(K, 2) leaves (slots). Heap
 // index 1 is the root, whose record is p's own record m.nr[p*rs:]; indices
-// 2..cap-1 are records in the arena seg.recs; index cap+j is slot j, which
-// holds child seg.kids[kid(p)+j] or NoNode (an empty slot, no information).
-// Slots 0..K-1 are used and K..cap-1 empty: removing a child moves the last
-// one into its slot. A slot's message is read from the child's record with
-// the edge variance σ²(t_c - t_p) added on the fly, so it needs no storage;
-// a binary branch point (cap = 2) keeps no storage beyond its own record.
+// 2..cap-1 are records of p's block; index cap+j is slot j, which holds a
+// child or NoNode (an empty slot, no information). Slots 0..K-1 are used
+// and K..cap-1 empty: removing a child moves the last one into its slot. A
+// slot's message is read from the child's record with the edge variance
+// σ²(t_c - t_p) added on the fly, so it needs no storage; a binary branch
+// point (cap = 2) keeps no records beyond its own.
 //
-// Blocks (cap kid slots and cap-2 records) are allocated from two arenas by
-// size class, with a free list per class; they grow only when a degree
-// reaches a capacity not seen before, amortised, and Recompute lays every
-// block out afresh in traversal order.
+// Blocks (cap slots and cap-2 records) come from one arena per size class
+// k = log2(cap), with an intrusive free list (a free block's slot 0 holds
+// the next free block). Recompute lays every block out afresh, in
+// traversal order, and reserves room for twice the blocks in use per class
+// (and a few of the next class up), so that local updates allocate only
+// when a class outgrows that reserve: amortised, and rarely.
 
 // segStore holds the segment trees of all branch points.
 type segStore struct {
-	capOf  []int32 // per node: number of slots, 0 when no block
-	kidOff []int   // per node: offset of its slots in kids
-	recOff []int   // per node: offset of its records in recs
-	slot   []int32 // per node: its slot in its parent's segment tree
-	kids   []pydt.NodeID
-	recs   []float64
-	free   [][]segBlock // by size class log2(cap)
-	rs     int
+	cls  []int8  // per node: size class of its block, 0 when none
+	blk  []int32 // per node: index of its block in the class
+	slot []int32 // per node: its slot in its parent's segment tree
+	kids [][]pydt.NodeID
+	recs [][]float64
+	head []int32 // per class: first free block, -1 for none
+	rs   int
 }
 
-type segBlock struct{ kid, rec int }
+const maxClass = 31
 
 func (s *segStore) init(c, n, d int) {
-	s.capOf = make([]int32, c)
-	s.kidOff = make([]int, c)
-	s.recOff = make([]int, c)
+	s.cls = make([]int8, c)
+	s.blk = make([]int32, c)
 	s.slot = make([]int32, c)
-	s.kids = make([]pydt.NodeID, 0, 2*n)
-	s.free = make([][]segBlock, 33)
+	s.kids = make([][]pydt.NodeID, maxClass+1)
+	s.recs = make([][]float64, maxClass+1)
+	s.head = make([]int32, maxClass+1)
+	s.kids[1] = make([]pydt.NodeID, 0, 2*n) // binary branch points
 	s.rs = 2*d + 2
+	s.reset()
 }
 
-// reset forgets every block.
+// reset forgets every block, keeping the arenas' capacity.
 func (s *segStore) reset() {
-	s.kids = s.kids[:0]
-	s.recs = s.recs[:0]
-	for k := range s.free {
-		s.free[k] = s.free[k][:0]
+	for k := range s.kids {
+		s.kids[k] = s.kids[k][:0]
+		s.recs[k] = s.recs[k][:0]
+		s.head[k] = -1
 	}
-	clear(s.capOf)
+	clear(s.cls)
 }
 
-// alloc gives p a block of c slots (a power of two), all empty. The records
-// are left as they are: build or a full update writes them.
-func (s *segStore) alloc(p pydt.NodeID, c int) {
-	if s.capOf[p] != 0 {
-		s.release(p)
-	}
-	k := bits.TrailingZeros(uint(c))
-	var b segBlock
-	if f := s.free[k]; len(f) > 0 {
-		b = f[len(f)-1]
-		s.free[k] = f[:len(f)-1]
-	} else {
-		b.kid = len(s.kids)
-		for range c {
-			s.kids = append(s.kids, pydt.NoNode)
+// reserve makes room, without allocating later, for twice the blocks in
+// use in each class plus four, and four blocks of the class above the
+// largest in use.
+func (s *segStore) reserve() {
+	top := 1
+	for k := range s.kids {
+		if len(s.kids[k]) > 0 {
+			top = k
 		}
-		b.rec = len(s.recs)
-		s.recs = append(s.recs, make([]float64, (c-2)*s.rs)...)
 	}
-	s.capOf[p], s.kidOff[p], s.recOff[p] = int32(c), b.kid, b.rec
-	ks := s.kids[b.kid : b.kid+c]
+	for k := 1; k <= min(top+1, maxClass); k++ {
+		c := 1 << k
+		want := 2*len(s.kids[k]) + 4*c
+		if cap(s.kids[k]) < want {
+			s.kids[k] = slices.Grow(s.kids[k], want-len(s.kids[k]))
+		}
+		if w := want / c * (c - 2) * s.rs; cap(s.recs[k]) < w {
+			s.recs[k] = slices.Grow(s.recs[k], w-len(s.recs[k]))
+		}
+	}
+}
+
+// newBlock returns a block of class k (2^k slots, all empty).
+func (s *segStore) newBlock(k int) int32 {
+	c := 1 << k
+	var b int32
+	if b = s.head[k]; b >= 0 {
+		s.head[k] = int32(s.kids[k][int(b)*c])
+	} else {
+		b = int32(len(s.kids[k]) / c)
+		s.kids[k] = append(s.kids[k], make([]pydt.NodeID, c)...)
+		s.recs[k] = append(s.recs[k], make([]float64, (c-2)*s.rs)...)
+	}
+	ks := s.kids[k][int(b)*c : int(b)*c+c]
 	for i := range ks {
 		ks[i] = pydt.NoNode
 	}
+	return b
 }
 
-// release returns p's block to the free list.
+// alloc gives p a new block of c slots (a power of two), all empty,
+// releasing any it had. The records are left to build.
+func (s *segStore) alloc(p pydt.NodeID, c int) {
+	s.release(p)
+	k := bits.TrailingZeros(uint(c))
+	s.cls[p], s.blk[p] = int8(k), s.newBlock(k)
+}
+
+// release returns p's block to the free list of its class.
 func (s *segStore) release(p pydt.NodeID) {
-	c := int(s.capOf[p])
-	if c == 0 {
+	k := int(s.cls[p])
+	if k == 0 {
 		return
 	}
-	k := bits.TrailingZeros(uint(c))
-	s.free[k] = append(s.free[k], segBlock{s.kidOff[p], s.recOff[p]})
-	s.capOf[p] = 0
+	b := int(s.blk[p])
+	s.kids[k][b<<k] = pydt.NodeID(s.head[k])
+	s.head[k] = int32(b)
+	s.cls[p] = 0
+}
+
+// capOf returns the number of slots of p's block (0 for none).
+func (s *segStore) capOf(p pydt.NodeID) int {
+	if k := s.cls[p]; k != 0 {
+		return 1 << k
+	}
+	return 0
+}
+
+// kidsOf returns p's slots.
+func (s *segStore) kidsOf(p pydt.NodeID) []pydt.NodeID {
+	k := s.cls[p]
+	o := int(s.blk[p]) << k
+	return s.kids[k][o : o+1<<k]
+}
+
+// rec returns the record at heap index i (2 ≤ i < cap) of p's block.
+func (s *segStore) rec(p pydt.NodeID, i int) []float64 {
+	k := s.cls[p]
+	o := (int(s.blk[p])*((1<<k)-2) + i - 2) * s.rs
+	return s.recs[k][o : o+s.rs]
 }
 
 // slotsFor returns the capacity for k children.
@@ -237,14 +286,13 @@ func (m *Model) child(c pydt.NodeID, tp pydt.Time) ([]float64, float64) {
 // of p's segment tree, p being at time tp with c slots.
 func (m *Model) op(p pydt.NodeID, tp pydt.Time, c, i int) ([]float64, float64) {
 	if i >= c {
-		ch := m.seg.kids[m.seg.kidOff[p]+i-c]
+		ch := m.seg.kidsOf(p)[i-c]
 		if ch == pydt.NoNode {
 			return m.empty, 0
 		}
 		return m.child(ch, tp)
 	}
-	o := m.seg.recOff[p] + (i-2)*m.rs
-	return m.seg.recs[o : o+m.rs], 0
+	return m.seg.rec(p, i), 0
 }
 
 // computeRec recomputes the record at heap index i (1 ≤ i < c) of p's
@@ -257,8 +305,7 @@ func (m *Model) computeRec(p pydt.NodeID, tp pydt.Time, c, i int) {
 		o := int(p) * m.rs
 		r = m.nr[o : o+m.rs]
 	} else {
-		o := m.seg.recOff[p] + (i-2)*m.rs
-		r = m.seg.recs[o : o+m.rs]
+		r = m.seg.rec(p, i)
 	}
 	merge(r, a, sa, b, sb)
 }
@@ -266,7 +313,7 @@ func (m *Model) computeRec(p pydt.NodeID, tp pydt.Time, c, i int) {
 // build recomputes p's whole segment tree, and so p's message. Cost
 // O(K · D).
 func (m *Model) build(p pydt.NodeID) {
-	c := int(m.seg.capOf[p])
+	c := m.seg.capOf(p)
 	tp := m.tr.Time(p)
 	for i := c - 1; i >= 1; i-- {
 		m.computeRec(p, tp, c, i)
@@ -276,7 +323,7 @@ func (m *Model) build(p pydt.NodeID) {
 // updateSlots recomputes the records of p's segment tree above slot j1 and,
 // unless j2 < 0, slot j2, root (p's message) included. Cost O(log K · D).
 func (m *Model) updateSlots(p pydt.NodeID, j1, j2 int) {
-	c := int(m.seg.capOf[p])
+	c := m.seg.capOf(p)
 	tp := m.tr.Time(p)
 	i1, i2 := (c+j1)>>1, -1
 	if j2 >= 0 {
@@ -309,7 +356,7 @@ func (m *Model) propagate(a pydt.NodeID) {
 func (m *Model) layout(p pydt.NodeID, ks []pydt.NodeID) {
 	s := &m.seg
 	s.alloc(p, slotsFor(len(ks)))
-	copy(s.kids[s.kidOff[p]:], ks)
+	copy(s.kidsOf(p), ks)
 	for j, c := range ks {
 		s.slot[c] = int32(j)
 	}
@@ -319,12 +366,12 @@ func (m *Model) layout(p pydt.NodeID, ks []pydt.NodeID) {
 // records to be rebuilt.
 func (m *Model) moveBlock(p pydt.NodeID, k, c int) {
 	s := &m.seg
-	old := s.kidOff[p]
-	// The old block goes to the free list of another size class, so its
-	// slots stay intact while they are copied.
+	k0, b0 := int(s.cls[p]), int(s.blk[p])
+	k1 := bits.TrailingZeros(uint(c))
+	b1 := int(s.newBlock(k1)) // another class: the old block stays intact
+	copy(s.kids[k1][b1<<k1:b1<<k1+k], s.kids[k0][b0<<k0:b0<<k0+k])
 	s.release(p)
-	s.alloc(p, c)
-	copy(s.kids[s.kidOff[p]:s.kidOff[p]+k], s.kids[old:old+k])
+	s.cls[p], s.blk[p] = int8(k1), int32(b1)
 }
 
 // addChild records that c became the last child of p (after
@@ -332,14 +379,14 @@ func (m *Model) moveBlock(p pydt.NodeID, k, c int) {
 func (m *Model) addChild(p, c pydt.NodeID) {
 	s := &m.seg
 	j := m.tr.Degree(p) - 1
-	if j >= int(s.capOf[p]) {
+	if j >= s.capOf(p) {
 		m.moveBlock(p, j, slotsFor(j+1))
-		s.kids[s.kidOff[p]+j] = c
+		s.kidsOf(p)[j] = c
 		s.slot[c] = int32(j)
 		m.build(p)
 		return
 	}
-	s.kids[s.kidOff[p]+j] = c
+	s.kidsOf(p)[j] = c
 	s.slot[c] = int32(j)
 	m.updateSlots(p, j, -1)
 }
@@ -350,15 +397,15 @@ func (m *Model) addChild(p, c pydt.NodeID) {
 func (m *Model) removeSlot(p pydt.NodeID, j int) {
 	s := &m.seg
 	k := m.tr.Degree(p) // children left
-	off := s.kidOff[p]
+	ks := s.kidsOf(p)
 	last := k
 	if j != last {
-		c := s.kids[off+last]
-		s.kids[off+j] = c
+		c := ks[last]
+		ks[j] = c
 		s.slot[c] = int32(j)
 	}
-	s.kids[off+last] = pydt.NoNode
-	c := int(s.capOf[p])
+	ks[last] = pydt.NoNode
+	c := len(ks)
 	if nc := slotsFor(k); nc < c && (4*k <= c || k <= 2) {
 		m.moveBlock(p, k, nc)
 		m.build(p)

@@ -79,11 +79,11 @@ func checkSeg(t *testing.T, m *Model) {
 		if !tr.InUse(p) {
 			continue
 		}
-		k, c := tr.Degree(p), int(s.capOf[p])
+		k, c := tr.Degree(p), s.capOf(p)
 		if c < 2 || c&(c-1) != 0 || c < k {
 			t.Fatalf("node %d: %d slots for %d children", p, c, k)
 		}
-		ks := s.kids[s.kidOff[p] : s.kidOff[p]+c]
+		ks := s.kidsOf(p)
 		seen := map[pydt.NodeID]bool{}
 		for j, ch := range ks {
 			if j >= k {
@@ -264,7 +264,7 @@ func TestSegmentTreesUnderMoves(t *testing.T) {
 				}
 				if step == 279 {
 					// Drained: the hub's block shrank.
-					if k, c := tr.Degree(root), int(m.seg.capOf[root]); k > 20 || c > 4*max(k, 2) {
+					if k, c := tr.Degree(root), m.seg.capOf(root); k > 20 || c > 4*max(k, 2) {
 						t.Fatalf("step %d: hub has %d children in %d slots after draining", step, k, c)
 					}
 				}

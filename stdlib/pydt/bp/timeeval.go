@@ -84,7 +84,7 @@ func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
 	for k := len(m.path) - 1; k >= 1; k-- {
 		a, b := m.path[k], m.path[k-1]
 		ta := tr.Time(a)
-		c := int(m.seg.capOf[a])
+		c := m.seg.capOf(a)
 		for i := c + int(m.seg.slot[b]); i > 1; i >>= 1 {
 			sib, ss := m.op(a, ta, c, i^1)
 			merge(e.out, acc, s, sib, ss)
@@ -127,7 +127,7 @@ func (e *TimeEval) LogLik(t pydt.Time) float64 {
 	}
 	acc, s := e.out, m.s2*l
 	k := m.tr.Degree(e.v)
-	ks := m.seg.kids[m.seg.kidOff[e.v] : m.seg.kidOff[e.v]+k]
+	ks := m.seg.kidsOf(e.v)[:k]
 	for j, c := range ks {
 		ch, sc := m.child(c, t)
 		if j == k-1 {
