@@ -102,25 +102,30 @@ func (s *Sampler) propose(tv pydt.Time) (pydt.Position, bool) {
 	tr, div, h, rng := s.tr, s.div, s.h, s.rng
 	al, be := s.alpha, s.beta
 	root := tr.Root()
+	av := div.Cumulative(tv) // +Inf for a leaf
 	for range s.MaxTries {
 		u := root
 		ta, aa := pydt.Origin, 0.0
 		for {
 			tu := tr.Time(u)
-			m := tr.Count(u)
-			td := div.InverseCumulative(aa + rng.ExpFloat64()/h.Rate(m))
-			if !ta.Before(td) {
-				break // rounded onto the edge's top: draw again
-			}
-			if td.Before(tu) {
-				if td.Before(tv) {
-					return pydt.Position{Node: u, Time: td}, true
+			au := div.Cumulative(tu) // +Inf for a leaf
+			// Divergence on (ta, tu) where A reaches aa + E/h_m. A is
+			// increasing, so compare in A and invert only once.
+			target := aa + rng.ExpFloat64()/h.Rate(tr.Count(u))
+			if target < au {
+				if !(target < av) {
+					break // at or after tv: invalid
 				}
-				break
+				td := div.InverseCumulative(target)
+				if !ta.Before(td) || !td.Before(tu) || !td.Before(tv) {
+					break // rounded onto an end of the edge: draw again
+				}
+				return pydt.Position{Node: u, Time: td}, true
 			}
 			if tr.IsLeaf(u) || !tu.Before(tv) {
 				break // past tv (or t = 1 by rounding)
 			}
+			m := tr.Count(u)
 			// At branch point u: follow child c with probability
 			// (n_c-β)/(m+α), or start a new branch with (α+βK)/(m+α).
 			r := rng.Float64() * (float64(m) + al)
@@ -139,7 +144,7 @@ func (s *Sampler) propose(tv pydt.Time) (pydt.Position, bool) {
 				}
 				next = last // only by rounding when α+βK = 0
 			}
-			ta, aa, u = tu, div.Cumulative(tu), next
+			ta, aa, u = tu, au, next
 		}
 	}
 	return pydt.Position{}, false
