@@ -130,3 +130,42 @@ func BenchmarkLogLikIfAttached(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDetachReattach is the local update of a rejected subtree move:
+// detach a random leaf and attach it where it was, then read LogLik. The
+// tree keeps the shape drawn from the generative process.
+func BenchmarkDetachReattach(b *testing.B) {
+	forAll(b, func(b *testing.B, m *Model) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		n := m.Tree().NumLeaves()
+		for b.Loop() {
+			v := pydt.NodeID(rng.IntN(n))
+			old := m.Detach(v)
+			m.Attach(v, old)
+			_ = m.LogLik()
+		}
+	})
+}
+
+// BenchmarkTimeEval is the likelihood part of slice sampling one branch
+// point's time: target the evaluator, score 8 candidate times.
+func BenchmarkTimeEval(b *testing.B) {
+	forAll(b, func(b *testing.B, m *Model) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		tr := m.Tree()
+		for b.Loop() {
+			var v pydt.NodeID
+			for {
+				v = pydt.NodeID(tr.NumLeaves() + rng.IntN(tr.Cap()-tr.NumLeaves()))
+				if tr.InUse(v) {
+					break
+				}
+			}
+			e := m.TimeEval(v)
+			lo, hi := e.Bounds()
+			for k := range 8 {
+				_ = e.LogLik(interp(lo, hi, (float64(k)+0.5)/8))
+			}
+		}
+	})
+}

@@ -44,6 +44,15 @@
 // Attaching at pos, reading LogLik and, on rejection, detaching again and
 // attaching at old works as well, at the cost of one more path update.
 //
+// Slice sampling a branch point's time costs one downward path walk, one
+// O(K_v · D) evaluation per candidate and, if the time changes, one path
+// update:
+//
+//	e := m.TimeEval(v)   // outside message of v
+//	lo, hi := e.Bounds() // candidates lie strictly between
+//	ll := e.LogLik(t)    // tree untouched
+//	e.Commit(t)          // as m.SetTime(v, t)
+//
 // Evidence and variance setters take effect lazily: changes to a few leaves
 // are propagated along their paths at the next query, while SetVariance,
 // ObserveMatrix or many changed leaves trigger one full pass.
@@ -74,13 +83,14 @@ var ErrZeroEdge = errors.New("bp: edge of non-positive length")
 type Model struct {
 	tr *pydt.Tree
 	d  int // dimensions
-	rs int // record size 2d+2
+	rs int // record size 2d+4
 	s2 float64
 
 	// nr holds one record per node, at v*rs: the mean (d values) and the
 	// variance (d values) of the upward message about x_v from the subtree
 	// below v, then S and P, the log normaliser of that subtree being
-	// S - log(P)/2 (see merge). For a leaf the record holds the evidence
+	// S - log(P)/2 (see merge), then a copy of v's time as t and 1-t, so
+	// that a child's message through its edge is read from one place. For a leaf the record holds the evidence
 	// (variance 1/precision) with S = 0, P = 1. The message from the
 	// subtree is exp(lz) ∏_d N(x_{v,d}; mean, variance), dimensions of
 	// infinite variance contributing a factor of 1; lz is -Inf when the
@@ -117,7 +127,7 @@ func New(tr *pydt.Tree, dims int) *Model {
 	}
 	c := tr.Cap()
 	n := tr.NumLeaves()
-	rs := 2*dims + 2
+	rs := 2*dims + 4
 	m := &Model{
 		tr:        tr,
 		d:         dims,
@@ -138,14 +148,16 @@ func New(tr *pydt.Tree, dims int) *Model {
 	for k := range dims {
 		m.empty[dims+k], m.dead[dims+k] = inf, inf
 	}
-	m.empty[rs-1], m.dead[rs-1], m.orig[rs-1], m.scr[rs-1] = 1, 1, 1, 1
-	m.dead[rs-2] = math.Inf(-1)
+	m.empty[2*dims+1], m.dead[2*dims+1], m.orig[2*dims+1], m.scr[2*dims+1] = 1, 1, 1, 1
+	m.dead[2*dims] = math.Inf(-1)
 	for v := range c {
 		r := m.nr[v*rs : v*rs+rs]
 		for k := range dims {
 			r[dims+k] = inf
 		}
 		r[2*dims+1] = 1
+		t := tr.Time(pydt.NodeID(v))
+		r[2*dims+2], r[2*dims+3] = t.T(), t.OneMinus()
 	}
 	m.seg.init(c, n, dims)
 	m.te.m = m

@@ -71,14 +71,15 @@ func (m *Model) Recompute() error {
 	// nodes' records are scattered in memory; reading those of the
 	// children of the node a few places ahead lets the processor fetch them
 	// while the current node is computed (a software prefetch).
-	const ahead = 6
+	const ahead = 16
 	order, rs := m.order, m.rs
 	sink := 0.0
 	for i := len(order) - 1; i >= 0; i-- {
 		if k := i - ahead; k >= 0 && order[k] >= pydt.NodeID(n) {
+			sink += tr.Time(order[k]).OneMinus()
 			for _, c := range order[m.lo[k]:min(m.hi[k], m.lo[k]+4)] {
 				j := int(c) * rs
-				sink += m.nr[j] + m.nr[j+rs-1] + tr.Time(c).OneMinus()
+				sink += m.nr[j] + m.nr[j+rs-1]
 			}
 		}
 		p := order[i]
@@ -125,7 +126,7 @@ func (m *Model) Detach(v pydt.NodeID) pydt.Position {
 	m.flush()
 	tr := m.tr
 	p := tr.Parent(v)
-	j := int(m.seg.slot[v])
+	j := int(m.seg.node[v].slot)
 	pos := tr.Detach(v)
 	if pos.AtNode {
 		m.removeSlot(p, j)
@@ -134,10 +135,10 @@ func (m *Model) Detach(v pydt.NodeID) pydt.Position {
 	}
 	// p was spliced out: its remaining child s takes its slot.
 	s := pos.Node
-	js := m.seg.slot[p]
+	js := m.seg.node[p].slot
 	m.seg.release(p)
 	if g := tr.Parent(s); g != pydt.NoNode {
-		m.seg.slot[s] = js
+		m.seg.node[s].slot = js
 		m.seg.kidsOf(g)[js] = s
 		m.updateSlots(g, int(js), -1)
 		m.propagate(g)
@@ -163,16 +164,16 @@ func (m *Model) Attach(v pydt.NodeID, pos pydt.Position) pydt.NodeID {
 		return w
 	}
 	u := pos.Node
-	ju := m.seg.slot[u]
+	ju := m.seg.node[u].slot
 	w := tr.Attach(v, pos)
 	s := &m.seg
 	s.alloc(w, 2)
 	ks := s.kidsOf(w)
 	ks[0], ks[1] = u, v
-	s.slot[u], s.slot[v] = 0, 1
+	s.node[u].slot, s.node[v].slot = 0, 1
 	m.build(w)
 	if g := tr.Parent(w); g != pydt.NoNode {
-		s.slot[w] = ju
+		s.node[w].slot = ju
 		s.kidsOf(g)[ju] = w
 		m.updateSlots(g, int(ju), -1)
 		m.propagate(g)
@@ -256,7 +257,7 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 		}
 		s := m.s2 * l
 		c := m.seg.capOf(a)
-		for i := c + int(m.seg.slot[cur]); i > 1; i >>= 1 {
+		for i := c + int(m.seg.node[cur].slot); i > 1; i >>= 1 {
 			sib, ss := m.op(a, ta, c, i^1)
 			if i&1 == 0 {
 				merge(acc, acc, s, sib, ss)

@@ -33,11 +33,16 @@ import (
 // (and a few of the next class up), so that local updates allocate only
 // when a class outgrows that reserve: amortised, and rarely.
 
+// segNode is the bookkeeping of one node.
+type segNode struct {
+	blk  int32 // index of its block in the class
+	slot int32 // its slot in its parent's segment tree
+	cls  int8  // size class of its block, 0 when none
+}
+
 // segStore holds the segment trees of all branch points.
 type segStore struct {
-	cls  []int8  // per node: size class of its block, 0 when none
-	blk  []int32 // per node: index of its block in the class
-	slot []int32 // per node: its slot in its parent's segment tree
+	node []segNode // per node
 	kids [][]pydt.NodeID
 	recs [][]float64
 	head []int32 // per class: first free block, -1 for none
@@ -47,14 +52,12 @@ type segStore struct {
 const maxClass = 31
 
 func (s *segStore) init(c, n, d int) {
-	s.cls = make([]int8, c)
-	s.blk = make([]int32, c)
-	s.slot = make([]int32, c)
+	s.node = make([]segNode, c)
 	s.kids = make([][]pydt.NodeID, maxClass+1)
 	s.recs = make([][]float64, maxClass+1)
 	s.head = make([]int32, maxClass+1)
 	s.kids[1] = make([]pydt.NodeID, 0, 2*n) // binary branch points
-	s.rs = 2*d + 2
+	s.rs = 2*d + 4
 	s.reset()
 }
 
@@ -65,7 +68,9 @@ func (s *segStore) reset() {
 		s.recs[k] = s.recs[k][:0]
 		s.head[k] = -1
 	}
-	clear(s.cls)
+	for i := range s.node {
+		s.node[i].cls = 0
+	}
 }
 
 // reserve makes room, without allocating later, for twice the blocks in
@@ -113,24 +118,24 @@ func (s *segStore) newBlock(k int) int32 {
 func (s *segStore) alloc(p pydt.NodeID, c int) {
 	s.release(p)
 	k := bits.TrailingZeros(uint(c))
-	s.cls[p], s.blk[p] = int8(k), s.newBlock(k)
+	s.node[p].cls, s.node[p].blk = int8(k), s.newBlock(k)
 }
 
 // release returns p's block to the free list of its class.
 func (s *segStore) release(p pydt.NodeID) {
-	k := int(s.cls[p])
+	k := int(s.node[p].cls)
 	if k == 0 {
 		return
 	}
-	b := int(s.blk[p])
+	b := int(s.node[p].blk)
 	s.kids[k][b<<k] = pydt.NodeID(s.head[k])
 	s.head[k] = int32(b)
-	s.cls[p] = 0
+	s.node[p].cls = 0
 }
 
 // capOf returns the number of slots of p's block (0 for none).
 func (s *segStore) capOf(p pydt.NodeID) int {
-	if k := s.cls[p]; k != 0 {
+	if k := s.node[p].cls; k != 0 {
 		return 1 << k
 	}
 	return 0
@@ -138,15 +143,15 @@ func (s *segStore) capOf(p pydt.NodeID) int {
 
 // kidsOf returns p's slots.
 func (s *segStore) kidsOf(p pydt.NodeID) []pydt.NodeID {
-	k := s.cls[p]
-	o := int(s.blk[p]) << k
+	k := s.node[p].cls
+	o := int(s.node[p].blk) << k
 	return s.kids[k][o : o+1<<k]
 }
 
 // rec returns the record at heap index i (2 ≤ i < cap) of p's block.
 func (s *segStore) rec(p pydt.NodeID, i int) []float64 {
-	k := s.cls[p]
-	o := (int(s.blk[p])*((1<<k)-2) + i - 2) * s.rs
+	k := s.node[p].cls
+	o := (int(s.node[p].blk)*((1<<k)-2) + i - 2) * s.rs
 	return s.recs[k][o : o+s.rs]
 }
 
@@ -187,12 +192,9 @@ func fold(S, P float64) (float64, float64) {
 // N(x; m1, v1) N(x; m2, v2) = N(m1 - m2; 0, v1 + v2) N(x; m, v). The output
 // may alias a or b.
 func merge(o, a []float64, sa float64, b []float64, sb float64) {
-	n := (len(o) - 2) / 2
+	n := (len(o) - 4) / 2
 	a, b, o = a[:2*n+2], b[:2*n+2], o[:2*n+2]
-	S, P := a[2*n]+b[2*n], a[2*n+1]*b[2*n+1]
-	if P < pLo || P > pHi {
-		S, P = fold(S, P)
-	}
+	S, P := a[2*n]+b[2*n], a[2*n+1]*b[2*n+1] // P < 4: stored P lie in [1, 2)
 	am, av := a[:n], a[n:2*n]
 	bm, bv := b[:n], b[n:2*n]
 	om, ov := o[:n], o[n:2*n]
@@ -228,15 +230,14 @@ func merge(o, a []float64, sa float64, b []float64, sb float64) {
 			S -= 0.5 * math.Log(tot)
 		}
 	}
-	o[2*n] = S - 0.5*(quad+float64(k)*log2Pi)
-	o[2*n+1] = P
+	o[2*n], o[2*n+1] = fold(S-0.5*(quad+float64(k)*log2Pi), P)
 }
 
 // mergeLL returns the log of the integral over x of the product of the
 // messages a (edge variance sa) and b (sb): the log normaliser of the
 // product merge would compute, without writing it.
 func mergeLL(a []float64, sa float64, b []float64, sb float64) float64 {
-	n := (len(a) - 2) / 2
+	n := (len(a) - 4) / 2
 	a, b = a[:2*n+2], b[:2*n+2]
 	S, P := a[2*n]+b[2*n], a[2*n+1]*b[2*n+1]
 	am, av := a[:n], a[n:2*n]
@@ -271,15 +272,22 @@ func (m *Model) node(v pydt.NodeID) []float64 {
 }
 
 // child returns the record of child c and the variance of its edge from a
-// parent at time tp, or the record m.dead (no information, S = -Inf) for
-// an edge of non-positive length.
-func (m *Model) child(c pydt.NodeID, tp pydt.Time) ([]float64, float64) {
-	l := m.tr.Time(c).Since(tp)
+// parent at time t (1-t = u), or the record m.dead (no information, S =
+// -Inf) for an edge of non-positive length. The child's time is read from
+// its record, as pydt.Time.Since would compute it.
+func (m *Model) child(c pydt.NodeID, t, u float64) ([]float64, float64) {
+	o := int(c) * m.rs
+	r := m.nr[o : o+m.rs]
+	var l float64
+	if tc := r[m.rs-2]; tc <= 0.5 {
+		l = tc - t
+	} else {
+		l = u - r[m.rs-1]
+	}
 	if !(l > 0) {
 		return m.dead, 0
 	}
-	o := int(c) * m.rs
-	return m.nr[o : o+m.rs], m.s2 * l
+	return r, m.s2 * l
 }
 
 // op returns the record and edge variance at heap index i (2 ≤ i < 2c)
@@ -290,41 +298,67 @@ func (m *Model) op(p pydt.NodeID, tp pydt.Time, c, i int) ([]float64, float64) {
 		if ch == pydt.NoNode {
 			return m.empty, 0
 		}
-		return m.child(ch, tp)
+		return m.child(ch, tp.T(), tp.OneMinus())
 	}
 	return m.seg.rec(p, i), 0
 }
 
-// computeRec recomputes the record at heap index i (1 ≤ i < c) of p's
-// segment tree from its two children.
-func (m *Model) computeRec(p pydt.NodeID, tp pydt.Time, c, i int) {
-	a, sa := m.op(p, tp, c, 2*i)
-	b, sb := m.op(p, tp, c, 2*i+1)
-	var r []float64
-	if i == 1 {
-		o := int(p) * m.rs
-		r = m.nr[o : o+m.rs]
-	} else {
-		r = m.seg.rec(p, i)
+// slotOp returns the message of slot child ch through its edge from a
+// parent at time tp (m.empty for an empty slot).
+func (m *Model) slotOp(ch pydt.NodeID, t, u float64) ([]float64, float64) {
+	if ch == pydt.NoNode {
+		return m.empty, 0
 	}
-	merge(r, a, sa, b, sb)
+	return m.child(ch, t, u)
 }
 
-// build recomputes p's whole segment tree, and so p's message. Cost
-// O(K · D).
+// computeRec recomputes the record at heap index i (1 ≤ i < cap) of p's
+// segment tree from its two children; sn is p's bookkeeping and p is at
+// time t (1-t = u).
+func (m *Model) computeRec(p pydt.NodeID, t, u float64, sn segNode, i int) {
+	s := &m.seg
+	k, rs := int(sn.cls), m.rs
+	c := 1 << k
+	var out []float64
+	if i == 1 {
+		out = m.nr[int(p)*rs : int(p)*rs+rs]
+	} else {
+		o := (int(sn.blk)*(c-2) + i - 2) * rs
+		out = s.recs[k][o : o+rs]
+	}
+	if 2*i >= c {
+		o := int(sn.blk)<<k + 2*i - c
+		ks := s.kids[k][o : o+2]
+		a, sa := m.slotOp(ks[0], t, u)
+		b, sb := m.slotOp(ks[1], t, u)
+		merge(out, a, sa, b, sb)
+		return
+	}
+	o := (int(sn.blk)*(c-2) + 2*i - 2) * rs
+	r := s.recs[k][o : o+2*rs]
+	merge(out, r[:rs], 0, r[rs:], 0)
+}
+
+// build recomputes p's whole segment tree, and so p's message, and copies
+// p's time from the tree into its record. Cost O(K · D).
 func (m *Model) build(p pydt.NodeID) {
-	c := m.seg.capOf(p)
+	sn := m.seg.node[p]
 	tp := m.tr.Time(p)
-	for i := c - 1; i >= 1; i-- {
-		m.computeRec(p, tp, c, i)
+	t, u := tp.T(), tp.OneMinus()
+	o := int(p)*m.rs + m.rs - 2
+	m.nr[o], m.nr[o+1] = t, u
+	for i := 1<<sn.cls - 1; i >= 1; i-- {
+		m.computeRec(p, t, u, sn, i)
 	}
 }
 
 // updateSlots recomputes the records of p's segment tree above slot j1 and,
 // unless j2 < 0, slot j2, root (p's message) included. Cost O(log K · D).
 func (m *Model) updateSlots(p pydt.NodeID, j1, j2 int) {
-	c := m.seg.capOf(p)
-	tp := m.tr.Time(p)
+	sn := m.seg.node[p]
+	c := 1 << sn.cls
+	o := int(p)*m.rs + m.rs - 2
+	t, u := m.nr[o], m.nr[o+1] // p's time is unchanged since its last build
 	i1, i2 := (c+j1)>>1, -1
 	if j2 >= 0 {
 		i2 = (c + j2) >> 1
@@ -334,10 +368,10 @@ func (m *Model) updateSlots(p pydt.NodeID, j1, j2 int) {
 			i2 = -1
 		}
 		if i2 > 0 {
-			m.computeRec(p, tp, c, i2)
+			m.computeRec(p, t, u, sn, i2)
 			i2 >>= 1
 		}
-		m.computeRec(p, tp, c, i1)
+		m.computeRec(p, t, u, sn, i1)
 		i1 >>= 1
 	}
 }
@@ -347,7 +381,7 @@ func (m *Model) updateSlots(p pydt.NodeID, j1, j2 int) {
 func (m *Model) propagate(a pydt.NodeID) {
 	tr := m.tr
 	for p := tr.Parent(a); p != pydt.NoNode; a, p = p, tr.Parent(p) {
-		m.updateSlots(p, int(m.seg.slot[a]), -1)
+		m.updateSlots(p, int(m.seg.node[a].slot), -1)
 	}
 }
 
@@ -358,7 +392,7 @@ func (m *Model) layout(p pydt.NodeID, ks []pydt.NodeID) {
 	s.alloc(p, slotsFor(len(ks)))
 	copy(s.kidsOf(p), ks)
 	for j, c := range ks {
-		s.slot[c] = int32(j)
+		s.node[c].slot = int32(j)
 	}
 }
 
@@ -366,12 +400,12 @@ func (m *Model) layout(p pydt.NodeID, ks []pydt.NodeID) {
 // records to be rebuilt.
 func (m *Model) moveBlock(p pydt.NodeID, k, c int) {
 	s := &m.seg
-	k0, b0 := int(s.cls[p]), int(s.blk[p])
+	k0, b0 := int(s.node[p].cls), int(s.node[p].blk)
 	k1 := bits.TrailingZeros(uint(c))
 	b1 := int(s.newBlock(k1)) // another class: the old block stays intact
 	copy(s.kids[k1][b1<<k1:b1<<k1+k], s.kids[k0][b0<<k0:b0<<k0+k])
 	s.release(p)
-	s.cls[p], s.blk[p] = int8(k1), int32(b1)
+	s.node[p].cls, s.node[p].blk = int8(k1), int32(b1)
 }
 
 // addChild records that c became the last child of p (after
@@ -382,12 +416,12 @@ func (m *Model) addChild(p, c pydt.NodeID) {
 	if j >= s.capOf(p) {
 		m.moveBlock(p, j, slotsFor(j+1))
 		s.kidsOf(p)[j] = c
-		s.slot[c] = int32(j)
+		s.node[c].slot = int32(j)
 		m.build(p)
 		return
 	}
 	s.kidsOf(p)[j] = c
-	s.slot[c] = int32(j)
+	s.node[c].slot = int32(j)
 	m.updateSlots(p, j, -1)
 }
 
@@ -402,7 +436,7 @@ func (m *Model) removeSlot(p pydt.NodeID, j int) {
 	if j != last {
 		c := ks[last]
 		ks[j] = c
-		s.slot[c] = int32(j)
+		s.node[c].slot = int32(j)
 	}
 	ks[last] = pydt.NoNode
 	c := len(ks)

@@ -92,8 +92,8 @@ func checkSeg(t *testing.T, m *Model) {
 				}
 				continue
 			}
-			if ch == pydt.NoNode || tr.Parent(ch) != p || seen[ch] || int(s.slot[ch]) != j {
-				t.Fatalf("node %d: slot %d holds %d (parent %d, slot %d)", p, j, ch, tr.Parent(ch), s.slot[ch])
+			if ch == pydt.NoNode || tr.Parent(ch) != p || seen[ch] || int(s.node[ch].slot) != j {
+				t.Fatalf("node %d: slot %d holds %d (parent %d, slot %d)", p, j, ch, tr.Parent(ch), s.node[ch].slot)
 			}
 			seen[ch] = true
 		}

@@ -85,7 +85,7 @@ func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
 		a, b := m.path[k], m.path[k-1]
 		ta := tr.Time(a)
 		c := m.seg.capOf(a)
-		for i := c + int(m.seg.slot[b]); i > 1; i >>= 1 {
+		for i := c + int(m.seg.node[b].slot); i > 1; i >>= 1 {
 			sib, ss := m.op(a, ta, c, i^1)
 			merge(e.out, acc, s, sib, ss)
 			acc, s = e.out, 0
@@ -118,7 +118,7 @@ func (e *TimeEval) LogLik(t pydt.Time) float64 {
 	if e.gen != m.gen {
 		panic("bp: TimeEval used after the model changed")
 	}
-	if !e.tp.Before(t) || !t.Before(e.hi) || math.IsInf(e.out[m.rs-2], -1) {
+	if !e.tp.Before(t) || !t.Before(e.hi) || math.IsInf(e.out[2*m.d], -1) {
 		return math.Inf(-1)
 	}
 	l := t.Since(e.tp)
@@ -126,10 +126,11 @@ func (e *TimeEval) LogLik(t pydt.Time) float64 {
 		return math.Inf(-1)
 	}
 	acc, s := e.out, m.s2*l
+	tt, tu := t.T(), t.OneMinus()
 	k := m.tr.Degree(e.v)
 	ks := m.seg.kidsOf(e.v)[:k]
 	for j, c := range ks {
-		ch, sc := m.child(c, t)
+		ch, sc := m.child(c, tt, tu)
 		if j == k-1 {
 			return mergeLL(acc, s, ch, sc)
 		}
@@ -138,7 +139,7 @@ func (e *TimeEval) LogLik(t pydt.Time) float64 {
 	}
 	// No children (not a valid tree): the outside integrates to its
 	// normaliser.
-	return acc[m.rs-2] - 0.5*math.Log(acc[m.rs-1])
+	return acc[2*m.d] - 0.5*math.Log(acc[2*m.d+1])
 }
 
 // Commit sets v's time to t and updates the messages, as m.SetTime(v, t).
