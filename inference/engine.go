@@ -73,6 +73,9 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		needLocs = true
 		later = append(later, probitStep{})
 	}
+	if r, ok := ridge(m); ok {
+		s.Steps = append(s.Steps, r)
+	}
 	if needLocs {
 		s.Steps = append(s.Steps, locationsStep{})
 	}
@@ -226,7 +229,10 @@ func (g gibbsPrecisionStep) Explain() string {
 func (g gibbsPrecisionStep) update(ch *Chain) error {
 	ss, n, err := ch.lik.SuffStats(ch.locs)
 	if err != nil {
-		return fmt.Errorf("%s: %w", g.Name(), err)
+		// A location that float64 cannot represent (NaN from an edge far
+		// shorter than it resolves): as below.
+		ch.Skipped++
+		return nil
 	}
 	if math.IsInf(ss, 1) || math.IsNaN(ss) {
 		// An edge far shorter than float64 resolves between distinct
@@ -468,6 +474,11 @@ type Chain struct {
 	// Skipped counts conditional updates skipped because their statistics
 	// were not finite (see gibbsPrecisionStep).
 	Skipped int
+	// RidgeProposed and RidgeAccepted count the ridge moves.
+	RidgeProposed, RidgeAccepted int
+
+	internal, order []pydt.NodeID
+	saved           []pydt.Time
 }
 
 // NewChain starts a chain from a draw of the prior (clamped values kept),

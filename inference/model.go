@@ -416,3 +416,31 @@ func supportOf(v *graph.Var) stdlib.Support {
 	}
 	return v.Support
 }
+
+// Warnings lists conditions of the data that a researcher should know
+// about before trusting a fit: for now, exactly duplicated rows of data
+// observed directly at the leaves, for which the PYDT's posterior puts the
+// split of the duplicates at t = 1 (and may be improper). A Normal noise
+// model (X ~ Normal(Z, sd)) avoids it.
+func (m *Model) Warnings(env *graph.Env) []string {
+	if m.Link != LinkDirect {
+		return nil
+	}
+	x := env.Values[m.Data.ID]
+	seen := map[string]int{}
+	var out []string
+	for i := range m.N {
+		row := x[i*m.D : (i+1)*m.D]
+		key := fmt.Sprint(row)
+		if j, dup := seen[key]; dup {
+			out = append(out, fmt.Sprintf("rows %d and %d of %s are identical: the PYDT puts their split at t = 1, where its posterior can be improper; "+
+				"remove duplicates or add a noise model, e.g. %s ~ Normal(Z, sd) with param Z : real[N, D] and Z ~ PYDT(...)", j+1, i+1, m.Data.Name, m.Data.Name))
+			if len(out) == 3 {
+				break
+			}
+			continue
+		}
+		seen[key] = i
+	}
+	return out
+}

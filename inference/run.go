@@ -263,6 +263,7 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 				ch.tuning = it <= cfg.Burn
 				if it == cfg.Burn+1 {
 					ch.moves.ResetStats()
+					ch.RidgeProposed, ch.RidgeAccepted = 0, 0
 				}
 				if errs[k] = ch.Sweep(); errs[k] != nil {
 					return
@@ -393,8 +394,11 @@ func (r *runner) result(done int, wall float64) *Result {
 		res.Scalars = append(res.Scalars, diagnostics.Summarize(v.Name, r.kept[i]))
 	}
 	var st treemove.Stats
+	var ridge treemove.MoveStats
 	for _, ch := range r.chains {
 		res.Skipped += ch.Skipped
+		ridge.Proposed += ch.RidgeProposed
+		ridge.Accepted += ch.RidgeAccepted
 		s := ch.moves.Stats
 		st.Subtree.Proposed += s.Subtree.Proposed
 		st.Subtree.Accepted += s.Subtree.Accepted
@@ -403,7 +407,7 @@ func (r *runner) result(done int, wall float64) *Result {
 		st.Position.Proposed += s.Position.Proposed
 		st.Position.Accepted += s.Position.Accepted
 	}
-	for name, ms := range map[string]treemove.MoveStats{"subtree": st.Subtree, "time": st.Time, "position": st.Position} {
+	for name, ms := range map[string]treemove.MoveStats{"subtree": st.Subtree, "time": st.Time, "position": st.Position, "ridge": ridge} {
 		if ms.Proposed > 0 {
 			res.Acceptance[name] = ms.Rate()
 		}
@@ -425,7 +429,7 @@ func (res *Result) WriteTable(w io.Writer) error {
 	}
 	if len(names) > 0 {
 		fmt.Fprint(w, "\nacceptance:")
-		for _, n := range []string{"subtree", "time", "position"} {
+		for _, n := range []string{"subtree", "time", "position", "ridge"} {
 			if a, ok := res.Acceptance[n]; ok {
 				fmt.Fprintf(w, "  %s %.3f", n, a)
 			}
@@ -476,12 +480,14 @@ type checkpointFile struct {
 }
 
 type chainCheckpoint struct {
-	RNG    []byte                `json:"rng"`
-	Values map[string][]float64  `json:"values"`
-	Tree   *pydt.Tree            `json:"tree"`
-	Aux    []float64             `json:"aux,omitempty"`
-	Tuners map[string]tunerState `json:"tuners,omitempty"`
-	Stats  treemove.Stats        `json:"move_stats"`
+	RNG     []byte                `json:"rng"`
+	Values  map[string][]float64  `json:"values"`
+	Tree    *pydt.Tree            `json:"tree"`
+	Aux     []float64             `json:"aux,omitempty"`
+	Tuners  map[string]tunerState `json:"tuners,omitempty"`
+	Stats   treemove.Stats        `json:"move_stats"`
+	Ridge   [2]int                `json:"ridge_moves"`
+	Skipped int                   `json:"skipped_updates"`
 }
 
 type tunerState struct {
@@ -507,7 +513,8 @@ func (r *runner) checkpoint(it int, wall float64) error {
 		if err != nil {
 			return err
 		}
-		cc := chainCheckpoint{RNG: rng, Values: map[string][]float64{}, Tree: ch.Tree, Stats: ch.moves.Stats, Tuners: map[string]tunerState{}}
+		cc := chainCheckpoint{RNG: rng, Values: map[string][]float64{}, Tree: ch.Tree, Stats: ch.moves.Stats, Tuners: map[string]tunerState{},
+			Ridge: [2]int{ch.RidgeProposed, ch.RidgeAccepted}, Skipped: ch.Skipped}
 		for _, v := range r.m.G.Vars {
 			if v.Role == graph.Latent && !v.IsData && v != r.m.Leaves {
 				cc.Values[v.Name] = ch.st.Env.Values[v.ID]
@@ -599,6 +606,7 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 			return nil, fmt.Errorf("resume: chain %d: %w", k+1, err)
 		}
 		ch.moves.Stats = cc.Stats
+		ch.RidgeProposed, ch.RidgeAccepted, ch.Skipped = cc.Ridge[0], cc.Ridge[1], cc.Skipped
 		for name, ts := range cc.Tuners {
 			v, ok := m.G.Lookup(name)
 			if !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
 )
 
@@ -89,6 +90,9 @@ and in R with posterior:
 			}
 			if cfg.Out == "" {
 				return &exitError{code: 2, err: errors.New("run: --out DIR is required")}
+			}
+			for _, w := range m.Warnings(graph.NewEnv(l.g)) {
+				fmt.Fprintf(stderr, "pydtlang: warning: %s\n", w)
 			}
 			abs, _ := filepath.Abs(args[0])
 			data := map[string]string{}
