@@ -496,28 +496,24 @@ func NewChain(m *Model, sched *Schedule, seed, stream uint64) (*Chain, error) {
 	return newChainFrom(m, sched, st, pcg)
 }
 
-// spreadInitialTree redraws the initial tree when the drawn smoothness is
-// small (c < 1 in c/(1-t) or c/(1-t)^2): such trees put divergences closer
-// to t = 1 than float64 resolves, which makes a poor starting point. The
-// starting point does not affect the chain's stationary distribution.
+// spreadInitialTree redraws the initial tree from moderate parameters
+// (alpha at most 1, c at least 1, the drawn beta and variance kept): a large
+// alpha or a small c puts divergences closer to t = 1 than float64
+// resolves, which is a useless starting point. The starting point does not
+// affect the chain's stationary distribution.
 func (m *Model) spreadInitialTree(rng *rand.Rand, st *State) error {
 	p, err := m.TreeParams(st.Env)
 	if err != nil {
 		return err
 	}
+	p.Alpha = min(p.Alpha, 1)
 	switch d := p.Div.(type) {
 	case pydt.DivInv:
-		if d.C >= 1 {
-			return nil
-		}
-		p.Div = pydt.DivInv{C: 1}
+		p.Div = pydt.DivInv{C: max(d.C, 1)}
 	case pydt.DivInvSq:
-		if d.C >= 1 {
-			return nil
-		}
-		p.Div = pydt.DivInvSq{C: 1}
-	default:
-		return nil
+		p.Div = pydt.DivInvSq{C: max(d.C, 1)}
+	case pydt.DivNeal:
+		p.Div = pydt.DivNeal{C0: d.C0, C1: max(d.C1, 1), C2: d.C2}
 	}
 	tr, err := sim.DrawTree(rng, m.N, p)
 	if err != nil {
@@ -574,6 +570,10 @@ func (ch *Chain) attach() error {
 	}
 	if err := ch.lik.Recompute(); err != nil {
 		return fmt.Errorf("initial tree: %w", err)
+	}
+	if ll := ch.lik.LogLik(); math.IsNaN(ll) || math.IsInf(ll, 0) {
+		return fmt.Errorf("initial state: the log likelihood is %v (PYDT node %s, variance %g); "+
+			"the data may be on a scale far from the variance's prior: try rescaling the data or clamping the variance with --set", ll, m.Leaves.Name, ch.lik.Variance())
 	}
 	return nil
 }

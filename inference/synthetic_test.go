@@ -1,0 +1,115 @@
+package inference
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/lang"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// separation is the probability that a pair of points from the same
+// cluster diverges later in the tree than a pair from different clusters
+// (ties count one half): 1 when every cluster is a subtree of its own, about
+// 0.5 for a tree that ignores the clusters. A cluster split into two pure
+// subtrees, or a tail point attached near the root, lowers it only a little.
+func separation(tr *pydt.Tree, cluster []int) float64 {
+	n := len(cluster)
+	var within, between []float64
+	anc := make(map[pydt.NodeID]bool)
+	for i := range n {
+		clear(anc)
+		for a := pydt.NodeID(i); a != pydt.NoNode; a = tr.Parent(a) {
+			anc[a] = true
+		}
+		for j := i + 1; j < n; j++ {
+			a := pydt.NodeID(j)
+			for !anc[a] {
+				a = tr.Parent(a)
+			}
+			if cluster[i] == cluster[j] {
+				within = append(within, tr.Time(a).T())
+			} else {
+				between = append(between, tr.Time(a).T())
+			}
+		}
+	}
+	sort.Float64s(between)
+	var auc float64
+	for _, w := range within {
+		lo := sort.SearchFloat64s(between, w)
+		hi := sort.Search(len(between), func(k int) bool { return between[k] > w })
+		auc += float64(lo) + 0.5*float64(hi-lo)
+	}
+	return auc / float64(len(within)*len(between))
+}
+
+// TestSyntheticFourClusters fits the paper's model, with the paper's
+// hyperpriors all free, to the paper's synthetic data (four Gaussians at
+// (±1, ±1), variance 1/8, N = 100, D = 2; examples/data/synthetic.csv) and
+// checks that posterior trees put the four clusters in separate subtrees.
+func TestSyntheticFourClusters(t *testing.T) {
+	src, err := os.ReadFile("../examples/gaussian.pydt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := lang.Parse("gaussian.pydt", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := dataset.ReadFile("../examples/data/synthetic.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"X": x}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), m, Config{Iters: 500, Burn: 250, Chains: 2, Seed: 2011, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	cluster := make([]int, len(x.RowLabels))
+	for i, l := range x.RowLabels {
+		cluster[i] = int(l[0] - 'a')
+	}
+	shuffled := append([]int(nil), cluster...)
+	rand.New(rand.NewPCG(1, 1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	var scores, control []float64
+	for k := 1; k <= 2; k++ {
+		fh, err := os.Open(filepath.Join(dir, TreesFile(k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees, err := pydt.ReadNewickTrees(fh, x.RowLabels)
+		fh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range trees {
+			scores = append(scores, separation(tr, cluster))
+			control = append(control, separation(tr, shuffled))
+		}
+	}
+	sort.Float64s(scores)
+	sort.Float64s(control)
+	median, q10 := scores[len(scores)/2], scores[len(scores)/10]
+	t.Logf("separation of %d posterior trees: median %.3f, 10%% quantile %.3f; shuffled labels: median %.3f",
+		len(scores), median, q10, control[len(control)/2])
+	if median < 0.85 || q10 < 0.75 {
+		t.Errorf("posterior trees do not separate the four clusters: median %.3f, 10%% quantile %.3f", median, q10)
+	}
+	if c := control[len(control)/2]; c > 0.6 {
+		t.Errorf("the statistic does not discriminate: shuffled labels give %.3f", c)
+	}
+}
