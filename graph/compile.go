@@ -784,27 +784,11 @@ func (c *compiler) checkArgs(f *Factor, params []Param, pos []lang.Position) {
 
 func hasLoop(e Expr) bool {
 	found := false
-	var visit func(Expr)
-	visit = func(e Expr) {
-		switch e := e.(type) {
-		case LoopIndex:
+	inspect(e, func(x Expr) {
+		if _, ok := x.(LoopIndex); ok {
 			found = true
-		case Neg:
-			visit(e.X)
-		case Op:
-			visit(e.X)
-			visit(e.Y)
-		case *Call:
-			for _, a := range e.Args {
-				visit(a)
-			}
-		case Elem:
-			for _, a := range e.Idx {
-				visit(a)
-			}
 		}
-	}
-	visit(e)
+	})
 	return found
 }
 
@@ -944,29 +928,11 @@ func (c *compiler) checkDivergence(d *DivergenceExpr, pos lang.Position) {
 // or nil.
 func arrayRef(x Expr) *Var {
 	var found *Var
-	var visit func(Expr)
-	visit = func(e Expr) {
-		switch e := e.(type) {
-		case Ref:
-			if !e.V.Scalar() && found == nil {
-				found = e.V
-			}
-		case Neg:
-			visit(e.X)
-		case Op:
-			visit(e.X)
-			visit(e.Y)
-		case *Call:
-			for _, a := range e.Args {
-				visit(a)
-			}
-		case Elem:
-			for _, a := range e.Idx {
-				visit(a)
-			}
+	inspect(x, func(e Expr) {
+		if r, ok := e.(Ref); ok && !r.V.Scalar() && found == nil {
+			found = r.V
 		}
-	}
-	visit(x)
+	})
 	return found
 }
 

@@ -324,3 +324,23 @@ func within(s, t stdlib.Support) bool {
 	}
 	return false
 }
+
+// inspect calls f for x and every expression nested in it, parents first.
+func inspect(x Expr, f func(Expr)) {
+	f(x)
+	switch x := x.(type) {
+	case Neg:
+		inspect(x.X, f)
+	case Op:
+		inspect(x.X, f)
+		inspect(x.Y, f)
+	case *Call:
+		for _, a := range x.Args {
+			inspect(a, f)
+		}
+	case Elem:
+		for _, a := range x.Idx {
+			inspect(a, f)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
 	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/inference/treemove"
+	"github.com/pydtlang/pydtlang/internal/atomicfile"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -313,7 +314,7 @@ func (r *runner) record(it int, keep bool, points []Point) error {
 		if p.LogJoint > r.best {
 			r.best = p.LogJoint
 			r.bestTree = ch.Tree.Newick()
-			if err := writeFileAtomic(filepath.Join(r.cfg.Out, MapFile), []byte(r.bestTree+"\n")); err != nil {
+			if err := atomicfile.Write(filepath.Join(r.cfg.Out, MapFile), []byte(r.bestTree+"\n")); err != nil {
 				return err
 			}
 		}
@@ -750,7 +751,7 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
 	}
-	return writeFileAtomic(path, append(b, '\n'))
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 func readJSONFile(path string, v any) error {
@@ -760,31 +761,6 @@ func readJSONFile(path string, v any) error {
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so that a
-// reader (or a crash) never sees a partial file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pydtlang/pydtlang/internal/atomicfile"
 	"github.com/pydtlang/pydtlang/lang"
 )
 
@@ -42,7 +43,7 @@ format is idempotent. With -w it rewrites the files in place instead; with
 					}
 				case write:
 					if !bytes.Equal(out, src) {
-						if err := writeFileAtomic(path, out); err != nil {
+						if err := atomicfile.Write(path, out); err != nil {
 							return &exitError{code: 1, err: err}
 						}
 					}

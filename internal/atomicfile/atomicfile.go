@@ -1,4 +1,7 @@
-package main
+// Package atomicfile writes files so that a reader, or a crash, never sees
+// a partial file: through a temporary file in the same directory, synced,
+// then renamed over the target.
+package atomicfile
 
 import (
 	"fmt"
@@ -6,11 +9,9 @@ import (
 	"path/filepath"
 )
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so that readers never see a partial file.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+// Write replaces the file at path with data atomically.
+func Write(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
