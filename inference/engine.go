@@ -479,6 +479,8 @@ type Chain struct {
 
 	internal, order []pydt.NodeID
 	saved           []pydt.Time
+	// obs scores sampled leaf locations for a Probit link's trace.
+	obs *bp.Model
 }
 
 // NewChain starts a chain from a draw of the prior (clamped values kept),
@@ -740,7 +742,10 @@ func (ch *Chain) Measure(scalars []*graph.Var) (Point, error) {
 
 // logLeafDensity is log p(Z | tree, σ²) for the sampled leaf locations.
 func (ch *Chain) logLeafDensity() float64 {
-	obs := bp.New(ch.Tree, ch.m.D)
+	if ch.obs == nil {
+		ch.obs = bp.New(ch.Tree, ch.m.D)
+	}
+	obs := ch.obs
 	obs.SetVariance(ch.lik.Variance())
 	for i := range ch.m.N {
 		for d := range ch.m.D {

@@ -261,3 +261,23 @@ func TestHelpTeaches(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseSets(f *testing.F) {
+	for _, s := range []string{"N=3,D=1", "alpha=1, beta=0.2", "x=", "=1", "a=1,a=2", ",,", "a=1e400", "a=NaN"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseSets([]string{s})
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		for name := range got {
+			if name == "" || strings.ContainsAny(name, ",=") {
+				t.Fatalf("parsed a bad name %q from %q", name, s)
+			}
+		}
+	})
+}
