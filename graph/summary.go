@@ -80,7 +80,8 @@ func (d *DivergenceExpr) String() string {
 // Summary writes a readable description of the graph: dimensions,
 // variables with their roles, shapes and supports, and the factors.
 func (g *Graph) Summary(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var buf strings.Builder
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "model %s\n", g.File.Name)
 	if len(g.Dims) > 0 {
 		parts := make([]string, len(g.Dims))
@@ -130,7 +131,15 @@ func (g *Graph) Summary(w io.Writer) error {
 	for _, f := range g.Factors {
 		fmt.Fprintf(tw, "  %s\n", f)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	lines := strings.Split(buf.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	_, err := io.WriteString(w, strings.Join(lines, "\n"))
+	return err
 }
 
 func isDimVar(g *Graph, v *Var) bool {
