@@ -241,3 +241,39 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// TestImputeDrawsTheConditional checks --impute on a one-point model where
+// the missing coordinate's posterior is its prior, Normal(0, 1/prec).
+func TestImputeDrawsTheConditional(t *testing.T) {
+	m := compileWithData(t, gaussianModel, [][]float64{{0.7, math.NaN()}}, map[string]float64{"prec": 2})
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), m, Config{Iters: 8000, Burn: -1, Chains: 1, Seed: 3, Out: dir, Impute: true}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ImputeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] != "chain,iteration,row,column,value" {
+		t.Fatalf("header %q", lines[0])
+	}
+	var xs []float64
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if f[2] != "1" || f[3] != "2" {
+			t.Fatalf("imputed cell %s,%s, want 1,2", f[2], f[3])
+		}
+		x, _ := strconv.ParseFloat(f[4], 64)
+		xs = append(xs, x)
+	}
+	mean, se := meanSE(xs)
+	var v float64
+	for _, x := range xs {
+		v += x * x
+	}
+	v /= float64(len(xs))
+	if math.Abs(mean) > 4*se || math.Abs(v-0.5) > 4*0.5*math.Sqrt(2.0/float64(len(xs))) {
+		t.Errorf("imputed mean %.4f ± %.4f, second moment %.4f; want 0 and 0.5", mean, se, v)
+	}
+}
