@@ -22,6 +22,8 @@ func main() {
 type exitError struct {
 	code int
 	err  error
+	// quiet is set when the command has already told the user.
+	quiet bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -29,7 +31,7 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // failed is the error for a command that has already printed its
 // diagnostics: the process exits with status 1 and prints nothing more.
-var failed = &exitError{code: 1, err: errors.New("failed")}
+var failed = &exitError{code: 1, err: errors.New("failed"), quiet: true}
 
 // run executes the command line and returns the process exit status. It is
 // the entry point of the end-to-end tests.
@@ -42,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee != failed {
+		if !ee.quiet {
 			fmt.Fprintf(stderr, "pydtlang: %v\n", ee.err)
 		}
 		return ee.code

@@ -192,8 +192,12 @@ func execute(cmd *cobra.Command, fn func(context.Context, func(int, int, float64
 		res.WriteTable(cmd.OutOrStdout())
 	}
 	if errors.Is(err, inference.ErrInterrupted) {
-		fmt.Fprintf(stderr, "pydtlang: stopped; everything written so far in %s is valid. Continue with: pydtlang run --resume %s\n", out, out)
-		return &exitError{code: 130, err: err}
+		done := 0
+		if res != nil {
+			done = res.Completed
+		}
+		fmt.Fprintf(stderr, "pydtlang: stopped after iteration %d; everything written in %s is valid. Continue with: pydtlang run --resume %s\n", done, out, out)
+		return &exitError{code: 130, err: err, quiet: true}
 	}
 	if err != nil {
 		return &exitError{code: 1, err: err}
