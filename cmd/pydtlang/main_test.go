@@ -254,7 +254,7 @@ func TestScoreErrors(t *testing.T) {
 }
 
 func TestHelpTeaches(t *testing.T) {
-	for _, cmd := range []string{"check", "fmt", "sample", "score"} {
+	for _, cmd := range []string{"check", "fmt", "sample", "score", "run"} {
 		code, out, _ := runCmd(t, cmd, "--help")
 		if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "Usage:") {
 			t.Errorf("%s --help: status %d:\n%s", cmd, code, out)
@@ -280,4 +280,44 @@ func FuzzParseSets(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestRunCommand(t *testing.T) {
+	code, out, errOut := runCmd(t, "run", "../../examples/binary.pydt", "--data", "Y=../../examples/data/animals.csv", "--explain")
+	if code != 0 || !strings.Contains(out, "probit-aux") || !strings.Contains(out, "gibbs(c)") {
+		t.Fatalf("--explain: status %d\n%s%s", code, out, errOut)
+	}
+	dir := t.TempDir()
+	code, out, errOut = runCmd(t, "run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv",
+		"--iters", "40", "--chains", "2", "--seed", "9", "--checkpoint-every", "15", "--out", dir)
+	if code != 0 {
+		t.Fatalf("run: status %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"rhat", "ess_bulk", "acceptance:", "2 chains × 40 iterations"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal summary lacks %q:\n%s", want, out)
+		}
+	}
+	for _, name := range []string{"trace.csv", "trees-1.nwk", "trees-2.nwk", "map.nwk", "summary.json", "checkpoint.json", "run.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("missing %s: %v", name, err)
+		}
+	}
+	var summary map[string]any
+	b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err := json.Unmarshal(b, &summary); err != nil || summary["scalars"] == nil || summary["acceptance"] == nil || summary["wall_time_seconds"] == nil {
+		t.Errorf("summary.json: %v\n%s", err, b)
+	}
+	// Resuming a finished run does nothing more and succeeds.
+	trace, _ := os.ReadFile(filepath.Join(dir, "trace.csv"))
+	if code, _, errOut := runCmd(t, "run", "--resume", dir); code != 0 {
+		t.Fatalf("resume: %s", errOut)
+	}
+	again, _ := os.ReadFile(filepath.Join(dir, "trace.csv"))
+	if !bytes.Equal(trace, again) {
+		t.Error("resuming a finished run changed its trace")
+	}
+	if code, _, errOut := runCmd(t, "run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv"); code != 2 || !strings.Contains(errOut, "--out DIR is required") {
+		t.Errorf("missing --out: status %d, %q", code, errOut)
+	}
 }
