@@ -43,7 +43,7 @@ func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
 	tr, div, h := s.tr, s.div, s.h
 	al, be := s.alpha, s.beta
 	hn1 := h.H(n - 1)
-	lgn := lgammaRatio(1-be, n-1) // lgamma(n-β) - lgamma(1-β)
+	lgn := s.lgbRatio(1, n-1) // lgamma(n-β) - lgamma(1-β)
 	var c pydt.NodeID
 	var pend float64 // rate of the edge into c, whose upper end comes next
 	if pos.AtNode {
@@ -53,23 +53,23 @@ func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
 		if !(nb > 0) {
 			return math.Inf(-1), math.Inf(-1)
 		}
-		ab := div.Cumulative(tr.Time(b))
+		ab := s.cum(b)
 		lnb := math.Log(nb)
-		delta = lnb + lgn - lgammaRatio(float64(mb)+al, n) -
+		delta = lnb + lgn - s.lgaRatio(mb, n) -
 			ab*(h.H(mb+n-1)-h.H(mb-1)-hn1)
 		rb := h.Rate(mb)
-		logq = lnb - math.Log(float64(mb)+al) - ab*rb
+		logq = lnb - s.lna(mb) - ab*rb
 		c, pend = b, rb
 	} else {
 		u, t := pos.Node, pos.Time
 		nu := tr.Count(u)
 		at := div.Cumulative(t)
 		lr := div.LogRate(t)
-		lgu := lgamma(float64(nu) - be)
-		lgw := lgamma(float64(nu+n) + al)
+		lgu := s.lgb(nu)
+		lgw := s.lga(nu + n)
 		logh := lgu - lgw // log h_{n_u} when n = 1
 		if n > 1 {
-			logh = lgu - lgamma(float64(nu)+1+al)
+			logh = lgu - s.lga(nu+1)
 		}
 		delta = lr + lgu + lgn - lgw - at*(h.H(nu+n-1)-h.H(nu-1)-hn1)
 		ru := h.Rate(nu)
@@ -78,12 +78,11 @@ func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
 	}
 	for a := tr.Parent(c); a != pydt.NoNode; c, a = a, tr.Parent(a) {
 		ma, nc := tr.Count(a), tr.Count(c)
-		aa := div.Cumulative(tr.Time(a))
-		fa, fc := float64(ma)+al, float64(nc)-be
-		delta += lgammaRatio(fc, n) - lgammaRatio(fa, n) -
+		aa := s.cum(a)
+		delta += s.lgbRatio(nc, n) - s.lgaRatio(ma, n) -
 			aa*((h.H(ma+n-1)-h.H(ma-1))-(h.H(nc+n-1)-h.H(nc-1)))
 		ra := h.Rate(ma)
-		logq += math.Log(fc/fa) + aa*(pend-ra)
+		logq += s.lnb(nc) - s.lna(ma) + aa*(pend-ra)
 		pend = ra
 	}
 	return delta, logq
@@ -108,7 +107,7 @@ func (s *Sampler) propose(tv pydt.Time) (pydt.Position, bool) {
 		ta, aa := pydt.Origin, 0.0
 		for {
 			tu := tr.Time(u)
-			au := div.Cumulative(tu) // +Inf for a leaf
+			au := s.cum(u) // +Inf for a leaf
 			// Divergence on (ta, tu) where A reaches aa + E/h_m. A is
 			// increasing, so compare in A and invert only once.
 			target := aa + rng.ExpFloat64()/h.Rate(tr.Count(u))

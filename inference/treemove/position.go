@@ -63,7 +63,25 @@ func (s *Sampler) pieceLen(p piece) float64 {
 	if p.atom {
 		return s.AtomLen
 	}
-	return psiOneMinus(s.tr.ParentTime(p.node)) - psiOneMinus(s.edgeEnd(p.node))
+	return s.psiParent(p.node) - s.psiEnd(p.node)
+}
+
+// psiParent returns psiOneMinus of the time of u's parent (the origin for
+// the root), from the memo table.
+func (s *Sampler) psiParent(u pydt.NodeID) float64 {
+	p := s.tr.Parent(u)
+	if p == pydt.NoNode {
+		return psiOneMinus(pydt.Origin)
+	}
+	return 1 / (1 - s.logOneMinus(p))
+}
+
+// psiEnd returns psiOneMinus(s.edgeEnd(u)), from the memo table.
+func (s *Sampler) psiEnd(u pydt.NodeID) float64 {
+	if s.tr.Time(u).Before(s.tv) {
+		return 1 / (1 - s.logOneMinus(u))
+	}
+	return psiOneMinus(s.tv)
 }
 
 // key returns the rank of node c among its siblings in the order of the
@@ -178,7 +196,7 @@ func (s *Sampler) locate(d float64) (pydt.Position, bool) {
 		return pydt.Position{Node: p.node, AtNode: true}, true
 	}
 	ta := s.tr.ParentTime(p.node)
-	om := psiOneMinus(ta) - off
+	om := s.psiParent(p.node) - off
 	if !(om > 0) {
 		return pydt.Position{}, false
 	}

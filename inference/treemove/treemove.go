@@ -103,6 +103,11 @@ type Sampler struct {
 	cur  piece
 	off0 float64
 	seed uint64 // sibling order of the line
+
+	// Memo tables (cache.go).
+	epoch              uint32
+	nodes              []nodeMemo
+	lgB, lgA, lnB, lnA []countMemo
 }
 
 // New returns a sampler for the tree of m, with prior parameters alpha, beta
@@ -156,6 +161,8 @@ func (s *Sampler) SetPrior(alpha, beta float64, div pydt.Divergence) error {
 	}
 	s.alpha, s.beta, s.div = alpha, beta, div
 	s.lg1b = lgamma(1 - beta)
+	s.growMemo()
+	s.newEpoch()
 	return nil
 }
 

@@ -117,6 +117,8 @@ type Model struct {
 	// the origin x = 0 exactly (orig); and a scratch record.
 	empty, dead, orig, scr []float64
 	te                     TimeEval
+
+	jr journal // undo log of the last Detach (undo.go)
 }
 
 // New returns a Model for tr with dims dimensions per location, variance

@@ -91,6 +91,8 @@ func (m *Model) Recompute() error {
 	}
 	m.sink = sink
 	m.seg.reserve()
+	m.reserveJournal()
+	m.jr.valid = false
 	if root != pydt.NoNode && math.IsInf(m.LogLik(), -1) {
 		return m.Err()
 	}
@@ -120,6 +122,7 @@ func (m *Model) LogLik() float64 {
 // no allocation.
 func (m *Model) Detach(v pydt.NodeID) pydt.Position {
 	m.gen++
+	m.jr.valid = false
 	if m.stale {
 		return m.tr.Detach(v)
 	}
@@ -127,15 +130,20 @@ func (m *Model) Detach(v pydt.NodeID) pydt.Position {
 	tr := m.tr
 	p := tr.Parent(v)
 	j := int(m.seg.node[v].slot)
+	m.beginJournal(v)
+	jr := &m.jr
 	pos := tr.Detach(v)
 	if pos.AtNode {
-		m.removeSlot(p, j)
+		jr.p, jr.j, jr.last = p, int32(j), int32(tr.Degree(p))
+		ok := m.removeSlot(p, j)
 		m.propagate(p)
+		m.endJournal(pos, ok)
 		return pos
 	}
 	// p was spliced out: its remaining child s takes its slot.
 	s := pos.Node
 	js := m.seg.node[p].slot
+	jr.p, jr.j, jr.js = p, int32(j), js
 	m.seg.release(p)
 	if g := tr.Parent(s); g != pydt.NoNode {
 		m.seg.node[s].slot = js
@@ -143,6 +151,7 @@ func (m *Model) Detach(v pydt.NodeID) pydt.Position {
 		m.updateSlots(g, int(js), -1)
 		m.propagate(g)
 	}
+	m.endJournal(pos, true)
 	return pos
 }
 
@@ -151,7 +160,12 @@ func (m *Model) Detach(v pydt.NodeID) pydt.Position {
 // parent. Cost O(depth · log K · D), amortised; no allocation once the
 // model has seen branch points of the degrees involved.
 func (m *Model) Attach(v pydt.NodeID, pos pydt.Position) pydt.NodeID {
+	if m.undoable(v, pos) {
+		m.gen++
+		return m.undoDetach(v, pos)
+	}
 	m.gen++
+	m.jr.valid = false
 	if m.stale {
 		return m.tr.Attach(v, pos)
 	}

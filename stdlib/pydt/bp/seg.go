@@ -321,10 +321,17 @@ func (m *Model) computeRec(p pydt.NodeID, t, u float64, sn segNode, i int) {
 	c := 1 << k
 	var out []float64
 	if i == 1 {
-		out = m.nr[int(p)*rs : int(p)*rs+rs]
+		o := int(p) * rs
+		out = m.nr[o : o+rs]
+		if m.jr.on {
+			m.save(-1, o, out)
+		}
 	} else {
 		o := (int(sn.blk)*(c-2) + i - 2) * rs
 		out = s.recs[k][o : o+rs]
+		if m.jr.on {
+			m.save(int8(k), o, out)
+		}
 	}
 	if 2*i >= c {
 		o := int(sn.blk)<<k + 2*i - c
@@ -427,8 +434,9 @@ func (m *Model) addChild(p, c pydt.NodeID) {
 
 // removeSlot records that p lost the child in slot j (after
 // pydt.Tree.Detach left p with at least two children) and updates p's
-// message.
-func (m *Model) removeSlot(p pydt.NodeID, j int) {
+// message. It reports false when p's block shrank (which the journal
+// cannot undo).
+func (m *Model) removeSlot(p pydt.NodeID, j int) bool {
 	s := &m.seg
 	k := m.tr.Degree(p) // children left
 	ks := s.kidsOf(p)
@@ -443,11 +451,12 @@ func (m *Model) removeSlot(p pydt.NodeID, j int) {
 	if nc := slotsFor(k); nc < c && (4*k <= c || k <= 2) {
 		m.moveBlock(p, k, nc)
 		m.build(p)
-		return
+		return false
 	}
 	if j != last {
 		m.updateSlots(p, j, last)
 	} else {
 		m.updateSlots(p, j, -1)
 	}
+	return true
 }
