@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 )
 
-// Write replaces the file at path with data atomically.
+// Write replaces the file at path with data atomically. The file gets mode
+// 0644 (set explicitly, so the umask does not apply), as os.WriteFile with
+// 0644 gives under the usual umask 022; a temporary file alone would be
+// 0600.
 func Write(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -21,6 +24,10 @@ func Write(path string, data []byte) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

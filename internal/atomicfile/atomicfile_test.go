@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -24,5 +25,30 @@ func TestWriteReplacesAndLeavesNoTemporaries(t *testing.T) {
 	}
 	if err := Write(filepath.Join(dir, "missing", "x"), nil); err == nil {
 		t.Error("no error for a missing directory")
+	}
+}
+
+func TestWriteMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permission bits on Windows")
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"new.json", "existing.json"} {
+		path := filepath.Join(dir, name)
+		if name == "existing.json" {
+			if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := Write(path, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != 0o644 {
+			t.Errorf("%s: mode %v, want -rw-r--r--", name, got)
+		}
 	}
 }
