@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -191,11 +192,16 @@ type Number struct {
 	Lit      string
 }
 
-// Float returns the literal's value.
+// Float returns the literal's value. A literal too large for a float64
+// (1e400) is an error "number 1e400 is out of range for a float64"; one too
+// small (1e-400) rounds to zero, as in Go.
 func (n *Number) Float() (float64, error) {
 	v, err := strconv.ParseFloat(n.Lit, 64)
 	if err != nil {
-		return 0, fmt.Errorf("number %q: %w", n.Lit, err)
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, fmt.Errorf("number %s is out of range for a float64", n.Lit)
+		}
+		return 0, fmt.Errorf("%q is not a number", n.Lit)
 	}
 	return v, nil
 }

@@ -28,8 +28,9 @@ func (e *Error) Error() string {
 }
 
 // ErrorList is a list of diagnostics. It implements sort.Interface
-// (ordering by file and position) and error. The zero value is an empty
-// list ready to use.
+// (ordering by file name, line and column only, so that a stable sort keeps
+// errors at one position in the order they were added) and error. The zero
+// value is an empty list ready to use.
 type ErrorList []*Error
 
 // Add appends an error at pos and returns it, so the caller can set a Hint.
@@ -51,7 +52,9 @@ func (l ErrorList) Len() int { return len(l) }
 func (l ErrorList) Swap(i, j int) { l[i], l[j] = l[j], l[i] }
 
 // Less implements sort.Interface: errors order by file name, then line,
-// column and message.
+// then column. Errors at the same position compare equal, so that Sort (a
+// stable sort) keeps them in the order they were added: a summary such as
+// "197 more invalid values in X" stays after the errors it summarises.
 func (l ErrorList) Less(i, j int) bool {
 	a, b := l[i].Pos, l[j].Pos
 	if a.Filename != b.Filename {
@@ -60,10 +63,7 @@ func (l ErrorList) Less(i, j int) bool {
 	if a.Line != b.Line {
 		return a.Line < b.Line
 	}
-	if a.Column != b.Column {
-		return a.Column < b.Column
-	}
-	return l[i].Msg < l[j].Msg
+	return a.Column < b.Column
 }
 
 // Sort sorts the list in place, keeping errors at equal positions in the

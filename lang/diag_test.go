@@ -69,3 +69,24 @@ func TestErrorListFormat(t *testing.T) {
 		t.Error("Err must be nil exactly for an empty list")
 	}
 }
+
+// TestErrorListSortKeepsInsertionOrder checks that errors at one position
+// keep the order they were added in, whatever their text.
+func TestErrorListSortKeepsInsertionOrder(t *testing.T) {
+	at := func(line, col int) Position { return Position{Filename: "f", Line: line, Column: col} }
+	var l ErrorList
+	l.Add(at(3, 1), "z: third line")
+	l.Add(at(1, 5), "row 2: invalid value")
+	l.Add(at(1, 5), "row 3: invalid value")
+	l.Add(at(1, 5), "197 more invalid values in X")
+	l.Add(at(1, 2), "b: earlier column")
+	l.Add(Position{Filename: "e", Line: 9, Column: 9}, "other file first")
+	l.Sort()
+	want := []string{"other file first", "b: earlier column", "row 2: invalid value", "row 3: invalid value",
+		"197 more invalid values in X", "z: third line"}
+	for i, e := range l {
+		if e.Msg != want[i] {
+			t.Errorf("position %d: %q, want %q", i, e.Msg, want[i])
+		}
+	}
+}
