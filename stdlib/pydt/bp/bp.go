@@ -86,7 +86,7 @@ type Model struct {
 	rs int // record size 2d+4
 	s2 float64
 
-	// nr holds one record per node, at v*rs: the mean (d values) and the
+	// nr holds one record per node, at off(v): the mean (d values) and the
 	// variance (d values) of the upward message about x_v from the subtree
 	// below v, then S and P, the log normaliser of that subtree being
 	// S - log(P)/2 (see merge), then a copy of v's time as t and 1-t, so
@@ -96,6 +96,17 @@ type Model struct {
 	// infinite variance contributing a factor of 1; lz is -Inf when the
 	// subtree has an edge of non-positive length.
 	nr []float64
+
+	// Recompute lays the records out afresh in breadth-first order of the
+	// tree (see relayout), through this second buffer; a node's record is
+	// at m.seg.node[v].rec·rs (see off). Local updates keep records where
+	// they are.
+	nr2    []float64
+	newRec []int32
+	// Per position of m.order during Recompute: the slot in the parent's
+	// segment tree, the old record index, the time (branch points).
+	jslot, oldRec []int32
+	tm            []pydt.Time
 
 	// Per branch point, a segment tree over its children (see seg.go).
 	seg segStore
@@ -136,6 +147,11 @@ func New(tr *pydt.Tree, dims int) *Model {
 		rs:        rs,
 		s2:        1,
 		nr:        make([]float64, c*rs),
+		nr2:       make([]float64, c*rs),
+		newRec:    make([]int32, c),
+		jslot:     make([]int32, c),
+		oldRec:    make([]int32, c),
+		tm:        make([]pydt.Time, c),
 		pending:   make([]pydt.NodeID, 0, n),
 		isPending: make([]bool, n),
 		order:     make([]pydt.NodeID, 0, c),
@@ -162,6 +178,9 @@ func New(tr *pydt.Tree, dims int) *Model {
 		r[2*dims+2], r[2*dims+3] = t.T(), t.OneMinus()
 	}
 	m.seg.init(c, n, dims)
+	for v := range c {
+		m.seg.node[v].rec = int32(v)
+	}
 	m.te.m = m
 	m.te.out = make([]float64, rs)
 	m.te.scr = make([]float64, rs)
@@ -208,7 +227,7 @@ func (m *Model) SetEvidence(leaf pydt.NodeID, d int, mean, prec float64) error {
 	if !(prec >= 0) {
 		return fmt.Errorf("bp: evidence precision %v for leaf %s, dimension %d, is negative or NaN", prec, m.tr.Label(leaf), d)
 	}
-	i := int(leaf)*m.rs + d
+	i := m.off(leaf) + d
 	if prec == 0 {
 		m.nr[i], m.nr[i+m.d] = 0, inf
 	} else {
@@ -224,7 +243,7 @@ func (m *Model) SetEvidence(leaf pydt.NodeID, d int, mean, prec float64) error {
 // Evidence returns the evidence about x_{leaf,d} as a mean and a precision
 // (+Inf observed, 0 missing).
 func (m *Model) Evidence(leaf pydt.NodeID, d int) (mean, prec float64) {
-	i := int(leaf)*m.rs + d
+	i := m.off(leaf) + d
 	return m.nr[i], 1 / m.nr[i+m.d]
 }
 
@@ -250,7 +269,7 @@ func (m *Model) ObserveMatrix(x []float64) error {
 		}
 	}
 	for i, v := range x {
-		k := (i/m.d)*m.rs + i%m.d
+		k := m.off(pydt.NodeID(i/m.d)) + i%m.d
 		if math.IsNaN(v) {
 			m.nr[k], m.nr[k+m.d] = 0, inf
 		} else {
@@ -278,7 +297,7 @@ func (m *Model) ObserveMat(x mat.Matrix) error {
 	}
 	for i := range r {
 		for j := range c {
-			k := i*m.rs + j
+			k := m.off(pydt.NodeID(i)) + j
 			if v := x.At(i, j); math.IsNaN(v) {
 				m.nr[k], m.nr[k+m.d] = 0, inf
 			} else {
@@ -332,7 +351,7 @@ func (m *Model) flush() {
 // when no leaf below v has evidence in dimension d.
 func (m *Model) Message(v pydt.NodeID, d int) (mean, variance float64) {
 	m.flush()
-	i := int(v)*m.rs + d
+	i := m.off(v) + d
 	return m.nr[i], m.nr[i+m.d]
 }
 
@@ -343,7 +362,7 @@ func (m *Model) Message(v pydt.NodeID, d int) (mean, variance float64) {
 // length.
 func (m *Model) SubtreeLogZ(v pydt.NodeID) float64 {
 	m.flush()
-	i := int(v)*m.rs + 2*m.d
+	i := m.off(v) + 2*m.d
 	return m.nr[i] - 0.5*math.Log(m.nr[i+1])
 }
 

@@ -10,7 +10,7 @@ import (
 
 // msg returns the mean and variance of v's upward message.
 func (m *Model) msg(v pydt.NodeID) (mean, variance []float64) {
-	o := int(v) * m.rs
+	o := m.off(v)
 	return m.nr[o : o+m.d], m.nr[o+m.d : o+2*m.d]
 }
 

@@ -31,10 +31,13 @@ func (m *Model) updateFrom(p pydt.NodeID) {
 func (m *Model) bfs(r pydt.NodeID) {
 	tr := m.tr
 	start := len(m.order)
+	m.jslot[start] = 0
 	m.order = append(m.order, r)
 	for i := start; i < len(m.order); i++ {
-		m.lo[i] = int32(len(m.order))
+		lo := int32(len(m.order))
+		m.lo[i] = lo
 		for c := tr.FirstChild(m.order[i]); c != pydt.NoNode; c = tr.NextSibling(c) {
+			m.jslot[len(m.order)] = int32(len(m.order)) - lo
 			m.order = append(m.order, c)
 		}
 		m.hi[i] = int32(len(m.order))
@@ -67,29 +70,20 @@ func (m *Model) Recompute() error {
 			m.bfs(v)
 		}
 	}
-	// Reversed breadth-first order puts children before parents. The
-	// nodes' records are scattered in memory; reading those of the
-	// children of the node a few places ahead lets the processor fetch them
-	// while the current node is computed (a software prefetch).
-	const ahead = 16
-	order, rs := m.order, m.rs
-	sink := 0.0
+	m.relayout()
+	// Reversed breadth-first order puts children before parents, and the
+	// records now lie in breadth-first order: the pass reads and writes
+	// them as streams, downwards in memory, and touches nothing indexed by
+	// node ID but p's bookkeeping, just written by relayout.
+	order := m.order
 	for i := len(order) - 1; i >= 0; i-- {
-		if k := i - ahead; k >= 0 && order[k] >= pydt.NodeID(n) {
-			sink += tr.Time(order[k]).OneMinus()
-			for _, c := range order[m.lo[k]:min(m.hi[k], m.lo[k]+4)] {
-				j := int(c) * rs
-				sink += m.nr[j] + m.nr[j+rs-1]
-			}
-		}
 		p := order[i]
 		if int(p) < n {
 			continue
 		}
-		m.layout(p, order[m.lo[i]:m.hi[i]])
-		m.build(p)
+		sn := m.layout(p, order[m.lo[i]:m.hi[i]])
+		m.buildAt(p, sn, i)
 	}
-	m.sink = sink
 	m.seg.reserve()
 	m.reserveJournal()
 	m.jr.valid = false
@@ -283,4 +277,55 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 		cur, ct = a, ta
 	}
 	return m.originLL(acc, ct)
+}
+
+// relayout moves the node records so that those of m.order lie in that
+// order (the record of order[i] at index i, so the children of a node are
+// contiguous), followed by those of the other nodes in ID order, and copies
+// the records the pass will not recompute: those of leaves and of nodes
+// outside m.order (detached leaves; unused IDs). The records of the branch
+// points in m.order are left to the pass. It also sets every ordered
+// node's slot in its parent's segment tree and gathers the branch points'
+// times into m.tm. The loads indexed by node ID are made in tight loops of
+// independent loads, so that the processor overlaps their cache misses.
+// O(Cap · D), mostly sequential copies once the layout is close to
+// breadth-first; no allocation.
+func (m *Model) relayout() {
+	tr, rs, nodes := m.tr, m.rs, m.seg.node
+	n, order := tr.NumLeaves(), m.order
+	nr := m.newRec
+	for i := range nr {
+		nr[i] = -1
+	}
+	for i, v := range order {
+		nr[v] = int32(i)
+	}
+	old, nw := m.nr, m.nr2
+	next := int32(len(order))
+	for id, r := range nr {
+		if r < 0 {
+			o, d := int(nodes[id].rec)*rs, int(next)*rs
+			copy(nw[d:d+rs], old[o:o+rs])
+			nodes[id].rec = next
+			next++
+		}
+	}
+	oldRec, jslot, tm := m.oldRec, m.jslot, m.tm
+	for i, v := range order {
+		e := &nodes[v]
+		oldRec[i] = e.rec
+		e.rec, e.slot = int32(i), jslot[i]
+	}
+	for i, v := range order {
+		if int(v) >= n {
+			tm[i] = tr.Time(v)
+		}
+	}
+	for i, v := range order {
+		if int(v) < n {
+			o := int(oldRec[i]) * rs
+			copy(nw[i*rs:i*rs+rs], old[o:o+rs])
+		}
+	}
+	m.nr, m.nr2 = nw, old
 }

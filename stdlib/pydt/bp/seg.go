@@ -18,7 +18,7 @@ import (
 // order of the products: rounding, never cancellation.
 //
 // The segment tree of p has cap = 2^k ≥ max(K, 2) leaves (slots). Heap
-// index 1 is the root, whose record is p's own record m.nr[p*rs:]; indices
+// index 1 is the root, whose record is p's own record m.node(p); indices
 // 2..cap-1 are records of p's block; index cap+j is slot j, which holds a
 // child or NoNode (an empty slot, no information). Slots 0..K-1 are used
 // and K..cap-1 empty: removing a child moves the last one into its slot. A
@@ -35,6 +35,7 @@ import (
 
 // segNode is the bookkeeping of one node.
 type segNode struct {
+	rec  int32 // index of its record in m.nr (see Model.nr)
 	blk  int32 // index of its block in the class
 	slot int32 // its slot in its parent's segment tree
 	cls  int8  // size class of its block, 0 when none
@@ -267,16 +268,24 @@ func mergeLL(a []float64, sa float64, b []float64, sb float64) float64 {
 
 // node returns v's record.
 func (m *Model) node(v pydt.NodeID) []float64 {
-	o := int(v) * m.rs
+	o := m.off(v)
 	return m.nr[o : o+m.rs]
 }
+
+// off returns the offset of v's record in m.nr.
+func (m *Model) off(v pydt.NodeID) int { return int(m.seg.node[v].rec) * m.rs }
 
 // child returns the record of child c and the variance of its edge from a
 // parent at time t (1-t = u), or the record m.dead (no information, S =
 // -Inf) for an edge of non-positive length. The child's time is read from
 // its record, as pydt.Time.Since would compute it.
 func (m *Model) child(c pydt.NodeID, t, u float64) ([]float64, float64) {
-	o := int(c) * m.rs
+	return m.childRec(int(m.seg.node[c].rec), t, u)
+}
+
+// childRec is child for the record at index rec.
+func (m *Model) childRec(rec int, t, u float64) ([]float64, float64) {
+	o := rec * m.rs
 	r := m.nr[o : o+m.rs]
 	var l float64
 	if tc := r[m.rs-2]; tc <= 0.5 {
@@ -321,7 +330,7 @@ func (m *Model) computeRec(p pydt.NodeID, t, u float64, sn segNode, i int) {
 	c := 1 << k
 	var out []float64
 	if i == 1 {
-		o := int(p) * rs
+		o := int(sn.rec) * rs
 		out = m.nr[o : o+rs]
 		if m.jr.on {
 			m.save(-1, o, out)
@@ -352,7 +361,7 @@ func (m *Model) build(p pydt.NodeID) {
 	sn := m.seg.node[p]
 	tp := m.tr.Time(p)
 	t, u := tp.T(), tp.OneMinus()
-	o := int(p)*m.rs + m.rs - 2
+	o := int(sn.rec)*m.rs + m.rs - 2
 	m.nr[o], m.nr[o+1] = t, u
 	for i := 1<<sn.cls - 1; i >= 1; i-- {
 		m.computeRec(p, t, u, sn, i)
@@ -364,7 +373,7 @@ func (m *Model) build(p pydt.NodeID) {
 func (m *Model) updateSlots(p pydt.NodeID, j1, j2 int) {
 	sn := m.seg.node[p]
 	c := 1 << sn.cls
-	o := int(p)*m.rs + m.rs - 2
+	o := int(sn.rec)*m.rs + m.rs - 2
 	t, u := m.nr[o], m.nr[o+1] // p's time is unchanged since its last build
 	i1, i2 := (c+j1)>>1, -1
 	if j2 >= 0 {
@@ -392,15 +401,65 @@ func (m *Model) propagate(a pydt.NodeID) {
 	}
 }
 
-// layout gives p a block for its children ks, in that order, without
-// computing anything.
-func (m *Model) layout(p pydt.NodeID, ks []pydt.NodeID) {
+// layout gives p, which has no block (Recompute, after reset), a block for
+// its children ks, in that order, without computing anything, and returns
+// p's bookkeeping.
+func (m *Model) layout(p pydt.NodeID, ks []pydt.NodeID) segNode {
 	s := &m.seg
-	s.alloc(p, slotsFor(len(ks)))
-	copy(s.kidsOf(p), ks)
-	for j, c := range ks {
-		s.node[c].slot = int32(j)
+	// After reset no node has a block: nothing to release.
+	k := bits.TrailingZeros(uint(slotsFor(len(ks))))
+	b := s.newBlock(k)
+	// Whole-struct store, and the caller keeps the value: reading back
+	// fields just stored separately would stall on store forwarding.
+	sn := segNode{rec: s.node[p].rec, blk: b, slot: s.node[p].slot, cls: int8(k)}
+	s.node[p] = sn
+	o := int(b) << k
+	copy(s.kids[k][o:o+len(ks)], ks) // the children's slots are set by relayout
+	return sn
+}
+
+// buildAt is build for the branch point p, with bookkeeping sn, at
+// position i of m.order during Recompute: its time is m.tm[i] and the
+// records of its children, in slot order, are those at m.lo[i] onwards
+// (see relayout).
+func (m *Model) buildAt(p pydt.NodeID, sn segNode, i int) {
+	t, u := m.tm[i].T(), m.tm[i].OneMinus()
+	rs := m.rs
+	o := int(sn.rec)*rs + rs - 2
+	m.nr[o], m.nr[o+1] = t, u
+	base, k := int(m.lo[i]), int(m.hi[i]-m.lo[i])
+	for h := 1<<sn.cls - 1; h >= 1; h-- {
+		m.computeRecAt(p, t, u, sn, h, base, k)
 	}
+}
+
+// slotAt returns the message of slot j of a branch point at time t (1-t =
+// u) whose k children have their records at indices base onwards.
+func (m *Model) slotAt(j, base, k int, t, u float64) ([]float64, float64) {
+	if j >= k {
+		return m.empty, 0
+	}
+	return m.childRec(base+j, t, u)
+}
+
+// computeRecAt is computeRec for buildAt.
+func (m *Model) computeRecAt(p pydt.NodeID, t, u float64, sn segNode, i, base, k int) {
+	c := 1 << sn.cls
+	if 2*i >= c {
+		var out []float64
+		if i == 1 {
+			out = m.node(p)
+		} else {
+			o := (int(sn.blk)*(c-2) + i - 2) * m.rs
+			out = m.seg.recs[sn.cls][o : o+m.rs]
+		}
+		j := 2*i - c
+		a, sa := m.slotAt(j, base, k, t, u)
+		b, sb := m.slotAt(j+1, base, k, t, u)
+		merge(out, a, sa, b, sb)
+		return
+	}
+	m.computeRec(p, t, u, sn, i)
 }
 
 // moveBlock moves p's first k slots to a new block of c slots, leaving the
