@@ -9,7 +9,6 @@ import (
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/inference/treemove"
-	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
@@ -145,6 +144,20 @@ func constGammaPrior(v *graph.Var) (scalar.Gamma, bool) {
 	return scalar.Gamma{Shape: p[0], Rate: p[1]}, true
 }
 
+// readsTreePrior reports whether v enters the tree prior: alpha, beta or
+// the divergence function of the PYDT.
+func readsTreePrior(m *Model, v *graph.Var) bool {
+	if readsLeaves(m.Tree.Args[0], v) || readsLeaves(m.Tree.Args[1], v) {
+		return true
+	}
+	for _, a := range m.Tree.Divergence.Args {
+		if readsLeaves(a, v) {
+			return true
+		}
+	}
+	return false
+}
+
 // gibbsC is the conjugate update of c in a(t) = c/(1-t) or c/(1-t)^2 under a
 // Gamma prior (NOTES.md erratum 2).
 type gibbsCStep struct {
@@ -215,7 +228,7 @@ func gibbsPrecision(m *Model, v *graph.Var) (Updater, bool) {
 	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 {
 		return nil, false
 	}
-	if r, ok := graph.AsReciprocal(m.Tree.Args[3]); !ok || r != v {
+	if r, ok := graph.AsReciprocal(m.Tree.Args[3]); !ok || r != v || readsTreePrior(m, v) {
 		return nil, false
 	}
 	return gibbsPrecisionStep{v: v, prior: prior}, true
@@ -479,8 +492,6 @@ type Chain struct {
 
 	internal, order []pydt.NodeID
 	saved           []pydt.Time
-	// obs scores sampled leaf locations for a Probit link's trace.
-	obs *bp.Model
 }
 
 // NewChain starts a chain from a draw of the prior (clamped values kept),
@@ -699,61 +710,19 @@ type Point struct {
 }
 
 // Measure computes the log joint density of the chain's state and its
-// parts. For a Probit link, log_lik is log p(Y | Z) at the current leaf
-// locations Z, and the joint includes log p(Z | tree).
+// parts. For a Probit link the data enter through the auxiliary variables
+// u (Y = 1 exactly when u > 0), and log_lik is log p(u | tree, σ²) with the
+// latent locations integrated out: the density the sampler targets.
 func (ch *Chain) Measure(scalars []*graph.Var) (Point, error) {
 	var p Point
 	hyper, data, err := ch.m.LogHyper(ch.st.Env)
 	if err != nil {
 		return p, err
 	}
-	logTree := ch.logTree()
-	switch ch.m.Link {
-	case LinkProbit:
-		if !ch.locsValid {
-			if err := ch.lik.SampleLocations(ch.rng, ch.locs); err != nil {
-				return p, err
-			}
-			ch.locsValid = true
-		}
-		y := ch.st.Env.Values[ch.m.Data.ID]
-		var ll float64
-		for k, yk := range y {
-			if math.IsNaN(yk) {
-				continue
-			}
-			z := ch.locs[k]
-			if yk == 0 {
-				z = -z
-			}
-			ll += stdlib.LogNormCDF(z)
-		}
-		p.LogLik = ll + data
-		p.LogJoint = logTree + hyper + p.LogLik + ch.logLeafDensity()
-	default:
-		p.LogLik = ch.lik.LogLik() + data
-		p.LogJoint = logTree + hyper + p.LogLik
-	}
+	p.LogLik = ch.lik.LogLik() + data
+	p.LogJoint = ch.logTree() + hyper + p.LogLik
 	for _, v := range scalars {
 		p.Scalars = append(p.Scalars, ch.get(v))
 	}
 	return p, nil
-}
-
-// logLeafDensity is log p(Z | tree, σ²) for the sampled leaf locations.
-func (ch *Chain) logLeafDensity() float64 {
-	if ch.obs == nil {
-		ch.obs = bp.New(ch.Tree, ch.m.D)
-	}
-	obs := ch.obs
-	obs.SetVariance(ch.lik.Variance())
-	for i := range ch.m.N {
-		for d := range ch.m.D {
-			obs.Observe(pydt.NodeID(i), d, ch.locs[i*ch.m.D+d])
-		}
-	}
-	if err := obs.Recompute(); err != nil {
-		return math.Inf(-1)
-	}
-	return obs.LogLik()
 }

@@ -5,6 +5,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/lang"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
 // The priors keep divergence times where float64 represents them: with a
@@ -102,10 +108,14 @@ X ~ PYDT(alpha, beta, c, 1 / prec)
 }
 
 // TestAllMissingRecoversPrior runs the sampler with every data value
-// missing: the likelihood is flat, so the tree posterior is the prior and the
-// N = 3 three-way split has the exact probability of the generative process,
-// h1/(h1+h2) (alpha+2 beta)/(2+alpha) with h1 = Γ(1-β)/Γ(2+α) and
-// h2 = h1 (1-β)/(2+α).
+// missing: the likelihood is flat, so the tree posterior is the prior and
+// the N = 3 topologies have the exact probabilities of the generative
+// process. With h1 = Γ(1-β)/Γ(2+α) and h2 = h1 (1-β)/(2+α) the rates at
+// which the second and third points diverge, the third point reaches the
+// first branch point with probability h1/(h1+h2) and there starts a new
+// branch with probability (α+2β)/(2+α): P(three-way split) =
+// h1/(h1+h2) (α+2β)/(2+α), and by exchangeability each of the three binary
+// topologies has (1 - P(three-way))/3.
 func TestAllMissingRecoversPrior(t *testing.T) {
 	nan := math.NaN()
 	rows := [][]float64{{nan}, {nan}, {nan}}
@@ -115,29 +125,182 @@ func TestAllMissingRecoversPrior(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := NewChain(m, sched, 7, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const iters = 20000
-	var three []float64
-	for range iters {
-		if err := ch.Sweep(); err != nil {
-			t.Fatal(err)
-		}
-		x := 0.0
-		if ch.Tree.NumInternal() == 1 {
-			x = 1
-		}
-		three = append(three, x)
-	}
 	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
 	h1 := math.Exp(lg(1-beta) - lg(2+alpha))
 	h2 := h1 * (1 - beta) / (2 + alpha)
-	want := h1 / (h1 + h2) * (alpha + 2*beta) / (2 + alpha)
-	got, _ := meanSE(three)
-	se := batchSE(three)
-	if math.Abs(got-want) > 4*se+1e-3 {
-		t.Errorf("P(three-way split) = %.4f ± %.4f, exact %.4f", got, se, want)
+	three := h1 / (h1 + h2) * (alpha + 2*beta) / (2 + alpha)
+	want := map[string]float64{"three-way": three, "(1,2),3": (1 - three) / 3, "(1,3),2": (1 - three) / 3, "(2,3),1": (1 - three) / 3}
+	// Independent chains give an honest standard error.
+	const chains, iters = 8, 4000
+	freq := map[string][]float64{}
+	for k := range chains {
+		ch, err := NewChain(m, sched, 7, uint64(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := map[string]float64{}
+		for range iters {
+			if err := ch.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+			counts[topology3(ch.Tree)]++
+		}
+		for name := range want {
+			freq[name] = append(freq[name], counts[name]/iters)
+		}
+	}
+	for name, p := range want {
+		got, se := meanSE(freq[name])
+		if math.Abs(got-p) > 4*se {
+			t.Errorf("P(%s) = %.4f ± %.4f, exact %.4f", name, got, se, p)
+		}
+	}
+}
+
+// topology3 names the topology of a three-leaf tree.
+func topology3(tr *pydt.Tree) string {
+	if tr.NumInternal() == 1 {
+		return "three-way"
+	}
+	for _, v := range tr.PreOrder(nil) {
+		if v == tr.Root() || tr.IsLeaf(v) {
+			continue
+		}
+		var pair []pydt.NodeID
+		for c := range tr.Children(v) {
+			pair = append(pair, c)
+		}
+		switch {
+		case pair[0]+pair[1] == 1:
+			return "(1,2),3"
+		case pair[0]+pair[1] == 2:
+			return "(1,3),2"
+		default:
+			return "(2,3),1"
+		}
+	}
+	return "?"
+}
+
+// TestGewekeProbit is the joint-distribution test of the sampler with a
+// Probit likelihood: its data augmentation (truncated-normal auxiliaries)
+// must leave the joint law of tree, hyperparameters and binary data intact.
+func TestGewekeProbit(t *testing.T) {
+	const model = `
+dim N, D
+data Y : binary[N, D]
+param Z : real[N, D]
+alpha ~ Gamma(2, 4)
+beta ~ Beta(2, 3)
+c ~ Gamma(4, 2)
+prec ~ Gamma(3, 3)
+Z ~ PYDT(alpha, beta, c, 1 / prec)
+for i in 1:N, d in 1:D {
+  Y[i, d] ~ Probit(Z[i, d])
+}
+`
+	const n, d = 4, 2
+	f, err := lang.Parse("probit.pydt", []byte(model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"}
+	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"Y": y}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Link != LinkProbit {
+		t.Fatalf("link %v", m.Link)
+	}
+	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
+		out := treeStats(m, env, tr)
+		var ones float64
+		for _, v := range env.Values[m.Data.ID] {
+			ones += v
+		}
+		return append(out, ones)
+	}
+	names := []string{"internal nodes", "root time", "root degree", "sum of times"}
+	for _, v := range m.Scalars() {
+		names = append(names, v.Name)
+	}
+	names = append(names, "number of ones")
+	rng := rand.New(rand.NewPCG(21, 22))
+	prior := make([][]float64, len(names))
+	for range 20000 {
+		st, err := m.SampleJoint(rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range stats(st.Env, st.Tree) {
+			prior[i] = append(prior[i], s)
+		}
+	}
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// redraw draws (u, Y) given the tree: Z at the leaves from the
+	// diffusion, u = Z + ε, Y = 1 when u > 0.
+	redraw := func(ch *Chain) {
+		free := bp.New(ch.Tree, d)
+		free.SetVariance(ch.lik.Variance())
+		if err := free.Recompute(); err != nil {
+			t.Fatal(err)
+		}
+		locs := make([]float64, ch.Tree.Cap()*d)
+		if err := free.SampleLocations(ch.rng, locs); err != nil {
+			t.Fatal(err)
+		}
+		yv := ch.st.Env.Values[m.Data.ID]
+		for k := range n * d {
+			u := locs[k] + ch.rng.NormFloat64()
+			ch.aux[k] = u
+			yv[k] = 0
+			if u > 0 {
+				yv[k] = 1
+			}
+		}
+		if err := ch.syncEvidence(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const chains, burn, iters = 8, 500, 4000
+	chainMeans := make([][]float64, len(names))
+	for k := range chains {
+		ch, err := NewChain(m, sched, 23, uint64(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		redraw(ch)
+		sums := make([]float64, len(names))
+		for it := range burn + iters {
+			if err := ch.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+			redraw(ch)
+			if it < burn {
+				continue
+			}
+			for i, s := range stats(ch.st.Env, ch.Tree) {
+				sums[i] += s
+			}
+		}
+		for i := range sums {
+			chainMeans[i] = append(chainMeans[i], sums[i]/iters)
+		}
+	}
+	for i, name := range names {
+		pm, pse := meanSE(prior[i])
+		cm, cse := meanSE(chainMeans[i])
+		z := (cm - pm) / math.Hypot(pse, cse)
+		t.Logf("%-15s prior %.4f ± %.4f  chain %.4f ± %.4f  z = %+.2f", name, pm, pse, cm, cse, z)
+		if math.Abs(z) > 4 {
+			t.Errorf("%s: successive-conditional mean %.4f differs from the prior mean %.4f (z = %.1f)", name, cm, pm, z)
+		}
 	}
 }

@@ -16,9 +16,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/pydtlang/pydtlang/graph"
-	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
@@ -198,10 +198,22 @@ func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
 // simulation, in the graph's topological order; the PYDT by its generative
 // process (package sim).
 func (m *Model) SamplePrior(rng *rand.Rand) (*State, error) {
+	return m.sample(rng, false)
+}
+
+// SampleJoint draws every variable, observed data included, and the tree
+// from the model's joint distribution (clamped values and constants stay
+// fixed): the marginal-conditional simulator of Geweke's test, and the
+// simulator of simulation-based calibration.
+func (m *Model) SampleJoint(rng *rand.Rand) (*State, error) {
+	return m.sample(rng, true)
+}
+
+func (m *Model) sample(rng *rand.Rand, data bool) (*State, error) {
 	st := m.NewState()
 	for _, f := range m.G.Factors {
 		m.Refresh(st.Env)
-		if err := m.drawFactor(rng, st, f); err != nil {
+		if err := m.drawFactor(rng, st, f, data); err != nil {
 			return nil, err
 		}
 	}
@@ -209,11 +221,13 @@ func (m *Model) SamplePrior(rng *rand.Rand) (*State, error) {
 	return st, nil
 }
 
-func fixed(v *graph.Var) bool {
-	return v.Role == graph.Observed || v.Role == graph.Clamped || v.Role == graph.Constant
+// fixed reports whether a draw keeps v's value: constants and clamped
+// values always, observed data unless data is set.
+func fixed(v *graph.Var, data bool) bool {
+	return v.Role == graph.Observed && !data || v.Role == graph.Clamped || v.Role == graph.Constant
 }
 
-func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor) error {
+func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor, data bool) error {
 	env := st.Env
 	if f.IsPYDT() {
 		p, err := m.TreeParams(env)
@@ -226,12 +240,12 @@ func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor) error {
 		}
 		tr.Labels = m.Labels
 		st.Tree = tr
-		if !fixed(f.Target) {
+		if !fixed(f.Target, data) {
 			copy(env.Values[f.Target.ID], x[:m.N*m.D])
 		}
 		return nil
 	}
-	if fixed(f.Target) {
+	if fixed(f.Target, data) {
 		return nil
 	}
 	params := make([]float64, len(f.Args))
@@ -409,14 +423,6 @@ func (m *Model) Scalars() []*graph.Var {
 	return out
 }
 
-// supportOf is the support a stochastic scalar's distribution gives it.
-func supportOf(v *graph.Var) stdlib.Support {
-	if v.Def != nil && v.Def.Dist != nil {
-		return v.Def.Dist.Support
-	}
-	return v.Support
-}
-
 // Warnings lists conditions of the data that a researcher should know
 // about before trusting a fit: for now, exactly duplicated rows of data
 // observed directly at the leaves, for which the PYDT's posterior puts the
@@ -431,6 +437,9 @@ func (m *Model) Warnings(env *graph.Env) []string {
 	var out []string
 	for i := range m.N {
 		row := x[i*m.D : (i+1)*m.D]
+		if slices.ContainsFunc(row, math.IsNaN) {
+			continue // a row with missing values is not a duplicate point
+		}
 		key := fmt.Sprint(row)
 		if j, dup := seen[key]; dup {
 			out = append(out, fmt.Sprintf("rows %d and %d of %s are identical: the PYDT puts their split at t = 1, where its posterior can be improper; "+

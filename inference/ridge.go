@@ -43,7 +43,7 @@ func ridge(m *Model) (Updater, bool) {
 		return nil, false
 	}
 	fs, dets := users(m, v)
-	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 {
+	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 || readsTreePrior(m, v) {
 		return nil, false
 	}
 	return &ridgeStep{v: v, reciprocal: recip, width: 1, moves: 3}, true

@@ -277,3 +277,53 @@ func TestImputeDrawsTheConditional(t *testing.T) {
 		t.Errorf("imputed mean %.4f ± %.4f, second moment %.4f; want 0 and 0.5", mean, se, v)
 	}
 }
+
+// TestSharedVarianceScalarKeepsItsPrior uses one scalar as both the
+// divergence's c and the variance: no conjugate or ridge shortcut may then
+// ignore the tree prior. With every value missing the posterior of c is its
+// Gamma(2, 2) prior (mean 1, variance 0.5).
+func TestSharedVarianceScalarKeepsItsPrior(t *testing.T) {
+	const model = `
+dim N, D
+data X : real[N, D]
+c ~ Gamma(2, 2)
+X ~ PYDT(1, 0.2, c, c)
+`
+	nan := math.NaN()
+	m := compileWithData(t, model, [][]float64{{nan}, {nan}, {nan}, {nan}}, nil)
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex := sched.Explain(); strings.Contains(ex, "ridge") || strings.Contains(ex, "gibbs(c)") {
+		t.Fatalf("c also enters the tree prior, yet the schedule is:\n%s", ex)
+	}
+	var draws []float64
+	for k := range 4 {
+		ch, err := NewChain(m, sched, 5, uint64(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for it := range 6000 {
+			if err := ch.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+			if it >= 500 {
+				draws = append(draws, ch.get(m.Scalars()[0]))
+			}
+		}
+	}
+	mean, _ := meanSE(draws)
+	if se := batchSE(draws); math.Abs(mean-1) > 4*se {
+		t.Errorf("posterior mean of c %.4f ± %.4f, prior mean 1", mean, se)
+	}
+}
+
+func TestWarningsNameDuplicateRows(t *testing.T) {
+	nan := math.NaN()
+	m := compileWithData(t, gaussianModel, [][]float64{{1, 2}, {nan, nan}, {1, 2}, {nan, nan}, {3, 4}}, nil)
+	w := m.Warnings(graph.NewEnv(m.G))
+	if len(w) != 1 || !strings.HasPrefix(w[0], "rows 1 and 3 of X are identical") {
+		t.Errorf("warnings %q", w)
+	}
+}
