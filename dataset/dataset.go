@@ -4,6 +4,10 @@
 //
 // Empty cells and NA are missing values (NaN). Every error names the file,
 // the row and the column, 1-based, so that a researcher can find the cell.
+//
+// A file whose header starts with draw,row is in the long format that
+// "pydtlang sample" writes, one block of rows per draw; IsLong recognises
+// it and Draw selects one draw as an ordinary matrix.
 package dataset
 
 import (
@@ -32,7 +36,8 @@ type Matrix struct {
 	Source string
 
 	lines    []int // file line of each data row
-	colShift int   // 1 when a label column precedes the values
+	rowNums  []int // 1-based data row in the file of each row; nil means i+1
+	colShift int   // file columns before the values: 1 for a label column
 }
 
 // At returns the value at row i, column j (0-based).
@@ -42,11 +47,7 @@ func (m *Matrix) At(i, j int) float64 { return m.Data[i*m.Cols+j] }
 // "file: row 3, column 7 (line 4)", with 1-based numbers counted in the
 // file, so the label column counts as column 1.
 func (m *Matrix) Where(i, j int) string {
-	line := i + 1
-	if i < len(m.lines) {
-		line = m.lines[i]
-	}
-	return fmt.Sprintf("%s: row %d, column %d (line %d)", m.Source, i+1, j+1+m.colShift, line)
+	return fmt.Sprintf("%s: row %d, column %d (line %d)", m.Source, m.rowNum(i), j+1+m.colShift, m.line(i))
 }
 
 // CellError is an error about one cell of a data file.
@@ -76,7 +77,9 @@ func ReadFile(path string) (*Matrix, error) {
 // Read reads a table. The separator is a comma when the first line has
 // one, else a tab when it has one, else runs of spaces. The first row is a
 // header when any of its value cells is not a number (or NA, or empty). The
-// first column holds row labels when any of its data cells is not a number.
+// first column holds row labels when any of its data cells is not a number;
+// the labels must then be non-empty and distinct. A semicolon-separated
+// file is an error.
 func Read(source string, r io.Reader) (*Matrix, error) {
 	records, lines, err := split(source, r)
 	if err != nil {
@@ -117,11 +120,14 @@ func Read(source string, r io.Reader) (*Matrix, error) {
 		if hasLabels && len(names) > 0 {
 			names = names[1:]
 		}
-		m.ColNames = append([]string(nil), names...)
+		for _, name := range names {
+			m.ColNames = append(m.ColNames, strings.TrimSpace(name))
+		}
 	}
 	if hasLabels {
 		m.colShift = 1
 	}
+	labelRow := map[string]int{}
 	for k := start; k < len(records); k++ {
 		rec := records[k]
 		row := k - start + 1
@@ -130,7 +136,16 @@ func Read(source string, r io.Reader) (*Matrix, error) {
 			if len(rec) == 0 {
 				return nil, &CellError{Source: source, Line: lines[k], Row: row, Col: 1, Msg: "empty row"}
 			}
-			m.RowLabels = append(m.RowLabels, strings.TrimSpace(rec[0]))
+			label := strings.TrimSpace(rec[0])
+			if label == "" {
+				return nil, &CellError{Source: source, Line: lines[k], Row: row, Col: 1, Msg: "empty row label (the first column holds row labels)"}
+			}
+			if prev, dup := labelRow[label]; dup {
+				return nil, &CellError{Source: source, Line: lines[k], Row: row, Col: 1,
+					Msg: fmt.Sprintf("duplicate row label %q (also row %d); row labels name the tree's leaves and must be distinct", label, prev)}
+			}
+			labelRow[label] = row
+			m.RowLabels = append(m.RowLabels, label)
 			vals = rec[1:]
 		}
 		if m.Cols == 0 && m.Rows == 0 {
@@ -171,8 +186,11 @@ func split(source string, r io.Reader) ([][]string, []int, error) {
 	if i := strings.IndexByte(firstLine, '\n'); i >= 0 {
 		firstLine = firstLine[:i]
 	}
+	firstLine = strings.TrimSuffix(firstLine, "\r")
 	var sep rune
 	switch {
+	case strings.ContainsRune(firstLine, ';') && !strings.ContainsAny(firstLine, ",\t"):
+		return nil, nil, &CellError{Source: source, Line: 1, Msg: "separator ';' is not supported: use commas, tabs or spaces"}
 	case strings.ContainsRune(firstLine, ','):
 		sep = ','
 	case strings.ContainsRune(firstLine, '\t'):
@@ -199,7 +217,10 @@ func split(source string, r io.Reader) ([][]string, []int, error) {
 	cr := csv.NewReader(br)
 	cr.Comma = sep
 	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
+	// Leading spaces before a comma-separated field are dropped; with tabs
+	// this must not be done, since csv would then drop empty fields too
+	// ("1\t\t3" would read as two fields). Cells are trimmed when parsed.
+	cr.TrimLeadingSpace = sep == ','
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -248,4 +269,121 @@ func parseCell(cell string) (float64, error) {
 		return 0, fmt.Errorf("%q is infinite; values must be finite", c)
 	}
 	return x, nil
+}
+
+// IsLong reports whether m is in the long format of draws that
+// "pydtlang sample" writes: a header whose first two names are exactly
+// "draw" and "row", no label column, then the values. Draw and Draws select
+// and list its draws.
+func (m *Matrix) IsLong() bool {
+	return m.RowLabels == nil && len(m.ColNames) >= 3 && m.Cols >= 3 && m.ColNames[0] == "draw" && m.ColNames[1] == "row"
+}
+
+// Draws returns the distinct draw numbers of a long-format matrix (see
+// IsLong) in the order they first appear. It is an error if m is not in
+// long format or a draw number is missing or not a whole number.
+func (m *Matrix) Draws() ([]int, error) {
+	if !m.IsLong() {
+		return nil, fmt.Errorf("%s: not a file of draws (its header does not start with draw,row)", m.Source)
+	}
+	var out []int
+	seen := map[int]bool{}
+	for i := 0; i < m.Rows; i++ {
+		k, err := m.wholeAt(i, 0, "draw")
+		if err != nil {
+			return nil, err
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// Draw returns draw k of a long-format matrix (see IsLong): its rows, in
+// file order, without the draw and row columns. Row labels stay nil (the
+// rows are numbered 1..n by position, and the row column must say so),
+// ColNames are the remaining names, and Where still names the cell's row
+// and column in the original file. It is an error if m is not in long
+// format, has no draw k, or the row column of draw k is not 1, 2, ..., n.
+func (m *Matrix) Draw(k int) (*Matrix, error) {
+	draws, err := m.Draws()
+	if err != nil {
+		return nil, err
+	}
+	cols := m.Cols - 2
+	out := &Matrix{Cols: cols, ColNames: append([]string(nil), m.ColNames[2:]...), Source: m.Source, colShift: m.colShift + 2}
+	for i := 0; i < m.Rows; i++ {
+		if d, _ := m.wholeAt(i, 0, "draw"); d != k {
+			continue
+		}
+		r, err := m.wholeAt(i, 1, "row")
+		if err != nil {
+			return nil, err
+		}
+		if r != out.Rows+1 {
+			return nil, &CellError{Source: m.Source, Line: m.line(i), Row: m.rowNum(i), Col: m.colShift + 2,
+				Msg: fmt.Sprintf("row %d of draw %d is numbered %d; the rows of a draw must be numbered 1, 2, ... in order", out.Rows+1, k, r)}
+		}
+		out.Data = append(out.Data, m.Data[i*m.Cols+2:(i+1)*m.Cols]...)
+		out.lines = append(out.lines, m.line(i))
+		out.rowNums = append(out.rowNums, m.rowNum(i))
+		out.Rows++
+	}
+	if out.Rows == 0 {
+		return nil, fmt.Errorf("%s has no draw %d (its draws are %s)", m.Source, k, describeDraws(draws))
+	}
+	return out, nil
+}
+
+// describeDraws lists draw numbers for a message: "1..5" when they are
+// consecutive, else the list.
+func describeDraws(d []int) string {
+	consecutive := true
+	for i := range d {
+		if d[i] != d[0]+i {
+			consecutive = false
+			break
+		}
+	}
+	if consecutive && len(d) > 1 {
+		return fmt.Sprintf("%d..%d", d[0], d[len(d)-1])
+	}
+	s := make([]string, len(d))
+	for i, x := range d {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// wholeAt returns the value at row i, column j as an int, or an error
+// naming the cell if it is missing or not a whole number.
+func (m *Matrix) wholeAt(i, j int, what string) (int, error) {
+	x := m.At(i, j)
+	var msg string
+	switch {
+	case math.IsNaN(x):
+		msg = fmt.Sprintf("the %s number is missing", what)
+	case x != math.Trunc(x) || math.Abs(x) > 1<<53:
+		msg = fmt.Sprintf("%s number %v is not a whole number", what, x)
+	}
+	if msg != "" {
+		return 0, &CellError{Source: m.Source, Line: m.line(i), Row: m.rowNum(i), Col: j + 1 + m.colShift, Msg: msg}
+	}
+	return int(x), nil
+}
+
+func (m *Matrix) line(i int) int {
+	if i < len(m.lines) {
+		return m.lines[i]
+	}
+	return i + 1
+}
+
+func (m *Matrix) rowNum(i int) int {
+	if i < len(m.rowNums) {
+		return m.rowNums[i]
+	}
+	return i + 1
 }

@@ -19,6 +19,9 @@ func TestRead(t *testing.T) {
 			labels: []string{"cat", "dog"}, colNames: []string{"x", "y"}, data: []float64{1, math.NaN(), math.NaN(), 4}},
 		{name: "labels no header", src: "cat,1\ndog,2\n", rows: 2, cols: 1, labels: []string{"cat", "dog"}, data: []float64{1, 2}},
 		{name: "whitespace", src: "  1.5e-1   2\n\n3 4\n", rows: 2, cols: 2, data: []float64{0.15, 2, 3, 4}},
+		{name: "tabs, empty cells", src: "x\ty\tz\n1\t\t3\n\t5\t\n", rows: 2, cols: 3, colNames: []string{"x", "y", "z"},
+			data: []float64{1, math.NaN(), 3, math.NaN(), 5, math.NaN()}},
+		{name: "tabs, spaces around", src: " x \t y\n 1 \t 2 \n", rows: 1, cols: 2, colNames: []string{"x", "y"}, data: []float64{1, 2}},
 		{name: "tabs", src: "x\ty\n1\t2\n", rows: 1, cols: 2, colNames: []string{"x", "y"}, data: []float64{1, 2}},
 		{name: "quoted label", src: "\"a, b\",1\nc,2\n", rows: 2, cols: 1, labels: []string{"a, b", "c"}, data: []float64{1, 2}},
 	}
@@ -56,6 +59,12 @@ func TestReadErrors(t *testing.T) {
 		{"empty", "", "in.csv: line 1: no data rows"},
 		{"header only", "a,b\n", "in.csv: line 1: a header but no data rows"},
 		{"bad quote", "\"a,1\n", "in.csv: line 1: "},
+		{"duplicate label", "name,x\ncat,1\ndog,2\ncat,3\n", `in.csv: row 3, column 1 (line 4): duplicate row label "cat" (also row 1)`},
+		{"duplicate label after trimming", "cat,1\n cat ,2\n", `in.csv: row 2, column 1 (line 2): duplicate row label "cat" (also row 1)`},
+		{"empty label", "name,x\ncat,1\n,2\n", "in.csv: row 2, column 1 (line 3): empty row label"},
+		{"blank label", "name\tx\ncat\t1\n \t2\n", "in.csv: row 2, column 1 (line 3): empty row label"},
+		{"semicolons", "a;b\n1;2\n", "in.csv: line 1: separator ';' is not supported: use commas, tabs or spaces"},
+		{"semicolons crlf", "1;2\r\n3;4\r\n", "in.csv: line 1: separator ';' is not supported: use commas, tabs or spaces"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -70,6 +79,18 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
+// TestReadSemicolonInCells checks that a semicolon is only refused as the
+// separator: inside a quoted comma-separated label it is text.
+func TestReadSemicolonInCells(t *testing.T) {
+	m, err := Read("in.csv", strings.NewReader("\"a;b\",1\nc,2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.RowLabels[0] != "a;b" {
+		t.Errorf("labels %q", m.RowLabels)
+	}
+}
+
 func TestWhere(t *testing.T) {
 	m, err := Read("d.csv", strings.NewReader("name,x,y\ncat,1,2\ndog,3,4\n"))
 	if err != nil {
@@ -81,7 +102,7 @@ func TestWhere(t *testing.T) {
 }
 
 func FuzzRead(f *testing.F) {
-	for _, s := range []string{"1,2\n3,4\n", "name,x\na,1\n", "1 2\n3 4", "a\tb\n1\t2\n", "\"", ",,,\n"} {
+	for _, s := range []string{"1,2\n3,4\n", "name,x\na,1\n", "1 2\n3 4", "a\tb\n1\t2\n", "\"", ",,,\n", draws} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
@@ -98,5 +119,127 @@ func FuzzRead(f *testing.F) {
 		if m.RowLabels != nil && len(m.RowLabels) != m.Rows {
 			t.Fatalf("%d labels for %d rows", len(m.RowLabels), m.Rows)
 		}
+		if !m.IsLong() {
+			return
+		}
+		ks, err := m.Draws()
+		if err != nil {
+			return
+		}
+		total := 0
+		for _, k := range ks {
+			d, err := m.Draw(k)
+			if err != nil {
+				return
+			}
+			if len(d.Data) != d.Rows*d.Cols || d.Cols != m.Cols-2 || d.RowLabels != nil {
+				t.Fatalf("draw %d: %d values for %dx%d", k, len(d.Data), d.Rows, d.Cols)
+			}
+			total += d.Rows
+		}
+		if total != m.Rows {
+			t.Fatalf("draws hold %d rows of %d", total, m.Rows)
+		}
 	})
+}
+
+// draws is a long-format file as written by "pydtlang sample": three draws
+// of two rows and two columns.
+const draws = "draw,row,X.1,X.2\n" +
+	"1,1,0.1,0.2\n1,2,0.3,0.4\n" +
+	"2,1,1.1,NA\n2,2,1.3,1.4\n" +
+	"3,1,2.1,2.2\n3,2,2.3,2.4\n"
+
+func TestIsLong(t *testing.T) {
+	cases := []struct {
+		src  string
+		want bool
+	}{
+		{draws, true},
+		{"draw,row,X\n1,1,0.5\n1,2,0.7\n", true},
+		{"draw row X.1\n1 1 0.5\n", true},
+		{"draw,row\n1,1\n", false}, // no values
+		{"row,draw,X\n1,1,0.5\n", false},
+		{"Draw,row,X\n1,1,0.5\n", false},
+		{"draw,X,Y\n1,1,0.5\n", false},
+		{"1,1,0.5\n", false},                        // no header
+		{"draw,row,X\ncat,1,0.5\ndog,2,3\n", false}, // a label column
+	}
+	for _, c := range cases {
+		m, err := Read("in.csv", strings.NewReader(c.src))
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		if got := m.IsLong(); got != c.want {
+			t.Errorf("IsLong(%q) = %v, want %v", c.src, got, c.want)
+		}
+	}
+}
+
+func TestDraw(t *testing.T) {
+	m, err := Read("d.csv", strings.NewReader(draws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := m.Draws()
+	if err != nil || len(ks) != 3 || ks[0] != 1 || ks[2] != 3 {
+		t.Fatalf("Draws = %v, %v", ks, err)
+	}
+	cases := []struct {
+		k     int
+		data  []float64
+		where string // Where(1, 1): second row, second value
+	}{
+		{1, []float64{0.1, 0.2, 0.3, 0.4}, "d.csv: row 2, column 4 (line 3)"},
+		{2, []float64{1.1, math.NaN(), 1.3, 1.4}, "d.csv: row 4, column 4 (line 5)"},
+		{3, []float64{2.1, 2.2, 2.3, 2.4}, "d.csv: row 6, column 4 (line 7)"},
+	}
+	for _, c := range cases {
+		d, err := m.Draw(c.k)
+		if err != nil {
+			t.Fatalf("Draw(%d): %v", c.k, err)
+		}
+		if d.Rows != 2 || d.Cols != 2 || d.RowLabels != nil || strings.Join(d.ColNames, ",") != "X.1,X.2" || d.Source != "d.csv" {
+			t.Errorf("Draw(%d): %dx%d, labels %q, names %q, source %q", c.k, d.Rows, d.Cols, d.RowLabels, d.ColNames, d.Source)
+		}
+		for i, want := range c.data {
+			if got := d.Data[i]; math.IsNaN(want) != math.IsNaN(got) || (!math.IsNaN(want) && got != want) {
+				t.Errorf("Draw(%d) value %d = %v, want %v", c.k, i, got, want)
+			}
+		}
+		if got := d.Where(1, 1); got != c.where {
+			t.Errorf("Draw(%d).Where(1, 1) = %q, want %q", c.k, got, c.where)
+		}
+		if d.IsLong() {
+			t.Errorf("Draw(%d) is still in long format", c.k)
+		}
+	}
+}
+
+func TestDrawErrors(t *testing.T) {
+	cases := []struct {
+		name, src string
+		k         int
+		want      string
+	}{
+		{"no such draw", draws, 4, "d.csv has no draw 4 (its draws are 1..3)"},
+		{"no such draw, gaps", "draw,row,X\n1,1,0\n5,1,0\n", 2, "d.csv has no draw 2 (its draws are 1, 5)"},
+		{"not long", "a,b,c\n1,1,0\n", 1, "d.csv: not a file of draws"},
+		{"missing draw", "draw,row,X\n1,1,0\n,2,0\n", 1, "d.csv: row 2, column 1 (line 3): the draw number is missing"},
+		{"fractional draw", "draw,row,X\n1.5,1,0\n", 1, "d.csv: row 1, column 1 (line 2): draw number 1.5 is not a whole number"},
+		{"rows out of order", "draw,row,X\n1,2,0\n1,1,0\n", 1, "d.csv: row 1, column 2 (line 2): row 1 of draw 1 is numbered 2"},
+		{"row skipped", "draw,row,X\n1,1,0\n1,3,0\n", 1, "d.csv: row 2, column 2 (line 3): row 2 of draw 1 is numbered 3"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := Read("d.csv", strings.NewReader(c.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = m.Draw(c.k)
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Errorf("Draw(%d) error %v, want prefix %q", c.k, err, c.want)
+			}
+		})
+	}
 }
