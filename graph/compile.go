@@ -379,6 +379,11 @@ func (c *compiler) constValue(v *Var) (float64, bool) {
 	c.evaluing[v] = true
 	x, ok := c.eval(e)
 	c.evaluing[v] = false
+	if ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
+		c.errs.Addf(e.Pos(), "constant %s is %v; constants must be finite", v.Name, x)
+		delete(c.consts, v)
+		return 0, false
+	}
 	if ok {
 		v.Value = []float64{x}
 		v.Support = support(Num{x})
@@ -773,6 +778,11 @@ func (c *compiler) checkArgs(f *Factor, params []Param, pos []lang.Position) {
 				v := Vars(a)[0]
 				c.errs.Addf(pos[k], "%s parameter %s must be %s, but %s is %v", f.TypeName(), p.Name, supportPhrase(p.Support), v.Name, s)
 			}
+		default:
+			if v := signFree(a, p.Support); v != nil {
+				c.errs.Addf(pos[k], "%s parameter %s must be %s, but %s can be non-positive: %s is %v",
+					f.TypeName(), p.Name, supportPhrase(p.Support), a, v.Name, v.Support)
+			}
 		}
 	}
 	if allConst && f.Dist != nil && f.Dist.Check != nil {
@@ -922,6 +932,43 @@ func (c *compiler) checkDivergence(d *DivergenceExpr, pos lang.Position) {
 	if err := d.Type.New(vals).Check(); err != nil {
 		c.errs.Addf(pos, "%s: %v", d, err)
 	}
+}
+
+// signFree returns a variable that can make a positive parameter's
+// expression non-positive: the expression uses only +, *, / and ^ (no
+// subtraction or negation, whose sign the compiler does not track) and reads
+// a variable whose support includes non-positive values. It returns nil when
+// the parameter need not be positive or the expression is safe.
+func signFree(x Expr, need stdlib.Support) *Var {
+	if need != stdlib.Positive {
+		return nil
+	}
+	var culprit *Var
+	subtracts := false
+	inspect(x, func(e Expr) {
+		switch e := e.(type) {
+		case Neg:
+			subtracts = true
+		case Op:
+			if e.Op == '-' {
+				subtracts = true
+			}
+		case *Call:
+			subtracts = true // functions have their own ranges
+		case Ref:
+			if culprit == nil && !within(e.V.Support, stdlib.Positive) {
+				culprit = e.V
+			}
+		case Elem:
+			if culprit == nil && !within(e.V.Support, stdlib.Positive) {
+				culprit = e.V
+			}
+		}
+	})
+	if subtracts {
+		return nil
+	}
+	return culprit
 }
 
 // arrayRef returns an array variable that x reads whole (not an element),

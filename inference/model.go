@@ -184,12 +184,12 @@ func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
 	}
 	for i, prm := range f.Divergence.Type.Params {
 		if !prm.Support.Contains(args[i]) {
-			return p, fmt.Errorf("%s parameter %s = %v must be %v (%s)", f.Divergence.Type.Name, prm.Name, args[i], prm.Support, f.Divergence)
+			return p, fmt.Errorf("%s: %s parameter %s = %v must be %v (%s)", f.Pos, f.Divergence.Type.Name, prm.Name, args[i], prm.Support, f.Divergence)
 		}
 	}
 	p.Div = f.Divergence.Type.New(args)
 	if err := p.Check(); err != nil {
-		return p, fmt.Errorf("PYDT node %s: %w", m.Leaves.Name, err)
+		return p, fmt.Errorf("%s: PYDT node %s: %w", f.Pos, m.Leaves.Name, err)
 	}
 	return p, nil
 }
@@ -254,7 +254,7 @@ func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor, data bool
 			params[i] = a.Eval(env)
 		}
 		if err := f.Dist.CheckParams(params); err != nil {
-			return fmt.Errorf("drawing %s: %w", f.Target.Name, err)
+			return fmt.Errorf("%s: drawing %s: %w", f.Pos, f.Target.Name, err)
 		}
 		env.Values[f.Target.ID][off] = f.Dist.Rand(rng, params)
 		return nil
