@@ -50,6 +50,43 @@ func separation(tr *pydt.Tree, cluster []int) float64 {
 	return auc / float64(len(within)*len(between))
 }
 
+// clustered reports whether every cluster has a subtree of which it makes
+// at least 95% that holds at least half of its points: the four clusters
+// sit in four separate subtrees, while a few points may branch off
+// elsewhere (with the paper's hyperpriors, alpha's prior mean is 4, and the
+// posterior often gives single points or small groups a branch of their own
+// at the root, as the Pitman-Yor process favours about a dozen root
+// branches at N = 100).
+func clustered(tr *pydt.Tree, cluster []int, k int) bool {
+	size := make([]int, k)
+	for _, c := range cluster {
+		size[c]++
+	}
+	best := make([]int, k)
+	counts := make([]int, k)
+	for _, v := range tr.PostOrder(nil) {
+		clear(counts)
+		total := 0
+		for _, u := range tr.PostOrderFrom(v, nil) {
+			if tr.IsLeaf(u) {
+				counts[cluster[u]]++
+				total++
+			}
+		}
+		for c, n := range counts {
+			if float64(n) >= 0.95*float64(total) {
+				best[c] = max(best[c], n)
+			}
+		}
+	}
+	for c := range k {
+		if 2*best[c] < size[c] {
+			return false
+		}
+	}
+	return true
+}
+
 // TestSyntheticFourClusters fits the paper's model, with the paper's
 // hyperpriors all free, to the paper's synthetic data (four Gaussians at
 // (±1, ±1), variance 1/8, N = 100, D = 2; examples/data/synthetic.csv) and
@@ -86,6 +123,7 @@ func TestSyntheticFourClusters(t *testing.T) {
 	shuffled := append([]int(nil), cluster...)
 	rand.New(rand.NewPCG(1, 1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	var scores, control []float64
+	var separate, separateControl int
 	for k := 1; k <= 2; k++ {
 		fh, err := os.Open(filepath.Join(dir, TreesFile(k)))
 		if err != nil {
@@ -99,6 +137,12 @@ func TestSyntheticFourClusters(t *testing.T) {
 		for _, tr := range trees {
 			scores = append(scores, separation(tr, cluster))
 			control = append(control, separation(tr, shuffled))
+			if clustered(tr, cluster, 4) {
+				separate++
+			}
+			if clustered(tr, shuffled, 4) {
+				separateControl++
+			}
 		}
 	}
 	sort.Float64s(scores)
@@ -111,5 +155,9 @@ func TestSyntheticFourClusters(t *testing.T) {
 	}
 	if c := control[len(control)/2]; c > 0.6 {
 		t.Errorf("the statistic does not discriminate: shuffled labels give %.3f", c)
+	}
+	t.Logf("%d of %d trees put the four clusters in separate subtrees (shuffled labels: %d)", separate, len(scores), separateControl)
+	if 10*separate < 7*len(scores) || separateControl > len(scores)/20 {
+		t.Errorf("%d of %d posterior trees put the four clusters in separate subtrees (shuffled labels: %d)", separate, len(scores), separateControl)
 	}
 }
