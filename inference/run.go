@@ -345,6 +345,31 @@ func (r *runner) record(it int, keep bool, points []Point) error {
 	return nil
 }
 
+// rowName names data row i (0-based) by its label or its 1-based number.
+func (r *runner) rowName(i int) string {
+	if d := r.m.Data.Data; d != nil && i < len(d.RowLabels) {
+		return csvField(d.RowLabels[i])
+	}
+	return strconv.Itoa(i + 1)
+}
+
+// colName names data column j (0-based) by its header or its 1-based
+// number.
+func (r *runner) colName(j int) string {
+	if d := r.m.Data.Data; d != nil && j < len(d.ColNames) {
+		return csvField(d.ColNames[j])
+	}
+	return strconv.Itoa(j + 1)
+}
+
+// csvField quotes a CSV field when it needs it.
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
 // writeImputed writes draws of the missing entries of the observed data.
 func (r *runner) writeImputed(k, it int, ch *Chain) error {
 	m := r.m
@@ -376,7 +401,7 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 				x = 0
 			}
 		}
-		fmt.Fprintf(&b, "%d,%d,%d,%d,%s\n", k+1, it, idx/m.D+1, idx%m.D+1, fmtFloat(x))
+		fmt.Fprintf(&b, "%d,%d,%s,%s,%s\n", k+1, it, r.rowName(idx/m.D), r.colName(idx%m.D), fmtFloat(x))
 	}
 	return r.impute.write(b.String())
 }
@@ -437,19 +462,58 @@ func (res *Result) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
-	_, err := fmt.Fprintf(w, "%d chains × %d iterations (%d burn-in, thin %d) in %.1fs; best log joint %.4g\n",
-		res.Chains, res.Completed, res.Burn, res.Thin, res.WallTime, res.MapLogJoint)
-	return err
+	chains := "chains"
+	if res.Chains == 1 {
+		chains = "chain"
+	}
+	if res.Completed <= res.Burn {
+		_, err := fmt.Fprintf(w, "stopped during burn-in (%d of %d burn-in iterations): no kept draws yet\n", res.Completed, res.Burn)
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "%d %s × %d iterations (%d burn-in, thin %d) in %.1fs; best log joint %.4g\n",
+		res.Chains, chains, res.Completed, res.Burn, res.Thin, res.WallTime, res.MapLogJoint); err != nil {
+		return err
+	}
+	return res.writeWarnings(w)
+}
+
+// writeWarnings flags scalars whose chains have not converged or mixed,
+// as CmdStan does: split R-hat above 1.01, or a bulk ESS below 100 per
+// chain.
+func (res *Result) writeWarnings(w io.Writer) error {
+	var rhat, ess []string
+	for _, s := range res.Scalars {
+		if s.Rhat > 1.01 {
+			rhat = append(rhat, s.Name)
+		}
+		if s.ESSBulk < 100*float64(res.Chains) {
+			ess = append(ess, s.Name)
+		}
+	}
+	if len(rhat) > 0 {
+		if _, err := fmt.Fprintf(w, "warning: split R-hat above 1.01 for %s: the chains disagree; run longer before trusting these estimates\n", strings.Join(rhat, ", ")); err != nil {
+			return err
+		}
+	}
+	if len(ess) > 0 {
+		_, err := fmt.Fprintf(w, "warning: bulk ESS below %d (100 per chain) for %s: estimates of the mean are noisy; run longer or thin less\n", 100*res.Chains, strings.Join(ess, ", "))
+		return err
+	}
+	return nil
 }
 
 func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // runFile is run.json: the configuration and what a resumer needs.
 type runFile struct {
-	Iters, Burn, Thin, Chains, CheckpointEvery int
-	Seed                                       uint64
-	Impute                                     bool
-	Meta                                       map[string]any
+	Iters           int            `json:"iterations"`
+	Burn            int            `json:"burn"`
+	Thin            int            `json:"thin"`
+	Chains          int            `json:"chains"`
+	CheckpointEvery int            `json:"checkpoint_every"`
+	Seed            uint64         `json:"seed"`
+	Impute          bool           `json:"impute"`
+	Meta            map[string]any `json:"meta,omitempty"`
 }
 
 func (r *runner) writeRunFile() error {
