@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,15 +18,22 @@ import (
 	"github.com/pydtlang/pydtlang/lang"
 )
 
-// bindings are the --data and --set flags shared by the subcommands.
+// bindings are the --data, --draw and --set flags shared by the
+// subcommands.
 type bindings struct {
 	data []string
 	set  []string
+	// draw is --draw K: the draw of a long-format data file to use; 0 when
+	// not given.
+	draw int
+	cmd  *cobra.Command
 }
 
 func (b *bindings) register(cmd *cobra.Command, withData bool) {
+	b.cmd = cmd
 	if withData {
 		cmd.Flags().StringArrayVar(&b.data, "data", nil, "bind a data variable to a file: NAME=FILE (CSV, TSV or whitespace-separated; repeatable)")
+		cmd.Flags().IntVar(&b.draw, "draw", 0, "use draw K of a data file of draws (header draw,row,..., as sample writes)")
 	}
 	cmd.Flags().StringArrayVar(&b.set, "set", nil, "clamp a scalar or bind a dimension: NAME=VALUE[,NAME=VALUE...] (repeatable)")
 }
@@ -61,16 +71,24 @@ type loaded struct {
 	src  []byte
 	file *lang.File
 	g    *graph.Graph
+	// data maps each data variable to the absolute path of its file.
+	data map[string]string
+	// sums maps the absolute path of the model and of every data file to
+	// the SHA-256 of its contents, in hex.
+	sums map[string]string
 }
 
 // load parses and compiles the model at path with the bindings. On
 // diagnostics it prints them to stderr and returns failed.
 func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, error) {
+	if b.cmd != nil && b.cmd.Flags().Changed("draw") && b.draw < 1 {
+		return nil, &exitError{code: 2, err: fmt.Errorf("--draw must be at least 1, got %d", b.draw)}
+	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &exitError{code: 1, err: err}
 	}
-	l := &loaded{path: path, src: src}
+	l := &loaded{path: path, src: src, data: map[string]string{}, sums: map[string]string{absPath(path): sha256Hex(src)}}
 	f, err := lang.Parse(path, src)
 	if err != nil {
 		printDiagnostics(stderr, err, src)
@@ -82,6 +100,7 @@ func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, er
 		return nil, &exitError{code: 2, err: err}
 	}
 	opts := graph.Options{Set: sets, Data: map[string]*dataset.Matrix{}, Partial: partial}
+	usedDraw := false
 	for _, kv := range b.data {
 		name, file, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || file == "" {
@@ -90,11 +109,26 @@ func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, er
 		if _, dup := opts.Data[name]; dup {
 			return nil, &exitError{code: 2, err: fmt.Errorf("--data %s given twice", name)}
 		}
-		m, err := dataset.ReadFile(file)
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return nil, &exitError{code: 1, err: fmt.Errorf("reading data: %w", err)}
+		}
+		m, err := dataset.Read(file, bytes.NewReader(raw))
 		if err != nil {
 			return nil, &exitError{code: 1, err: err}
 		}
+		if m.IsLong() {
+			usedDraw = true
+			if m, err = selectDraw(m, b.draw); err != nil {
+				return nil, &exitError{code: 1, err: err}
+			}
+		}
 		opts.Data[name] = m
+		l.data[name] = absPath(file)
+		l.sums[absPath(file)] = sha256Hex(raw)
+	}
+	if b.draw > 0 && !usedDraw {
+		return nil, &exitError{code: 2, err: fmt.Errorf("--draw %d: no --data file is a file of draws (a header starting draw,row, as sample writes)", b.draw)}
 	}
 	g, err := graph.Compile(f, opts)
 	if err != nil {
@@ -105,20 +139,39 @@ func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, er
 	return l, nil
 }
 
+// selectDraw returns draw k of a long-format matrix; with k = 0, its only
+// draw, or an error asking for --draw when it holds several.
+func selectDraw(m *dataset.Matrix, k int) (*dataset.Matrix, error) {
+	if k == 0 {
+		draws, err := m.Draws()
+		if err != nil {
+			return nil, err
+		}
+		if len(draws) > 1 {
+			return nil, fmt.Errorf("%s holds %d draws (the format that sample writes: header draw,row,...); choose one with --draw K, e.g. --draw %d",
+				m.Source, len(draws), draws[0])
+		}
+		k = draws[0]
+	}
+	return m.Draw(k)
+}
+
+func absPath(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
 func printDiagnostics(w io.Writer, err error, src []byte) {
 	if list, ok := err.(lang.ErrorList); ok {
 		list.Format(w, src)
 		return
 	}
 	fmt.Fprintln(w, err)
-}
-
-// scalarNames lists names for messages.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

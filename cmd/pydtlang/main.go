@@ -60,11 +60,14 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Long: `pydtlang compiles models written in the pydtlang language (see spec.md), draws
 from their prior, scores trees against data, and fits them by MCMC.
 
-A first session:
+A first session, from the root of the source tree: check a model, draw three
+data sets and their trees from its prior, score the second tree against the
+second data set, then fit the model to a real data set.
   pydtlang check examples/gaussian.pydt
-  pydtlang sample examples/gaussian.pydt --set N=20,D=2 --draws 5 --seed 1 --out draws
-  pydtlang score examples/gaussian.pydt --data X=draws/X.csv --tree draws/trees.nwk \
-      --set alpha=1,beta=0.2,c=1,prec=2`,
+  pydtlang sample examples/gaussian.pydt --set N=20,D=2 --draws 3 --seed 1 --out draws
+  pydtlang score examples/gaussian.pydt --data X=draws/X.csv --tree draws/trees.nwk --draw 2 \
+      --set alpha=1,beta=0.2,c=1,prec=2
+  pydtlang run examples/gaussian.pydt --data X=examples/data/synthetic.csv --iters 400 --out fit`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

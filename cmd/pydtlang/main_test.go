@@ -236,6 +236,9 @@ func TestScoreErrors(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "x.csv"), []byte("1,2\n3,4\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "t3.nwk"), []byte("((1:0.5,2:0.5):0.25,3:0.75):0.25;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "t13.nwk"), []byte("(1:0.5,3:0.5):0.5;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "tcat.nwk"), []byte("(1:0.5,cat:0.5):0.5;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "t01.nwk"), []byte("(01:0.5,2:0.5):0.5;\n"), 0o644)
 	cases := []struct {
 		args []string
 		want string
@@ -243,6 +246,10 @@ func TestScoreErrors(t *testing.T) {
 		{[]string{"--tree", filepath.Join(dir, "t3.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1"}, "has 3 leaves but the data X has 2 rows"},
 		{[]string{"--tree", filepath.Join(dir, "t3.nwk"), "--set", "alpha=1"}, "score needs a value for every stochastic scalar: --set beta=VALUE,c=VALUE,prec=VALUE"},
 		{[]string{"--set", "alpha=1"}, "--tree FILE is required"},
+		{[]string{"--tree", filepath.Join(dir, "t13.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1"},
+			filepath.Join(dir, "t13.nwk") + ` tree 1 has a leaf "3", but the data X has no row labels, so the leaves must be its row numbers 1..2, each once`},
+		{[]string{"--tree", filepath.Join(dir, "tcat.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1"}, `tree 1 has a leaf "cat", but`},
+		{[]string{"--tree", filepath.Join(dir, "t01.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1"}, `tree 1 has a leaf "01", but`},
 	}
 	for _, c := range cases {
 		args := append([]string{"score", "../../examples/gaussian.pydt", "--data", "X=" + filepath.Join(dir, "x.csv")}, c.args...)

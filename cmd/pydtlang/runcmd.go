@@ -5,10 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -24,9 +29,11 @@ func newRun() *cobra.Command {
 		cfg     inference.Config
 		explain bool
 		resume  string
+		burn    int
+		force   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "run MODEL --data NAME=FILE... [--iters N --burn B --thin T --chains C --seed S] --out DIR",
+		Use:   "run MODEL --data NAME=FILE... [--iters N --burn B --thin T --chains C --seed S] --out DIR [--force]",
 		Short: "Fit a model by MCMC: posterior trees and hyperparameters",
 		Long: `run samples the posterior of a model's tree and latent scalars by MCMC.
 
@@ -38,24 +45,42 @@ allow, slice sampling (log or logit scale) for everything else, and data
 augmentation for a Probit likelihood. Internal locations are integrated out by
 belief propagation; missing data are marginalised.
 
+Each chain runs --iters sweeps; the first --burn of them (default: half of
+--iters; --burn 0 for none) are discarded and tune the slice widths, and
+every --thin-th sweep after them is kept. --iters, --thin, --chains and
+--checkpoint-every must be at least 1.
+
 Chains run in parallel with independent streams; the same --seed gives the
 same output. It writes to DIR, as it goes:
   trace.csv        chain,iteration,log_joint,log_lik and every latent scalar,
-                   one row per kept iteration per chain
+                   one row per kept iteration per chain; for a Probit
+                   likelihood, log_lik is the log density of the auxiliary
+                   variables u with the latent locations integrated out (the
+                   sampler's augmented target), not of the binary data
   trees-K.nwk      the kept trees of chain K (Newick, diffusion-time lengths)
   map.nwk          the highest-log-joint tree seen
   summary.json     mean, sd, 5/50/95% quantiles, split R-hat and bulk/tail ESS
                    of every scalar; acceptance rates; wall time
   impute.csv       with --impute: draws of the missing data entries
   checkpoint.json  the state after the last checkpoint (written atomically)
+  run.json         the settings, the command line's model, data and --set,
+                   and the SHA-256 of the model and data files
+
+A DIR that already holds a run (a run.json) is refused: continue that run
+with --resume DIR, or pass --force to delete its output files first.
 
 Ctrl-C stops after the current sweep, writes a checkpoint and the summary;
-"run --resume DIR" continues exactly as if the run had not stopped.
+"run --resume DIR" continues exactly as if the run had not stopped. It takes
+no other flags, since a run's settings are fixed when it starts (extending a
+run is not supported yet), and refuses if the model or a data file has
+changed since.
+
+With a data file of draws from sample, --draw K fits draw K.
 
 Load the trace in Python with ArviZ:
   df = pandas.read_csv("DIR/trace.csv")
-  idata = arviz.from_dataframe(df, chain="chain", draw="iteration")   # or
-  idata = arviz.from_dict({c: df.pivot(index="iteration", columns="chain", values=c).T.values for c in ["alpha"]})
+  idata = arviz.from_dict(posterior={c: df.pivot(index="iteration", columns="chain", values=c).T.values
+                                     for c in df.columns[2:]})
 and in R with posterior:
   d <- read.csv("DIR/trace.csv"); names(d)[1:2] <- c(".chain", ".iteration")
   posterior::summarise_draws(posterior::as_draws_df(d))`,
@@ -67,10 +92,16 @@ and in R with posterior:
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
 			if resume != "" {
+				if err := resumeAlone(cmd, args); err != nil {
+					return err
+				}
 				return resumeRun(cmd, resume)
 			}
 			if len(args) != 1 {
 				return &exitError{code: 2, err: errors.New("run: give a MODEL file (or --resume DIR)")}
+			}
+			if err := runFlags(cmd, &cfg, burn); err != nil {
+				return err
 			}
 			l, err := load(args[0], &b, false, stderr)
 			if err != nil {
@@ -91,17 +122,17 @@ and in R with posterior:
 			if cfg.Out == "" {
 				return &exitError{code: 2, err: errors.New("run: --out DIR is required")}
 			}
+			if err := prepareOut(cfg.Out, force); err != nil {
+				return err
+			}
 			for _, w := range m.Warnings(graph.NewEnv(l.g)) {
 				fmt.Fprintf(stderr, "pydtlang: warning: %s\n", w)
 			}
-			abs, _ := filepath.Abs(args[0])
-			data := map[string]string{}
-			for _, kv := range b.data {
-				name, file, _ := cutEq(kv)
-				a, _ := filepath.Abs(file)
-				data[name] = a
+			meta := map[string]any{"model": absPath(args[0]), "data": l.data, "set": b.set, "sha256": l.sums}
+			if b.draw > 0 {
+				meta["draw"] = b.draw
 			}
-			cfg.Meta = map[string]any{"model": abs, "data": data, "set": b.set}
+			cfg.Meta = meta
 			return execute(cmd, func(ctx context.Context, progress func(int, int, float64)) (*inference.Result, error) {
 				cfg.Progress = progress
 				return inference.Run(ctx, m, cfg)
@@ -111,7 +142,7 @@ and in R with posterior:
 	b.register(cmd, true)
 	f := cmd.Flags()
 	f.IntVar(&cfg.Iters, "iters", 1000, "sweeps per chain, burn-in included")
-	f.IntVar(&cfg.Burn, "burn", 0, "sweeps discarded at the start (default iters/2; -1 for none)")
+	f.IntVar(&burn, "burn", 0, "sweeps discarded at the start; 0 for none (default: half of --iters)")
 	f.IntVar(&cfg.Thin, "thin", 1, "keep every T-th sweep after burn-in")
 	f.IntVar(&cfg.Chains, "chains", 4, "independent chains, run in parallel")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "random seed; the same seed gives the same output")
@@ -119,26 +150,109 @@ and in R with posterior:
 	f.IntVar(&cfg.CheckpointEvery, "checkpoint-every", 100, "sweeps between checkpoints")
 	f.BoolVar(&cfg.Impute, "impute", false, "write posterior draws of missing data entries to impute.csv")
 	f.BoolVar(&explain, "explain", false, "print the chosen updates of one sweep and exit")
-	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint")
+	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags)")
+	f.BoolVar(&force, "force", false, "replace the run already in --out DIR, deleting its output files")
 	return cmd
 }
 
-func cutEq(kv string) (string, string, bool) {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
+// runFlags checks the numeric run flags and sets cfg.Burn from --burn: the
+// library default (half the iterations) when it is not given, none for 0.
+func runFlags(cmd *cobra.Command, cfg *inference.Config, burn int) error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"iters", cfg.Iters}, {"thin", cfg.Thin}, {"chains", cfg.Chains}, {"checkpoint-every", cfg.CheckpointEvery}} {
+		if c.v < 1 {
+			return &exitError{code: 2, err: fmt.Errorf("run: --%s must be at least 1, got %d", c.name, c.v)}
 		}
 	}
-	return kv, "", false
+	cfg.Burn = 0 // the library's default, Iters/2
+	if cmd.Flags().Changed("burn") {
+		switch {
+		case burn < 0:
+			return &exitError{code: 2, err: fmt.Errorf("run: --burn must be 0 (none) or more, got %d", burn)}
+		case burn >= cfg.Iters:
+			return &exitError{code: 2, err: fmt.Errorf("run: --burn %d must be less than --iters %d", burn, cfg.Iters)}
+		case burn == 0:
+			cfg.Burn = -1 // the library's "none"
+		default:
+			cfg.Burn = burn
+		}
+	}
+	return nil
 }
 
-// resumeRun rebuilds the model from run.json and continues the run.
+// resumeAlone rejects a MODEL argument or any flag other than --resume
+// given with --resume: a run's settings are fixed when it starts.
+func resumeAlone(cmd *cobra.Command, args []string) error {
+	var extra []string
+	if len(args) > 0 {
+		extra = append(extra, "MODEL "+args[0])
+	}
+	named := 0
+	for _, name := range []string{"data", "draw", "set", "iters", "burn", "thin", "chains", "seed", "out",
+		"checkpoint-every", "impute", "explain", "force"} {
+		if cmd.Flags().Changed(name) {
+			extra = append(extra, "--"+name)
+			named++
+		}
+	}
+	if cmd.Flags().NFlag() > 1+named { // --resume itself, and a flag not listed above
+		extra = append(extra, "other flags")
+	}
+	if len(extra) > 0 {
+		return &exitError{code: 2, err: fmt.Errorf("run --resume takes no other arguments or flags (got %s): a run's settings are fixed when it starts, and extending a run is not supported yet",
+			strings.Join(extra, ", "))}
+	}
+	return nil
+}
+
+// prepareOut refuses an output directory that holds a run unless force is
+// set, in which case it deletes the files a run writes there.
+func prepareOut(dir string, force bool) error {
+	_, err := os.Stat(filepath.Join(dir, inference.RunFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !force {
+			return nil
+		}
+	case err != nil:
+		return &exitError{code: 1, err: err}
+	case !force:
+		return &exitError{code: 1, err: fmt.Errorf("%s holds a run: continue it with --resume %s, or pass --force to replace it", dir, dir)}
+	}
+	names := []string{inference.TraceFile, inference.MapFile, inference.SummaryFile, inference.CheckpointFile,
+		inference.RunFile, inference.ImputeFile}
+	trees, err := filepath.Glob(filepath.Join(dir, "trees-*.nwk"))
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	for _, path := range trees {
+		base := filepath.Base(path)
+		k, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(base, "trees-"), ".nwk"))
+		if err == nil && k >= 1 && inference.TreesFile(k) == base {
+			names = append(names, base)
+		}
+	}
+	for _, name := range names {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return &exitError{code: 1, err: fmt.Errorf("--force: %w", err)}
+		}
+	}
+	return nil
+}
+
+// resumeRun rebuilds the model from run.json, checks that the model and
+// data files are those the run started with, and continues the run.
 func resumeRun(cmd *cobra.Command, dir string) error {
 	meta, err := inference.ReadRunMeta(dir)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("resume %s: %w", dir, err)}
 	}
 	model, _ := meta["model"].(string)
+	if model == "" {
+		return &exitError{code: 1, err: fmt.Errorf("resume %s: %s names no model file", dir, inference.RunFile)}
+	}
 	var b bindings
 	if data, ok := meta["data"].(map[string]any); ok {
 		for name, file := range data {
@@ -150,9 +264,17 @@ func resumeRun(cmd *cobra.Command, dir string) error {
 			b.set = append(b.set, fmt.Sprint(s))
 		}
 	}
+	if k, ok := meta["draw"].(float64); ok {
+		b.draw = int(k)
+	}
 	l, err := load(model, &b, false, cmd.ErrOrStderr())
 	if err != nil {
 		return err
+	}
+	if sums, ok := meta["sha256"].(map[string]any); ok {
+		if err := sameInputs(sums, l.sums); err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("resume %s: %w", dir, err)}
+		}
 	}
 	m, err := inference.NewModel(l.g)
 	if err != nil {
@@ -161,6 +283,22 @@ func resumeRun(cmd *cobra.Command, dir string) error {
 	return execute(cmd, func(ctx context.Context, progress func(int, int, float64)) (*inference.Result, error) {
 		return inference.Resume(ctx, m, dir, progress)
 	}, dir)
+}
+
+// sameInputs compares the SHA-256 sums stored when a run started with
+// those of the files now (both keyed by absolute path).
+func sameInputs(stored map[string]any, now map[string]string) error {
+	paths := make([]string, 0, len(stored))
+	for path := range stored {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		if want, _ := stored[path].(string); now[path] != want {
+			return fmt.Errorf("%s has changed since the run started (its SHA-256 differs); a run continues only with the files it started with", path)
+		}
+	}
+	return nil
 }
 
 // execute runs fn with Ctrl-C handling and a progress bar on a terminal,
@@ -181,6 +319,7 @@ func execute(cmd *cobra.Command, fn func(context.Context, func(int, int, float64
 					progressbar.OptionShowCount(),
 					progressbar.OptionSetPredictTime(true),
 					progressbar.OptionFullWidth(),
+					progressbar.OptionThrottle(100*time.Millisecond),
 					progressbar.OptionClearOnFinish())
 			}
 			bar.Describe(fmt.Sprintf("log joint %.6g", lj))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,7 @@ func newScore() *cobra.Command {
 		asJSON   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "score MODEL --data NAME=FILE --tree FILE.nwk --set NAME=VALUE...",
+		Use:   "score MODEL --data NAME=FILE --tree FILE.nwk [--draw K] --set NAME=VALUE...",
 		Short: "Print the log density of a tree and values given data (like CmdStan's log_prob)",
 		Long: `score evaluates the model's log joint density at a given tree and given values
 of the scalars, and its parts:
@@ -33,9 +34,20 @@ of the scalars, and its parts:
 Every stochastic scalar needs a value from --set. The tree's leaves must match
 the data's rows: by row label when the data file has a label column, else by
 1-based row number. A file of several trees (one per line) gives one line of
-scores per tree. --json prints JSON instead of "name value" lines.`,
+scores per tree. --json prints JSON instead of "name value" lines.
+
+The output of sample scores directly: its NAME.csv holds every draw (header
+draw,row,...), and --draw K takes draw K of it and the K-th tree (line) of the
+--tree file, e.g. trees.nwk. A file of draws that holds a single draw needs no
+--draw.
+
+Models with a Probit likelihood cannot be scored: their data have no
+closed-form marginal likelihood given the tree.`,
 		Example: `  pydtlang score examples/gaussian.pydt --data X=examples/data/synthetic.csv \
-      --tree examples/data/synthetic-tree.nwk --set alpha=1,beta=0.2,c=1,prec=2`,
+      --tree examples/data/synthetic-tree.nwk --set alpha=1,beta=0.2,c=1,prec=2
+  pydtlang sample examples/gaussian.pydt --set N=20,D=2 --draws 3 --seed 1 --out draws
+  pydtlang score examples/gaussian.pydt --data X=draws/X.csv --tree draws/trees.nwk --draw 2 \
+      --set alpha=1,beta=0.2,c=1,prec=2`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if treePath == "" {
@@ -48,6 +60,9 @@ scores per tree. --json prints JSON instead of "name value" lines.`,
 			m, err := inference.NewModel(l.g)
 			if err != nil {
 				return &exitError{code: 1, err: err}
+			}
+			if m.Link == inference.LinkProbit {
+				return &exitError{code: 1, err: fmt.Errorf("score does not support %s: its Probit likelihood has no closed-form marginal likelihood given the tree (fit it with run)", l.path)}
 			}
 			var missing []string
 			for _, v := range m.Scalars() {
@@ -70,16 +85,24 @@ scores per tree. --json prints JSON instead of "name value" lines.`,
 			if len(trees) == 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%s: no trees", treePath)}
 			}
+			first := 0 // index of trees[0] in the file
+			if b.draw > 0 {
+				if b.draw > len(trees) {
+					return &exitError{code: 1, err: fmt.Errorf("--draw %d takes tree %d of %s, but it has %d", b.draw, b.draw, treePath, len(trees))}
+				}
+				first = b.draw - 1
+				trees = trees[first : first+1]
+			}
 			var results []inference.Scores
 			for k, tr := range trees {
-				if err := matchLeaves(tr, m, treePath, k); err != nil {
+				if err := matchLeaves(tr, m, treePath, first+k); err != nil {
 					return &exitError{code: 1, err: err}
 				}
 				st := m.NewState()
 				st.Tree = tr
 				s, err := m.Score(st)
 				if err != nil {
-					return &exitError{code: 1, err: fmt.Errorf("%s tree %d: %w", treePath, k+1, err)}
+					return &exitError{code: 1, err: fmt.Errorf("%s tree %d: %w", treePath, first+k+1, err)}
 				}
 				results = append(results, s)
 			}
@@ -103,6 +126,7 @@ scores per tree. --json prints JSON instead of "name value" lines.`,
 		},
 	}
 	b.register(cmd, true)
+	cmd.Flags().Lookup("draw").Usage = "use draw K of a data file of draws (header draw,row,..., as sample writes) and the K-th tree of --tree"
 	cmd.Flags().StringVar(&treePath, "tree", "", "Newick file with one tree per line (diffusion-time branch lengths)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
@@ -114,9 +138,29 @@ func matchLeaves(tr *pydt.Tree, m *inference.Model, path string, k int) error {
 		return fmt.Errorf("%s tree %d has %d leaves but the data %s has %d rows", path, k+1, tr.NumLeaves(), m.Leaves.Name, m.N)
 	}
 	if m.Labels == nil && tr.Labels != nil {
-		return fmt.Errorf("%s tree %d names its leaves (e.g. %q) but the data has no row labels; name the leaves 1..%d by row number", path, k+1, tr.Labels[0], m.N)
+		leaf := badLeaf(tr.Labels, m.N)
+		return fmt.Errorf("%s tree %d has a leaf %q, but the data %s has no row labels, so the leaves must be its row numbers 1..%d, each once",
+			path, k+1, leaf, m.Leaves.Name, m.N)
 	}
 	return nil
+}
+
+// badLeaf returns the first leaf name that is not a row number in 1..n
+// written in plain decimal, or else the first repeated one.
+func badLeaf(names []string, n int) string {
+	for _, s := range names {
+		if k, err := strconv.Atoi(s); err != nil || k < 1 || k > n || strconv.Itoa(k) != s {
+			return s
+		}
+	}
+	seen := make(map[string]bool, len(names))
+	for _, s := range names {
+		if seen[s] {
+			return s
+		}
+		seen[s] = true
+	}
+	return names[0]
 }
 
 func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
