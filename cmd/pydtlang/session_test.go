@@ -237,6 +237,14 @@ func TestDrawFlag(t *testing.T) {
 			}
 		})
 	}
+	// A run of a draw resumes with the same draw.
+	out := p("fit")
+	if code, _, errOut := runCmd(t, "run", gauss, "--data", "X="+p("x3.csv"), "--draw", "2", "--iters", "10", "--chains", "1", "--out", out); code != 0 {
+		t.Fatalf("run --draw 2: %s", errOut)
+	}
+	if code, _, errOut := runCmd(t, "run", "--resume", out); code != 0 {
+		t.Errorf("resuming a run of draw 2: %s", errOut)
+	}
 	// Draw 2 scores as the plain file of its rows with its tree.
 	writeFiles(t, dir, map[string]string{"x.csv": "1.1\n1.2\n", "t2.nwk": "(1:0.25,2:0.25):0.75;\n"})
 	_, a, _ := runCmd(t, "score", gauss, "--data", "X="+p("x3.csv"), "--tree", p("t.nwk"), "--draw", "2", "--set", sets, "--json")
