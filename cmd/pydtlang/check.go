@@ -7,7 +7,7 @@ import (
 func newCheck() *cobra.Command {
 	var b bindings
 	cmd := &cobra.Command{
-		Use:   "check MODEL [--data NAME=FILE]... [--set NAME=VALUE]...",
+		Use:   "check MODEL [--data NAME=FILE]... [--draw K] [--set NAME=VALUE]...",
 		Short: "Compile a model and print its factor graph",
 		Long: `check parses and compiles a model and prints a summary of its factor graph:
 dimensions, every variable with its role (constant, observed, clamped, latent,
