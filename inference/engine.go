@@ -559,7 +559,14 @@ func newChainFrom(m *Model, sched *Schedule, st *State, pcg *rand.PCG) (*Chain, 
 			}
 		}
 	}
-	return ch, ch.attach()
+	if err := ch.attach(); err != nil {
+		return nil, err
+	}
+	if ll := ch.lik.LogLik(); math.IsNaN(ll) || math.IsInf(ll, 0) {
+		return nil, fmt.Errorf("initial state: the log likelihood is %v (PYDT node %s, variance %g); "+
+			"the data may be on a scale far from the variance's prior: try rescaling the data or clamping the variance with --set", ll, m.Leaves.Name, ch.lik.Variance())
+	}
+	return ch, nil
 }
 
 // attach builds the chain's belief propagation and tree sampler for its
@@ -583,10 +590,6 @@ func (ch *Chain) attach() error {
 	}
 	if err := ch.lik.Recompute(); err != nil {
 		return fmt.Errorf("initial tree: %w", err)
-	}
-	if ll := ch.lik.LogLik(); math.IsNaN(ll) || math.IsInf(ll, 0) {
-		return fmt.Errorf("initial state: the log likelihood is %v (PYDT node %s, variance %g); "+
-			"the data may be on a scale far from the variance's prior: try rescaling the data or clamping the variance with --set", ll, m.Leaves.Name, ch.lik.Variance())
 	}
 	return nil
 }
