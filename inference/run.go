@@ -112,14 +112,18 @@ type Result struct {
 	WallTime    float64               `json:"wall_time_seconds"`
 	MapLogJoint float64               `json:"map_log_joint"`
 	// Skipped counts conditional updates skipped for numerical reasons.
-	Skipped  int      `json:"skipped_updates"`
-	Schedule []string `json:"schedule"`
+	Skipped int `json:"skipped_updates"`
+	// MCCLogCredibility is the log of the product of the clade frequencies
+	// of the maximum clade credibility tree (mcc.nwk).
+	MCCLogCredibility *float64 `json:"mcc_log_credibility,omitempty"`
+	Schedule          []string `json:"schedule"`
 }
 
 // Names of the files a run writes.
 const (
 	TraceFile      = "trace.csv"
 	MapFile        = "map.nwk"
+	MCCFile        = "mcc.nwk"
 	SummaryFile    = "summary.json"
 	CheckpointFile = "checkpoint.json"
 	RunFile        = "run.json"
@@ -297,6 +301,9 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 		return nil, err
 	}
 	res = r.result(done, r.wall+wall)
+	if err := r.writeMCC(res); err != nil {
+		return res, err
+	}
 	if err := writeJSONFile(filepath.Join(cfg.Out, SummaryFile), res); err != nil {
 		return res, err
 	}
@@ -304,6 +311,38 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 		return res, fmt.Errorf("run stopped after iteration %d of %d: %w", done, cfg.Iters, ErrInterrupted)
 	}
 	return res, nil
+}
+
+// writeMCC computes the maximum clade credibility tree of the kept trees
+// of every chain and writes it to mcc.nwk.
+func (r *runner) writeMCC(res *Result) error {
+	for _, f := range r.trees {
+		if err := f.flush(); err != nil {
+			return err
+		}
+	}
+	var trees []*pydt.Tree
+	for k := range r.chains {
+		f, err := os.Open(filepath.Join(r.cfg.Out, TreesFile(k+1)))
+		if err != nil {
+			return fmt.Errorf("mcc: %w", err)
+		}
+		ts, err := pydt.ReadNewickTrees(f, r.m.Labels)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("mcc: %s: %w", TreesFile(k+1), err)
+		}
+		trees = append(trees, ts...)
+	}
+	if len(trees) == 0 {
+		return nil
+	}
+	mcc, score, err := MCC(trees)
+	if err != nil {
+		return err
+	}
+	res.MCCLogCredibility = &score
+	return atomicfile.Write(filepath.Join(r.cfg.Out, MCCFile), []byte(mcc.Newick()+"\n"))
 }
 
 // record writes the trace rows, trees and imputations of a sweep and

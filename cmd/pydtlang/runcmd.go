@@ -59,6 +59,9 @@ same output. It writes to DIR, as it goes:
                    sampler's augmented target), not of the binary data
   trees-K.nwk      the kept trees of chain K (Newick, diffusion-time lengths)
   map.nwk          the highest-log-joint tree seen
+  mcc.nwk          the maximum clade credibility tree: the kept tree whose
+                   clades have the largest product of posterior frequencies
+                   (as TreeAnnotator); prefer it to map.nwk as a summary
   summary.json     mean, sd, 5/50/95% quantiles, split R-hat and bulk/tail ESS
                    of every scalar; acceptance rates; wall time
   impute.csv       with --impute: draws of the missing data entries
@@ -221,7 +224,7 @@ func prepareOut(dir string, force bool) error {
 	case !force:
 		return &exitError{code: 1, err: fmt.Errorf("%s holds a run: continue it with --resume %s, or pass --force to replace it", dir, dir)}
 	}
-	names := []string{inference.TraceFile, inference.MapFile, inference.SummaryFile, inference.CheckpointFile,
+	names := []string{inference.TraceFile, inference.MapFile, inference.MCCFile, inference.SummaryFile, inference.CheckpointFile,
 		inference.RunFile, inference.ImputeFile}
 	trees, err := filepath.Glob(filepath.Join(dir, "trees-*.nwk"))
 	if err != nil {
