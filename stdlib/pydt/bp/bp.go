@@ -70,6 +70,11 @@ import (
 
 var inf = math.Inf(1)
 
+// relayoutBytes is the size of the node records (Cap·(2D+4)·8 bytes) from
+// which Recompute moves them to breadth-first order: below it they fit in
+// the caches and moving them costs more than it saves.
+var relayoutBytes = 2 << 20
+
 // ErrZeroEdge is wrapped by the errors reported for a tree with an edge of
 // zero (or negative, or NaN) length, on which the model has no density.
 var ErrZeroEdge = errors.New("bp: edge of non-positive length")
@@ -103,6 +108,9 @@ type Model struct {
 	// they are.
 	nr2    []float64
 	newRec []int32
+	// relayoutBytes is the size of the records from which Recompute
+	// lays them out afresh (RelayoutBytes; tests lower it).
+	relayoutBytes int
 	// Per position of m.order during Recompute: the slot in the parent's
 	// segment tree, the old record index, the time (branch points).
 	jslot, oldRec []int32
@@ -142,26 +150,28 @@ func New(tr *pydt.Tree, dims int) *Model {
 	n := tr.NumLeaves()
 	rs := 2*dims + 4
 	m := &Model{
-		tr:        tr,
-		d:         dims,
-		rs:        rs,
-		s2:        1,
-		nr:        make([]float64, c*rs),
-		nr2:       make([]float64, c*rs),
-		newRec:    make([]int32, c),
-		jslot:     make([]int32, c),
-		oldRec:    make([]int32, c),
-		tm:        make([]pydt.Time, c),
-		pending:   make([]pydt.NodeID, 0, n),
-		isPending: make([]bool, n),
-		order:     make([]pydt.NodeID, 0, c),
-		lo:        make([]int32, c),
-		hi:        make([]int32, c),
-		path:      make([]pydt.NodeID, 0, c),
-		empty:     make([]float64, rs),
-		dead:      make([]float64, rs),
-		orig:      make([]float64, rs),
-		scr:       make([]float64, rs),
+		tr:     tr,
+		d:      dims,
+		rs:     rs,
+		s2:     1,
+		nr:     make([]float64, c*rs),
+		nr2:    make([]float64, c*rs),
+		newRec: make([]int32, c),
+
+		relayoutBytes: relayoutBytes,
+		jslot:         make([]int32, c),
+		oldRec:        make([]int32, c),
+		tm:            make([]pydt.Time, c),
+		pending:       make([]pydt.NodeID, 0, n),
+		isPending:     make([]bool, n),
+		order:         make([]pydt.NodeID, 0, c),
+		lo:            make([]int32, c),
+		hi:            make([]int32, c),
+		path:          make([]pydt.NodeID, 0, c),
+		empty:         make([]float64, rs),
+		dead:          make([]float64, rs),
+		orig:          make([]float64, rs),
+		scr:           make([]float64, rs),
 	}
 	for k := range dims {
 		m.empty[dims+k], m.dead[dims+k] = inf, inf

@@ -70,19 +70,36 @@ func (m *Model) Recompute() error {
 			m.bfs(v)
 		}
 	}
-	m.relayout()
-	// Reversed breadth-first order puts children before parents, and the
-	// records now lie in breadth-first order: the pass reads and writes
-	// them as streams, downwards in memory, and touches nothing indexed by
-	// node ID but p's bookkeeping, just written by relayout.
 	order := m.order
-	for i := len(order) - 1; i >= 0; i-- {
-		p := order[i]
-		if int(p) < n {
-			continue
+	if len(m.nr)*8 < m.relayoutBytes {
+		// The records fit in the caches: moving them costs more than it
+		// saves. Reversed breadth-first order puts children before parents.
+		for i := len(order) - 1; i >= 0; i-- {
+			p := order[i]
+			if int(p) < n {
+				continue
+			}
+			ks := order[m.lo[i]:m.hi[i]]
+			m.layout(p, ks)
+			for j, c := range ks {
+				m.seg.node[c].slot = int32(j)
+			}
+			m.build(p)
 		}
-		sn := m.layout(p, order[m.lo[i]:m.hi[i]])
-		m.buildAt(p, sn, i)
+	} else {
+		m.relayout()
+		// The records now lie in breadth-first order: the pass reads and
+		// writes them as streams, downwards in memory, and touches
+		// nothing indexed by node ID but p's bookkeeping, just written by
+		// relayout.
+		for i := len(order) - 1; i >= 0; i-- {
+			p := order[i]
+			if int(p) < n {
+				continue
+			}
+			sn := m.layout(p, order[m.lo[i]:m.hi[i]])
+			m.buildAt(p, sn, i)
+		}
 	}
 	m.seg.reserve()
 	m.reserveJournal()

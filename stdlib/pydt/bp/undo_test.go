@@ -34,6 +34,9 @@ func TestUndoDetach(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(ci), uint64(D)))
 				tr := tc.gen(rng)
 				m := New(tr, D)
+				if D == 3 {
+					m.relayoutBytes = 0 // full passes move the records
+				}
 				if err := m.SetVariance(0.8); err != nil {
 					t.Fatal(err)
 				}
@@ -77,6 +80,11 @@ func TestUndoDetach(t *testing.T) {
 						t.Fatal(err)
 					}
 					checkSeg(t, m)
+					if step%50 == 0 {
+						if err := m.Recompute(); err != nil {
+							t.Fatal(err)
+						}
+					}
 					if step%10 == 0 {
 						if got, want := m.LogLik(), fresh(t, m); !relClose(got, want, 1e-10) {
 							t.Fatalf("step %d: LogLik %.15g, full pass %.15g", step, got, want)
