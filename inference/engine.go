@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/pydtlang/pydtlang/graph"
@@ -82,45 +83,18 @@ func NewSchedule(m *Model) (*Schedule, error) {
 	return s, nil
 }
 
-// users lists the factors and deterministic variables that read v.
+// users lists the factors and deterministic variables that read v,
+// directly or through deterministic variables.
 func users(m *Model, v *graph.Var) (factors []*graph.Factor, dets []*graph.Var) {
-	reads := func(x graph.Expr, w *graph.Var) bool {
-		if x == nil {
-			return false
-		}
-		for _, u := range graph.Vars(x) {
-			if u == w {
-				return true
-			}
-		}
-		return false
-	}
-	seen := map[*graph.Var]bool{v: true}
-	frontier := []*graph.Var{v}
-	for len(frontier) > 0 {
-		w := frontier[0]
-		frontier = frontier[1:]
-		for _, d := range m.G.Deterministic {
-			if !seen[d] && reads(d.Expr, w) {
-				seen[d] = true
-				dets = append(dets, d)
-				frontier = append(frontier, d)
-			}
+	readers := []*graph.Var{v}
+	for _, d := range m.G.Deterministic { // in dependency order
+		if reads(d.Expr, readers...) {
+			readers = append(readers, d)
+			dets = append(dets, d)
 		}
 	}
 	for _, f := range m.G.Factors {
-		hit := false
-		for w := range seen {
-			for _, a := range f.Args {
-				hit = hit || reads(a, w)
-			}
-			if f.Divergence != nil {
-				for _, a := range f.Divergence.Args {
-					hit = hit || reads(a, w)
-				}
-			}
-		}
-		if hit && f.Target != v {
+		if f.Target != v && factorReads(f, readers...) {
 			factors = append(factors, f)
 		}
 	}
@@ -144,18 +118,13 @@ func constGammaPrior(v *graph.Var) (scalar.Gamma, bool) {
 	return scalar.Gamma{Shape: p[0], Rate: p[1]}, true
 }
 
-// readsTreePrior reports whether v enters the tree prior: alpha, beta or
-// the divergence function of the PYDT.
-func readsTreePrior(m *Model, v *graph.Var) bool {
-	if readsLeaves(m.Tree.Args[0], v) || readsLeaves(m.Tree.Args[1], v) {
+// readsTreePrior reports whether any of vs enters the tree prior: alpha,
+// beta or the divergence function of the PYDT.
+func readsTreePrior(m *Model, vs ...*graph.Var) bool {
+	if reads(m.Tree.Args[0], vs...) || reads(m.Tree.Args[1], vs...) {
 		return true
 	}
-	for _, a := range m.Tree.Divergence.Args {
-		if readsLeaves(a, v) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(m.Tree.Divergence.Args, func(a graph.Expr) bool { return reads(a, vs...) })
 }
 
 // gibbsC is the conjugate update of c in a(t) = c/(1-t) or c/(1-t)^2 under a
@@ -179,10 +148,8 @@ func gibbsC(m *Model, v *graph.Var) (Updater, bool) {
 	if r, ok := graph.AsRef(div.Args[0]); !ok || r != v {
 		return nil, false
 	}
-	for i, a := range m.Tree.Args {
-		if a != nil && i != 2 && readsLeaves(a, v) {
-			return nil, false
-		}
+	if reads(m.Tree.Args[0], v) || reads(m.Tree.Args[1], v) || reads(m.Tree.Args[3], v) {
+		return nil, false
 	}
 	var unit pydt.Divergence
 	switch div.Type.Name {
@@ -268,7 +235,6 @@ func (g gibbsPrecisionStep) update(ch *Chain) error {
 type sliceStep struct {
 	v         *graph.Var
 	transform scalar.Transform
-	factors   []*graph.Factor
 	prior     bool // v reaches the tree prior (alpha, beta, divergence)
 	variance  bool // v reaches the PYDT variance
 	link      bool // v reaches the likelihood link (e.g. the Normal sd)
@@ -285,27 +251,12 @@ func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
 	}
 	s := &sliceStep{v: v, transform: tr}
 	fs, dets := users(m, v)
-	s.factors = fs
 	readers := append([]*graph.Var{v}, dets...)
-	reads := func(x graph.Expr) bool {
-		if x == nil {
-			return false
-		}
-		for _, w := range readers {
-			if readsLeaves(x, w) {
-				return true
-			}
-		}
-		return false
-	}
 	for _, f := range fs {
 		switch f {
 		case m.Tree:
-			s.prior = reads(f.Args[0]) || reads(f.Args[1])
-			for _, a := range f.Divergence.Args {
-				s.prior = s.prior || reads(a)
-			}
-			s.variance = reads(f.Args[3])
+			s.prior = readsTreePrior(m, readers...)
+			s.variance = reads(f.Args[3], readers...)
 		case m.LinkFactor:
 			s.link = true
 			if m.Link == LinkProbit {
@@ -426,7 +377,6 @@ func (locationsStep) update(ch *Chain) error {
 	if err := ch.lik.SampleLocations(ch.rng, ch.locs); err != nil {
 		return fmt.Errorf("sampling locations: %w", err)
 	}
-	ch.locsValid = true
 	return nil
 }
 
@@ -479,8 +429,7 @@ type Chain struct {
 	tuners map[*graph.Var]*scalar.Tuner
 	tuning bool
 	// locs holds sampled node locations (Cap·D) when a step needs them.
-	locs      []float64
-	locsValid bool
+	locs []float64
 	// aux holds the Probit auxiliary variables, N·D.
 	aux    []float64
 	params []float64
@@ -697,7 +646,6 @@ func (ch *Chain) Sweep() error {
 	if err := ch.lik.Recompute(); err != nil {
 		return fmt.Errorf("tree: %w", err)
 	}
-	ch.locsValid = false
 	for _, step := range ch.sched.Steps {
 		if err := step.update(ch); err != nil {
 			return err

@@ -77,12 +77,12 @@ func NewModel(g *graph.Graph) (*Model, error) {
 		m.Link, m.Data = LinkDirect, m.Leaves
 	}
 	for _, f := range g.Factors {
-		if f == g.PYDT || !readsVar(f, m.Leaves) {
+		if f == g.PYDT || !factorReads(f, m.Leaves) {
 			continue
 		}
 		kind := LinkNone
 		switch {
-		case f.Dist.Name == "Normal" && isLeafElem(f, f.Args[0], m.Leaves) && !readsLeaves(f.Args[1], m.Leaves):
+		case f.Dist.Name == "Normal" && isLeafElem(f, f.Args[0], m.Leaves) && !reads(f.Args[1], m.Leaves):
 			kind = LinkNormal
 		case f.Dist.Name == "Probit" && isLeafElem(f, f.Args[0], m.Leaves):
 			kind = LinkProbit
@@ -102,19 +102,33 @@ func NewModel(g *graph.Graph) (*Model, error) {
 	return m, nil
 }
 
-func readsVar(f *graph.Factor, v *graph.Var) bool {
-	for _, a := range f.Args {
-		if a != nil && readsLeaves(a, v) {
+// reads reports whether the expression x (which may be nil) reads any of
+// the variables vs.
+func reads(x graph.Expr, vs ...*graph.Var) bool {
+	if x == nil {
+		return false
+	}
+	for _, w := range graph.Vars(x) {
+		if slices.Contains(vs, w) {
 			return true
 		}
 	}
 	return false
 }
 
-func readsLeaves(x graph.Expr, v *graph.Var) bool {
-	for _, w := range graph.Vars(x) {
-		if w == v {
+// factorReads reports whether any argument of f, the parameters of a PYDT's
+// divergence function included, reads any of the variables vs.
+func factorReads(f *graph.Factor, vs ...*graph.Var) bool {
+	for _, a := range f.Args {
+		if reads(a, vs...) {
 			return true
+		}
+	}
+	if f.Divergence != nil {
+		for _, a := range f.Divergence.Args {
+			if reads(a, vs...) {
+				return true
+			}
 		}
 	}
 	return false
@@ -124,25 +138,13 @@ func readsLeaves(x graph.Expr, v *graph.Var) bool {
 // indices, so that element (i, d) of the data observes leaf i, dimension d.
 func isLeafElem(f *graph.Factor, x graph.Expr, leaves *graph.Var) bool {
 	e, ok := x.(graph.Elem)
-	if !ok || e.V != leaves || !f.Elementwise || len(f.Index) != 2 || !sameShape(f.Target, leaves) {
+	if !ok || e.V != leaves || !f.Elementwise || len(f.Index) != 2 || !slices.Equal(f.Target.Dims, leaves.Dims) {
 		return false
 	}
 	for k := range e.Idx {
 		a, ok1 := e.Idx[k].(graph.LoopIndex)
 		b, ok2 := f.Index[k].(graph.LoopIndex)
 		if !ok1 || !ok2 || a.Slot != b.Slot {
-			return false
-		}
-	}
-	return true
-}
-
-func sameShape(a, b *graph.Var) bool {
-	if len(a.Dims) != len(b.Dims) {
-		return false
-	}
-	for i := range a.Dims {
-		if a.Dims[i] != b.Dims[i] {
 			return false
 		}
 	}
