@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"maps"
 	"math"
 	"slices"
 )
@@ -24,14 +25,7 @@ func LookupFunc(name string) (*Func, bool) {
 }
 
 // FuncNames lists the deterministic functions, sorted.
-func FuncNames() []string {
-	names := make([]string, 0, len(funcs))
-	for n := range funcs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func FuncNames() []string { return slices.Sorted(maps.Keys(funcs)) }
 
 func init() {
 	unary := []struct {

@@ -2,9 +2,9 @@ package stdlib
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
 )
 
 // Param describes one parameter of a node type.
@@ -70,14 +70,7 @@ func Lookup(name string) (*Dist, bool) {
 }
 
 // DistNames lists the scalar distributions, sorted.
-func DistNames() []string {
-	names := make([]string, 0, len(dists))
-	for n := range dists {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func DistNames() []string { return slices.Sorted(maps.Keys(dists)) }
 
 // NodeTypeNames lists every name that may follow "~": the scalar
 // distributions and the PYDT, sorted. The compiler uses it for "did you
