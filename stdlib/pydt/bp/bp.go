@@ -129,7 +129,6 @@ type Model struct {
 	order  []pydt.NodeID // traversal buffer, capacity Cap()
 	lo, hi []int32       // children of order[i] are order[lo[i]:hi[i]]
 	path   []pydt.NodeID // ancestors, for TimeEval
-	sink   float64       // keeps the prefetching loads of Recompute alive
 
 	// Constant records: no information (empty), no information with
 	// S = -Inf (dead, a child across an edge of non-positive length), and
