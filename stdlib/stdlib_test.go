@@ -114,3 +114,38 @@ func TestSupportContains(t *testing.T) {
 		}
 	}
 }
+
+// TestSupportWithin checks the subset relation against Contains on probe
+// values: s is within t exactly when no probe lies in s but not in t.
+func TestSupportWithin(t *testing.T) {
+	probes := []float64{math.Inf(-1), -2, -1, -0.5, 0, 1e-300, 0.3, 0.5, 1, 1.5, 2, 3, 1e300, math.Inf(1), math.NaN()}
+	all := []Support{Real, Positive, NonNegative, Unit, UnitLeft, Binary, Count}
+	for _, s := range all {
+		for _, u := range all {
+			var witness []float64
+			for _, x := range probes {
+				if s.Contains(x) && !u.Contains(x) {
+					witness = append(witness, x)
+				}
+			}
+			if got, want := s.Within(u), len(witness) == 0; got != want {
+				t.Errorf("%v.Within(%v) = %v, want %v (values in the first but not the second: %v)", s, u, got, want, witness)
+			}
+		}
+	}
+}
+
+// TestSupportPhrase checks that every support has a phrase of its own.
+func TestSupportPhrase(t *testing.T) {
+	seen := map[string]Support{}
+	for s := Real; s <= Count; s++ {
+		p := s.Phrase()
+		if p == "" || p == s.String() {
+			t.Errorf("%v has no phrase", s)
+		}
+		if prev, dup := seen[p]; dup {
+			t.Errorf("%v and %v share the phrase %q", prev, s, p)
+		}
+		seen[p] = s
+	}
+}

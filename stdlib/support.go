@@ -34,6 +34,43 @@ func (s Support) String() string {
 	return "unknown support"
 }
 
+var supportPhrases = [...]string{
+	Real:        "a finite real",
+	Positive:    "positive",
+	NonNegative: "non-negative",
+	Unit:        "strictly between 0 and 1",
+	UnitLeft:    "in [0, 1)",
+	Binary:      "0 or 1",
+	Count:       "a whole number >= 0",
+}
+
+// Phrase describes the support as the end of "the value must be ...", for
+// error messages: "positive", "0 or 1".
+func (s Support) Phrase() string {
+	if s >= 0 && int(s) < len(supportPhrases) {
+		return supportPhrases[s]
+	}
+	return s.String()
+}
+
+// Within reports whether every value in s lies in t: s ⊆ t.
+func (s Support) Within(t Support) bool {
+	if s == t || t == Real {
+		return true
+	}
+	switch t {
+	case Positive:
+		return s == Unit
+	case NonNegative:
+		return s == Positive || s == Unit || s == UnitLeft || s == Binary || s == Count
+	case UnitLeft:
+		return s == Unit
+	case Count:
+		return s == Binary
+	}
+	return false
+}
+
 // Contains reports whether x lies in the support. NaN lies in none.
 func (s Support) Contains(x float64) bool {
 	if math.IsNaN(x) {
