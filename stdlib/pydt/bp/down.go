@@ -41,6 +41,18 @@ func (m *Model) prepareDown(what string, dst ...[]float64) error {
 	return nil
 }
 
+// parentIn returns the entries of c's parent in x (indexed v*D+d, as the
+// downward pass writes them) and the parent's time; for the root, those of
+// the origin: location 0 exactly (variance 0), at time 0.
+func (m *Model) parentIn(c pydt.NodeID, x []float64) ([]float64, pydt.Time) {
+	p := m.tr.Parent(c)
+	if p == pydt.NoNode {
+		return m.orig[:m.d], pydt.Origin // zeros
+	}
+	i := int(p) * m.d
+	return x[i : i+m.d], m.tr.Time(p)
+}
+
 // Marginals runs the downward pass and writes, for every node v of the tree
 // and dimension d, the posterior mean and variance of x_{v,d} given all the
 // evidence to mean[v*D+d] and variance[v*D+d]. Both slices must have length
@@ -51,54 +63,34 @@ func (m *Model) Marginals(mean, variance []float64) error {
 	if err := m.prepareDown("Marginals", mean, variance); err != nil {
 		return err
 	}
-	if len(m.order) == 0 {
-		return nil
-	}
 	tr, d := m.tr, m.d
-	r := m.order[0]
-	{
-		// Root: prior N(0, s) from the origin times the upward message.
-		s := m.s2 * tr.Time(r).Since(pydt.Origin)
-		i := int(r) * d
-		rm, rv := m.msg(r)
-		for k := range d {
-			v := rv[k]
+	// x_c given x_p and the evidence below c is N(k x_p + (1-k) m_c, s k)
+	// with k = v_c/(v_c+s); the marginal follows by averaging over x_p. The
+	// root's parent is the origin: x = 0 exactly.
+	for _, c := range m.order {
+		pm, tp := m.parentIn(c, mean)
+		pv, _ := m.parentIn(c, variance)
+		s := m.s2 * tr.Time(c).Since(tp)
+		i := int(c) * d
+		cm, cv := m.msg(c)
+		om, ov := mean[i:i+d], variance[i:i+d]
+		for k := range pm {
+			v := cv[k]
 			if v == inf {
-				mean[i+k], variance[i+k] = 0, s
+				om[k], ov[k] = pm[k], pv[k]+s
 				continue
 			}
-			mean[i+k] = s / (v + s) * rm[k]
-			variance[i+k] = s * v / (v + s)
-		}
-	}
-	// x_c given x_p and the evidence below c is N(k x_p + (1-k) m_c, s k)
-	// with k = v_c/(v_c+s); the marginal follows by averaging over x_p.
-	for _, p := range m.order {
-		tp := tr.Time(p)
-		pm, pv := mean[int(p)*d:int(p)*d+d], variance[int(p)*d:int(p)*d+d]
-		for c := tr.FirstChild(p); c != pydt.NoNode; c = tr.NextSibling(c) {
-			s := m.s2 * tr.Time(c).Since(tp)
-			i := int(c) * d
-			cm, cv := m.msg(c)
-			om, ov := mean[i:i+d], variance[i:i+d]
-			for k := range pm {
-				v := cv[k]
-				if v == inf {
-					om[k], ov[k] = pm[k], pv[k]+s
-					continue
-				}
-				w := v / (v + s)
-				om[k] = w*pm[k] + s/(v+s)*cm[k]
-				ov[k] = w*w*pv[k] + s*w
-			}
+			w := v / (v + s)
+			om[k] = w*pm[k] + s/(v+s)*cm[k]
+			ov[k] = w*w*pv[k] + s*w
 		}
 	}
 	return nil
 }
 
 // SampleLocations draws all node locations jointly from their posterior
-// given the evidence, by backward sampling: the root from its prior and its
-// upward message, then each child given its parent's draw and its own upward
+// given the evidence, by backward sampling: each node, parents first, given
+// its parent's draw (the origin x = 0 for the root) and its own upward
 // message. It writes x_{v,d} to dst[v*D+d]; dst must have length Cap()·D,
 // and entries of nodes not in the tree below the root are set to NaN.
 // Observed leaf entries get their observed values; missing leaf entries
@@ -108,44 +100,24 @@ func (m *Model) SampleLocations(rng *rand.Rand, dst []float64) error {
 	if err := m.prepareDown("SampleLocations", dst); err != nil {
 		return err
 	}
-	if len(m.order) == 0 {
-		return nil
-	}
 	tr, d := m.tr, m.d
-	r := m.order[0]
-	{
-		s := m.s2 * tr.Time(r).Since(pydt.Origin)
-		i := int(r) * d
-		rm, rv := m.msg(r)
-		for k := range d {
-			v := rv[k]
-			if v == inf {
-				dst[i+k] = math.Sqrt(s) * rng.NormFloat64()
-				continue
-			}
-			dst[i+k] = s/(v+s)*rm[k] + math.Sqrt(s*v/(v+s))*rng.NormFloat64()
-		}
-	}
-	for _, p := range m.order {
-		tp := tr.Time(p)
-		px := dst[int(p)*d : int(p)*d+d]
-		for c := tr.FirstChild(p); c != pydt.NoNode; c = tr.NextSibling(c) {
-			s := m.s2 * tr.Time(c).Since(tp)
-			sd := math.Sqrt(s)
-			i := int(c) * d
-			cm, cv := m.msg(c)
-			ox := dst[i : i+d]
-			for k := range px {
-				v := cv[k]
-				switch {
-				case v == inf:
-					ox[k] = px[k] + sd*rng.NormFloat64()
-				case v == 0:
-					ox[k] = cm[k]
-				default:
-					w := v / (v + s)
-					ox[k] = w*px[k] + s/(v+s)*cm[k] + math.Sqrt(s*w)*rng.NormFloat64()
-				}
+	for _, c := range m.order {
+		px, tp := m.parentIn(c, dst)
+		s := m.s2 * tr.Time(c).Since(tp)
+		sd := math.Sqrt(s)
+		i := int(c) * d
+		cm, cv := m.msg(c)
+		ox := dst[i : i+d]
+		for k := range px {
+			v := cv[k]
+			switch {
+			case v == inf:
+				ox[k] = px[k] + sd*rng.NormFloat64()
+			case v == 0:
+				ox[k] = cm[k]
+			default:
+				w := v / (v + s)
+				ox[k] = w*px[k] + s/(v+s)*cm[k] + math.Sqrt(s*w)*rng.NormFloat64()
 			}
 		}
 	}
