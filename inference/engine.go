@@ -590,16 +590,7 @@ func (ch *Chain) syncEvidence() error {
 		}
 		return nil
 	}
-	var first error
-	err := ch.m.Evidence(ch.st.Env, func(i, d int, mean, prec float64) {
-		if err := ch.lik.SetEvidence(pydt.NodeID(i), d, mean, prec); err != nil && first == nil {
-			first = err
-		}
-	})
-	if err != nil {
-		return err
-	}
-	return first
+	return ch.m.observe(ch.lik, ch.st.Env)
 }
 
 // logTree is the log prior of the current tree.
@@ -608,35 +599,14 @@ func (ch *Chain) logTree() float64 {
 	return pydt.LogPrior(ch.Tree, s.Alpha(), s.Beta(), s.Divergence(), s.Harmonic())
 }
 
-// logFactor is the log density of a scalar factor at the current values.
+// logFactor is the log density of a scalar factor at the current values,
+// -Inf where it is not defined.
 func (ch *Chain) logFactor(f *graph.Factor) float64 {
-	env := ch.st.Env
-	ch.params = ch.params[:0]
-	for _, a := range f.Args {
-		ch.params = append(ch.params, a.Eval(env))
-	}
-	var sum float64
-	err := forEach(f, env, func(off int) error {
-		if len(f.Loops) > 0 {
-			for i, a := range f.Args {
-				ch.params[i] = a.Eval(env)
-			}
-		}
-		x := env.Values[f.Target.ID][off]
-		if math.IsNaN(x) {
-			return nil
-		}
-		if f.Dist.CheckParams(ch.params) != nil {
-			sum = math.Inf(-1)
-			return nil
-		}
-		sum += f.Dist.LogPDF(x, ch.params)
-		return nil
-	})
+	lp, err := factorLogDensity(f, ch.st.Env, &ch.params)
 	if err != nil {
 		return math.Inf(-1)
 	}
-	return sum
+	return lp
 }
 
 // Sweep runs every step of the schedule once. It starts with a full

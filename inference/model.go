@@ -20,6 +20,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
 
@@ -319,28 +320,12 @@ type Scores struct {
 // tree, at their values in env.
 func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
 	m.Refresh(env)
-	params := make([]float64, 0, 4)
+	var params []float64
 	for _, f := range m.G.Factors {
 		if f.IsPYDT() || f == m.LinkFactor {
 			continue
 		}
-		params = params[:len(f.Args)]
-		var sum float64
-		err := forEach(f, env, func(off int) error {
-			for i, a := range f.Args {
-				params[i] = a.Eval(env)
-			}
-			x := env.Values[f.Target.ID][off]
-			if math.IsNaN(x) {
-				return nil // missing data: marginalised
-			}
-			if err := f.Dist.CheckParams(params); err != nil {
-				sum = math.Inf(-1)
-				return nil
-			}
-			sum += f.Dist.LogPDF(x, params)
-			return nil
-		})
+		sum, err := factorLogDensity(f, env, &params)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -351,6 +336,49 @@ func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
 		}
 	}
 	return hyper, data, nil
+}
+
+// factorLogDensity returns the log density of the scalar factor f at the
+// values in env, summed over the elements it covers: missing (NaN) elements
+// are marginalised, and parameters outside their supports give -Inf. params
+// is scratch space, grown as needed.
+func factorLogDensity(f *graph.Factor, env *graph.Env, params *[]float64) (float64, error) {
+	if cap(*params) < len(f.Args) {
+		*params = make([]float64, len(f.Args))
+	}
+	p := (*params)[:len(f.Args)]
+	var sum float64
+	err := forEach(f, env, func(off int) error {
+		x := env.Values[f.Target.ID][off]
+		if math.IsNaN(x) {
+			return nil
+		}
+		for i, a := range f.Args {
+			p[i] = a.Eval(env)
+		}
+		if f.Dist.CheckParams(p) != nil {
+			sum = math.Inf(-1)
+			return nil
+		}
+		sum += f.Dist.LogPDF(x, p)
+		return nil
+	})
+	return sum, err
+}
+
+// observe sets the evidence of every leaf of lik from the data in env (see
+// Evidence).
+func (m *Model) observe(lik *bp.Model, env *graph.Env) error {
+	var first error
+	err := m.Evidence(env, func(i, d int, mean, prec float64) {
+		if err := lik.SetEvidence(pydt.NodeID(i), d, mean, prec); err != nil && first == nil {
+			first = err
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return first
 }
 
 // Evidence calls fn with the Gaussian evidence of every leaf and dimension

@@ -38,16 +38,8 @@ func (m *Model) Score(st *State) (Scores, error) {
 	if err := lik.SetVariance(p.Variance); err != nil {
 		return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
 	}
-	var evErr error
-	if err := m.Evidence(st.Env, func(i, d int, mean, prec float64) {
-		if err := lik.SetEvidence(pydt.NodeID(i), d, mean, prec); err != nil && evErr == nil {
-			evErr = err
-		}
-	}); err != nil {
+	if err := m.observe(lik, st.Env); err != nil {
 		return s, fmt.Errorf("score: %w", err)
-	}
-	if evErr != nil {
-		return s, fmt.Errorf("score: %w", evErr)
 	}
 	if err := lik.Recompute(); err != nil {
 		return s, fmt.Errorf("score: PYDT node %s: %w (a branch of zero length: check the tree's times)", m.Leaves.Name, err)
