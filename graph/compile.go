@@ -2,9 +2,9 @@ package graph
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/pydtlang/pydtlang/dataset"
@@ -174,23 +174,11 @@ func (c *compiler) implicit(stmts []lang.Stmt) {
 	}
 }
 
-func (c *compiler) names() []string {
-	names := make([]string, 0, len(c.g.ByName))
-	for n := range c.g.ByName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func (c *compiler) names() []string { return slices.Sorted(maps.Keys(c.g.ByName)) }
 
 // bindSets applies --set values to dimensions and scalars.
 func (c *compiler) bindSets() {
-	keys := make([]string, 0, len(c.opts.Set))
-	for k := range c.opts.Set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, name := range keys {
+	for _, name := range slices.Sorted(maps.Keys(c.opts.Set)) {
 		x := c.opts.Set[name]
 		v, ok := c.g.ByName[name]
 		if !ok {
@@ -217,7 +205,7 @@ func (c *compiler) bindSets() {
 				continue
 			}
 			if v.IsData && !v.Support.Contains(x) {
-				c.errs.Addf(SetPos(name), "value %v: %s is declared %s, so its value must be %s", x, name, v.Kind, supportPhrase(v.Support))
+				c.errs.Addf(SetPos(name), "value %v: %s is declared %s, so its value must be %s", x, name, v.Kind, v.Support.Phrase())
 				continue
 			}
 			v.Value = []float64{x}
@@ -233,12 +221,7 @@ func (c *compiler) isDim(v *Var) bool { return slices.Contains(c.g.Dims, v) }
 // bindData binds data variables to their tables, and dimensions to the
 // tables' shapes.
 func (c *compiler) bindData() {
-	keys := make([]string, 0, len(c.opts.Data))
-	for k := range c.opts.Data {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, name := range keys {
+	for _, name := range slices.Sorted(maps.Keys(c.opts.Data)) {
 		m := c.opts.Data[name]
 		v, ok := c.g.ByName[name]
 		if !ok || !v.IsData {
@@ -577,7 +560,7 @@ func (c *compiler) assign(s *lang.Assign) {
 	if !v.Declared {
 		v.Support = dist.Support
 		v.Kind = supportKind(dist.Support)
-	} else if !within(dist.Support, v.Support) && !within(v.Support, dist.Support) {
+	} else if !dist.Support.Within(v.Support) && !v.Support.Within(dist.Support) {
 		c.errs.Addf(call.Func.Pos(), "%s is a distribution on %v values but %s is declared %s", name, dist.Support, v.Name, v.Kind)
 	}
 	// Target indexing.
@@ -596,7 +579,7 @@ func (c *compiler) assign(s *lang.Assign) {
 			return
 		}
 		f.Elementwise = c.coversAll(v, f)
-		if !f.Elementwise && !c.opts.Partial && len(c.loops) > 0 && v.Dims[0] >= 0 {
+		if !f.Elementwise && !c.opts.Partial && v.Dims[0] >= 0 {
 			c.errs.Addf(s.LHS.Pos(), "the loops must cover every element of %s exactly once, each index a loop variable over 1:%s", v.Name, dimList(v))
 		}
 	case len(v.Dims) > 0:
@@ -630,7 +613,7 @@ func (c *compiler) assign(s *lang.Assign) {
 		}
 	}
 	c.checkArgs(f, dist.Params, argsPos)
-	if v.Data != nil && !within(v.Support, dist.Support) {
+	if v.Data != nil && !v.Support.Within(dist.Support) {
 		c.checkValues(v, dist.Support, name)
 	}
 }
@@ -767,21 +750,21 @@ func (c *compiler) checkArgs(f *Factor, params []Param, pos []lang.Position) {
 			x := a.Eval(&Env{})
 			vals = append(vals, x)
 			if !p.Support.Contains(x) {
-				c.errs.Addf(pos[k], "%s parameter %s = %v is invalid: it must be %s", f.TypeName(), p.Name, x, supportPhrase(p.Support))
+				c.errs.Addf(pos[k], "%s parameter %s = %v is invalid: it must be %s", f.TypeName(), p.Name, x, p.Support.Phrase())
 			}
 			continue
 		}
 		allConst = false
 		switch a.(type) {
 		case Ref, Elem:
-			if s := support(a); !within(s, p.Support) {
+			if s := support(a); !s.Within(p.Support) {
 				v := Vars(a)[0]
-				c.errs.Addf(pos[k], "%s parameter %s must be %s, but %s is %v", f.TypeName(), p.Name, supportPhrase(p.Support), v.Name, s)
+				c.errs.Addf(pos[k], "%s parameter %s must be %s, but %s is %v", f.TypeName(), p.Name, p.Support.Phrase(), v.Name, s)
 			}
 		default:
 			if v := signFree(a, p.Support); v != nil {
 				c.errs.Addf(pos[k], "%s parameter %s must be %s, but %s can be non-positive: %s is %v",
-					f.TypeName(), p.Name, supportPhrase(p.Support), a, v.Name, v.Support)
+					f.TypeName(), p.Name, p.Support.Phrase(), a, v.Name, v.Support)
 			}
 		}
 	}
@@ -802,30 +785,10 @@ func hasLoop(e Expr) bool {
 	return found
 }
 
-func supportPhrase(s stdlib.Support) string {
-	switch s {
-	case stdlib.Real:
-		return "a finite real"
-	case stdlib.Positive:
-		return "positive"
-	case stdlib.NonNegative:
-		return "non-negative"
-	case stdlib.Unit:
-		return "strictly between 0 and 1"
-	case stdlib.UnitLeft:
-		return "in [0, 1)"
-	case stdlib.Binary:
-		return "0 or 1"
-	case stdlib.Count:
-		return "a whole number >= 0"
-	}
-	return s.String()
-}
-
 // checkValues checks every observed value of v against a support, naming
 // the file, row and column of the first few offenders.
 func (c *compiler) checkValues(v *Var, s stdlib.Support, what string) {
-	if v.Data == nil || c.opts.Partial && v.Data == nil {
+	if v.Data == nil {
 		return
 	}
 	m := v.Data
@@ -838,7 +801,7 @@ func (c *compiler) checkValues(v *Var, s stdlib.Support, what string) {
 			}
 			bad++
 			if bad <= 3 {
-				c.errs.Addf(DataPos(v.Name), "%s: %v is not a valid value of %s (%s): it must be %s", m.Where(i, j), x, v.Name, what, supportPhrase(s))
+				c.errs.Addf(DataPos(v.Name), "%s: %v is not a valid value of %s (%s): it must be %s", m.Where(i, j), x, v.Name, what, s.Phrase())
 			}
 		}
 	}
@@ -855,7 +818,7 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
 		c.errs.Addf(s.LHS.Pos(), "PYDT defines a whole N×D matrix: write %s ~ PYDT(...) outside loops, without indices", v.Name)
 		return
 	}
-	if len(v.Dims) != 2 || !within(stdlib.Real, v.Support) {
+	if len(v.Dims) != 2 || v.Support != stdlib.Real {
 		c.errs.Addf(s.LHS.Pos(), "PYDT is a distribution over an N×D real matrix; declare %s : real[N, D]", v.Name)
 		return
 	}
@@ -956,11 +919,11 @@ func signFree(x Expr, need stdlib.Support) *Var {
 		case *Call:
 			subtracts = true // functions have their own ranges
 		case Ref:
-			if culprit == nil && !within(e.V.Support, stdlib.Positive) {
+			if culprit == nil && !e.V.Support.Within(stdlib.Positive) {
 				culprit = e.V
 			}
 		case Elem:
-			if culprit == nil && !within(e.V.Support, stdlib.Positive) {
+			if culprit == nil && !e.V.Support.Within(stdlib.Positive) {
 				culprit = e.V
 			}
 		}
@@ -1114,10 +1077,7 @@ func (c *compiler) roles() {
 	for _, v := range c.g.Vars {
 		switch {
 		case v.Role == Constant || v.Role == Deterministic:
-			if v.Role == Deterministic && v.Expr == nil {
-				// Error already reported by define.
-				continue
-			}
+			// Nothing to finish; a failed definition was reported by define.
 		case v.IsData && v.Value == nil:
 			if !c.opts.Partial {
 				c.errs.Addf(v.Pos, "no data for %s: pass --data %s=FILE", v.Name, v.Name)
@@ -1130,7 +1090,7 @@ func (c *compiler) roles() {
 			c.errs.Addf(v.Pos, "%s has no distribution: add %s ~ ... (a data or param variable must be modelled)", v.Name, v.Name)
 		}
 		if v.Role == Clamped && v.Def != nil && v.Def.Dist != nil && !v.Support.Contains(v.Value[0]) {
-			c.errs.Addf(SetPos(v.Name), "value %v: %s takes values that are %s", v.Value[0], v.Name, supportPhrase(v.Support))
+			c.errs.Addf(SetPos(v.Name), "value %v: %s takes values that are %s", v.Value[0], v.Name, v.Support.Phrase())
 		}
 	}
 }

@@ -283,7 +283,7 @@ func support(x Expr) stdlib.Support {
 		return x.V.Support
 	case Op:
 		sx, sy := support(x.X), support(x.Y)
-		pos := func(s stdlib.Support) bool { return s == stdlib.Positive || s == stdlib.Unit }
+		pos := func(s stdlib.Support) bool { return s.Within(stdlib.Positive) }
 		switch x.Op {
 		case '+', '*', '/':
 			if pos(sx) && pos(sy) {
@@ -299,30 +299,12 @@ func support(x Expr) stdlib.Support {
 		case "exp", "Phi", "inv_logit":
 			return stdlib.Positive
 		case "sqrt":
-			if s := support(x.Args[0]); s == stdlib.Positive || s == stdlib.Unit {
+			if support(x.Args[0]).Within(stdlib.Positive) {
 				return stdlib.Positive
 			}
 		}
 	}
 	return stdlib.Real
-}
-
-// within reports whether every value of support s lies in support t.
-func within(s, t stdlib.Support) bool {
-	if s == t || t == stdlib.Real {
-		return true
-	}
-	switch t {
-	case stdlib.Positive:
-		return s == stdlib.Unit
-	case stdlib.NonNegative:
-		return s == stdlib.Positive || s == stdlib.Unit || s == stdlib.UnitLeft || s == stdlib.Binary || s == stdlib.Count
-	case stdlib.UnitLeft:
-		return s == stdlib.Unit
-	case stdlib.Count:
-		return s == stdlib.Binary
-	}
-	return false
 }
 
 // inspect calls f for x and every expression nested in it, parents first.
