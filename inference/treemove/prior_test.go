@@ -1,7 +1,6 @@
 package treemove
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -104,8 +103,8 @@ func TestPriorInvarianceChains(t *testing.T) {
 					t.Fatal(err)
 				}
 				compare(t, "chain", got, ref, exact, zTol)
-				t.Log(fmt.Sprintf("acceptance: subtree %.2f, time %.2f, position %.2f, gave up %d",
-					s.Stats.Subtree.Rate(), s.Stats.Time.Rate(), s.Stats.Position.Rate(), s.Stats.GaveUp))
+				t.Logf("acceptance: subtree %.2f, time %.2f, position %.2f, gave up %d",
+					s.Stats.Subtree.Rate(), s.Stats.Time.Rate(), s.Stats.Position.Rate(), s.Stats.GaveUp)
 			})
 		}
 	}

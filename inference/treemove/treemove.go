@@ -72,7 +72,6 @@ type Sampler struct {
 	alpha, beta float64
 	div         pydt.Divergence
 	h           *pydt.Harmonic
-	lg1b        float64 // lgamma(1 - beta)
 
 	// TimeWidth is the initial slice width of TimeMove in s = -log(1-t).
 	TimeWidth float64
@@ -160,7 +159,6 @@ func (s *Sampler) SetPrior(alpha, beta float64, div pydt.Divergence) error {
 		s.h.Grow(s.tr.NumLeaves())
 	}
 	s.alpha, s.beta, s.div = alpha, beta, div
-	s.lg1b = lgamma(1 - beta)
 	s.growMemo()
 	s.newEpoch()
 	return nil
@@ -252,15 +250,4 @@ func (s *Sampler) numNonRoot() int { return s.tr.NumLeaves() + s.tr.NumInternal(
 func lgamma(x float64) float64 {
 	l, _ := math.Lgamma(x)
 	return l
-}
-
-// lgammaRatio returns lgamma(x+k) - lgamma(x) for an integer k >= 0.
-func lgammaRatio(x float64, k int) float64 {
-	switch k {
-	case 0:
-		return 0
-	case 1:
-		return math.Log(x)
-	}
-	return lgamma(x+float64(k)) - lgamma(x)
 }
