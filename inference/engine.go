@@ -399,13 +399,7 @@ func (probitStep) update(ch *Chain) error {
 			if math.IsNaN(y[k]) {
 				continue
 			}
-			z := ch.locs[k]
-			var u float64
-			if y[k] == 1 {
-				u = scalar.NormalAbove(ch.rng, z, 1, 0)
-			} else {
-				u = scalar.NormalBelow(ch.rng, z, 1, 0)
-			}
+			u := drawAux(ch.rng, ch.locs[k], y[k])
 			ch.aux[k] = u
 			if err := ch.lik.SetEvidence(pydt.NodeID(i), d, u, 1); err != nil {
 				return err
@@ -413,6 +407,16 @@ func (probitStep) update(ch *Chain) error {
 		}
 	}
 	return nil
+}
+
+// drawAux draws a Probit auxiliary variable given the latent location z
+// and the observed y: Normal(z, 1) truncated to u > 0 when y = 1, u < 0
+// when y = 0.
+func drawAux(rng *rand.Rand, z, y float64) float64 {
+	if y == 1 {
+		return scalar.NormalAbove(rng, z, 1, 0)
+	}
+	return scalar.NormalBelow(rng, z, 1, 0)
 }
 
 // Chain is one Markov chain: its state, its belief-propagation model, its
@@ -430,7 +434,8 @@ type Chain struct {
 	tuning bool
 	// locs holds sampled node locations (Cap·D) when a step needs them.
 	locs []float64
-	// aux holds the Probit auxiliary variables, N·D.
+	// aux holds the Probit auxiliary variables, N·D; entries whose data
+	// are missing are unused.
 	aux    []float64
 	params []float64
 	// Skipped counts conditional updates skipped because their statistics
@@ -498,13 +503,8 @@ func newChainFrom(m *Model, sched *Schedule, st *State, pcg *rand.PCG) (*Chain, 
 		x := st.Env.Values[m.Leaves.ID]
 		y := st.Env.Values[m.Data.ID]
 		for k := range ch.aux {
-			switch {
-			case math.IsNaN(y[k]):
-				ch.aux[k] = math.NaN()
-			case y[k] == 1:
-				ch.aux[k] = scalar.NormalAbove(ch.rng, x[k], 1, 0)
-			default:
-				ch.aux[k] = scalar.NormalBelow(ch.rng, x[k], 1, 0)
+			if !math.IsNaN(y[k]) {
+				ch.aux[k] = drawAux(ch.rng, x[k], y[k])
 			}
 		}
 	}
@@ -579,10 +579,11 @@ func (ch *Chain) syncVariance() error {
 // Probit auxiliaries).
 func (ch *Chain) syncEvidence() error {
 	if ch.m.Link == LinkProbit {
+		y := ch.st.Env.Values[ch.m.Data.ID]
 		for k, u := range ch.aux {
 			prec := 1.0
-			if math.IsNaN(u) {
-				prec, u = 0, 0
+			if math.IsNaN(y[k]) {
+				prec, u = 0, 0 // missing: no evidence
 			}
 			if err := ch.lik.SetEvidence(pydt.NodeID(k/ch.m.D), k%ch.m.D, u, prec); err != nil {
 				return err

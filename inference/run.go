@@ -625,7 +625,7 @@ func (r *runner) checkpoint(it int, wall float64) error {
 			}
 		}
 		if r.m.Link == LinkProbit {
-			cc.Aux = nanToNull(ch.aux)
+			cc.Aux = ch.aux
 		}
 		for v, t := range ch.tuners {
 			b, err := t.MarshalBinary()
@@ -637,27 +637,6 @@ func (r *runner) checkpoint(it int, wall float64) error {
 		cp.Chains = append(cp.Chains, cc)
 	}
 	return writeJSONFile(filepath.Join(r.cfg.Out, CheckpointFile), cp)
-}
-
-// nanToNull maps NaN (missing) to a sentinel JSON can hold.
-func nanToNull(x []float64) []float64 {
-	out := make([]float64, len(x))
-	for i, v := range x {
-		if math.IsNaN(v) {
-			v = math.MaxFloat64
-		}
-		out[i] = v
-	}
-	return out
-}
-
-func nullToNaN(x []float64) []float64 {
-	for i, v := range x {
-		if v == math.MaxFloat64 {
-			x[i] = math.NaN()
-		}
-	}
-	return x
 }
 
 // Resume continues the run in dir from its last checkpoint, with the model
@@ -705,7 +684,7 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 		if err := pcg.UnmarshalBinary(cc.RNG); err != nil {
 			return nil, fmt.Errorf("resume: chain %d: %w", k+1, err)
 		}
-		ch, err := restoreChain(m, sched, st, pcg, nullToNaN(cc.Aux))
+		ch, err := restoreChain(m, sched, st, pcg, cc.Aux)
 		if err != nil {
 			return nil, fmt.Errorf("resume: chain %d: %w", k+1, err)
 		}
