@@ -272,22 +272,7 @@ func (m *Model) ObserveMatrix(x []float64) error {
 	if len(x) != n*m.d {
 		return fmt.Errorf("bp: data of length %d for %d leaves × %d dimensions", len(x), n, m.d)
 	}
-	for i, v := range x {
-		if math.IsInf(v, 0) {
-			return fmt.Errorf("bp: infinite value for leaf %s, dimension %d", m.tr.Label(pydt.NodeID(i/m.d)), i%m.d)
-		}
-	}
-	for i, v := range x {
-		k := m.off(pydt.NodeID(i/m.d)) + i%m.d
-		if math.IsNaN(v) {
-			m.nr[k], m.nr[k+m.d] = 0, inf
-		} else {
-			m.nr[k], m.nr[k+m.d] = v, 0
-		}
-	}
-	m.stale = true
-	m.gen++
-	return nil
+	return m.observeAll(func(i, j int) float64 { return x[i*m.d+j] })
 }
 
 // ObserveMat is ObserveMatrix for a gonum matrix with N rows and D columns.
@@ -296,18 +281,24 @@ func (m *Model) ObserveMat(x mat.Matrix) error {
 	if r != m.tr.NumLeaves() || c != m.d {
 		return fmt.Errorf("bp: data matrix is %d×%d, want %d×%d", r, c, m.tr.NumLeaves(), m.d)
 	}
-	for i := range r {
-		for j := range c {
-			v := x.At(i, j)
-			if math.IsInf(v, 0) {
+	return m.observeAll(x.At)
+}
+
+// observeAll observes x_{i,j} = at(i, j) for every leaf i and dimension j,
+// NaN marking a missing value, unless a value is infinite.
+func (m *Model) observeAll(at func(i, j int) float64) error {
+	n := m.tr.NumLeaves()
+	for i := range n {
+		for j := range m.d {
+			if math.IsInf(at(i, j), 0) {
 				return fmt.Errorf("bp: infinite value for leaf %s, dimension %d", m.tr.Label(pydt.NodeID(i)), j)
 			}
 		}
 	}
-	for i := range r {
-		for j := range c {
+	for i := range n {
+		for j := range m.d {
 			k := m.off(pydt.NodeID(i)) + j
-			if v := x.At(i, j); math.IsNaN(v) {
+			if v := at(i, j); math.IsNaN(v) {
 				m.nr[k], m.nr[k+m.d] = 0, inf
 			} else {
 				m.nr[k], m.nr[k+m.d] = v, 0

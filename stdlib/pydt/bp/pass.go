@@ -18,13 +18,6 @@ func (m *Model) originLL(a []float64, t pydt.Time) float64 {
 	return mergeLL(a, 0, m.orig, m.s2*l)
 }
 
-// updateFrom recomputes p's segment tree, all its children's edges
-// included, and the messages of its ancestors.
-func (m *Model) updateFrom(p pydt.NodeID) {
-	m.build(p)
-	m.propagate(p)
-}
-
 // bfs appends the subtree below r to m.order, parents before children (the
 // children of a node contiguous), and records where each node's children
 // are.
@@ -157,11 +150,9 @@ func (m *Model) Detach(v pydt.NodeID) pydt.Position {
 	jr.p, jr.j, jr.js = p, int32(j), js
 	m.seg.release(p)
 	if g := tr.Parent(s); g != pydt.NoNode {
-		m.seg.node[s].slot = js
-		m.seg.kidsOf(g)[js] = s
-		m.updateSlots(g, int(js), -1)
-		m.propagate(g)
+		m.seg.put(g, s, js)
 	}
+	m.propagate(s)
 	m.endJournal(pos, true)
 	return pos
 }
@@ -193,16 +184,13 @@ func (m *Model) Attach(v pydt.NodeID, pos pydt.Position) pydt.NodeID {
 	w := tr.Attach(v, pos)
 	s := &m.seg
 	s.alloc(w, 2)
-	ks := s.kidsOf(w)
-	ks[0], ks[1] = u, v
-	s.node[u].slot, s.node[v].slot = 0, 1
+	s.put(w, u, 0)
+	s.put(w, v, 1)
 	m.build(w)
 	if g := tr.Parent(w); g != pydt.NoNode {
-		s.node[w].slot = ju
-		s.kidsOf(g)[ju] = w
-		m.updateSlots(g, int(ju), -1)
-		m.propagate(g)
+		s.put(g, w, ju)
 	}
+	m.propagate(w)
 	return w
 }
 
@@ -216,11 +204,10 @@ func (m *Model) UpdatePath(v pydt.NodeID) {
 		return
 	}
 	m.flush()
-	if m.tr.IsLeaf(v) {
-		m.propagate(v)
-		return
+	if !m.tr.IsLeaf(v) {
+		m.build(v)
 	}
-	m.updateFrom(v)
+	m.propagate(v)
 }
 
 // SetTime sets the time of the branch point v and updates the messages

@@ -149,6 +149,12 @@ func (s *segStore) kidsOf(p pydt.NodeID) []pydt.NodeID {
 	return s.kids[k][o : o+1<<k]
 }
 
+// put places child c in slot j of p's block.
+func (s *segStore) put(p, c pydt.NodeID, j int32) {
+	s.kidsOf(p)[j] = c
+	s.node[c].slot = j
+}
+
 // rec returns the record at heap index i (2 ≤ i < cap) of p's block.
 func (s *segStore) rec(p pydt.NodeID, i int) []float64 {
 	k := s.node[p].cls
@@ -303,11 +309,7 @@ func (m *Model) childRec(rec int, t, u float64) ([]float64, float64) {
 // of p's segment tree, p being at time tp with c slots.
 func (m *Model) op(p pydt.NodeID, tp pydt.Time, c, i int) ([]float64, float64) {
 	if i >= c {
-		ch := m.seg.kidsOf(p)[i-c]
-		if ch == pydt.NoNode {
-			return m.empty, 0
-		}
-		return m.child(ch, tp.T(), tp.OneMinus())
+		return m.slotOp(m.seg.kidsOf(p)[i-c], tp.T(), tp.OneMinus())
 	}
 	return m.seg.rec(p, i), 0
 }
@@ -481,13 +483,11 @@ func (m *Model) addChild(p, c pydt.NodeID) {
 	j := m.tr.Degree(p) - 1
 	if j >= s.capOf(p) {
 		m.moveBlock(p, j, slotsFor(j+1))
-		s.kidsOf(p)[j] = c
-		s.node[c].slot = int32(j)
+		s.put(p, c, int32(j))
 		m.build(p)
 		return
 	}
-	s.kidsOf(p)[j] = c
-	s.node[c].slot = int32(j)
+	s.put(p, c, int32(j))
 	m.updateSlots(p, j, -1)
 }
 
@@ -501,9 +501,7 @@ func (m *Model) removeSlot(p pydt.NodeID, j int) bool {
 	ks := s.kidsOf(p)
 	last := k
 	if j != last {
-		c := ks[last]
-		ks[j] = c
-		s.node[c].slot = int32(j)
+		s.put(p, ks[last], int32(j))
 	}
 	ks[last] = pydt.NoNode
 	c := len(ks)

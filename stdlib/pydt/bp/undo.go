@@ -114,28 +114,22 @@ func (m *Model) undoDetach(v pydt.NodeID, pos pydt.Position) pydt.NodeID {
 	if pos.AtNode {
 		// w is p: put v back in slot j and the child moved there back in
 		// its own slot.
-		ks := s.kidsOf(w)
 		if j.j != j.last {
-			c := ks[j.j]
-			ks[j.last] = c
-			s.node[c].slot = j.last
+			s.put(w, s.kidsOf(w)[j.j], j.last)
 		}
-		ks[j.j] = v
-		s.node[v].slot = j.j
+		s.put(w, v, j.j)
 	} else {
 		// A new branch point w (often p's ID again) takes p's place: the
 		// same two children in the same slots, p's record, p's slot.
 		u := pos.Node
 		s.alloc(w, 2)
-		ks := s.kidsOf(w)
-		ks[j.j], ks[1-j.j] = v, u
-		s.node[v].slot, s.node[u].slot = j.j, 1-j.j
+		s.put(w, v, j.j)
+		s.put(w, u, 1-j.j)
 		if w != j.p {
 			copy(m.node(w), m.node(j.p))
 		}
 		if g := tr.Parent(w); g != pydt.NoNode {
-			s.node[w].slot = j.js
-			s.kidsOf(g)[j.js] = w
+			s.put(g, w, j.js)
 		}
 	}
 	m.restore()
