@@ -70,18 +70,9 @@ type Params struct {
 var ErrParams = errors.New("invalid PYDT parameters")
 
 // CheckTree reports parameter values for which the tree process is not
-// defined: it checks Alpha, Beta and Div.
+// defined: it checks Alpha, Beta and Div, as pydt.CheckPrior does.
 func (p Params) CheckTree() error {
-	if !(p.Beta >= 0 && p.Beta < 1) {
-		return fmt.Errorf("%w: beta = %v, need 0 <= beta < 1", ErrParams, p.Beta)
-	}
-	if !(p.Alpha >= -2*p.Beta) || math.IsInf(p.Alpha, 1) {
-		return fmt.Errorf("%w: alpha = %v, need finite alpha >= -2 beta = %v", ErrParams, p.Alpha, -2*p.Beta)
-	}
-	if p.Div == nil {
-		return fmt.Errorf("%w: no divergence function", ErrParams)
-	}
-	if err := p.Div.Check(); err != nil {
+	if err := pydt.CheckPrior(p.Alpha, p.Beta, p.Div); err != nil {
 		return fmt.Errorf("%w: %w", ErrParams, err)
 	}
 	return nil
