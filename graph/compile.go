@@ -44,10 +44,6 @@ type compiler struct {
 	// attempted marks variables whose definition was compiled, even if
 	// it failed, so that no second error says they have none.
 	attempted map[*Var]bool
-	// definesOnly selects the first pass over statements, which compiles
-	// deterministic definitions so that their supports are known to the
-	// second, which compiles distributions.
-	definesOnly bool
 }
 
 // Compile turns a parsed file into a factor graph. The error, if not nil,
@@ -67,9 +63,7 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c.bindSets()
 	c.bindData()
 	c.shapes()
-	c.definesOnly = true
-	c.statements(f.Stmts)
-	c.definesOnly = false
+	c.defines(f.Stmts)
 	c.statements(f.Stmts)
 	c.roles()
 	c.order()
@@ -443,36 +437,31 @@ func (c *compiler) unknown(id *lang.Ident) {
 	e.Hint = lang.Suggest(id.Name, cands)
 }
 
-// statements compiles assignments into factors and deterministic
-// definitions.
-func (c *compiler) statements(stmts []lang.Stmt) {
+// defines compiles the deterministic definitions "x = ..." first, so that
+// the distributions compiled by statements know their supports. They are
+// scalar, so only the top level holds them; statements rejects the others.
+func (c *compiler) defines(stmts []lang.Stmt) {
 	for _, s := range stmts {
-		switch s := s.(type) {
-		case *lang.Assign:
-			c.assign(s)
-		case *lang.ForBlock:
-			if c.definesOnly {
-				// Loops hold no definitions; visiting them once keeps
-				// their diagnostics single.
-				c.forBlockDefines(s)
-				continue
-			}
-			c.forBlock(s)
+		if a, ok := s.(*lang.Assign); ok && a.Op == lang.Define {
+			c.assign(a)
 		}
 	}
 }
 
-// forBlockDefines reports deterministic definitions inside loops during the
-// first pass without evaluating the loop headers.
-func (c *compiler) forBlockDefines(fb *lang.ForBlock) {
-	for _, st := range fb.Body {
-		switch st := st.(type) {
+// statements compiles the distributions "x ~ ..." into factors, entering
+// loops.
+func (c *compiler) statements(stmts []lang.Stmt) {
+	for _, s := range stmts {
+		switch s := s.(type) {
 		case *lang.Assign:
-			if st.Op == lang.Define {
-				c.errs.Addf(st.OpPos, "deterministic definitions (=) are scalar for now and cannot appear in loops")
+			switch {
+			case s.Op != lang.Define:
+				c.assign(s)
+			case len(c.loops) > 0:
+				c.errs.Addf(s.OpPos, "deterministic definitions (=) are scalar for now and cannot appear in loops")
 			}
 		case *lang.ForBlock:
-			c.forBlockDefines(st)
+			c.forBlock(s)
 		}
 	}
 }
@@ -505,12 +494,6 @@ func (c *compiler) forBlock(fb *lang.ForBlock) {
 }
 
 func (c *compiler) assign(s *lang.Assign) {
-	if s.Op == lang.Define && len(c.loops) > 0 {
-		return // reported by forBlockDefines
-	}
-	if (s.Op == lang.Define) != c.definesOnly {
-		return
-	}
 	v, ok := c.g.ByName[s.LHS.Name.Name]
 	if !ok {
 		if len(s.LHS.Indices) > 0 {
@@ -948,7 +931,7 @@ func arrayRef(x Expr) *Var {
 
 // define compiles a deterministic definition "x = expr".
 func (c *compiler) define(v *Var, s *lang.Assign) {
-	if len(s.LHS.Indices) > 0 || len(c.loops) > 0 || v.Declared {
+	if len(s.LHS.Indices) > 0 || v.Declared {
 		c.errs.Addf(s.OpPos, "deterministic definitions (=) are scalar for now; %s must be an undeclared scalar outside loops", v.Name)
 		return
 	}
