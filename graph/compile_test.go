@@ -97,42 +97,42 @@ func golden(t *testing.T, path, got string) {
 	}
 }
 
-// TestCompileErrors compiles each model under testdata/errors and compares
-// the diagnostics, carets and hints with the golden file beside it.
-func TestCompileErrors(t *testing.T) {
-	files, _ := filepath.Glob("testdata/errors/*.pydt")
+// eachModel runs test as a subtest for each model file under dir.
+func eachModel(t *testing.T, dir string, test func(t *testing.T, path string)) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pydt"))
 	if len(files) == 0 {
 		t.Fatal("no test inputs")
 	}
 	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			got, _, err := compileFile(t, path)
-			if err == nil {
-				t.Fatalf("compiled without error")
-			}
-			golden(t, path, got)
-		})
+		t.Run(filepath.Base(path), func(t *testing.T) { test(t, path) })
 	}
+}
+
+// TestCompileErrors compiles each model under testdata/errors and compares
+// the diagnostics, carets and hints with the golden file beside it.
+func TestCompileErrors(t *testing.T) {
+	eachModel(t, "testdata/errors", func(t *testing.T, path string) {
+		got, _, err := compileFile(t, path)
+		if err == nil {
+			t.Fatalf("compiled without error")
+		}
+		golden(t, path, got)
+	})
 }
 
 // TestCompileSummaries compiles each valid model under testdata/ok and
 // compares the graph summary with the golden file.
 func TestCompileSummaries(t *testing.T) {
-	files, _ := filepath.Glob("testdata/ok/*.pydt")
-	if len(files) == 0 {
-		t.Fatal("no test inputs")
-	}
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			diags, g, err := compileFile(t, path)
-			if err != nil {
-				t.Fatalf("unexpected errors:\n%s", diags)
-			}
-			var b bytes.Buffer
-			if err := g.Summary(&b); err != nil {
-				t.Fatal(err)
-			}
-			golden(t, path, b.String())
-		})
-	}
+	eachModel(t, "testdata/ok", func(t *testing.T, path string) {
+		diags, g, err := compileFile(t, path)
+		if err != nil {
+			t.Fatalf("unexpected errors:\n%s", diags)
+		}
+		var b bytes.Buffer
+		if err := g.Summary(&b); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, path, b.String())
+	})
 }
