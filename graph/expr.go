@@ -178,14 +178,10 @@ func opPrec(op byte) int {
 
 func (o Op) String() string {
 	p := opPrec(o.Op)
-	left, right := p, p+1
-	if o.Op == '^' {
-		left, right = p+1, p
+	if o.Op == '^' { // right associative, written without spaces
+		return wrap(o.X, p+1) + "^" + wrap(o.Y, p)
 	}
-	if o.Op == '^' {
-		return wrap(o.X, left) + "^" + wrap(o.Y, right)
-	}
-	return wrap(o.X, left) + " " + string(o.Op) + " " + wrap(o.Y, right)
+	return wrap(o.X, p) + " " + string(o.Op) + " " + wrap(o.Y, p+1)
 }
 
 func (o Op) walk(f func(*Var)) { o.X.walk(f); o.Y.walk(f) }
