@@ -22,11 +22,9 @@ func Walk(v Visitor, node Node) {
 	}
 	switch n := node.(type) {
 	case *File:
-		walkStmts(v, n.Stmts)
+		walkList(v, n.Stmts)
 	case *DimDecl:
-		for _, name := range n.Names {
-			walkNode(v, name)
-		}
+		walkList(v, n.Names)
 	case *ConstDecl:
 		walkNode(v, n.Name)
 		walkNode(v, n.Value)
@@ -38,33 +36,29 @@ func Walk(v Visitor, node Node) {
 		walkNode(v, n.Type)
 	case *Type:
 		walkNode(v, n.Arg)
-		walkExprs(v, n.Dims)
+		walkList(v, n.Dims)
 	case *Assign:
 		walkNode(v, n.LHS)
 		walkNode(v, n.RHS)
 	case *LValue:
 		walkNode(v, n.Name)
-		walkExprs(v, n.Indices)
+		walkList(v, n.Indices)
 	case *ForBlock:
-		for _, r := range n.Ranges {
-			walkNode(v, r)
-		}
-		walkStmts(v, n.Body)
+		walkList(v, n.Ranges)
+		walkList(v, n.Body)
 	case *Range:
 		walkNode(v, n.Var)
 		walkNode(v, n.Lo)
 		walkNode(v, n.Hi)
 	case *Call:
 		walkNode(v, n.Func)
-		for _, a := range n.Args {
-			walkNode(v, a)
-		}
+		walkList(v, n.Args)
 	case *Arg:
 		walkNode(v, n.Name)
 		walkNode(v, n.Value)
 	case *Index:
 		walkNode(v, n.Base)
-		walkExprs(v, n.Indices)
+		walkList(v, n.Indices)
 	case *Unary:
 		walkNode(v, n.X)
 	case *Binary:
@@ -86,15 +80,10 @@ func walkNode(v Visitor, n Node) {
 	}
 }
 
-func walkExprs(v Visitor, list []Expr) {
-	for _, e := range list {
-		walkNode(v, e)
-	}
-}
-
-func walkStmts(v Visitor, list []Stmt) {
-	for _, s := range list {
-		walkNode(v, s)
+// walkList walks the non-nil nodes of a list in order.
+func walkList[N Node](v Visitor, list []N) {
+	for _, n := range list {
+		walkNode(v, n)
 	}
 }
 
