@@ -582,8 +582,12 @@ func buildFromNewick(nodes []pnode, labels []string) (*Tree, error) {
 		ids[v] = tr.NewInternal(t)
 	}
 	for v := range nodes {
-		if p := nodes[v].parent; p >= 0 {
-			tr.AddChild(ids[p], ids[v])
+		// Link each child list in one pass: AddChild would walk the list
+		// for every child, O(K^2) for a branch point of degree K.
+		last := NoNode
+		for _, c := range nodes[v].children {
+			tr.linkAfter(ids[v], last, ids[c])
+			last = ids[c]
 		}
 	}
 	tr.SetRoot(ids[0])

@@ -457,3 +457,22 @@ func BenchmarkNewickParse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewickParseStar parses a star tree: one branch point with 20000
+// leaves. Linking children one AddChild at a time made it quadratic.
+func BenchmarkNewickParseStar(b *testing.B) {
+	const n = 20000
+	var sb strings.Builder
+	for i := range n {
+		sb.WriteString(",")
+		sb.WriteString(strconv.Itoa(i + 1))
+		sb.WriteString(":0.5")
+	}
+	s := "(" + sb.String()[1:] + "):0.5;"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseNewick(s, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

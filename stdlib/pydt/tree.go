@@ -202,18 +202,26 @@ func (tr *Tree) AddChild(p, c NodeID) {
 	if tr.parent[c] != NoNode {
 		panic("pydt: AddChild of a node that has a parent")
 	}
-	tr.parent[c] = p
-	tr.next[c] = NoNode
 	last := tr.first[p]
-	if last == NoNode {
-		tr.first[p] = c
-		tr.prev[c] = NoNode
-	} else {
+	if last != NoNode {
 		for tr.next[last] != NoNode {
 			last = tr.next[last]
 		}
+	}
+	tr.linkAfter(p, last, c)
+}
+
+// linkAfter links the parentless node c into p's child list after last,
+// which is p's last child, or NoNode when p has none. It costs O(1), where
+// AddChild walks the list to find the last child; it does not update leaf
+// counts.
+func (tr *Tree) linkAfter(p, last, c NodeID) {
+	tr.parent[c] = p
+	tr.prev[c], tr.next[c] = last, NoNode
+	if last == NoNode {
+		tr.first[p] = c
+	} else {
 		tr.next[last] = c
-		tr.prev[c] = last
 	}
 	tr.degree[p]++
 }
