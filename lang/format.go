@@ -94,27 +94,16 @@ func (p *printer) stmt(s Stmt) {
 	switch s := s.(type) {
 	case *DimDecl:
 		b.WriteString("dim ")
-		for i, n := range s.Names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeIdent(&b, n)
-		}
+		writeJoined(&b, s.Names, writeIdent)
 	case *ConstDecl:
 		b.WriteString("const ")
 		writeIdent(&b, s.Name)
 		b.WriteString(" = ")
 		writeExpr(&b, s.Value)
 	case *DataDecl:
-		b.WriteString("data ")
-		writeIdent(&b, s.Name)
-		b.WriteString(" : ")
-		writeType(&b, s.Type)
+		writeDecl(&b, "data ", s.Name, s.Type)
 	case *ParamDecl:
-		b.WriteString("param ")
-		writeIdent(&b, s.Name)
-		b.WriteString(" : ")
-		writeType(&b, s.Type)
+		writeDecl(&b, "param ", s.Name, s.Type)
 	case *Assign:
 		if s.LHS != nil {
 			writeIdent(&b, s.LHS.Name)
@@ -133,18 +122,21 @@ func (p *printer) stmt(s Stmt) {
 func (p *printer) forBlock(s *ForBlock) {
 	var b strings.Builder
 	b.WriteString("for ")
-	for i, r := range s.Ranges {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		writeRange(&b, r)
-	}
+	writeJoined(&b, s.Ranges, writeRange)
 	b.WriteString(" {")
 	p.line(b.String(), s.Comment)
 	p.indent++
 	p.block(s.Body, s.EndComments)
 	p.indent--
 	p.line("}", s.CloseComment)
+}
+
+// writeDecl writes a data or param declaration: keyword, name, " : ", type.
+func writeDecl(b *strings.Builder, keyword string, name *Ident, t *Type) {
+	b.WriteString(keyword)
+	writeIdent(b, name)
+	b.WriteString(" : ")
+	writeType(b, t)
 }
 
 func writeIdent(b *strings.Builder, id *Ident) {
@@ -190,13 +182,18 @@ func writeList(b *strings.Builder, open string, list []Expr, close string) {
 		return
 	}
 	b.WriteString(open)
-	for i, e := range list {
+	writeJoined(b, list, writeExpr)
+	b.WriteString(close)
+}
+
+// writeJoined writes the items of list with write, separated by ", ".
+func writeJoined[T any](b *strings.Builder, list []T, write func(*strings.Builder, T)) {
+	for i, x := range list {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		writeExpr(b, e)
+		write(b, x)
 	}
-	b.WriteString(close)
 }
 
 // writeExpr writes e, adding parentheses only where the tree's structure
@@ -214,18 +211,7 @@ func writeExpr(b *strings.Builder, e Expr) {
 	case *Call:
 		writeIdent(b, e.Func)
 		b.WriteByte('(')
-		for i, a := range e.Args {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if a == nil {
-				continue
-			}
-			if a.Name != nil {
-				b.WriteString(a.Name.Name + " = ")
-			}
-			writeExpr(b, a.Value)
-		}
+		writeJoined(b, e.Args, writeArg)
 		b.WriteByte(')')
 	case *Index:
 		writeOperand(b, e.Base, precPrimary)
@@ -235,21 +221,27 @@ func writeExpr(b *strings.Builder, e Expr) {
 		writeOperand(b, e.X, precUnary)
 	case *Binary:
 		prec := Precedence(e.Op)
-		left, right := prec, prec+1 // left-associative
+		left, op, right := prec, " "+e.Op+" ", prec+1 // left-associative
 		if e.Op == "^" {
-			left, right = prec+1, prec // right-associative
-		}
-		if e.Op == "^" {
-			right = precUnary // an exponent may be negative: 2^-1
+			// Right-associative, unspaced, and the exponent may be
+			// negative: 2^-1.
+			left, op, right = prec+1, e.Op, precUnary
 		}
 		writeOperand(b, e.X, left)
-		if e.Op == "^" {
-			b.WriteString(e.Op)
-		} else {
-			b.WriteString(" " + e.Op + " ")
-		}
+		b.WriteString(op)
 		writeOperand(b, e.Y, right)
 	}
+}
+
+// writeArg writes a call argument, "name = value" when named.
+func writeArg(b *strings.Builder, a *Arg) {
+	if a == nil {
+		return
+	}
+	if a.Name != nil {
+		b.WriteString(a.Name.Name + " = ")
+	}
+	writeExpr(b, a.Value)
 }
 
 // writeOperand writes e, parenthesised if it binds more loosely than min.
