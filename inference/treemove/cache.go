@@ -25,8 +25,8 @@ type nodeMemo struct {
 }
 
 type countMemo struct {
-	v     float64
-	epoch uint32
+	lg, ln float64 // lgamma(x), log(x) for x = k-β or k+α
+	epoch  uint32
 }
 
 // newEpoch invalidates every memo entry.
@@ -36,7 +36,7 @@ func (s *Sampler) newEpoch() {
 		for i := range s.nodes {
 			s.nodes[i].epoch = 0
 		}
-		for _, tab := range [][]countMemo{s.lgB, s.lgA, s.lnB, s.lnA} {
+		for _, tab := range [][]countMemo{s.lgB, s.lgA} {
 			for i := range tab {
 				tab[i].epoch = 0
 			}
@@ -53,12 +53,10 @@ func (s *Sampler) growMemo() {
 	if k := s.tr.NumLeaves() + 2; len(s.lgB) < k {
 		s.lgB = make([]countMemo, k)
 		s.lgA = make([]countMemo, k)
-		s.lnB = make([]countMemo, k)
-		s.lnA = make([]countMemo, k)
 	}
 }
 
-// node returns the memo entry of u, brought up to date.
+// nodeEntry returns the memo entry of u, brought up to date.
 func (s *Sampler) nodeEntry(u pydt.NodeID) *nodeMemo {
 	e := &s.nodes[u]
 	if t := s.tr.Time(u); e.epoch != s.epoch || e.t != t {
@@ -73,47 +71,53 @@ func (s *Sampler) cum(u pydt.NodeID) float64 { return s.nodeEntry(u).a }
 // logOneMinus returns log(1-t_u).
 func (s *Sampler) logOneMinus(u pydt.NodeID) float64 { return s.nodeEntry(u).lom }
 
-func lookup(tab []countMemo, k int, epoch uint32, f func(float64) float64, x float64) float64 {
+// countAt returns the memo entry of the leaf count k in tab, whose entries
+// hold lgamma and log of k+off (off = -β for lgB, α for lgA), brought up to
+// date; beyond the table it computes them directly.
+func (s *Sampler) countAt(tab []countMemo, k int, off float64) countMemo {
 	if uint(k) >= uint(len(tab)) {
-		return f(x)
+		x := float64(k) + off
+		return countMemo{lg: lgamma(x), ln: math.Log(x)}
 	}
 	e := &tab[k]
-	if e.epoch != epoch {
-		e.v, e.epoch = f(x), epoch
+	if e.epoch != s.epoch {
+		x := float64(k) + off
+		e.lg, e.ln, e.epoch = lgamma(x), math.Log(x), s.epoch
 	}
-	return e.v
+	return *e
+}
+
+// lgRatio returns lgamma(k+n+off) - lgamma(k+off) for n >= 0 from tab (see
+// countAt), exactly log(k+off) for n = 1.
+func (s *Sampler) lgRatio(tab []countMemo, off float64, k, n int) float64 {
+	switch n {
+	case 0:
+		return 0
+	case 1:
+		return s.countAt(tab, k, off).ln
+	}
+	return s.countAt(tab, k+n, off).lg - s.countAt(tab, k, off).lg
 }
 
 // lgb returns lgamma(k-β).
-func (s *Sampler) lgb(k int) float64 { return lookup(s.lgB, k, s.epoch, lgamma, float64(k)-s.beta) }
+func (s *Sampler) lgb(k int) float64 { return s.countAt(s.lgB, k, -s.beta).lg }
 
 // lga returns lgamma(k+α).
-func (s *Sampler) lga(k int) float64 { return lookup(s.lgA, k, s.epoch, lgamma, float64(k)+s.alpha) }
+func (s *Sampler) lga(k int) float64 { return s.countAt(s.lgA, k, s.alpha).lg }
 
 // lnb returns log(k-β).
-func (s *Sampler) lnb(k int) float64 { return lookup(s.lnB, k, s.epoch, math.Log, float64(k)-s.beta) }
+func (s *Sampler) lnb(k int) float64 { return s.countAt(s.lgB, k, -s.beta).ln }
 
 // lna returns log(k+α).
-func (s *Sampler) lna(k int) float64 { return lookup(s.lnA, k, s.epoch, math.Log, float64(k)+s.alpha) }
+func (s *Sampler) lna(k int) float64 { return s.countAt(s.lgA, k, s.alpha).ln }
 
 // lgbRatio returns lgamma(k+n-β) - lgamma(k-β) for n >= 0.
-func (s *Sampler) lgbRatio(k, n int) float64 {
-	switch n {
-	case 0:
-		return 0
-	case 1:
-		return s.lnb(k)
-	}
-	return s.lgb(k+n) - s.lgb(k)
-}
+func (s *Sampler) lgbRatio(k, n int) float64 { return s.lgRatio(s.lgB, -s.beta, k, n) }
 
 // lgaRatio returns lgamma(k+n+α) - lgamma(k+α) for n >= 0.
-func (s *Sampler) lgaRatio(k, n int) float64 {
-	switch n {
-	case 0:
-		return 0
-	case 1:
-		return s.lna(k)
-	}
-	return s.lga(k+n) - s.lga(k)
+func (s *Sampler) lgaRatio(k, n int) float64 { return s.lgRatio(s.lgA, s.alpha, k, n) }
+
+func lgamma(x float64) float64 {
+	l, _ := math.Lgamma(x)
+	return l
 }

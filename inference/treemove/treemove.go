@@ -104,9 +104,9 @@ type Sampler struct {
 	seed uint64 // sibling order of the line
 
 	// Memo tables (cache.go).
-	epoch              uint32
-	nodes              []nodeMemo
-	lgB, lgA, lnB, lnA []countMemo
+	epoch    uint32
+	nodes    []nodeMemo
+	lgB, lgA []countMemo // by leaf count: k-β and k+α
 }
 
 // New returns a sampler for the tree of m, with prior parameters alpha, beta
@@ -246,8 +246,3 @@ func (s *Sampler) randomInternal() pydt.NodeID {
 
 // numNonRoot returns the number of non-root nodes, N + I - 1.
 func (s *Sampler) numNonRoot() int { return s.tr.NumLeaves() + s.tr.NumInternal() - 1 }
-
-func lgamma(x float64) float64 {
-	l, _ := math.Lgamma(x)
-	return l
-}
