@@ -156,38 +156,6 @@ type pnode struct {
 	leaf     bool
 }
 
-// ParseNewick reads one tree in the format written by Tree.Newick (see the
-// package's Newick notes): every node, the outermost included, carries a
-// positive branch length, and the lengths from the top down to every leaf
-// sum to 1 within LeafTolerance. White space and comments in square brackets
-// may appear between tokens; labels of internal nodes are accepted and
-// ignored. The tree ends with ';', after which only white space and comments
-// may follow.
-//
-// Leaves are matched to data rows as follows. When labels is non-nil (the
-// data's row names), the tree must have len(labels) leaves and each leaf's
-// name must be the name of exactly one row, where a row with an empty label
-// is named by its 1-based row number; the tree's Labels is labels. When
-// labels is nil and the leaf names are exactly the integers 1..N (in any
-// order, written in plain decimal), leaf k is row k-1 and Labels is nil;
-// otherwise rows are assigned in order of appearance and the names kept as
-// Labels.
-//
-// Branch point times are rebuilt so that both t and 1-t stay precise: t as
-// the sum of lengths from the top when that sum is at most 1/2, and
-// otherwise 1-t as the sum of lengths below the node down to its nearest
-// leaf (fewest edges). A length above a leaf, which Newick writes as its
-// parent's 1-t, therefore reads back exactly.
-//
-// Every error wraps ErrNewick and is a *NewickError giving the byte offset.
-func ParseNewick(s string, labels []string) (*Tree, error) {
-	tr, err := parseNewick(s, labels)
-	if err != nil {
-		return nil, err
-	}
-	return tr, nil
-}
-
 // ReadNewickTrees reads a file of Newick trees, one per line, as
 // ParseNewick does. Blank lines, and lines holding only white space and
 // comments, are skipped. Errors give the 1-based line number and the byte
@@ -211,7 +179,7 @@ func ReadNewickTrees(r io.Reader, labels []string) ([]*Tree, error) {
 		if p.err == nil && p.i == len(text) {
 			// Blank or comment-only line.
 		} else {
-			tr, perr := parseNewick(text, labels)
+			tr, perr := ParseNewick(text, labels)
 			if perr != nil {
 				var ne *NewickError
 				if errors.As(perr, &ne) {
@@ -324,7 +292,31 @@ func (p *newickParser) length(nodeOff int) float64 {
 	return x
 }
 
-func parseNewick(s string, labels []string) (*Tree, error) {
+// ParseNewick reads one tree in the format written by Tree.Newick (see the
+// package's Newick notes): every node, the outermost included, carries a
+// positive branch length, and the lengths from the top down to every leaf
+// sum to 1 within LeafTolerance. White space and comments in square brackets
+// may appear between tokens; labels of internal nodes are accepted and
+// ignored. The tree ends with ';', after which only white space and comments
+// may follow.
+//
+// Leaves are matched to data rows as follows. When labels is non-nil (the
+// data's row names), the tree must have len(labels) leaves and each leaf's
+// name must be the name of exactly one row, where a row with an empty label
+// is named by its 1-based row number; the tree's Labels is labels. When
+// labels is nil and the leaf names are exactly the integers 1..N (in any
+// order, written in plain decimal), leaf k is row k-1 and Labels is nil;
+// otherwise rows are assigned in order of appearance and the names kept as
+// Labels.
+//
+// Branch point times are rebuilt so that both t and 1-t stay precise: t as
+// the sum of lengths from the top when that sum is at most 1/2, and
+// otherwise 1-t as the sum of lengths below the node down to its nearest
+// leaf (fewest edges). A length above a leaf, which Newick writes as its
+// parent's 1-t, therefore reads back exactly.
+//
+// Every error wraps ErrNewick and is a *NewickError giving the byte offset.
+func ParseNewick(s string, labels []string) (*Tree, error) {
 	p := newickParser{s: s}
 	var nodes []pnode
 	var open []int // indices of unclosed internal nodes
