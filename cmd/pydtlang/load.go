@@ -15,6 +15,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference"
 	"github.com/pydtlang/pydtlang/lang"
 )
 
@@ -137,6 +138,20 @@ func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, er
 	}
 	l.g = g
 	return l, nil
+}
+
+// loadModel loads the model at path with its data bound (not partial) and
+// builds the inference model.
+func loadModel(path string, b *bindings, stderr io.Writer) (*loaded, *inference.Model, error) {
+	l, err := load(path, b, false, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := inference.NewModel(l.g)
+	if err != nil {
+		return nil, nil, &exitError{code: 1, err: err}
+	}
+	return l, m, nil
 }
 
 // selectDraw returns draw k of a long-format matrix; with k = 0, its only

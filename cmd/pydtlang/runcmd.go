@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -106,13 +107,9 @@ and in R with posterior:
 			if err := runFlags(cmd, &cfg, burn); err != nil {
 				return err
 			}
-			l, err := load(args[0], &b, false, stderr)
+			l, m, err := loadModel(args[0], &b, stderr)
 			if err != nil {
 				return err
-			}
-			m, err := inference.NewModel(l.g)
-			if err != nil {
-				return &exitError{code: 1, err: err}
 			}
 			if explain {
 				text, err := inference.Explain(m)
@@ -270,7 +267,7 @@ func resumeRun(cmd *cobra.Command, dir string) error {
 	if k, ok := meta["draw"].(float64); ok {
 		b.draw = int(k)
 	}
-	l, err := load(model, &b, false, cmd.ErrOrStderr())
+	l, m, err := loadModel(model, &b, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -278,10 +275,6 @@ func resumeRun(cmd *cobra.Command, dir string) error {
 		if err := sameInputs(sums, l.sums); err != nil {
 			return &exitError{code: 1, err: fmt.Errorf("resume %s: %w", dir, err)}
 		}
-	}
-	m, err := inference.NewModel(l.g)
-	if err != nil {
-		return &exitError{code: 1, err: err}
 	}
 	return execute(cmd, func(ctx context.Context, progress func(int, int, float64)) (*inference.Result, error) {
 		return inference.Resume(ctx, m, dir, progress)
@@ -291,12 +284,7 @@ func resumeRun(cmd *cobra.Command, dir string) error {
 // sameInputs compares the SHA-256 sums stored when a run started with
 // those of the files now (both keyed by absolute path).
 func sameInputs(stored map[string]any, now map[string]string) error {
-	paths := make([]string, 0, len(stored))
-	for path := range stored {
-		paths = append(paths, path)
-	}
-	sort.Strings(paths)
-	for _, path := range paths {
+	for _, path := range slices.Sorted(maps.Keys(stored)) {
 		if want, _ := stored[path].(string); now[path] != want {
 			return fmt.Errorf("%s has changed since the run started (its SHA-256 differs); a run continues only with the files it started with", path)
 		}

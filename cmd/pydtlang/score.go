@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -53,13 +54,9 @@ closed-form marginal likelihood given the tree.`,
 			if treePath == "" {
 				return &exitError{code: 2, err: fmt.Errorf("score: --tree FILE is required")}
 			}
-			l, err := load(args[0], &b, false, cmd.ErrOrStderr())
+			l, m, err := loadModel(args[0], &b, cmd.ErrOrStderr())
 			if err != nil {
 				return err
-			}
-			m, err := inference.NewModel(l.g)
-			if err != nil {
-				return &exitError{code: 1, err: err}
 			}
 			if m.Link == inference.LinkProbit {
 				return &exitError{code: 1, err: fmt.Errorf("score does not support %s: its Probit likelihood has no closed-form marginal likelihood given the tree (fit it with run)", l.path)}
@@ -163,7 +160,7 @@ func badLeaf(names []string, n int) string {
 	return names[0]
 }
 
-func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
