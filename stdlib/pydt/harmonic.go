@@ -222,16 +222,20 @@ func stirlingCorr(z float64) float64 {
 		r2*(-691.0/360360+r2*(1.0/156+r2*(-3617.0/122400))))))))
 }
 
-// logGammaMinusBeta returns lgamma(n - beta) for n >= 1, from a cache.
-func (h *Harmonic) logGammaMinusBeta(n int) float64 {
+// LogGammaMinusBeta returns log Gamma(n - beta) for n >= 1, from a cache
+// that, like the table, is extended on demand (to at least twice its
+// length, so that growth is amortised) and cleared by Reset. It panics if
+// the table holds no valid parameters.
+func (h *Harmonic) LogGammaMinusBeta(n int) float64 {
 	if n >= len(h.lgB) {
 		h.growLgamma(n)
 	}
 	return h.lgB[n]
 }
 
-// logGammaPlusAlpha returns lgamma(m + alpha) for m >= 1, from a cache.
-func (h *Harmonic) logGammaPlusAlpha(m int) float64 {
+// LogGammaPlusAlpha returns log Gamma(m + alpha) for m >= 1, from the cache
+// that LogGammaMinusBeta uses; a look-up extends both.
+func (h *Harmonic) LogGammaPlusAlpha(m int) float64 {
 	if m >= len(h.lgA) {
 		h.growLgamma(m)
 	}

@@ -261,6 +261,28 @@ func TestHarmonicReset(t *testing.T) {
 	}()
 }
 
+// TestHarmonicLogGammaCache checks the cached log-gammas against
+// math.Lgamma, in an order that grows the cache several times, and after a
+// Reset to other parameters (the cache must not keep the old values).
+func TestHarmonicLogGammaCache(t *testing.T) {
+	h := mustHarmonic(t, 0, 0)
+	for _, p := range harmonicParams {
+		if err := h.Reset(p.alpha, p.beta); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{3, 1, 2, 17, 5, 300, 64, 1000} {
+			wb, _ := math.Lgamma(float64(n) - p.beta)
+			wa, _ := math.Lgamma(float64(n) + p.alpha)
+			if got := h.LogGammaMinusBeta(n); got != wb {
+				t.Errorf("alpha=%v beta=%v: LogGammaMinusBeta(%d) = %v, want %v", p.alpha, p.beta, n, got, wb)
+			}
+			if got := h.LogGammaPlusAlpha(n); got != wa {
+				t.Errorf("alpha=%v beta=%v: LogGammaPlusAlpha(%d) = %v, want %v", p.alpha, p.beta, n, got, wa)
+			}
+		}
+	}
+}
+
 func TestCheckPitmanYor(t *testing.T) {
 	for _, c := range []struct {
 		alpha, beta float64

@@ -225,11 +225,11 @@ func nodeStructureCached(tr *Tree, b NodeID, lg1b float64, h *Harmonic) float64 
 		if n := tr.Count(c); n == 1 {
 			leaves++
 		} else {
-			s += h.logGammaMinusBeta(n)
+			s += h.LogGammaMinusBeta(n)
 		}
 	}
 	s -= float64(k-1-leaves) * lg1b
-	return s - h.logGammaPlusAlpha(tr.Count(b))
+	return s - h.LogGammaPlusAlpha(tr.Count(b))
 }
 
 // NodeJ returns J_b = H_{m_b-1} - sum_l H_{n_l-1} for the internal node b
