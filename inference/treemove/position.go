@@ -103,22 +103,19 @@ func (s *Sampler) key(c pydt.NodeID) uint64 {
 // next one when after is set, the previous one otherwise), or, for
 // u = NoNode, the first (after) or last (!after) child. O(degree).
 func (s *Sampler) sibling(p, u pydt.NodeID, after bool) pydt.NodeID {
-	tr := s.tr
+	// Looking backwards is looking forwards in the complemented keys (keys
+	// are distinct: key is a bijection of c for a given seed).
+	var flip uint64
+	if !after {
+		flip = ^uint64(0)
+	}
 	var ku uint64
 	if u != pydt.NoNode {
-		ku = s.key(u)
+		ku = s.key(u) ^ flip
 	}
 	best, kb := pydt.NoNode, uint64(0)
-	for c := tr.FirstChild(p); c != pydt.NoNode; c = tr.NextSibling(c) {
-		if c == u {
-			continue
-		}
-		k := s.key(c)
-		if after {
-			if (u == pydt.NoNode || k > ku) && (best == pydt.NoNode || k < kb) {
-				best, kb = c, k
-			}
-		} else if (u == pydt.NoNode || k < ku) && (best == pydt.NoNode || k > kb) {
+	for c := s.tr.FirstChild(p); c != pydt.NoNode; c = s.tr.NextSibling(c) {
+		if k := s.key(c) ^ flip; c != u && (u == pydt.NoNode || k > ku) && (best == pydt.NoNode || k < kb) {
 			best, kb = c, k
 		}
 	}
@@ -216,7 +213,7 @@ func (s *Sampler) posLogDensity(pos pydt.Position, n int, ll float64) float64 {
 	d, _ := s.attachTerms(pos, n)
 	// Non-root nodes of the resulting tree; v was drawn with probability
 	// 1/nodes (see SlicePosition).
-	nodes := s.tr.NumLeaves() + s.tr.NumInternal() - 1
+	nodes := s.numNonRoot()
 	if pos.AtNode {
 		return d + ll - math.Log(s.AtomLen) - math.Log(float64(nodes))
 	}
