@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distmv"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
@@ -47,88 +48,104 @@ func observedRows(m *Model, d int) (rows []pydt.NodeID, y, noise []float64) {
 	return rows, y, noise
 }
 
+// lcaCov returns the matrix σ² t(lca(a_i, b_j)): the prior covariance, in
+// one dimension, of the locations of as and bs.
+func lcaCov(tr *pydt.Tree, s2 float64, as, bs []pydt.NodeID) *mat.Dense {
+	c := mat.NewDense(len(as), len(bs), nil)
+	for i, a := range as {
+		for j, b := range bs {
+			c.Set(i, j, s2*lcaTime(tr, a, b).T())
+		}
+	}
+	return c
+}
+
+// symCov returns the prior covariance, in one dimension, of the locations
+// of nodes, plus noise[i] on the diagonal when noise is not nil.
+func symCov(tr *pydt.Tree, s2 float64, nodes []pydt.NodeID, noise []float64) *mat.SymDense {
+	k := len(nodes)
+	c := mat.NewSymDense(k, nil)
+	for i := range k {
+		for j := i; j < k; j++ {
+			v := s2 * lcaTime(tr, nodes[i], nodes[j]).T()
+			if i == j && noise != nil {
+				v += noise[i]
+			}
+			c.SetSym(i, j, v)
+		}
+	}
+	return c
+}
+
+// gaussLogPDF returns log N(y; 0, cov), by gonum's multivariate normal.
+func gaussLogPDF(t *testing.T, cov *mat.SymDense, y []float64) float64 {
+	t.Helper()
+	nrm, ok := distmv.NewNormal(make([]float64, len(y)), cov, nil)
+	if !ok {
+		t.Fatal("dense covariance not positive definite")
+	}
+	return nrm.LogProb(y)
+}
+
 // denseLogLik is the log density of the evidence means under N(0, σ² C +
 // noise), dimension by dimension, dropping the rows without evidence.
 func denseLogLik(t *testing.T, m *Model) float64 {
 	t.Helper()
-	tr, s2 := m.Tree(), m.Variance()
 	total := 0.0
 	for d := range m.Dims() {
 		rows, y, noise := observedRows(m, d)
-		k := len(rows)
-		if k == 0 {
+		if len(rows) == 0 {
 			continue
 		}
-		cov := mat.NewSymDense(k, nil)
-		for i := range k {
-			for j := i; j < k; j++ {
-				v := s2 * lcaTime(tr, rows[i], rows[j]).T()
-				if i == j {
-					v += noise[i]
-				}
-				cov.SetSym(i, j, v)
-			}
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(cov) {
-			t.Fatalf("dense covariance not positive definite")
-		}
-		yv := mat.NewVecDense(k, y)
-		var z mat.VecDense
-		if err := ch.SolveVecTo(&z, yv); err != nil {
-			t.Fatal(err)
-		}
-		total += -0.5 * (float64(k)*math.Log(2*math.Pi) + ch.LogDet() + mat.Dot(yv, &z))
+		total += gaussLogPDF(t, symCov(m.Tree(), m.Variance(), rows, noise), y)
 	}
 	return total
+}
+
+// densePosterior returns the posterior mean and covariance, in dimension d,
+// of the locations of nodes given the evidence, by conditioning the dense
+// joint Gaussian: mean Σ_xy Σ_yy⁻¹ y, covariance Σ_xx - Σ_xy Σ_yy⁻¹ Σ_yx.
+func densePosterior(t *testing.T, m *Model, nodes []pydt.NodeID, d int) (mean []float64, post *mat.SymDense) {
+	t.Helper()
+	tr, s2 := m.Tree(), m.Variance()
+	rows, y, noise := observedRows(m, d)
+	post = symCov(tr, s2, nodes, nil)
+	mean = make([]float64, len(nodes))
+	if len(rows) == 0 {
+		return mean, post
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(symCov(tr, s2, rows, noise)) {
+		t.Fatal("dense covariance not positive definite")
+	}
+	cross := lcaCov(tr, s2, nodes, rows) // Σ_xy
+	var sol mat.Dense                    // Σ_yy⁻¹ Σ_yx
+	if err := ch.SolveTo(&sol, cross.T()); err != nil {
+		t.Fatal(err)
+	}
+	mat.NewVecDense(len(nodes), mean).MulVec(sol.T(), mat.NewVecDense(len(y), y))
+	var red mat.Dense
+	red.Mul(cross, &sol)
+	for a := range nodes {
+		for b := a; b < len(nodes); b++ {
+			post.SetSym(a, b, post.At(a, b)-red.At(a, b))
+		}
+	}
+	return mean, post
 }
 
 // denseMarginals returns the posterior means and variances of every node's
 // location (indexed v*D+d) by conditioning the dense joint Gaussian.
 func denseMarginals(t *testing.T, m *Model) (mean, variance []float64) {
 	t.Helper()
-	tr, s2, D := m.Tree(), m.Variance(), m.Dims()
+	tr, D := m.Tree(), m.Dims()
 	nodes := tr.PreOrder(nil)
 	mean = make([]float64, tr.Cap()*D)
 	variance = make([]float64, tr.Cap()*D)
 	for d := range D {
-		rows, y, noise := observedRows(m, d)
-		k := len(rows)
-		if k == 0 {
-			for _, v := range nodes {
-				mean[int(v)*D+d], variance[int(v)*D+d] = 0, s2*tr.Time(v).T()
-			}
-			continue
-		}
-		cov := mat.NewSymDense(k, nil)
-		for i := range k {
-			for j := i; j < k; j++ {
-				v := s2 * lcaTime(tr, rows[i], rows[j]).T()
-				if i == j {
-					v += noise[i]
-				}
-				cov.SetSym(i, j, v)
-			}
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(cov) {
-			t.Fatalf("dense covariance not positive definite")
-		}
-		cross := mat.NewDense(len(nodes), k, nil) // Cov(x_v, y_row)
+		mu, post := densePosterior(t, m, nodes, d)
 		for a, v := range nodes {
-			for j, r := range rows {
-				cross.Set(a, j, s2*lcaTime(tr, v, r).T())
-			}
-		}
-		var sol mat.Dense // Σ_yy⁻¹ Σ_yx
-		if err := ch.SolveTo(&sol, cross.T()); err != nil {
-			t.Fatal(err)
-		}
-		yv := mat.NewVecDense(k, y)
-		for a, v := range nodes {
-			col := sol.ColView(a)
-			mean[int(v)*D+d] = mat.Dot(col, yv)
-			variance[int(v)*D+d] = s2*tr.Time(v).T() - mat.Dot(col, cross.RowView(a))
+			mean[int(v)*D+d], variance[int(v)*D+d] = mu[a], post.At(a, a)
 		}
 	}
 	return mean, variance
@@ -241,28 +258,14 @@ func TestSuffStatsMatchesDense(t *testing.T) {
 				t.Errorf("%s: n = %d, want %d edges × %d", tc.name, cnt, len(nodes), D)
 			}
 			// Dense joint log density of all locations.
-			k := len(nodes)
-			cov := mat.NewSymDense(k, nil)
-			for i := range k {
-				for j := i; j < k; j++ {
-					cov.SetSym(i, j, s2*lcaTime(tr, nodes[i], nodes[j]).T())
-				}
-			}
-			var ch mat.Cholesky
-			if !ch.Factorize(cov) {
-				t.Fatal("joint covariance not positive definite")
-			}
+			cov := symCov(tr, s2, nodes, nil)
 			dense := 0.0
 			for d := range D {
-				xv := mat.NewVecDense(k, nil)
+				xv := make([]float64, len(nodes))
 				for i, v := range nodes {
-					xv.SetVec(i, x[int(v)*D+d])
+					xv[i] = x[int(v)*D+d]
 				}
-				var z mat.VecDense
-				if err := ch.SolveVecTo(&z, xv); err != nil {
-					t.Fatal(err)
-				}
-				dense += -0.5 * (float64(k)*math.Log(2*math.Pi) + ch.LogDet() + mat.Dot(xv, &z))
+				dense += gaussLogPDF(t, cov, xv)
 			}
 			sumLogL := 0.0
 			for _, v := range nodes {
