@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(&Dist{
+	register(fromDistuv(&Dist{
 		Name: "Beta",
 		Doc:  "Beta(a, b): density x^(a-1) (1-x)^(b-1) / B(a, b) on 0 < x < 1.",
 		Params: []Param{
@@ -15,11 +15,7 @@ func init() {
 			{Name: "b", Support: Positive, Default: 1, HasDefault: true, Doc: "second shape > 0"},
 		},
 		Support: Unit,
-		LogPDF: func(x float64, p []float64) float64 {
-			return distuv.Beta{Alpha: p[0], Beta: p[1]}.LogProb(x)
-		},
-		Rand: func(rng *rand.Rand, p []float64) float64 {
-			return distuv.Beta{Alpha: p[0], Beta: p[1], Src: rng}.Rand()
-		},
-	})
+	}, func(p []float64, src rand.Source) distuv.Beta {
+		return distuv.Beta{Alpha: p[0], Beta: p[1], Src: src}
+	}))
 }

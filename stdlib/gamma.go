@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(&Dist{
+	register(fromDistuv(&Dist{
 		Name: "Gamma",
 		Doc:  "Gamma(shape, rate): density x^(shape-1) e^(-rate x) rate^shape / Γ(shape) on x > 0; mean shape/rate.",
 		Params: []Param{
@@ -15,11 +15,7 @@ func init() {
 			{Name: "rate", Support: Positive, Default: 1, HasDefault: true, Doc: "rate b > 0 (not scale)"},
 		},
 		Support: Positive,
-		LogPDF: func(x float64, p []float64) float64 {
-			return distuv.Gamma{Alpha: p[0], Beta: p[1]}.LogProb(x)
-		},
-		Rand: func(rng *rand.Rand, p []float64) float64 {
-			return distuv.Gamma{Alpha: p[0], Beta: p[1], Src: rng}.Rand()
-		},
-	})
+	}, func(p []float64, src rand.Source) distuv.Gamma {
+		return distuv.Gamma{Alpha: p[0], Beta: p[1], Src: src}
+	}))
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(&Dist{
+	register(fromDistuv(&Dist{
 		Name: "Normal",
 		Doc:  "Normal(mean, sd): the Gaussian with standard deviation sd (not variance, not precision).",
 		Params: []Param{
@@ -15,11 +15,7 @@ func init() {
 			{Name: "sd", Support: Positive, Default: 1, HasDefault: true, Doc: "standard deviation > 0"},
 		},
 		Support: Real,
-		LogPDF: func(x float64, p []float64) float64 {
-			return distuv.Normal{Mu: p[0], Sigma: p[1]}.LogProb(x)
-		},
-		Rand: func(rng *rand.Rand, p []float64) float64 {
-			return p[0] + p[1]*rng.NormFloat64()
-		},
-	})
+	}, func(p []float64, src rand.Source) distuv.Normal {
+		return distuv.Normal{Mu: p[0], Sigma: p[1], Src: src}
+	}))
 }

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Param describes one parameter of a node type.
@@ -61,6 +63,16 @@ func register(d *Dist) {
 		panic("stdlib: distribution registered twice: " + d.Name)
 	}
 	dists[d.Name] = d
+}
+
+// fromDistuv completes d with the density and sampler of the gonum
+// distribution that build makes from the parameters, so that the two cannot
+// read the parameters differently. src is the generator Rand draws from; it
+// is nil for LogPDF.
+func fromDistuv[D distuv.RandLogProber](d *Dist, build func(p []float64, src rand.Source) D) *Dist {
+	d.LogPDF = func(x float64, p []float64) float64 { return build(p, nil).LogProb(x) }
+	d.Rand = func(rng *rand.Rand, p []float64) float64 { return build(p, rng).Rand() }
+	return d
 }
 
 // Lookup returns the scalar distribution called name.
