@@ -441,7 +441,8 @@ var ErrInvalid = errors.New("invalid tree")
 // Validate checks the tree's invariants: every leaf is reachable from the
 // root exactly once, times strictly increase down every path and lie in
 // (0, 1) for branch points, every branch point has at least two children,
-// sibling links and leaf counts are consistent.
+// sibling links and leaf counts are consistent, and the free list holds
+// exactly the unallocated branch point IDs.
 func (tr *Tree) Validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
@@ -512,10 +513,24 @@ func (tr *Tree) Validate() error {
 	if leaves != tr.n {
 		return bad("%d of %d leaves are reachable from the root", leaves, tr.n)
 	}
+	unused := 0
 	for id := tr.n; id < len(tr.parent); id++ {
 		if tr.inUse[id] && !seen[id] {
 			return bad("branch point %d is allocated but unreachable", id)
 		}
+		if !tr.inUse[id] {
+			unused++
+		}
+	}
+	// The free list holds each unallocated branch point ID exactly once.
+	for _, id := range tr.free {
+		if int(id) < tr.n || int(id) >= len(tr.parent) || tr.inUse[id] || seen[id] {
+			return bad("free list holds node %d, which is not a free branch point or is listed twice", id)
+		}
+		seen[id] = true
+	}
+	if len(tr.free) != unused {
+		return bad("free list holds %d IDs, %d branch points are free", len(tr.free), unused)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package pydt
 
 import (
+	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"testing"
 )
@@ -117,5 +119,39 @@ func TestSnapshotRoundTripIsExact(t *testing.T) {
 	}
 	if err := back.UnmarshalJSON([]byte(`{"n":2,"root":5}`)); err == nil {
 		t.Error("accepted a corrupt snapshot")
+	}
+	// A corrupt free list would let NewInternal hand out a node in use.
+	var used, unused []NodeID
+	for v := tr.NumLeaves(); v < tr.Cap(); v++ {
+		if tr.InUse(NodeID(v)) {
+			used = append(used, NodeID(v))
+		} else {
+			unused = append(unused, NodeID(v))
+		}
+	}
+	if len(unused) == 0 {
+		t.Fatal("test tree has no free branch point ID")
+	}
+	for _, c := range []struct {
+		name string
+		free []NodeID
+	}{
+		{"an ID in use", append([]NodeID{used[0]}, unused...)},
+		{"a leaf", append([]NodeID{0}, unused...)},
+		{"an ID twice", append([]NodeID{unused[0]}, unused...)},
+		{"an ID missing", unused[1:]},
+	} {
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["free"] = c.free
+		bad, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := back.UnmarshalJSON(bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("free list with %s: error %v, want ErrInvalid", c.name, err)
+		}
 	}
 }
