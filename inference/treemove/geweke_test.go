@@ -111,17 +111,8 @@ func TestGeweke(t *testing.T) {
 
 func TestNoAllocation(t *testing.T) {
 	c := priorCase{"pydt", 0.5, 0.3, pydt.DivInv{C: 1}}
-	rng := rand.New(rand.NewPCG(5, 6))
-	p := c.params()
-	p.Dims = 3
-	tr, x, err := sim.Draw(rng, 300, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newSampler(t, tr, c, 3, rng)
-	if err := s.Model().ObserveMatrix(x[:300*3]); err != nil {
-		t.Fatal(err)
-	}
+	s := dataSampler(t, c, 300, 3, rand.New(rand.NewPCG(5, 6)))
+	tr := s.Tree()
 	for range 20 {
 		s.Sweep() // warm up: recompute the messages, reach the steady state
 	}
@@ -149,18 +140,8 @@ func TestNoAllocation(t *testing.T) {
 // model's incrementally updated likelihood equals a full recomputation.
 func TestLikelihoodKeptCurrent(t *testing.T) {
 	c := priorCase{"pydt", 0.3, 0.4, pydt.DivInv{C: 0.8}}
-	rng := rand.New(rand.NewPCG(8, 9))
-	p := c.params()
-	p.Dims = 2
-	tr, x, err := sim.Draw(rng, 60, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newSampler(t, tr, c, 2, rng)
-	m := s.Model()
-	if err := m.ObserveMatrix(x[:60*2]); err != nil {
-		t.Fatal(err)
-	}
+	s := dataSampler(t, c, 60, 2, rand.New(rand.NewPCG(8, 9)))
+	tr, m := s.Tree(), s.Model()
 	for range 20 {
 		s.Sweep()
 		got := m.LogLik()

@@ -38,6 +38,23 @@ func newSampler(t testing.TB, tr *pydt.Tree, c priorCase, dims int, rng *rand.Ra
 	return s
 }
 
+// dataSampler draws a tree of n leaves and its data in dims dimensions from
+// the model (sim.Draw) and returns a sampler on that tree observing the data.
+func dataSampler(t *testing.T, c priorCase, n, dims int, rng *rand.Rand) *Sampler {
+	t.Helper()
+	p := c.params()
+	p.Dims = dims
+	tr, x, err := sim.Draw(rng, n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSampler(t, tr, c, dims, rng)
+	if err := s.Model().ObserveMatrix(x[:n*dims]); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // topology returns a canonical Newick-like string of the tree's structure
 // with 1-based leaf names and no times, e.g. "((1,2),3)".
 func topology(tr *pydt.Tree) string {

@@ -88,28 +88,23 @@ func TestAttachTermsAgainstLogPrior(t *testing.T) {
 	}
 }
 
-// TestLeafRatioIsLikelihoodRatio checks on data that the general acceptance
-// ratio of SubtreeMove, evaluated for a leaf with the subtree formula, is
-// the likelihood ratio times the node-count ratio, and that for subtrees it
-// is not (the correction matters).
+// TestLeafRatioIsLikelihoodRatio checks on data that logRatio is the
+// general acceptance ratio of SubtreeMove, with the prior ratio from full
+// pydt.LogPrior evaluations of the trees before and after (the proposal
+// densities from attachTerms, which TestAttachTermsAgainstLogPrior checks
+// against the prior for leaves); that for a leaf the general ratio is the
+// likelihood ratio times the node-count ratio; and that for subtrees it is
+// not (the correction matters).
 func TestLeafRatioIsLikelihoodRatio(t *testing.T) {
-	c := ratioCases[1]
-	rng := rand.New(rand.NewPCG(3, 4))
-	p := c.params()
-	p.Dims = 2
-	tr, x, err := sim.Draw(rng, 20, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newSampler(t, tr, c, 2, rng)
-	if err := s.m.ObserveMatrix(x[:20*2]); err != nil {
-		t.Fatal(err)
-	}
+	s := dataSampler(t, ratioCases[1], 20, 2, rand.New(rand.NewPCG(3, 4)))
+	tr := s.tr
+	logPrior := func() float64 { return pydt.LogPrior(tr, s.alpha, s.beta, s.div, s.h) }
 	differs := 0
 	for range 300 {
 		v := s.randomNonRoot()
 		nOld := s.numNonRoot()
 		llOld := s.m.LogLik()
+		lpOld := logPrior()
 		old := s.m.Detach(v)
 		pos, ok := s.propose(tr.Time(v))
 		if !ok {
@@ -128,9 +123,12 @@ func TestLeafRatioIsLikelihoodRatio(t *testing.T) {
 		lik := llNew - llOld + math.Log(float64(nOld)/float64(nNew))
 		n := tr.Count(v)
 		// The general formula, forced for leaves too.
-		dn, qn := s.attachTerms(pos, n)
-		do, qo := s.attachTerms(old, n)
-		general := lik + (dn - qn) - (do - qo)
+		_, qn := s.attachTerms(pos, n)
+		_, qo := s.attachTerms(old, n)
+		s.m.Attach(v, pos)
+		lpNew := logPrior()
+		s.m.Detach(v)
+		general := lik + (lpNew - lpOld) - qn + qo
 		if math.Abs(got-general) > 1e-9*(1+math.Abs(general)) {
 			t.Errorf("v=%d: logRatio %v, general formula %v", v, got, general)
 		}
