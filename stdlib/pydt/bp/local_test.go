@@ -11,11 +11,10 @@ import (
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
-// fresh returns the log likelihood of a new Model built on a copy of m's
-// tree with m's evidence and variance, by a full pass.
-func fresh(t *testing.T, m *Model) float64 {
+// copyModel returns a new Model on tr (a tree with m's leaves) with m's
+// evidence and variance.
+func copyModel(t *testing.T, m *Model, tr *pydt.Tree) *Model {
 	t.Helper()
-	tr := m.Tree().Clone()
 	f := New(tr, m.Dims())
 	if err := f.SetVariance(m.Variance()); err != nil {
 		t.Fatal(err)
@@ -28,6 +27,14 @@ func fresh(t *testing.T, m *Model) float64 {
 			}
 		}
 	}
+	return f
+}
+
+// fresh returns the log likelihood of a new Model built on a copy of m's
+// tree with m's evidence and variance, by a full pass.
+func fresh(t *testing.T, m *Model) float64 {
+	t.Helper()
+	f := copyModel(t, m, m.Tree().Clone())
 	if err := f.Recompute(); err != nil {
 		t.Fatal(err)
 	}
@@ -77,13 +84,8 @@ func TestLocalUpdatesMatchFullPass(t *testing.T) {
 						if tr.IsLeaf(v) {
 							v = tr.Parent(v)
 						}
-						hi := pydt.Leaf
-						for c := range tr.Children(v) {
-							if tr.Time(c).Before(hi) {
-								hi = tr.Time(c)
-							}
-						}
-						m.SetTime(v, interp(tr.ParentTime(v), hi, 0.05+0.9*rng.Float64()))
+						lo, hi := timeBounds(tr, v)
+						m.SetTime(v, interp(lo, hi, 0.05+0.9*rng.Float64()))
 						what = fmt.Sprintf("SetTime(%d)", v)
 					case 3: // change one leaf's evidence
 						leaf := pydt.NodeID(rng.IntN(tr.NumLeaves()))

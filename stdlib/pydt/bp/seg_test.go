@@ -300,8 +300,7 @@ func timeBounds(tr *pydt.Tree, v pydt.NodeID) (lo, hi pydt.Time) {
 // included) and times (some within 1e-9 of the bounds), before and after
 // Commit.
 func TestTimeEval(t *testing.T) {
-	cases := append([]treeCase{}, treeCases...)
-	cases = append(cases,
+	cases := append(treeCases[:len(treeCases):len(treeCases)],
 		treeCase{"hub", func(rng *rand.Rand, n int) *pydt.Tree { return hubTree(rng, n, n/2, false) }},
 		treeCase{"tiny", func(rng *rand.Rand, n int) *pydt.Tree { return hubTree(rng, n, n/3, true) }})
 	for _, tc := range cases {
@@ -360,9 +359,7 @@ func TestTimeEval(t *testing.T) {
 							continue
 						}
 						got := e.LogLik(tt)
-						c := tr.Clone()
-						c.SetTime(v, tt)
-						ref := refLogLikOn(m, c)
+						ref := refLogLikOn(t, m, withTime(tr, v, tt))
 						if !relClose(got, ref, 1e-10) {
 							t.Fatalf("node %d, t = %v: TimeEval %.15g, reference %.15g", v, tt.T(), got, ref)
 						}
@@ -372,7 +369,7 @@ func TestTimeEval(t *testing.T) {
 								t.Fatalf("node %d, t = %v: TimeEval %.15g, after Commit %.15g", v, tt.T(), got, want)
 							}
 							// Still valid after Commit: back to t0.
-							if got, want := e.LogLik(t0), refLogLikOn(m, withTime(tr, v, t0)); !relClose(got, want, 1e-10) {
+							if got, want := e.LogLik(t0), refLogLikOn(t, m, withTime(tr, v, t0)); !relClose(got, want, 1e-10) {
 								t.Fatalf("node %d after Commit, at t0: %.15g, reference %.15g", v, got, want)
 							}
 						}
@@ -407,16 +404,9 @@ func withTime(tr *pydt.Tree, v pydt.NodeID, t pydt.Time) *pydt.Tree {
 }
 
 // refLogLikOn is refLogLik for m's evidence and variance on the tree tr.
-func refLogLikOn(m *Model, tr *pydt.Tree) float64 {
-	f := New(tr, m.Dims())
-	_ = f.SetVariance(m.Variance())
-	for i := range tr.NumLeaves() {
-		for d := range m.Dims() {
-			mean, prec := m.Evidence(pydt.NodeID(i), d)
-			_ = f.SetEvidence(pydt.NodeID(i), d, mean, prec)
-		}
-	}
-	return refLogLik(f)
+func refLogLikOn(t *testing.T, m *Model, tr *pydt.Tree) float64 {
+	t.Helper()
+	return refLogLik(copyModel(t, m, tr))
 }
 
 func TestTimeEvalStalePanics(t *testing.T) {

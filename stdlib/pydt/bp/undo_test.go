@@ -18,21 +18,13 @@ import (
 // two; a journal too small for the path (the first deep paths before a
 // Recompute) exercises the fallback.
 func TestUndoDetach(t *testing.T) {
-	type gen func(rng *rand.Rand) *pydt.Tree
-	cases := []struct {
-		name string
-		gen  gen
-	}{
-		{"ddt", func(rng *rand.Rand) *pydt.Tree { return genPYDT(rng, 60, 1, 0, 0) }},
-		{"pydt", func(rng *rand.Rand) *pydt.Tree { return genPYDT(rng, 60, 1.5, 1, 0.4) }},
-		{"bushy", func(rng *rand.Rand) *pydt.Tree { return genPYDT(rng, 60, 3, 3, 0.7) }},
-		{"hub", func(rng *rand.Rand) *pydt.Tree { return hubTree(rng, 80, 40, false) }},
-	}
+	cases := append(treeCases[:len(treeCases):len(treeCases)],
+		treeCase{"hub", func(rng *rand.Rand, _ int) *pydt.Tree { return hubTree(rng, 80, 40, false) }})
 	for ci, tc := range cases {
 		for _, D := range []int{1, 3} {
 			t.Run(fmt.Sprintf("%s/D=%d", tc.name, D), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(ci), uint64(D)))
-				tr := tc.gen(rng)
+				tr := tc.gen(rng, 60)
 				m := New(tr, D)
 				if D == 3 {
 					m.relayoutBytes = 0 // full passes move the records
