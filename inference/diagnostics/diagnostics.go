@@ -40,12 +40,7 @@ func RhatTail(chains [][]float64) float64 {
 // draws, sqrt(((n−1)/n·W + B/n)/W) over the split chains. It is NaN for
 // non-finite or constant draws and for split chains shorter than 2.
 func ClassicSplitRhat(chains [][]float64) float64 {
-	w := getWorkspace()
-	defer putWorkspace(w)
-	m, L := w.load(chains)
-	var m2, n int
-	w.split, m2, n = splitInto(w.split, w.raw, m, L)
-	return w.rhat(w.split, m2, n)
+	return onSplit(chains, (*workspace).rhat)
 }
 
 // ESSBulk returns the bulk effective sample size: the ESS of the jointly
@@ -85,12 +80,17 @@ func ESSQuantile(chains [][]float64, p float64) float64 {
 // chains, the ESS relevant to the posterior mean (posterior::ess_mean, or
 // ess_basic with split = TRUE).
 func ESSMean(chains [][]float64) float64 {
+	return onSplit(chains, (*workspace).ess)
+}
+
+// onSplit returns f of the untransformed split chains, in a pooled
+// workspace.
+func onSplit(chains [][]float64, f func(w *workspace, x []float64, m2, n int) float64) float64 {
 	w := getWorkspace()
 	defer putWorkspace(w)
 	m, L := w.load(chains)
-	var m2, n int
-	w.split, m2, n = splitInto(w.split, w.raw, m, L)
-	return w.ess(w.split, m2, n)
+	m2, n := w.splitInto(w.raw, m, L)
+	return f(w, w.split, m2, n)
 }
 
 // Quantile returns the p-quantile of x by R's default definition (type 7).

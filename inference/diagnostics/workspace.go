@@ -67,18 +67,18 @@ func (w *workspace) load(chains [][]float64) (m, L int) {
 	return m, L
 }
 
-// splitInto writes the split chains of x (m chains of L draws) into dst and
-// returns it with the number of split chains and their length. The middle
-// draw of an odd-length chain is dropped.
-func splitInto(dst, x []float64, m, L int) ([]float64, int, int) {
-	n := L / 2
-	dst = grow(dst, 2*m*n)
+// splitInto writes the split chains of x (m chains of L draws) into w.split
+// and returns the number of split chains and their length. The middle draw
+// of an odd-length chain is dropped.
+func (w *workspace) splitInto(x []float64, m, L int) (m2, n int) {
+	n = L / 2
+	w.split = grow(w.split, 2*m*n)
 	for c := range m {
 		ch := x[c*L : (c+1)*L]
-		copy(dst[2*c*n:(2*c+1)*n], ch[:n])
-		copy(dst[(2*c+1)*n:(2*c+2)*n], ch[L-n:])
+		copy(w.split[2*c*n:(2*c+1)*n], ch[:n])
+		copy(w.split[(2*c+1)*n:(2*c+2)*n], ch[L-n:])
 	}
-	return dst, 2 * m, n
+	return 2 * m, n
 }
 
 // zscale writes the rank-normalised values of x into dst: joint ranks with
@@ -347,7 +347,7 @@ func hasNaN(x []float64) bool {
 // rhatBulk computes the rank-normalised split R-hat of w.raw and leaves the
 // rank-normalised split draws in w.z (valid if zok).
 func (w *workspace) rhatBulk(m, L int) (r float64, m2, n int, zok bool) {
-	w.split, m2, n = splitInto(w.split, w.raw, m, L)
+	m2, n = w.splitInto(w.raw, m, L)
 	if n == 0 {
 		return math.NaN(), m2, n, false
 	}
@@ -368,8 +368,7 @@ func (w *workspace) rhatTail(m, L int) float64 {
 	for i, v := range w.raw {
 		w.tmp[i] = math.Abs(v - med)
 	}
-	var m2, n int
-	w.split, m2, n = splitInto(w.split, w.tmp, m, L)
+	m2, n := w.splitInto(w.tmp, m, L)
 	var ok bool
 	w.tmp, ok = w.zscale(w.tmp, w.split) // tmp is free again after splitting
 	if !ok {
@@ -395,8 +394,7 @@ func (w *workspace) essQuantile(m, L int, p float64) float64 {
 			w.tmp[i] = 1
 		}
 	}
-	var m2, n int
-	w.split, m2, n = splitInto(w.split, w.tmp, m, L)
+	m2, n := w.splitInto(w.tmp, m, L)
 	return w.ess(w.split, m2, n)
 }
 
