@@ -54,16 +54,7 @@ func (g Gamma) Rand(rng *rand.Rand) float64 {
 // internal is |I| ≥ 0 and s is S ≥ 0 (finite); other values are an error,
 // as is an invalid prior.
 func PosteriorC(prior Gamma, internal int, s float64) (Gamma, error) {
-	if err := prior.Validate(); err != nil {
-		return Gamma{}, fmt.Errorf("scalar: PosteriorC prior: %w", err)
-	}
-	if internal < 0 {
-		return Gamma{}, fmt.Errorf("scalar: PosteriorC: negative number of internal nodes %d", internal)
-	}
-	if !(s >= 0) || math.IsInf(s, 1) {
-		return Gamma{}, fmt.Errorf("scalar: PosteriorC: the statistic S = Σ J_i (−log(1−t_i)) must be finite and non-negative, got %v", s)
-	}
-	return Gamma{Shape: prior.Shape + float64(internal), Rate: prior.Rate + s}, nil
+	return gammaUpdate("PosteriorC", prior, internal, "internal nodes", 1, s, "S = Σ J_i (−log(1−t_i))")
 }
 
 // SampleC draws c from PosteriorC(prior, internal, s).
@@ -87,16 +78,23 @@ func SampleC(rng *rand.Rand, prior Gamma, internal int, s float64) (float64, err
 //
 // n ≥ 0 and ss ≥ 0 (finite) are required, as is a valid prior.
 func PosteriorPrecision(prior Gamma, n int, ss float64) (Gamma, error) {
+	return gammaUpdate("PosteriorPrecision", prior, n, "terms", 0.5, ss, "ss")
+}
+
+// gammaUpdate returns Gamma(a + perCount·count, b + stat) for the prior
+// Gamma(a, b) after checking the prior, count ≥ 0 and a finite stat ≥ 0; the
+// errors name the function fn, the counted things and the statistic.
+func gammaUpdate(fn string, prior Gamma, count int, counted string, perCount, stat float64, statName string) (Gamma, error) {
 	if err := prior.Validate(); err != nil {
-		return Gamma{}, fmt.Errorf("scalar: PosteriorPrecision prior: %w", err)
+		return Gamma{}, fmt.Errorf("scalar: %s prior: %w", fn, err)
 	}
-	if n < 0 {
-		return Gamma{}, fmt.Errorf("scalar: PosteriorPrecision: negative number of terms %d", n)
+	if count < 0 {
+		return Gamma{}, fmt.Errorf("scalar: %s: negative number of %s %d", fn, counted, count)
 	}
-	if !(ss >= 0) || math.IsInf(ss, 1) {
-		return Gamma{}, fmt.Errorf("scalar: PosteriorPrecision: the statistic ss must be finite and non-negative, got %v", ss)
+	if !(stat >= 0) || math.IsInf(stat, 1) {
+		return Gamma{}, fmt.Errorf("scalar: %s: the statistic %s must be finite and non-negative, got %v", fn, statName, stat)
 	}
-	return Gamma{Shape: prior.Shape + float64(n)/2, Rate: prior.Rate + ss}, nil
+	return Gamma{Shape: prior.Shape + perCount*float64(count), Rate: prior.Rate + stat}, nil
 }
 
 // SamplePrecision draws 1/σ² from PosteriorPrecision(prior, n, ss).
