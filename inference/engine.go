@@ -236,6 +236,10 @@ type sliceStep struct {
 	v         *graph.Var
 	transform scalar.Transform
 	prior     bool // v reaches the tree prior (alpha, beta, divergence)
+	// alphaBeta is set when v reaches the tree prior through alpha and
+	// beta only: the tree is then scored by statistics gathered once per
+	// update (pydt.AlphaBetaStats), not by a walk per evaluation.
+	alphaBeta bool
 	variance  bool // v reaches the PYDT variance
 	link      bool // v reaches the likelihood link (e.g. the Normal sd)
 	others    []*graph.Factor
@@ -256,6 +260,7 @@ func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
 		switch f {
 		case m.Tree:
 			s.prior = readsTreePrior(m, readers...)
+			s.alphaBeta = s.prior && !slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return reads(a, readers...) })
 			s.variance = reads(f.Args[3], readers...)
 		case m.LinkFactor:
 			s.link = true
@@ -297,6 +302,9 @@ func (s *sliceStep) Explain() string {
 }
 
 func (s *sliceStep) update(ch *Chain) error {
+	if s.alphaBeta {
+		ch.abStats.Reset(ch.Tree, ch.moves.Divergence())
+	}
 	x0 := ch.get(s.v)
 	logf := func(x float64) float64 { return ch.sliceTarget(s, x) }
 	tuner := ch.tuner(s.v)
@@ -309,6 +317,9 @@ func (s *sliceStep) update(ch *Chain) error {
 	// Leave the chain at x: the last evaluation may have been elsewhere.
 	if got := ch.sliceTarget(s, x); math.IsInf(got, -1) || math.IsNaN(got) {
 		return fmt.Errorf("slice(%s): the posterior density is zero at %s = %v; check the priors and data", s.v.Name, s.v.Name, x)
+	}
+	if s.alphaBeta {
+		return ch.syncPrior() // the evaluations left the tree sampler alone
 	}
 	return nil
 }
@@ -324,7 +335,11 @@ func (ch *Chain) sliceTarget(s *sliceStep, x float64) float64 {
 	if math.IsInf(lp, -1) || math.IsNaN(lp) {
 		return math.Inf(-1)
 	}
-	if s.prior {
+	switch {
+	case s.alphaBeta:
+		env := ch.st.Env
+		lp += ch.abStats.LogPrior(ch.m.Tree.Args[0].Eval(env), ch.m.Tree.Args[1].Eval(env), &ch.abH)
+	case s.prior:
 		if err := ch.syncPrior(); err != nil {
 			return math.Inf(-1)
 		}
@@ -446,6 +461,11 @@ type Chain struct {
 
 	internal, order []pydt.NodeID
 	saved           []pydt.Time
+
+	// abStats and abH score alpha and beta on a fixed tree for their slice
+	// updates.
+	abStats pydt.AlphaBetaStats
+	abH     pydt.Harmonic
 }
 
 // NewChain starts a chain from a draw of the prior (clamped values kept),
