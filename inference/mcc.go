@@ -51,6 +51,15 @@ func (h *cladeHasher) clades(tr *pydt.Tree, fn func(v pydt.NodeID, k cladeKey)) 
 	}
 }
 
+// count returns how many of the trees contain each clade.
+func (h *cladeHasher) count(trees []*pydt.Tree) map[cladeKey]float64 {
+	freq := map[cladeKey]float64{}
+	for _, tr := range trees {
+		h.clades(tr, func(_ pydt.NodeID, k cladeKey) { freq[k]++ })
+	}
+	return freq
+}
+
 // MCC returns the maximum clade credibility tree of a sample of trees over
 // the same leaves: the sampled tree whose branch points' clades have the
 // largest product of posterior frequencies (the fraction of trees in which
@@ -69,10 +78,7 @@ func MCC(trees []*pydt.Tree) (*pydt.Tree, float64, error) {
 		}
 	}
 	h := newCladeHasher(n)
-	freq := map[cladeKey]float64{}
-	for _, tr := range trees {
-		h.clades(tr, func(_ pydt.NodeID, k cladeKey) { freq[k]++ })
-	}
+	freq := h.count(trees)
 	total := float64(len(trees))
 	best, bestScore := 0, math.Inf(-1)
 	for i, tr := range trees {
@@ -89,10 +95,7 @@ func MCC(trees []*pydt.Tree) (*pydt.Tree, float64, error) {
 // trees in sample that contain its clade.
 func CladeFrequencies(tr *pydt.Tree, sample []*pydt.Tree) map[pydt.NodeID]float64 {
 	h := newCladeHasher(tr.NumLeaves())
-	freq := map[cladeKey]float64{}
-	for _, s := range sample {
-		h.clades(s, func(_ pydt.NodeID, k cladeKey) { freq[k]++ })
-	}
+	freq := h.count(sample)
 	out := map[pydt.NodeID]float64{}
 	h.clades(tr, func(v pydt.NodeID, k cladeKey) { out[v] = freq[k] / float64(len(sample)) })
 	return out
