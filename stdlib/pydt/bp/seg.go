@@ -155,13 +155,6 @@ func (s *segStore) put(p, c pydt.NodeID, j int32) {
 	s.node[c].slot = j
 }
 
-// rec returns the record at heap index i (2 ≤ i < cap) of p's block.
-func (s *segStore) rec(p pydt.NodeID, i int) []float64 {
-	k := s.node[p].cls
-	o := (int(s.node[p].blk)*((1<<k)-2) + i - 2) * s.rs
-	return s.recs[k][o : o+s.rs]
-}
-
 // slotsFor returns the capacity for k children.
 func slotsFor(k int) int {
 	if k <= 2 {
@@ -311,7 +304,8 @@ func (m *Model) op(p pydt.NodeID, tp pydt.Time, c, i int) ([]float64, float64) {
 	if i >= c {
 		return m.slotOp(m.seg.kidsOf(p)[i-c], tp.T(), tp.OneMinus())
 	}
-	return m.seg.rec(p, i), 0
+	r, _, _ := m.heapRec(m.seg.node[p], i)
+	return r, 0
 }
 
 // slotOp returns the message of slot child ch through its edge from a
@@ -323,6 +317,20 @@ func (m *Model) slotOp(ch pydt.NodeID, t, u float64) ([]float64, float64) {
 	return m.child(ch, t, u)
 }
 
+// heapRec returns the record at heap index i (1 ≤ i < cap) of the segment
+// tree with bookkeeping sn, with where it lies for the journal: p's own
+// record in m.nr (cls -1) for the root i = 1, else the record arena of
+// class cls, at offset off.
+func (m *Model) heapRec(sn segNode, i int) (out []float64, cls int8, off int) {
+	rs := m.rs
+	if i == 1 {
+		off = int(sn.rec) * rs
+		return m.nr[off : off+rs], -1, off
+	}
+	off = (int(sn.blk)*(1<<sn.cls-2) + i - 2) * rs
+	return m.seg.recs[sn.cls][off : off+rs], sn.cls, off
+}
+
 // computeRec recomputes the record at heap index i (1 ≤ i < cap) of p's
 // segment tree from its two children; sn is p's bookkeeping and p is at
 // time t (1-t = u).
@@ -330,19 +338,9 @@ func (m *Model) computeRec(p pydt.NodeID, t, u float64, sn segNode, i int) {
 	s := &m.seg
 	k, rs := int(sn.cls), m.rs
 	c := 1 << k
-	var out []float64
-	if i == 1 {
-		o := int(sn.rec) * rs
-		out = m.nr[o : o+rs]
-		if m.jr.on {
-			m.save(-1, o, out)
-		}
-	} else {
-		o := (int(sn.blk)*(c-2) + i - 2) * rs
-		out = s.recs[k][o : o+rs]
-		if m.jr.on {
-			m.save(int8(k), o, out)
-		}
+	out, cls, off := m.heapRec(sn, i)
+	if m.jr.on {
+		m.save(cls, off, out)
 	}
 	if 2*i >= c {
 		o := int(sn.blk)<<k + 2*i - c
@@ -448,13 +446,7 @@ func (m *Model) slotAt(j, base, k int, t, u float64) ([]float64, float64) {
 func (m *Model) computeRecAt(p pydt.NodeID, t, u float64, sn segNode, i, base, k int) {
 	c := 1 << sn.cls
 	if 2*i >= c {
-		var out []float64
-		if i == 1 {
-			out = m.node(p)
-		} else {
-			o := (int(sn.blk)*(c-2) + i - 2) * m.rs
-			out = m.seg.recs[sn.cls][o : o+m.rs]
-		}
+		out, _, _ := m.heapRec(sn, i)
 		j := 2*i - c
 		a, sa := m.slotAt(j, base, k, t, u)
 		b, sb := m.slotAt(j+1, base, k, t, u)
