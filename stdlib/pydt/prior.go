@@ -96,11 +96,10 @@ func nodeLogPrior(tr *Tree, b NodeID, lg1b float64, ev divEval, h *Harmonic, chi
 	if math.IsInf(s, -1) {
 		return s
 	}
-	tb := tr.Time(b)
-	if tb.IsLeaf() || !tr.ParentTime(b).Before(tb) || (children && !timesOrdered(tr, b)) {
+	if !timesOrdered(tr, b, children) {
 		return math.Inf(-1)
 	}
-	logRate, cum := ev.eval(tb)
+	logRate, cum := ev.eval(tr.Time(b))
 	return s + logRate - cum*nodeJ(tr, b, h)
 }
 
@@ -143,10 +142,10 @@ func NodeEdgeLogPrior(tr *Tree, b NodeID, alpha, beta float64, div Divergence, h
 	if math.IsInf(s, -1) {
 		return s
 	}
-	ta, tb := tr.ParentTime(b), tr.Time(b)
-	if !ta.Before(tb) || tb.IsLeaf() {
+	if !timesOrdered(tr, b, false) {
 		return math.Inf(-1)
 	}
+	ta, tb := tr.ParentTime(b), tr.Time(b)
 	return s + div.LogRate(tb) + (div.Cumulative(ta)-div.Cumulative(tb))*h.H(tr.Count(b)-1)
 }
 
@@ -290,11 +289,15 @@ func CStatsFor(tr *Tree, alpha, beta float64, unit Divergence, h *Harmonic) (int
 }
 
 // timesOrdered reports whether b's time is strictly after its parent's (or
-// the origin), strictly before each child's, and before t = 1.
-func timesOrdered(tr *Tree, b NodeID) bool {
+// the origin) and before t = 1, and, when children is set, strictly before
+// each child's.
+func timesOrdered(tr *Tree, b NodeID, children bool) bool {
 	tb := tr.Time(b)
 	if tb.IsLeaf() || !tr.ParentTime(b).Before(tb) {
 		return false
+	}
+	if !children {
+		return true
 	}
 	for c := tr.FirstChild(b); c != NoNode; c = tr.NextSibling(c) {
 		if !tb.Before(tr.Time(c)) {
@@ -385,7 +388,7 @@ func (s *AlphaBetaStats) Reset(tr *Tree, div Divergence) {
 			continue
 		}
 		k := tr.Degree(v)
-		if k < 2 || !timesOrdered(tr, v) {
+		if k < 2 || !timesOrdered(tr, v, true) {
 			return
 		}
 		m := tr.Count(v)
