@@ -1007,9 +1007,12 @@ func (c *compiler) expr(e lang.Expr) Expr {
 			return nil
 		}
 		el := Elem{V: v}
-		for _, ix := range e.Indices {
+		for k, ix := range e.Indices {
 			x := c.expr(ix)
 			if x == nil {
+				return nil
+			}
+			if !c.constIndex(x, v, k, ix.Pos()) {
 				return nil
 			}
 			el.Idx = append(el.Idx, x)
@@ -1052,6 +1055,29 @@ func (c *compiler) expr(e lang.Expr) Expr {
 	}
 	c.errs.Addf(e.Pos(), "unsupported expression")
 	return nil
+}
+
+// constIndex checks an index that reads neither variables nor loop indices
+// against dimension k of v, which inference could only report by panicking
+// outside loops. It reports whether the index may be valid.
+func (c *compiler) constIndex(x Expr, v *Var, k int, pos lang.Position) bool {
+	if len(Vars(x)) > 0 || hasLoop(x) {
+		return true
+	}
+	i, dim := x.Eval(&Env{}), v.Dims[k]
+	switch {
+	case i != math.Trunc(i):
+		c.errs.Addf(pos, "index %v of %s is not a whole number", i, v.Name)
+	case i < 1 || dim >= 0 && i > float64(dim):
+		bound := "?" // unbound in partial mode
+		if dim >= 0 {
+			bound = fmt.Sprint(dim)
+		}
+		c.errs.Addf(pos, "index %v of %s is outside 1..%s", i, v.Name, bound)
+	default:
+		return true
+	}
+	return false
 }
 
 // roles finishes observed/latent roles and checks every random variable
