@@ -73,7 +73,7 @@ var inf = math.Inf(1)
 // relayoutBytes is the size of the node records (Cap·(2D+4)·8 bytes) from
 // which Recompute moves them to breadth-first order: below it they fit in
 // the caches and moving them costs more than it saves.
-var relayoutBytes = 2 << 20
+const relayoutBytes = 2 << 20
 
 // ErrZeroEdge is wrapped by the errors reported for a tree with an edge of
 // zero (or negative, or NaN) length, on which the model has no density.
@@ -109,7 +109,8 @@ type Model struct {
 	nr2    []float64
 	newRec []int32
 	// relayoutBytes is the size of the records from which Recompute
-	// lays them out afresh (RelayoutBytes; tests lower it).
+	// lays them out afresh: the constant relayoutBytes, which tests lower
+	// to cover both layouts.
 	relayoutBytes int
 	// Per position of m.order during Recompute: the slot in the parent's
 	// segment tree, the old record index, the time (branch points).

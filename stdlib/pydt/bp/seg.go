@@ -163,8 +163,9 @@ func slotsFor(k int) int {
 	return 1 << bits.Len(uint(k-1))
 }
 
-// Messages are records of rs = 2d+2 floats: the means (d values), the
-// variances (d values), then S and P. A record r (with an edge variance s
+// Messages are records of rs = 2d+4 floats: the means (d values), the
+// variances (d values), then S and P, then (in node records) the node's
+// time as t and 1-t, which merge neither reads nor writes. A record r (with an edge variance s
 // added on the fly, so that a child's stored message serves as its message
 // through the edge to its parent) stands for the function
 //
