@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -132,6 +133,29 @@ const (
 
 // TreesFile is the file of chain k's kept trees (k from 1).
 func TreesFile(k int) string { return fmt.Sprintf("trees-%d.nwk", k) }
+
+// RemoveRunFiles deletes the files a run writes from dir, for starting a
+// new run in its place; other files are left alone.
+func RemoveRunFiles(dir string) error {
+	names := []string{TraceFile, MapFile, MCCFile, SummaryFile, CheckpointFile, RunFile, ImputeFile}
+	trees, err := filepath.Glob(filepath.Join(dir, "trees-*.nwk"))
+	if err != nil {
+		return err
+	}
+	for _, path := range trees {
+		base := filepath.Base(path)
+		k, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(base, "trees-"), ".nwk"))
+		if err == nil && k >= 1 && TreesFile(k) == base {
+			names = append(names, base)
+		}
+	}
+	for _, name := range names {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the old run: %w", err)
+		}
+	}
+	return nil
+}
 
 // runner is the state of a run in progress.
 type runner struct {

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -221,23 +220,8 @@ func prepareOut(dir string, force bool) error {
 	case !force:
 		return &exitError{code: 1, err: fmt.Errorf("%s holds a run: continue it with --resume %s, or pass --force to replace it", dir, dir)}
 	}
-	names := []string{inference.TraceFile, inference.MapFile, inference.MCCFile, inference.SummaryFile, inference.CheckpointFile,
-		inference.RunFile, inference.ImputeFile}
-	trees, err := filepath.Glob(filepath.Join(dir, "trees-*.nwk"))
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	for _, path := range trees {
-		base := filepath.Base(path)
-		k, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(base, "trees-"), ".nwk"))
-		if err == nil && k >= 1 && inference.TreesFile(k) == base {
-			names = append(names, base)
-		}
-	}
-	for _, name := range names {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return &exitError{code: 1, err: fmt.Errorf("--force: %w", err)}
-		}
+	if err := inference.RemoveRunFiles(dir); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("--force: %w", err)}
 	}
 	return nil
 }
