@@ -146,14 +146,14 @@ var threeTopologies = []string{"((1,2),3)", "((1,3),2)", "((2,3),1)", "(1,2,3)"}
 // the generative process: the third point leaves the root edge with
 // probability h2/(h1+h2) (A(t_root) ~ Exp(h1) and the hazard there is h2),
 // otherwise at the root starts a new branch with (α+2β)/(2+α) or follows one
-// of the two with (1-β)/(2+α) each; (1-β)/(2+α) = h2/h1.
+// of the two with (1-β)/(2+α) each; (1-β)/(2+α) = h2/h1, so only that
+// ratio r enters: h2/(h1+h2) = r/(1+r), h1/(h1+h2) = 1/(1+r).
 func threeLaw(alpha, beta float64) map[string]float64 {
-	h1 := math.Exp(lgamma(1-beta) - lgamma(2+alpha))
-	h2 := h1 * (1 - beta) / (2 + alpha)
-	pair := h2 / (h1 + h2)
+	r := (1 - beta) / (2 + alpha) // h2/h1
+	pair := r / (1 + r)
 	return map[string]float64{
 		"P(((1,2),3))": pair, "P(((1,3),2))": pair, "P(((2,3),1))": pair,
-		"P((1,2,3))": h1 / (h1 + h2) * (alpha + 2*beta) / (2 + alpha),
+		"P((1,2,3))": 1 / (1 + r) * (alpha + 2*beta) / (2 + alpha),
 	}
 }
 

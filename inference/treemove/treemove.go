@@ -103,10 +103,10 @@ type Sampler struct {
 	off0 float64
 	seed uint64 // sibling order of the line
 
-	// Memo tables (cache.go).
+	// Memo and count tables (cache.go).
 	epoch    uint32
 	nodes    []nodeMemo
-	lgB, lgA []countMemo // by leaf count: k-β and k+α
+	lnB, lnA []float64 // log(k-β), log(k+α) by leaf count k
 }
 
 // New returns a sampler for the tree of m, with prior parameters alpha, beta
@@ -146,8 +146,8 @@ func countRoot(tr *pydt.Tree) int {
 }
 
 // SetPrior sets the concentration alpha, the discount beta and the divergence
-// function. The harmonic table is recomputed when alpha or beta change
-// (O(N)); otherwise the call is O(1).
+// function. The harmonic table and the count tables (cache.go) are
+// recomputed when alpha or beta change (O(N)); otherwise the call is O(1).
 func (s *Sampler) SetPrior(alpha, beta float64, div pydt.Divergence) error {
 	if err := pydt.CheckPrior(alpha, beta, div); err != nil {
 		return fmt.Errorf("treemove: %w", err)
@@ -157,6 +157,7 @@ func (s *Sampler) SetPrior(alpha, beta float64, div pydt.Divergence) error {
 			return fmt.Errorf("treemove: %w", err)
 		}
 		s.h.Grow(s.tr.NumLeaves())
+		s.setCounts(alpha, beta)
 	}
 	s.alpha, s.beta, s.div = alpha, beta, div
 	s.growMemo()
