@@ -8,7 +8,6 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
-	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
@@ -178,33 +177,8 @@ func topology3(tr *pydt.Tree) string {
 // Probit likelihood: its data augmentation (truncated-normal auxiliaries)
 // must leave the joint law of tree, hyperparameters and binary data intact.
 func TestGewekeProbit(t *testing.T) {
-	const model = `
-dim N, D
-data Y : binary[N, D]
-param Z : real[N, D]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-Z ~ PYDT(alpha, beta, c, 1 / prec)
-for i in 1:N, d in 1:D {
-  Y[i, d] ~ Probit(Z[i, d])
-}
-`
 	const n, d = 4, 2
-	f, err := lang.Parse("probit.pydt", []byte(model))
-	if err != nil {
-		t.Fatal(err)
-	}
-	y := &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"}
-	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"Y": y}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := compileProbit(t, &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"})
 	if m.Link != LinkProbit {
 		t.Fatalf("link %v", m.Link)
 	}

@@ -100,3 +100,37 @@ func meanSE(x []float64) (float64, float64) {
 	}
 	return mean, math.Sqrt(ss / float64(len(x)-1) / float64(len(x)))
 }
+
+// probitModel is the paper's probit model with priors that keep divergence
+// times within float64 (see TestGeweke).
+const probitModel = `
+dim N, D
+data Y : binary[N, D]
+param Z : real[N, D]
+alpha ~ Gamma(2, 4)
+beta ~ Beta(2, 3)
+c ~ Gamma(4, 2)
+prec ~ Gamma(3, 3)
+Z ~ PYDT(alpha, beta, c, 1 / prec)
+for i in 1:N, d in 1:D {
+  Y[i, d] ~ Probit(Z[i, d])
+}
+`
+
+// compileProbit binds probitModel to the binary data y.
+func compileProbit(t testing.TB, y *dataset.Matrix) *Model {
+	t.Helper()
+	f, err := lang.Parse("probit.pydt", []byte(probitModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"Y": y}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

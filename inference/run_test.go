@@ -78,33 +78,8 @@ func TestRunIsDeterministicAndResumesExactly(t *testing.T) {
 // TestProbitRunResumesExactly checks the same for the Probit model, whose
 // checkpoints also carry the auxiliary variables (and a missing cell).
 func TestProbitRunResumesExactly(t *testing.T) {
-	const model = `
-dim N, D
-data Y : binary[N, D]
-param Z : real[N, D]
-alpha ~ Gamma(2, 2)
-beta ~ Beta(2, 3)
-c ~ Gamma(3, 2)
-prec ~ Gamma(3, 3)
-Z ~ PYDT(alpha, beta, c, 1 / prec)
-for i in 1:N, d in 1:D {
-  Y[i, d] ~ Probit(Z[i, d])
-}
-`
-	f, err := lang.Parse("probit.pydt", []byte(model))
-	if err != nil {
-		t.Fatal(err)
-	}
 	y := &dataset.Matrix{Rows: 4, Cols: 2, Data: []float64{1, 0, 1, math.NaN(), 0, 0, 0, 1}, Source: "y.csv"}
-	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"Y": y}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkDeterministicAndResumable(t, m)
+	checkDeterministicAndResumable(t, compileProbit(t, y))
 }
 
 // checkDeterministicAndResumable runs the same seed twice, and a third time
