@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +25,7 @@ format is idempotent. With -w it rewrites the files in place instead; with
 		RunE: func(cmd *cobra.Command, args []string) error {
 			status := error(nil)
 			for _, path := range args {
-				src, err := os.ReadFile(path)
+				src, err := readModel(path)
 				if err != nil {
 					return &exitError{code: 1, err: err}
 				}

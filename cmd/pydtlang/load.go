@@ -16,6 +16,7 @@ import (
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/internal/bounded"
 	"github.com/pydtlang/pydtlang/lang"
 )
 
@@ -66,6 +67,12 @@ func parseSets(items []string) (map[string]float64, error) {
 	return out, nil
 }
 
+// readModel reads a model file, refusing one larger than
+// bounded.MaxModelBytes or one that is not text.
+func readModel(path string) ([]byte, error) {
+	return bounded.ReadFile(path, bounded.Options{What: "model file", Max: bounded.MaxModelBytes})
+}
+
 // loaded is a parsed, compiled model with its source.
 type loaded struct {
 	path string
@@ -85,7 +92,7 @@ func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, er
 	if b.cmd != nil && b.cmd.Flags().Changed("draw") && b.draw < 1 {
 		return nil, &exitError{code: 2, err: fmt.Errorf("--draw must be at least 1, got %d", b.draw)}
 	}
-	src, err := os.ReadFile(path)
+	src, err := readModel(path)
 	if err != nil {
 		return nil, &exitError{code: 1, err: err}
 	}
