@@ -67,6 +67,9 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c.statements(f.Stmts)
 	c.roles()
 	c.order()
+	if len(c.errs) == 0 {
+		c.checkClamped()
+	}
 	c.errs.Sort()
 	if err := c.errs.Err(); err != nil {
 		return c.g, err
@@ -1098,8 +1101,8 @@ func (c *compiler) roles() {
 		if (v.Role == Latent || v.Role == Observed || v.Role == Clamped) && v.Def == nil && !c.attempted[v] {
 			c.errs.Addf(v.Pos, "%s has no distribution: add %s ~ ... (a data or param variable must be modelled)", v.Name, v.Name)
 		}
-		if v.Role == Clamped && v.Def != nil && v.Def.Dist != nil && !v.Support.Contains(v.Value[0]) {
-			c.errs.Addf(SetPos(v.Name), "value %v: %s takes values that are %s", v.Value[0], v.Name, v.Support.Phrase())
+		if v.Role == Clamped && v.Def != nil && v.Def.Dist != nil {
+			c.clampedOwn(v)
 		}
 	}
 }
@@ -1177,5 +1180,172 @@ func (c *compiler) order() {
 	}
 	for _, v := range c.g.Vars {
 		visit(v)
+	}
+}
+
+// clampedOwn checks a value clamped with --set against the variable's own
+// definition. A declared kind is a promise about the values and is
+// enforced. Outside its distribution's support the value is accepted, and
+// its factor omitted from the joint density (Factor.Omitted), when every
+// parameter of that distribution is fixed: if a latent variable were read,
+// leaving the factor out would change that variable's posterior. Whether
+// the value suits the factors that read it is checked by checkClamped.
+func (c *compiler) clampedOwn(v *Var) {
+	x, f := v.Value[0], v.Def
+	switch {
+	case v.Declared && !v.Support.Contains(x):
+		c.errs.Addf(SetPos(v.Name), "value %v: %s is declared %s, so its value must be %s", x, v.Name, v.Kind, v.Support.Phrase())
+	case !f.Dist.Support.Contains(x):
+		if w := c.latentInput(f); w != nil {
+			c.errs.Addf(SetPos(v.Name), "value %v: %s ~ %s takes values that are %s; a clamped value outside its distribution's support is allowed only when the distribution's parameters are fixed, but %s is latent",
+				x, v.Name, f.Dist.Name, f.Dist.Support.Phrase(), w.Name)
+			return
+		}
+		f.Omitted = true
+	}
+}
+
+// latentInput returns a latent variable that a parameter of f reads,
+// directly or through deterministic variables, or nil.
+func (c *compiler) latentInput(f *Factor) *Var {
+	seen := map[*Var]bool{}
+	var walk func(vs []*Var) *Var
+	walk = func(vs []*Var) *Var {
+		for _, w := range vs {
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+			switch {
+			case w.Role == Latent:
+				return w
+			case w.Role == Deterministic && w.Expr != nil:
+				if l := walk(Vars(w.Expr)); l != nil {
+					return l
+				}
+			}
+		}
+		return nil
+	}
+	var vs []*Var
+	for _, a := range f.Args {
+		if a != nil {
+			vs = append(vs, Vars(a)...)
+		}
+	}
+	return walk(vs)
+}
+
+// fixedInputs reports whether the expression x reads only values fixed at
+// compile time (constants, observed scalars, clamped values and
+// deterministic variables of those), no loop index and no array, and
+// returns the clamped variables it reads.
+func fixedInputs(x Expr) (clamped []*Var, ok bool) {
+	if x == nil || hasLoop(x) {
+		return nil, false
+	}
+	ok = true
+	var walk func(e Expr)
+	walk = func(e Expr) {
+		for _, w := range Vars(e) {
+			switch {
+			case !w.Scalar():
+				ok = false
+			case w.Role == Clamped:
+				if !slices.Contains(clamped, w) {
+					clamped = append(clamped, w)
+				}
+			case w.Role == Constant || w.Role == Observed && w.Value != nil:
+			case w.Role == Deterministic && w.Expr != nil:
+				walk(w.Expr)
+			default:
+				ok = false
+			}
+		}
+	}
+	walk(x)
+	return clamped, ok
+}
+
+// checkClamped checks every parameter whose value follows from values
+// clamped with --set (and constants) against the parameter's support, and
+// the combinations of such parameters (alpha >= -2 beta for the PYDT): a
+// clamped value must be valid for every factor that reads it. It runs once
+// the graph is complete and ordered, and evaluates deterministic variables
+// of fixed values.
+func (c *compiler) checkClamped() {
+	// Only scalars are evaluated (fixedInputs refuses arrays), and the
+	// dimensions may be unbound in partial mode: no NewEnv.
+	env := &Env{Values: make([][]float64, len(c.g.Vars)), Loop: make([]int, c.g.maxLoops)}
+	for _, v := range c.g.Vars {
+		if v.Scalar() {
+			env.Values[v.ID] = []float64{0}
+			if v.Value != nil {
+				env.Values[v.ID][0] = v.Value[0]
+			}
+		}
+	}
+	for _, v := range c.g.Deterministic {
+		if _, ok := fixedInputs(v.Expr); ok {
+			env.Values[v.ID][0] = v.Expr.Eval(env)
+		}
+	}
+	// check evaluates the arguments against params; vals holds their
+	// values and all reports whether every one was fixed, and some
+	// whether any read a clamped value.
+	check := func(f *Factor, what string, args []Expr, params []Param) (vals []float64, all, some bool, name string) {
+		all = true
+		for k, a := range args {
+			cl, ok := fixedInputs(a)
+			if !ok {
+				all = false
+				vals = append(vals, math.NaN())
+				continue
+			}
+			x := a.Eval(env)
+			vals = append(vals, x)
+			if len(cl) == 0 {
+				continue // constants only: checked by checkArgs
+			}
+			some = true
+			name = cl[0].Name
+			if !params[k].Support.Contains(x) {
+				c.errs.Addf(SetPos(name), "value %v: with it, %s parameter %s = %v (%s at %s) is invalid: it must be %s",
+					cl[0].Value[0], what, params[k].Name, x, a, shortPos(f.Pos), params[k].Support.Phrase())
+				all = false
+			}
+		}
+		return vals, all, some, name
+	}
+	for _, f := range c.g.Factors {
+		if !f.IsPYDT() {
+			vals, all, some, name := check(f, f.Dist.Name, f.Args, f.Dist.Params)
+			if all && some && f.Dist.Check != nil {
+				if err := f.Dist.Check(vals); err != nil {
+					c.errs.Addf(SetPos(name), "value %v: with it, %s at %s is invalid: %v", c.g.ByName[name].Value[0], f.Dist.Name, shortPos(f.Pos), err)
+				}
+			}
+			continue
+		}
+		args := slices.Clone(f.Args)
+		args[2] = Num{1} // the divergence, checked below
+		before := len(c.errs)
+		vals, _, _, _ := check(f, stdlib.PYDTName, args, stdlib.PYDTParams)
+		clA, okA := fixedInputs(f.Args[0])
+		clB, okB := fixedInputs(f.Args[1])
+		if okA && okB && len(clA)+len(clB) > 0 && len(c.errs) == before {
+			if err := stdlib.CheckPYDT(vals[0], vals[1]); err != nil {
+				name := append(clA, clB...)[0].Name
+				c.errs.Addf(SetPos(name), "value %v: with it, the PYDT at %s is invalid: %v", c.g.ByName[name].Value[0], shortPos(f.Pos), err)
+			}
+		}
+		if d := f.Divergence; d != nil {
+			dvals, all, some, name := check(f, d.Type.Name, d.Args, d.Type.Params)
+			if all && some {
+				if err := d.Type.New(dvals).Check(); err != nil {
+					c.errs.Addf(SetPos(name), "value %v: with it, %s at %s is invalid: %v", c.g.ByName[name].Value[0], d, shortPos(f.Pos), err)
+				}
+			}
+		}
 	}
 }

@@ -102,6 +102,12 @@ type Factor struct {
 	// Elementwise is set when the factor applies to every element of an
 	// array target independently.
 	Elementwise bool
+	// Omitted is set for the factor of a scalar clamped with --set to a
+	// value outside its distribution's support (alpha = 0 under a Gamma
+	// prior, for Neal's DDT): the value need only be valid for the factors
+	// that read it, and this factor is not evaluated; it adds nothing to
+	// the joint density. Its parameters are then all fixed.
+	Omitted bool
 }
 
 // IsPYDT reports whether f is a PYDT factor.

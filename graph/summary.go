@@ -104,6 +104,8 @@ func (g *Graph) Summary(w io.Writer) error {
 		switch {
 		case v.Role == Constant && v.Value != nil:
 			detail = fmt.Sprintf("= %g", v.Value[0])
+		case v.Role == Clamped && v.Def != nil && v.Def.Omitted:
+			detail = fmt.Sprintf("= %g (--set; outside %s's support, so its factor is left out)", v.Value[0], v.Def.Dist.Name)
 		case v.Role == Clamped:
 			detail = fmt.Sprintf("= %g (--set)", v.Value[0])
 		case v.Role == Observed && v.Data != nil:
@@ -129,6 +131,10 @@ func (g *Graph) Summary(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, "\nfactors:")
 	for _, f := range g.Factors {
+		if f.Omitted {
+			fmt.Fprintf(tw, "  %s (left out: %s = %g)\n", f, f.Target.Name, f.Target.Value[0])
+			continue
+		}
 		fmt.Fprintf(tw, "  %s\n", f)
 	}
 	if err := tw.Flush(); err != nil {

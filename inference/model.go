@@ -17,6 +17,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -313,6 +314,43 @@ type Scores struct {
 	LogHyper float64 `json:"log_hyper"`
 	// LogJoint is the sum of the three.
 	LogJoint float64 `json:"log_joint"`
+	// HyperTerms lists the factors that LogHyper sums, as written in the
+	// graph summary ("c ~ Gamma(1, 1)").
+	HyperTerms []string `json:"-"`
+	// Omitted lists the factors left out of LogHyper and LogJoint: those
+	// of scalars clamped outside their distribution's support (see
+	// graph.Factor.Omitted).
+	Omitted []string `json:"omitted,omitempty"`
+}
+
+// Omitted returns the factors that are left out of the joint density
+// because their variable is clamped to a value outside the distribution's
+// support (graph.Factor.Omitted), e.g. alpha = 0 under a Gamma prior for
+// Neal's Dirichlet diffusion tree.
+func (m *Model) Omitted() []*graph.Factor {
+	var out []*graph.Factor
+	for _, f := range m.G.Factors {
+		if f.Omitted {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// OmittedNote returns a sentence for the user naming the factors that
+// Omitted returns, or "" when there are none.
+func (m *Model) OmittedNote() string {
+	fs := m.Omitted()
+	if len(fs) == 0 {
+		return ""
+	}
+	var terms, vals []string
+	for _, f := range fs {
+		terms = append(terms, f.String())
+		vals = append(vals, fmt.Sprintf("%s = %v", f.Target.Name, f.Target.Value[0]))
+	}
+	return fmt.Sprintf("%s lie outside the supports of their distributions, so these factors are left out of log_hyper and log_joint: %s",
+		strings.Join(vals, ", "), strings.Join(terms, "; "))
 }
 
 // LogHyper returns the log prior density of every scalar stochastic
@@ -322,7 +360,7 @@ func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
 	m.Refresh(env)
 	var params []float64
 	for _, f := range m.G.Factors {
-		if f.IsPYDT() || f == m.LinkFactor {
+		if f.IsPYDT() || f == m.LinkFactor || f.Omitted {
 			continue
 		}
 		sum, err := factorLogDensity(f, env, &params)
@@ -427,11 +465,14 @@ func (m *Model) Evidence(env *graph.Env, fn func(i, d int, mean, prec float64)) 
 	return nil
 }
 
-// CheckScalars reports the first scalar latent variable whose value in env
-// lies outside its support, e.g. after --set.
+// CheckScalars reports the first scalar latent or clamped variable whose
+// value in env lies outside its support, e.g. after --set. A value clamped
+// outside its distribution's support whose factor is omitted
+// (graph.Factor.Omitted) is not one: the compiler checked it against the
+// factors that read it.
 func (m *Model) CheckScalars(env *graph.Env) error {
 	for _, v := range m.G.Vars {
-		if !v.Scalar() || v.Def == nil || v.Def.IsPYDT() || v.IsData {
+		if !v.Scalar() || v.Def == nil || v.Def.IsPYDT() || v.IsData || v.Def.Omitted {
 			continue
 		}
 		if x := env.Values[v.ID][0]; !v.Support.Contains(x) {

@@ -12,6 +12,9 @@ import (
 // the marginal likelihood of the data given the tree (internal and latent
 // leaf locations integrated out by belief propagation), and the prior of
 // the scalars. It is the engine's equivalent of CmdStan's log_prob.
+// The factors of scalars clamped outside their distribution's support are
+// left out (graph.Factor.Omitted); Scores lists what LogHyper includes and
+// what it leaves out.
 func (m *Model) Score(st *State) (Scores, error) {
 	var s Scores
 	if st.Tree == nil {
@@ -50,6 +53,15 @@ func (m *Model) Score(st *State) (Scores, error) {
 	}
 	s.LogLik = lik.LogLik() + data
 	s.LogHyper = hyper
+	s.HyperTerms = []string{}
+	for _, f := range m.G.Factors {
+		switch {
+		case f.Omitted:
+			s.Omitted = append(s.Omitted, f.String())
+		case !f.IsPYDT() && f != m.LinkFactor && f.Target.Scalar() && !f.Target.IsData:
+			s.HyperTerms = append(s.HyperTerms, f.String())
+		}
+	}
 	s.LogJoint = s.LogTree + s.LogLik + s.LogHyper
 	if math.IsNaN(s.LogJoint) {
 		return s, fmt.Errorf("score: the log density is NaN (log_tree %v, log_lik %v, log_hyper %v)", s.LogTree, s.LogLik, s.LogHyper)

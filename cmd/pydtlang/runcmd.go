@@ -127,6 +127,9 @@ and in R with posterior:
 			for _, w := range m.Warnings(graph.NewEnv(l.g)) {
 				fmt.Fprintf(stderr, "pydtlang: warning: %s\n", w)
 			}
+			if note := m.OmittedNote(); note != "" {
+				fmt.Fprintf(stderr, "pydtlang: note: %s\n", note)
+			}
 			meta := map[string]any{"model": absPath(args[0]), "data": l.data, "set": b.set, "sha256": l.sums}
 			if b.draw > 0 {
 				meta["draw"] = b.draw

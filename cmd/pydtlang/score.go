@@ -30,6 +30,11 @@ of the scalars, and its parts:
   log_lik    log density of the data with every internal location integrated out
              (belief propagation; missing values are marginalised)
   log_hyper  log prior density of the stochastic scalars at their --set values
+             (a value outside its distribution's support, such as alpha=0
+             for Neal's DDT, is allowed when the factors that read it accept
+             it; its prior is then left out, a note on stderr says which
+             terms log_hyper sums, and --json lists the left-out terms as
+             "omitted")
   log_joint  the sum of the three
 
 Every stochastic scalar needs a value from --set. The tree's leaves must match
@@ -102,6 +107,9 @@ closed-form marginal likelihood given the tree.`,
 					return &exitError{code: 1, err: fmt.Errorf("%s tree %d: %w", treePath, first+k+1, err)}
 				}
 				results = append(results, s)
+			}
+			if note := m.OmittedNote(); note != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: note: %s; log_hyper sums %s\n", note, strings.Join(results[0].HyperTerms, "; "))
 			}
 			w := cmd.OutOrStdout()
 			switch {
