@@ -11,14 +11,8 @@
 package dataset
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -54,221 +48,18 @@ func (m *Matrix) Where(i, j int) string {
 type CellError struct {
 	Source   string
 	Line     int // 1-based line in the file
-	Row, Col int // 1-based data row and file column
+	Row, Col int // 1-based data row (0 for the header or the whole file) and file column (0 for none)
 	Msg      string
 }
 
 func (e *CellError) Error() string {
+	if e.Row == 0 && e.Col > 0 {
+		return fmt.Sprintf("%s: line %d, column %d: %s", e.Source, e.Line, e.Col, e.Msg)
+	}
 	if e.Row == 0 {
 		return fmt.Sprintf("%s: line %d: %s", e.Source, e.Line, e.Msg)
 	}
 	return fmt.Sprintf("%s: row %d, column %d (line %d): %s", e.Source, e.Row, e.Col, e.Line, e.Msg)
-}
-
-// ReadFile reads a table from a file; see Read.
-func ReadFile(path string) (*Matrix, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading data: %w", err)
-	}
-	return Read(path, bytes.NewReader(b))
-}
-
-// Read reads a table. The separator is a comma when the first line has
-// one, else a tab when it has one, else runs of spaces. The first row is a
-// header when any of its value cells is not a number (or NA, or empty). The
-// first column holds row labels when any of its data cells is not a number;
-// the labels must then be non-empty and distinct. A semicolon-separated
-// file is an error.
-func Read(source string, r io.Reader) (*Matrix, error) {
-	records, lines, err := split(source, r)
-	if err != nil {
-		return nil, err
-	}
-	if len(records) == 0 {
-		return nil, &CellError{Source: source, Line: 1, Msg: "no data rows"}
-	}
-	m := &Matrix{Source: source}
-	hasLabels := false
-	// Labels: the first column of the data rows (all rows but a possible
-	// header) is not numeric somewhere.
-	isHeader := func(rec []string, skipFirst bool) bool {
-		for k, cell := range rec {
-			if k == 0 && skipFirst {
-				continue
-			}
-			if !numericOrMissing(cell) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, rec := range records[1:] {
-		if len(rec) > 0 && !numericOrMissing(rec[0]) {
-			hasLabels = true
-			break
-		}
-	}
-	if len(records) == 1 && len(records[0]) > 0 && !numericOrMissing(records[0][0]) && !isHeader(records[0], true) {
-		hasLabels = true
-	}
-	header := isHeader(records[0], hasLabels)
-	start := 0
-	if header {
-		start = 1
-		names := records[0]
-		if hasLabels && len(names) > 0 {
-			names = names[1:]
-		}
-		for _, name := range names {
-			m.ColNames = append(m.ColNames, strings.TrimSpace(name))
-		}
-	}
-	if hasLabels {
-		m.colShift = 1
-	}
-	labelRow := map[string]int{}
-	for k := start; k < len(records); k++ {
-		rec := records[k]
-		row := k - start + 1
-		vals := rec
-		if hasLabels {
-			if len(rec) == 0 {
-				return nil, &CellError{Source: source, Line: lines[k], Row: row, Col: 1, Msg: "empty row"}
-			}
-			label := strings.TrimSpace(rec[0])
-			if label == "" {
-				return nil, &CellError{Source: source, Line: lines[k], Row: row, Col: 1, Msg: "empty row label (the first column holds row labels)"}
-			}
-			if prev, dup := labelRow[label]; dup {
-				return nil, &CellError{Source: source, Line: lines[k], Row: row, Col: 1,
-					Msg: fmt.Sprintf("duplicate row label %q (also row %d); row labels name the tree's leaves and must be distinct", label, prev)}
-			}
-			labelRow[label] = row
-			m.RowLabels = append(m.RowLabels, label)
-			vals = rec[1:]
-		}
-		if m.Cols == 0 && m.Rows == 0 {
-			m.Cols = len(vals)
-			if header && len(m.ColNames) != m.Cols {
-				return nil, &CellError{Source: source, Line: lines[0], Msg: fmt.Sprintf("header has %d column names but row 1 has %d values", len(m.ColNames), m.Cols)}
-			}
-		}
-		if len(vals) != m.Cols {
-			return nil, &CellError{Source: source, Line: lines[k], Row: row, Col: len(rec),
-				Msg: fmt.Sprintf("ragged row: %d values, but earlier rows have %d", len(vals), m.Cols)}
-		}
-		for j, cell := range vals {
-			x, err := parseCell(cell)
-			if err != nil {
-				return nil, &CellError{Source: source, Line: lines[k], Row: row, Col: j + 1 + m.colShift, Msg: err.Error()}
-			}
-			m.Data = append(m.Data, x)
-		}
-		m.lines = append(m.lines, lines[k])
-		m.Rows++
-	}
-	if m.Rows == 0 {
-		return nil, &CellError{Source: source, Line: lines[0], Msg: "a header but no data rows"}
-	}
-	return m, nil
-}
-
-// split cuts the input into records, dropping blank lines, and returns the
-// 1-based line number of each record.
-func split(source string, r io.Reader) ([][]string, []int, error) {
-	br := bufio.NewReader(r)
-	first, err := br.Peek(4096)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, nil, fmt.Errorf("reading %s: %w", source, err)
-	}
-	firstLine := string(first)
-	if i := strings.IndexByte(firstLine, '\n'); i >= 0 {
-		firstLine = firstLine[:i]
-	}
-	firstLine = strings.TrimSuffix(firstLine, "\r")
-	var sep rune
-	switch {
-	case strings.ContainsRune(firstLine, ';') && !strings.ContainsAny(firstLine, ",\t"):
-		return nil, nil, &CellError{Source: source, Line: 1, Msg: "separator ';' is not supported: use commas, tabs or spaces"}
-	case strings.ContainsRune(firstLine, ','):
-		sep = ','
-	case strings.ContainsRune(firstLine, '\t'):
-		sep = '\t'
-	}
-	var records [][]string
-	var lines []int
-	if sep == 0 {
-		sc := bufio.NewScanner(br)
-		sc.Buffer(make([]byte, 1<<20), 1<<30)
-		for line := 1; sc.Scan(); line++ {
-			fields := strings.Fields(sc.Text())
-			if len(fields) == 0 {
-				continue
-			}
-			records = append(records, fields)
-			lines = append(lines, line)
-		}
-		if err := sc.Err(); err != nil {
-			return nil, nil, fmt.Errorf("reading %s: %w", source, err)
-		}
-		return records, lines, nil
-	}
-	cr := csv.NewReader(br)
-	cr.Comma = sep
-	cr.FieldsPerRecord = -1
-	// Leading spaces before a comma-separated field are dropped; with tabs
-	// this must not be done, since csv would then drop empty fields too
-	// ("1\t\t3" would read as two fields). Cells are trimmed when parsed.
-	cr.TrimLeadingSpace = sep == ','
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, nil, &CellError{Source: source, Line: pe.Line, Msg: pe.Err.Error()}
-			}
-			return nil, nil, fmt.Errorf("reading %s: %w", source, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue
-		}
-		records = append(records, rec)
-		lines = append(lines, line)
-	}
-	return records, lines, nil
-}
-
-func isMissing(cell string) bool {
-	c := strings.TrimSpace(cell)
-	return c == "" || c == "NA" || c == "na" || c == "NaN" || c == "nan"
-}
-
-func numericOrMissing(cell string) bool {
-	if isMissing(cell) {
-		return true
-	}
-	_, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
-	return err == nil || errors.Is(err, strconv.ErrRange)
-}
-
-func parseCell(cell string) (float64, error) {
-	if isMissing(cell) {
-		return math.NaN(), nil
-	}
-	c := strings.TrimSpace(cell)
-	x, err := strconv.ParseFloat(c, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%q is not a number (write NA or leave the cell empty for a missing value)", c)
-	}
-	if math.IsInf(x, 0) {
-		return 0, fmt.Errorf("%q is infinite; values must be finite", c)
-	}
-	return x, nil
 }
 
 // IsLong reports whether m is in the long format of draws that

@@ -63,6 +63,7 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c.bindSets()
 	c.bindData()
 	c.shapes()
+	c.sizes()
 	c.defines(f.Stmts)
 	c.statements(f.Stmts)
 	c.roles()
@@ -185,8 +186,8 @@ func (c *compiler) bindSets() {
 		}
 		switch {
 		case c.isDim(v):
-			if x < 1 || x != math.Trunc(x) || x > 1e9 {
-				c.errs.Addf(SetPos(name), "value %v: a dimension must be a positive whole number", x)
+			if x < 1 || x != math.Trunc(x) || x > MaxValues {
+				c.errs.Addf(SetPos(name), "value %v: a dimension must be a whole number from 1 to %d", x, MaxValues)
 				continue
 			}
 			v.Value = []float64{x}

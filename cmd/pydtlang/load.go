@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,10 +35,13 @@ func (b *bindings) register(cmd *cobra.Command, withData bool) {
 		cmd.Flags().StringArrayVar(&b.data, "data", nil, "bind a data variable to a file: NAME=FILE (CSV, TSV or whitespace-separated; repeatable)")
 		cmd.Flags().IntVar(&b.draw, "draw", 0, "use draw K of a data file of draws (header draw,row,..., as sample writes)")
 	}
-	cmd.Flags().StringArrayVar(&b.set, "set", nil, "clamp a scalar or bind a dimension: NAME=VALUE[,NAME=VALUE...] (repeatable)")
+	cmd.Flags().StringArrayVar(&b.set, "set", nil, "clamp a scalar or bind a dimension: NAME=VALUE[,NAME=VALUE...] with decimal VALUEs such as 2, 0.5, 1e-3 (repeatable)")
 }
 
-// parseSets parses repeated, comma-separated NAME=VALUE lists.
+// parseSets parses repeated, comma-separated NAME=VALUE lists. Values have
+// the number syntax of data files (dataset.ParseNumber): decimal, finite,
+// without digit separators or hexadecimal, and not so small that they
+// underflow to 0.
 func parseSets(items []string) (map[string]float64, error) {
 	out := map[string]float64{}
 	for _, item := range items {
@@ -54,9 +55,9 @@ func parseSets(items []string) (map[string]float64, error) {
 			if !ok || name == "" {
 				return nil, fmt.Errorf("--set %q: want NAME=VALUE", kv)
 			}
-			x, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+			x, err := dataset.ParseNumber(val)
 			if err != nil {
-				return nil, fmt.Errorf("--set %s=%s: %q is not a number", name, val, val)
+				return nil, fmt.Errorf("--set %s=%s: %w", name, strings.TrimSpace(val), err)
 			}
 			if _, dup := out[name]; dup {
 				return nil, fmt.Errorf("--set %s given twice", name)
@@ -71,6 +72,28 @@ func parseSets(items []string) (map[string]float64, error) {
 // bounded.MaxModelBytes or one that is not text.
 func readModel(path string) ([]byte, error) {
 	return bounded.ReadFile(path, bounded.Options{What: "model file", Max: bounded.MaxModelBytes})
+}
+
+// readData reads a data file and returns it with the SHA-256 of its bytes,
+// in hex. The file is read once, as dataset.Read consumes it, so its size is
+// bounded by dataset.MaxFileBytes rather than read whole first.
+func readData(path string) (*dataset.Matrix, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading data: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	m, err := dataset.Read(path, io.TeeReader(f, h))
+	if err != nil {
+		return nil, "", err
+	}
+	// Hash what Read left unread (nothing but what follows the last
+	// record, such as a final newline); it stops at MaxFileBytes.
+	if _, err := io.Copy(h, io.LimitReader(f, dataset.MaxFileBytes)); err != nil {
+		return nil, "", fmt.Errorf("reading data: %w", err)
+	}
+	return m, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // loaded is a parsed, compiled model with its source.
@@ -117,11 +140,7 @@ func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, er
 		if _, dup := opts.Data[name]; dup {
 			return nil, &exitError{code: 2, err: fmt.Errorf("--data %s given twice", name)}
 		}
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			return nil, &exitError{code: 1, err: fmt.Errorf("reading data: %w", err)}
-		}
-		m, err := dataset.Read(file, bytes.NewReader(raw))
+		m, sum, err := readData(file)
 		if err != nil {
 			return nil, &exitError{code: 1, err: err}
 		}
@@ -133,7 +152,7 @@ func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, er
 		}
 		opts.Data[name] = m
 		l.data[name] = absPath(file)
-		l.sums[absPath(file)] = sha256Hex(raw)
+		l.sums[absPath(file)] = sum
 	}
 	if b.draw > 0 && !usedDraw {
 		return nil, &exitError{code: 2, err: fmt.Errorf("--draw %d: no --data file is a file of draws (a header starting draw,row, as sample writes)", b.draw)}

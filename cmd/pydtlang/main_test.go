@@ -269,8 +269,13 @@ func TestHelpTeaches(t *testing.T) {
 	}
 }
 
+// FuzzParseSets feeds arbitrary --set arguments to parseSets, seeded with
+// the cases of issue 13. Whatever it accepts has proper names and finite
+// values written as plain decimal numbers.
 func FuzzParseSets(f *testing.F) {
-	for _, s := range []string{"N=3,D=1", "alpha=1, beta=0.2", "x=", "=1", "a=1,a=2", ",,", "a=1e400", "a=NaN"} {
+	for _, s := range []string{"N=3,D=1", "alpha=1, beta=0.2", "x=", "=1", "a=1,a=2", ",,", "a=1e400", "a=NaN",
+		"alpha=1_0", "alpha=0x10", "alpha=0x1p-2", "alpha=1e-400", "alpha=-1e-400", "alpha=4.9e-324", "N=3,D=1e9",
+		"alpha=inf", "alpha=-nan", "alpha=NA", "alpha=+.5", "alpha=1.", "a==1", "a=1=2", "a=1,,b=2", " a = 1 "} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -281,9 +286,28 @@ func FuzzParseSets(f *testing.F) {
 			}
 			return
 		}
-		for name := range got {
+		for name, x := range got {
 			if name == "" || strings.ContainsAny(name, ",=") {
 				t.Fatalf("parsed a bad name %q from %q", name, s)
+			}
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				t.Fatalf("parsed %s = %v from %q", name, x, s)
+			}
+		}
+		// Every value is written as a decimal number: no separators, no
+		// hexadecimal, no value that underflowed to 0 unless written as 0.
+		for _, kv := range strings.Split(s, ",") {
+			name, val, ok := strings.Cut(kv, "=")
+			if !ok {
+				continue
+			}
+			x := got[strings.TrimSpace(name)]
+			val = strings.TrimSpace(val)
+			if strings.ContainsAny(val, "_xXpP") {
+				t.Fatalf("accepted %q from %q", val, s)
+			}
+			if x == 0 && strings.ContainsAny(strings.SplitN(strings.ToLower(val), "e", 2)[0], "123456789") {
+				t.Fatalf("%q read as 0 from %q", val, s)
 			}
 		}
 	})
