@@ -48,6 +48,9 @@ type Config struct {
 	CheckpointEvery int
 	// Impute writes posterior draws of missing data entries.
 	Impute bool
+	// Coclust writes coclust.csv even when there are more than
+	// CoclustDefaultMax rows (it is written by default up to that).
+	Coclust bool
 	// Progress receives a progress report after every sweep; nil for none.
 	Progress func(done, total int, logJoint float64)
 	// Meta is stored in run.json for tools that resume the run (the
@@ -114,18 +117,21 @@ type Result struct {
 	MapLogJoint float64               `json:"map_log_joint"`
 	// Skipped counts conditional updates skipped for numerical reasons.
 	Skipped int `json:"skipped_updates"`
-	// MCCLogCredibility is the log of the product of the clade frequencies
-	// of the maximum clade credibility tree (mcc.nwk).
-	MCCLogCredibility *float64 `json:"mcc_log_credibility,omitempty"`
-	Schedule          []string `json:"schedule"`
+	// SummaryTree describes summary.nwk; nil when no tree was kept.
+	SummaryTree *SummaryInfo `json:"summary_tree,omitempty"`
+	Schedule    []string     `json:"schedule"`
 }
 
 // Names of the files a run writes.
 const (
-	TraceFile      = "trace.csv"
-	MapFile        = "map.nwk"
-	MCCFile        = "mcc.nwk"
-	SummaryFile    = "summary.json"
+	TraceFile   = "trace.csv"
+	MapFile     = "map.nwk"
+	SummaryFile = "summary.json"
+	// SummaryTreeFile is the majority-rule consensus tree (SummaryTree).
+	SummaryTreeFile = "summary.nwk"
+	// CoclustFile holds the posterior mean LCA time of every pair of rows
+	// (Coclust.WriteCSV).
+	CoclustFile    = "coclust.csv"
 	CheckpointFile = "checkpoint.json"
 	RunFile        = "run.json"
 	ImputeFile     = "impute.csv"
@@ -137,7 +143,8 @@ func TreesFile(k int) string { return fmt.Sprintf("trees-%d.nwk", k) }
 // RemoveRunFiles deletes the files a run writes from dir, for starting a
 // new run in its place; other files are left alone.
 func RemoveRunFiles(dir string) error {
-	names := []string{TraceFile, MapFile, MCCFile, SummaryFile, CheckpointFile, RunFile, ImputeFile}
+	names := []string{TraceFile, MapFile, SummaryTreeFile, ConsensusFile, CoclustFile, SummaryFile, CheckpointFile, RunFile, ImputeFile,
+		legacyMCCFile}
 	trees, err := filepath.Glob(filepath.Join(dir, "trees-*.nwk"))
 	if err != nil {
 		return err
@@ -325,7 +332,7 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 		return nil, err
 	}
 	res = r.result(done, r.wall+wall)
-	if err := r.writeMCC(res); err != nil {
+	if err := r.writeTreeSummary(res); err != nil {
 		return res, err
 	}
 	if err := writeJSONFile(filepath.Join(cfg.Out, SummaryFile), res); err != nil {
@@ -337,38 +344,6 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 	return res, nil
 }
 
-// writeMCC computes the maximum clade credibility tree of the kept trees
-// of every chain and writes it to mcc.nwk.
-func (r *runner) writeMCC(res *Result) error {
-	for _, f := range r.trees {
-		if err := f.flush(); err != nil {
-			return err
-		}
-	}
-	var trees []*pydt.Tree
-	for k := range r.chains {
-		f, err := os.Open(filepath.Join(r.cfg.Out, TreesFile(k+1)))
-		if err != nil {
-			return fmt.Errorf("mcc: %w", err)
-		}
-		ts, err := pydt.ReadNewickTrees(f, r.m.Labels)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("mcc: %s: %w", TreesFile(k+1), err)
-		}
-		trees = append(trees, ts...)
-	}
-	if len(trees) == 0 {
-		return nil
-	}
-	mcc, score, err := MCC(trees)
-	if err != nil {
-		return err
-	}
-	res.MCCLogCredibility = &score
-	return atomicfile.Write(filepath.Join(r.cfg.Out, MCCFile), []byte(mcc.Newick()+"\n"))
-}
-
 // record writes the trace rows, trees and imputations of a sweep and
 // tracks the best state.
 func (r *runner) record(it int, keep bool, points []Point) error {
@@ -376,8 +351,7 @@ func (r *runner) record(it int, keep bool, points []Point) error {
 		p := points[k]
 		if p.LogJoint > r.best {
 			r.best = p.LogJoint
-			r.bestTree = ch.Tree.Newick()
-			if err := atomicfile.Write(filepath.Join(r.cfg.Out, MapFile), []byte(r.bestTree+"\n")); err != nil {
+			if err := r.writeMap(ch); err != nil {
 				return err
 			}
 		}
@@ -576,6 +550,7 @@ type runFile struct {
 	CheckpointEvery int            `json:"checkpoint_every"`
 	Seed            uint64         `json:"seed"`
 	Impute          bool           `json:"impute"`
+	Coclust         bool           `json:"coclust,omitempty"`
 	Meta            map[string]any `json:"meta,omitempty"`
 }
 
@@ -583,7 +558,7 @@ func (r *runner) writeRunFile() error {
 	c := r.cfg
 	return writeJSONFile(filepath.Join(c.Out, RunFile), runFile{
 		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
-		Seed: c.Seed, Impute: c.Impute, Meta: c.Meta,
+		Seed: c.Seed, Impute: c.Impute, Coclust: c.Coclust, Meta: c.Meta,
 	})
 }
 
@@ -676,7 +651,7 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 		return nil, fmt.Errorf("resume: %w", err)
 	}
 	cfg := Config{Iters: rf.Iters, Burn: rf.Burn, Thin: rf.Thin, Chains: rf.Chains, CheckpointEvery: rf.CheckpointEvery,
-		Seed: rf.Seed, Impute: rf.Impute, Meta: rf.Meta, Out: dir, Progress: progress}
+		Seed: rf.Seed, Impute: rf.Impute, Coclust: rf.Coclust, Meta: rf.Meta, Out: dir, Progress: progress}
 	if cfg.Burn == 0 {
 		cfg.Burn = -1 // stored burn-in of 0 means none
 	}

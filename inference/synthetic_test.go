@@ -160,4 +160,65 @@ func TestSyntheticFourClusters(t *testing.T) {
 	if 10*separate < 7*len(scores) || separateControl > len(scores)/20 {
 		t.Errorf("%d of %d posterior trees put the four clusters in separate subtrees (shuffled labels: %d)", separate, len(scores), separateControl)
 	}
+
+	checkSyntheticSummaries(t, dir, x.RowLabels, cluster, shuffled)
+}
+
+// checkSyntheticSummaries checks that the run's summary tree separates the
+// four clusters, as most posterior trees do, and that the mean LCA times
+// of coclust.csv rank within-cluster pairs above between-cluster pairs.
+func checkSyntheticSummaries(t *testing.T, dir string, labels []string, cluster, shuffled []int) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(dir, SummaryTreeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := pydt.ParseNewick(string(text), labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sep := separation(tr, cluster)
+	t.Logf("summary tree: %d branch points, separation %.3f (shuffled labels %.3f), clusters in separate subtrees: %v",
+		tr.NumInternal(), sep, separation(tr, shuffled), clustered(tr, cluster, 4))
+	if !clustered(tr, cluster, 4) || sep < 0.8 {
+		t.Errorf("the summary tree does not separate the four clusters (separation %.3f): %s", sep, text)
+	}
+	f, err := os.Open(filepath.Join(dir, CoclustFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := dataset.Read(CoclustFile, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Rows != len(labels) || m.Cols != len(labels) {
+		t.Fatalf("coclust.csv is %d×%d, want %d×%d", m.Rows, m.Cols, len(labels), len(labels))
+	}
+	var within, between []float64
+	for i := range m.Rows {
+		if m.RowLabels[i] != labels[i] || m.At(i, i) != 1 {
+			t.Fatalf("coclust.csv row %d: %q, diagonal %v", i+1, m.RowLabels[i], m.At(i, i))
+		}
+		for j := i + 1; j < m.Rows; j++ {
+			if m.At(i, j) != m.At(j, i) {
+				t.Fatalf("coclust.csv is not symmetric at (%d, %d)", i+1, j+1)
+			}
+			if cluster[i] == cluster[j] {
+				within = append(within, m.At(i, j))
+			} else {
+				between = append(between, m.At(i, j))
+			}
+		}
+	}
+	sort.Float64s(between)
+	var auc float64
+	for _, w := range within {
+		auc += float64(sort.SearchFloat64s(between, w))
+	}
+	auc /= float64(len(within) * len(between))
+	t.Logf("coclust: a within-cluster pair has the later mean LCA time with probability %.3f", auc)
+	if auc < 0.95 {
+		t.Errorf("coclust.csv does not separate the clusters: AUC %.3f", auc)
+	}
 }

@@ -58,10 +58,30 @@ same output. It writes to DIR, as it goes:
                    variables u with the latent locations integrated out (the
                    sampler's augmented target), not of the binary data
   trees-K.nwk      the kept trees of chain K (Newick, diffusion-time lengths)
-  map.nwk          the highest-log-joint tree seen
-  mcc.nwk          the maximum clade credibility tree: the kept tree whose
-                   clades have the largest product of posterior frequencies
-                   (as TreeAnnotator); prefer it to map.nwk as a summary
+  summary.nwk      the summary tree: the kept tree that maximises the
+                   expected number of its clades that are in the true tree
+                   minus the expected number that are not, i.e. the sum over
+                   its clades of 2p - 1, where p is a clade's posterior
+                   probability (its frequency in the kept trees of all
+                   chains). Each branch point is at the posterior mean time
+                   of the most recent common ancestor of its leaves, and is
+                   labelled with its p (ape: node.label; Bio.Phylo:
+                   confidence). A clade with p < 1/2 costs more than it
+                   gains, so the tree multifurcates where the posterior is
+                   unsure
+  consensus.nwk    the majority-rule consensus: the clades with p > 1/2, the
+                   maximiser of the same sum over all trees (not only the
+                   kept ones); times and labels as summary.nwk. It can be
+                   a star when no clade is in most kept trees
+  coclust.csv      for every pair of rows, the posterior mean time of their
+                   lowest common ancestor (an N x N matrix with row names; 1
+                   on the diagonal; 1 - it is a distance for clustering and
+                   heat maps). Written for up to 2000 rows, and above that
+                   with --coclust (memory 2·N² bytes, file about 10·N² bytes)
+  map.nwk          the highest-log-joint tree seen. Not written for a Probit
+                   likelihood: its log joint is that of the augmented state
+                   (one draw of the auxiliaries u), which is not comparable
+                   across states, and p(Y | tree) has no closed form
   summary.json     mean, sd, 5/50/95% quantiles, split R-hat and bulk/tail ESS
                    of every scalar; acceptance rates; wall time
   impute.csv       with --impute: draws of the missing data entries
@@ -151,6 +171,7 @@ and in R with posterior:
 	f.StringVar(&cfg.Out, "out", "", "output directory")
 	f.IntVar(&cfg.CheckpointEvery, "checkpoint-every", 100, "sweeps between checkpoints")
 	f.BoolVar(&cfg.Impute, "impute", false, "write posterior draws of missing data entries to impute.csv")
+	f.BoolVar(&cfg.Coclust, "coclust", false, "write coclust.csv also for more than 2000 rows (O(N²) memory and file)")
 	f.BoolVar(&explain, "explain", false, "print the chosen updates of one sweep and exit")
 	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags)")
 	f.BoolVar(&force, "force", false, "replace the run already in --out DIR, deleting its output files")
@@ -193,7 +214,7 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 	}
 	named := 0
 	for _, name := range []string{"data", "draw", "set", "iters", "burn", "thin", "chains", "seed", "out",
-		"checkpoint-every", "impute", "explain", "force"} {
+		"checkpoint-every", "impute", "coclust", "explain", "force"} {
 		if cmd.Flags().Changed(name) {
 			extra = append(extra, "--"+name)
 			named++

@@ -79,14 +79,24 @@ func WriteNewick(w io.Writer, tr *Tree) error {
 // Lengths are printed in the shortest form that reads back to the same
 // float64; the length above a leaf is its parent's 1-t, kept exactly.
 func (tr *Tree) AppendNewick(b []byte) []byte {
+	return tr.AppendNewickLabeled(b, nil)
+}
+
+// AppendNewickLabeled is AppendNewick with a label for each branch point:
+// label(v), when label is non-nil and returns a non-empty string, is
+// written after the closing parenthesis of branch point v, where ape's
+// read.tree reads node labels and Bio.Phylo reads a number as a
+// confidence (e.g. "((a:0.5,b:0.5)0.93:0.3,c:0.8)1:0.2;"). Labels are quoted as
+// leaf names are. ParseNewick accepts and ignores them.
+func (tr *Tree) AppendNewickLabeled(b []byte, label func(v NodeID) string) []byte {
 	if tr.root == NoNode {
 		return append(b, ';')
 	}
-	b = tr.appendNode(b, tr.root)
+	b = tr.appendNode(b, tr.root, label)
 	return append(b, ';')
 }
 
-func (tr *Tree) appendNode(b []byte, v NodeID) []byte {
+func (tr *Tree) appendNode(b []byte, v NodeID, label func(NodeID) string) []byte {
 	if tr.IsLeaf(v) {
 		if int(v) < len(tr.Labels) && tr.Labels[v] != "" {
 			b = appendLabel(b, tr.Labels[v])
@@ -99,9 +109,14 @@ func (tr *Tree) appendNode(b []byte, v NodeID) []byte {
 			if c != tr.first[v] {
 				b = append(b, ',')
 			}
-			b = tr.appendNode(b, c)
+			b = tr.appendNode(b, c, label)
 		}
 		b = append(b, ')')
+		if label != nil {
+			if s := label(v); s != "" {
+				b = appendLabel(b, s)
+			}
+		}
 	}
 	b = append(b, ':')
 	return strconv.AppendFloat(b, tr.BranchLength(v), 'g', -1, 64)
@@ -162,15 +177,28 @@ type pnode struct {
 // offset within the line; on error the trees before the bad line are
 // returned with it.
 func ReadNewickTrees(r io.Reader, labels []string) ([]*Tree, error) {
-	br := bufio.NewReader(r)
 	var trees []*Tree
+	err := ForEachNewick(r, labels, func(tr *Tree) error {
+		trees = append(trees, tr)
+		return nil
+	})
+	return trees, err
+}
+
+// ForEachNewick reads a file of Newick trees as ReadNewickTrees does, but
+// calls fn with each tree as soon as it is read instead of keeping them all,
+// so that a file of any length is read in the memory of one tree. It stops
+// at the first error, from the input or from fn, and returns it (fn's
+// unchanged).
+func ForEachNewick(r io.Reader, labels []string, fn func(*Tree) error) error {
+	br := bufio.NewReader(r)
 	for line := 1; ; line++ {
 		text, err := br.ReadString('\n')
 		if err != nil && err != io.EOF {
-			return trees, fmt.Errorf("reading newick trees, line %d: %w", line, err)
+			return fmt.Errorf("reading newick trees, line %d: %w", line, err)
 		}
 		if text == "" && err == io.EOF {
-			return trees, nil
+			return nil
 		}
 		text = strings.TrimSuffix(text, "\n")
 		text = strings.TrimSuffix(text, "\r")
@@ -185,12 +213,14 @@ func ReadNewickTrees(r io.Reader, labels []string) ([]*Tree, error) {
 				if errors.As(perr, &ne) {
 					ne.Pos.Line = line
 				}
-				return trees, perr
+				return perr
 			}
-			trees = append(trees, tr)
+			if ferr := fn(tr); ferr != nil {
+				return ferr
+			}
 		}
 		if err == io.EOF {
-			return trees, nil
+			return nil
 		}
 	}
 }

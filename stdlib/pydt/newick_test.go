@@ -425,6 +425,51 @@ func TestReadNewickTrees(t *testing.T) {
 	}
 }
 
+// TestNewickInternalLabels writes branch point labels where ape and
+// Bio.Phylo read them (after the closing parenthesis, before the length),
+// quoted when needed, and reads the tree back with the labels ignored.
+func TestNewickInternalLabels(t *testing.T) {
+	tr, err := ParseNewick("((1:0.5,2:0.5):0.3,3:0.8):0.2;", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := tr.Parent(0)
+	tests := []struct {
+		name  string
+		label func(NodeID) string
+		want  string
+	}{
+		{"nil", nil, "((1:0.5,2:0.5):0.3,3:0.8):0.2;"},
+		{"numbers", func(v NodeID) string {
+			if v == inner {
+				return "0.93"
+			}
+			return "1"
+		}, "((1:0.5,2:0.5)0.93:0.3,3:0.8)1:0.2;"},
+		{"empty and quoted", func(v NodeID) string {
+			if v == inner {
+				return "it's x"
+			}
+			return ""
+		}, "((1:0.5,2:0.5)'it''s x':0.3,3:0.8):0.2;"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(tr.AppendNewickLabeled(nil, tc.label))
+			if got != tc.want {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+			back, err := ParseNewick(got, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.Newick() != tr.Newick() {
+				t.Errorf("read back %s, want %s", back.Newick(), tr.Newick())
+			}
+		})
+	}
+}
+
 func TestWriteNewickError(t *testing.T) {
 	tr := New(2)
 	tr.Plant(0)
