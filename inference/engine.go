@@ -174,7 +174,16 @@ func (g gibbsCStep) update(ch *Chain) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", g.Name(), err)
 	}
+	c0 := ch.get(g.v)
 	ch.set(g.v, c)
+	if err := ch.syncPrior(); err == nil && treemove.Finite(ch.logTree()) {
+		return nil
+	}
+	// The draw gives a tree density float64 cannot evaluate: refuse it,
+	// as the Metropolis-Hastings move with the conditional as proposal on
+	// the target restricted to finite densities does.
+	ch.Skipped++
+	ch.set(g.v, c0)
 	return ch.syncPrior()
 }
 
@@ -226,7 +235,14 @@ func (g gibbsPrecisionStep) update(ch *Chain) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", g.Name(), err)
 	}
+	p0 := ch.get(g.v)
 	ch.set(g.v, p)
+	if err := ch.syncVariance(); err == nil && treemove.Finite(ch.lik.LogLik()) {
+		return nil
+	}
+	// Refused: a likelihood float64 cannot evaluate (see gibbsCStep).
+	ch.Skipped++
+	ch.set(g.v, p0)
 	return ch.syncVariance()
 }
 
@@ -309,14 +325,19 @@ func (s *sliceStep) update(ch *Chain) error {
 	logf := func(x float64) float64 { return ch.sliceTarget(s, x) }
 	tuner := ch.tuner(s.v)
 	var x float64
+	var err error
 	if ch.tuning {
-		x, _ = tuner.SampleTransformed(ch.rng, x0, s.transform, logf)
+		x, _, err = tuner.UpdateTransformed(ch.rng, x0, s.transform, logf)
 	} else {
-		x, _ = tuner.Slice.SampleTransformed(ch.rng, x0, s.transform, logf)
+		x, _, err = tuner.Slice.UpdateTransformed(ch.rng, x0, s.transform, logf)
+	}
+	if err != nil {
+		ch.sliceTarget(s, x0)
+		return ch.notFinite(s.Name(), fmt.Sprintf("the density of %s's conditional at %s = %v", s.v.Name, s.v.Name, x0))
 	}
 	// Leave the chain at x: the last evaluation may have been elsewhere.
-	if got := ch.sliceTarget(s, x); math.IsInf(got, -1) || math.IsNaN(got) {
-		return fmt.Errorf("slice(%s): the posterior density is zero at %s = %v; check the priors and data", s.v.Name, s.v.Name, x)
+	if got := ch.sliceTarget(s, x); !scalar.Finite(got) {
+		return fmt.Errorf("slice(%s): the posterior density is not finite (%v) at %s = %v; check the priors and data", s.v.Name, got, s.v.Name, x)
 	}
 	if s.alphaBeta {
 		return ch.syncPrior() // the evaluations left the tree sampler alone
@@ -379,6 +400,12 @@ func (treeStep) update(ch *Chain) error {
 	return nil
 }
 
+// treeAccepted counts the accepted moves that changed the chain's tree.
+func (ch *Chain) treeAccepted() int {
+	s := ch.moves.Stats
+	return s.Subtree.Accepted + s.Time.Accepted + s.Position.Accepted + ch.RidgeAccepted
+}
+
 // locationsStep draws every node location from its conditional given the
 // tree and the evidence, for the steps that condition on locations.
 type locationsStep struct{}
@@ -408,6 +435,7 @@ func (probitStep) Explain() string {
 func (probitStep) update(ch *Chain) error {
 	m := ch.m
 	y := ch.st.Env.Values[m.Data.ID]
+	ch.savedAux = append(ch.savedAux[:0], ch.aux...)
 	for i := range m.N {
 		for d := range m.D {
 			k := i*m.D + d
@@ -421,7 +449,14 @@ func (probitStep) update(ch *Chain) error {
 			}
 		}
 	}
-	return nil
+	if treemove.Finite(ch.lik.LogLik()) {
+		return nil
+	}
+	// Refused: auxiliaries whose evidence float64 cannot evaluate on this
+	// tree (see gibbsCStep).
+	ch.Skipped++
+	copy(ch.aux, ch.savedAux)
+	return ch.syncEvidence()
 }
 
 // drawAux draws a Probit auxiliary variable given the latent location z
@@ -450,14 +485,17 @@ type Chain struct {
 	// locs holds sampled node locations (Cap·D) when a step needs them.
 	locs []float64
 	// aux holds the Probit auxiliary variables, N·D; entries whose data
-	// are missing are unused.
-	aux    []float64
-	params []float64
+	// are missing are unused. savedAux keeps them while a draw is checked.
+	aux, savedAux []float64
+	params        []float64
 	// Skipped counts conditional updates skipped because their statistics
 	// were not finite (see gibbsPrecisionStep).
 	Skipped int
 	// RidgeProposed and RidgeAccepted count the ridge moves.
 	RidgeProposed, RidgeAccepted int
+	// Stall is the number of consecutive sweeps, up to the last one, in
+	// which the tree accepted no move; LongestStall the longest such run.
+	Stall, LongestStall int
 
 	internal, order []pydt.NodeID
 	saved           []pydt.Time
@@ -633,13 +671,37 @@ func (ch *Chain) logFactor(f *graph.Factor) float64 {
 // Sweep runs every step of the schedule once. It starts with a full
 // recomputation of the messages, so that a chain restored from a checkpoint
 // continues exactly as the original would have.
+//
+// Every step refuses states whose density float64 cannot evaluate (NaN or
+// +Inf), so the state stays finite; should it not (rounding in a full
+// recomputation, a bug), Sweep stops with an error that names the part of
+// the model and what to try (see notFinite). It also counts the sweeps in
+// which the tree accepted no move (Stall, LongestStall).
 func (ch *Chain) Sweep() error {
 	if err := ch.lik.Recompute(); err != nil {
 		return fmt.Errorf("tree: %w", err)
 	}
+	if !scalar.Finite(ch.lik.LogLik()) {
+		return ch.notFinite("recomputing the messages", "")
+	}
+	acc := ch.treeAccepted()
 	for _, step := range ch.sched.Steps {
 		if err := step.update(ch); err != nil {
 			return err
+		}
+		if !scalar.Finite(ch.lik.LogLik()) {
+			return ch.notFinite(step.Name(), "")
+		}
+	}
+	if err := ch.checkFinite("the sweep"); err != nil {
+		return err
+	}
+	if ch.Tree.NumLeaves() >= 2 {
+		if ch.treeAccepted() == acc {
+			ch.Stall++
+			ch.LongestStall = max(ch.LongestStall, ch.Stall)
+		} else {
+			ch.Stall = 0
 		}
 	}
 	return nil

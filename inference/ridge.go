@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/treemove"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -113,7 +114,9 @@ func (r *ridgeStep) once(ch *Chain) error {
 	if ok {
 		after = r.target(ch)
 	}
-	if ok && math.Log(ch.rng.Float64()) < after-before {
+	// A proposal whose density float64 cannot evaluate (NaN, +Inf) is
+	// refused (checked last, so that the random stream is unchanged).
+	if ok && math.Log(ch.rng.Float64()) < after-before && treemove.Finite(after) {
 		ch.RidgeAccepted++
 		return nil
 	}

@@ -1,6 +1,7 @@
 package scalar
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -78,26 +79,56 @@ func (s Slice) params() (w float64, m, k int) {
 
 // Sample performs one slice-sampling update of x0 under the unnormalised log
 // density logf on the real line and returns the new point and the number of
-// calls to logf made (at least 2: one at x0 and one proposal).
+// calls to logf made (at least 2 when the update runs: one at x0 and one
+// proposal).
 //
 // logf may return −Inf outside the support of the density: such points are
 // outside every slice, so stepping out stops at the boundary and shrinkage
-// rejects them. A NaN from logf is treated as outside the slice too.
-// logf(x0) must be finite or +Inf; a starting point with logf(x0) = −Inf or
-// NaN is a programmer error and panics (a caller that takes starting values
-// from users should check them with logf first). Width·MaxSteps must be small
-// enough for x0 ± Width·MaxSteps to be finite.
+// rejects them. NaN and +Inf are treated as outside the slice too: they say
+// that the density cannot be evaluated there (see Finite), and accepting
+// one would leave the chain at a point no later update can compare with
+// another. The update therefore samples the density restricted to the points
+// where logf is finite.
+//
+// Sample never panics on the values of logf. When logf(x0) is not finite
+// (NaN, −Inf or +Inf) there is no slice to sample: Sample returns x0 and 1
+// without further calls. Callers that need to know check Finite(logf(x0))
+// first, or use Update, which says so with an error. Width·MaxSteps must be
+// small enough for x0 ± Width·MaxSteps to be finite.
 //
 // Sample allocates nothing beyond what logf allocates.
 func (s Slice) Sample(rng *rand.Rand, x0 float64, logf func(float64) float64) (x float64, evals int) {
+	x, evals, _ = s.Update(rng, x0, logf)
+	return x, evals
+}
+
+// ErrNotFinite is wrapped by the error of Update when the log density at the
+// starting point is NaN, −Inf or +Inf.
+var ErrNotFinite = errors.New("the log density is not finite")
+
+// Finite reports whether a log density is a finite number: the only values
+// at which a slice sampler can start, and the only values it accepts.
+func Finite(logDensity float64) bool {
+	return !math.IsNaN(logDensity) && !math.IsInf(logDensity, 0)
+}
+
+// Update is Sample with an error instead of a silent no-op: when logf(x0)
+// is not finite it returns x0, 1 and an error wrapping ErrNotFinite that
+// names x0 and the value.
+func (s Slice) Update(rng *rand.Rand, x0 float64, logf func(float64) float64) (x float64, evals int, err error) {
 	w, m, maxShrink := s.params()
 	f0 := logf(x0)
 	evals = 1
-	if !(f0 > math.Inf(-1)) {
-		panic(fmt.Sprintf("scalar: Slice.Sample started at x0 = %v where logf = %v", x0, f0))
+	if !Finite(f0) {
+		return x0, evals, fmt.Errorf("scalar: slice sampling from x0 = %v: %w (%v)", x0, ErrNotFinite, f0)
 	}
 	// The level: log u with u uniform on (0, 1]; 1 − Float64() avoids log 0.
 	y := f0 + math.Log(1-rng.Float64())
+	in := func(x float64) bool {
+		evals++
+		f := logf(x)
+		return f >= y && !math.IsInf(f, 1)
+	}
 
 	// Stepping out (Neal 2003, Figure 3), with at most m − 1 steps in all.
 	l := x0 - w*rng.Float64()
@@ -105,15 +136,13 @@ func (s Slice) Sample(rng *rand.Rand, x0 float64, logf func(float64) float64) (x
 	j := int(float64(m) * rng.Float64())
 	k := m - 1 - j
 	for ; j > 0; j-- {
-		evals++
-		if !(logf(l) >= y) {
+		if !in(l) {
 			break
 		}
 		l -= w
 	}
 	for ; k > 0; k-- {
-		evals++
-		if !(logf(r) >= y) {
+		if !in(r) {
 			break
 		}
 		r += w
@@ -122,9 +151,8 @@ func (s Slice) Sample(rng *rand.Rand, x0 float64, logf func(float64) float64) (x
 	// Shrinkage (Neal 2003, Figure 5): x0 stays inside [l, r] throughout.
 	for range maxShrink {
 		x1 := l + rng.Float64()*(r-l)
-		evals++
-		if logf(x1) >= y {
-			return x1, evals
+		if in(x1) {
+			return x1, evals, nil
 		}
 		if x1 < x0 {
 			l = x1
@@ -132,7 +160,7 @@ func (s Slice) Sample(rng *rand.Rand, x0 float64, logf func(float64) float64) (x
 			r = x1
 		}
 	}
-	return x0, evals
+	return x0, evals, nil
 }
 
 // Tuner adapts the Width of a slice sampler during burn-in. It sets Width to
@@ -190,4 +218,15 @@ func (t *Tuner) SampleTransformed(rng *rand.Rand, x0 float64, tr Transform, logD
 	x, evals = t.Slice.SampleTransformed(rng, x0, tr, logDensity)
 	t.Observe(z0, tr.ToReal(x))
 	return x, evals
+}
+
+// UpdateTransformed is SampleTransformed with the errors of
+// Slice.UpdateTransformed; a failed update is not observed.
+func (t *Tuner) UpdateTransformed(rng *rand.Rand, x0 float64, tr Transform, logDensity func(float64) float64) (x float64, evals int, err error) {
+	z0 := tr.startZ(x0)
+	x, evals, err = t.Slice.UpdateTransformed(rng, x0, tr, logDensity)
+	if err == nil {
+		t.Observe(z0, tr.ToReal(x))
+	}
+	return x, evals, err
 }

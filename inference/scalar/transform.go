@@ -1,6 +1,7 @@
 package scalar
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -211,24 +212,45 @@ func (t Transform) startZ(x0 float64) float64 {
 // new x and the number of evaluations of the log density of z, as Sample
 // counts them.
 //
-// x0 must lie in the closed interval with logDensity(x0) > −Inf; a point on
-// the boundary is first moved just inside (see Transform). Otherwise it is a
-// programmer error and panics, as in Sample. When the update leaves z where it
-// was, x0 is returned unchanged.
+// x0 must lie in the closed interval; a point on the boundary is first moved
+// just inside (see Transform). Otherwise it is a programmer error and panics.
+// As in Sample, a log density that is not finite at x0 leaves x0 unchanged
+// (UpdateTransformed reports it), and NaN or +Inf elsewhere is outside the
+// slice. When the update leaves z where it was, x0 is returned unchanged.
 func (s Slice) SampleTransformed(rng *rand.Rand, x0 float64, tr Transform, logDensity func(float64) float64) (x float64, evals int) {
-	z0 := tr.startZ(x0)
-	if math.IsNaN(z0) {
+	if math.IsNaN(tr.startZ(x0)) {
 		panic(fmt.Sprintf("scalar: SampleTransformed started at x0 = %v outside (%v, %v)", x0, tr.Lo(), tr.Hi()))
 	}
-	z, evals := s.Sample(rng, z0, func(z float64) float64 {
+	x, evals, _ = s.UpdateTransformed(rng, x0, tr, logDensity)
+	return x, evals
+}
+
+// UpdateTransformed is SampleTransformed with errors instead of a panic or a
+// silent no-op: for x0 outside the closed interval, and (wrapping
+// ErrNotFinite) for a log density that is not finite at x0. x0 is then
+// returned unchanged.
+func (s Slice) UpdateTransformed(rng *rand.Rand, x0 float64, tr Transform, logDensity func(float64) float64) (x float64, evals int, err error) {
+	z0 := tr.startZ(x0)
+	if math.IsNaN(z0) {
+		return x0, 0, fmt.Errorf("scalar: slice sampling from x0 = %v outside (%v, %v)", x0, tr.Lo(), tr.Hi())
+	}
+	first, f0 := true, 0.0
+	z, evals, err := s.Update(rng, z0, func(z float64) float64 {
 		x := tr.FromReal(z)
 		if !tr.Contains(x) {
 			return math.Inf(-1)
 		}
-		return logDensity(x) + tr.LogJacobian(z)
+		f := logDensity(x)
+		if first {
+			first, f0 = false, f
+		}
+		return f + tr.LogJacobian(z)
 	})
-	if z == z0 && tr.Contains(x0) {
-		return x0, evals
+	if errors.Is(err, ErrNotFinite) {
+		return x0, evals, fmt.Errorf("scalar: slice sampling from x0 = %v: %w (%v)", x0, ErrNotFinite, f0)
 	}
-	return tr.FromReal(z), evals
+	if z == z0 && tr.Contains(x0) {
+		return x0, evals, nil
+	}
+	return tr.FromReal(z), evals, nil
 }

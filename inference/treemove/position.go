@@ -227,7 +227,7 @@ func (s *Sampler) posEval(v pydt.NodeID, n int, d float64) (pydt.Position, float
 	if !ok {
 		return pos, math.Inf(-1)
 	}
-	return pos, s.posLogDensity(pos, n, s.m.LogLikIfAttached(v, pos))
+	return pos, s.refuse(s.posLogDensity(pos, n, s.m.LogLikIfAttached(v, pos)))
 }
 
 // PositionMove detaches a uniformly chosen non-root node and slice samples
@@ -266,7 +266,14 @@ func (s *Sampler) SlicePosition(v pydt.NodeID) bool {
 		s.cur = piece{node: old.Node}
 		s.off0 = psiOneMinus(tr.ParentTime(old.Node)) - psiOneMinus(old.Time)
 	}
-	y := s.posLogDensity(old, n, ll0) - s.rng.ExpFloat64()
+	f0 := s.posLogDensity(old, n, ll0)
+	if !Finite(f0) {
+		// No slice at a state whose density is not finite (see Finite).
+		s.Stats.NonFinite++
+		m.Attach(v, old)
+		return false
+	}
+	y := f0 - s.rng.ExpFloat64()
 
 	w := s.PosWidth
 	l := -w * s.rng.Float64()
@@ -290,11 +297,15 @@ func (s *Sampler) SlicePosition(v pydt.NodeID) bool {
 		pos, f := s.posEval(v, n, d)
 		if f > y {
 			m.Attach(v, pos)
-			if pos != old {
+			if pos == old {
+				return false
+			}
+			if s.settled() {
 				s.Stats.Position.Accepted++
 				return true
 			}
-			return false
+			// Outside the slice after all: detach again and shrink.
+			m.Detach(v)
 		}
 		if d < 0 {
 			l = d

@@ -59,10 +59,20 @@ func (s *Sampler) SubtreeMove() bool {
 		return false
 	}
 	logA := s.logRatio(v, old, pos, nOld, llOld, m.LogLikIfAttached(v, pos))
+	if math.IsNaN(logA) || math.IsInf(logA, 1) {
+		// The proposal's density (or the current one) cannot be evaluated:
+		// refuse the proposal (see Finite).
+		s.Stats.NonFinite++
+		m.Attach(v, old)
+		return false
+	}
 	if logA >= 0 || s.rng.Float64() < math.Exp(logA) {
 		m.Attach(v, pos)
-		s.Stats.Subtree.Accepted++
-		return true
+		if s.settled() {
+			s.Stats.Subtree.Accepted++
+			return true
+		}
+		m.Detach(v)
 	}
 	m.Attach(v, old)
 	return false
@@ -74,6 +84,9 @@ func (s *Sampler) SubtreeMove() bool {
 func (s *Sampler) logRatio(v pydt.NodeID, old, pos pydt.Position, nOld int, llOld, llNew float64) float64 {
 	if math.IsInf(llNew, -1) {
 		return math.Inf(-1)
+	}
+	if !Finite(llNew) {
+		return math.NaN() // not evaluable; SubtreeMove refuses it
 	}
 	logA := llNew - llOld
 	if n := s.tr.Count(v); n > 1 {

@@ -53,7 +53,14 @@ func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 	tt.tlo, tt.thi = tt.e.Bounds()
 	tt.lo, tt.hi = -tt.tlo.LogOneMinus(), -tt.thi.LogOneMinus()
 	x0 := -t0.LogOneMinus()
-	y := s.timeLogDensity(&tt, t0, x0, s.m.LogLik()) - s.rng.ExpFloat64()
+	f0 := s.timeLogDensity(&tt, t0, x0, s.m.LogLik())
+	if !Finite(f0) {
+		// No slice to sample at a state whose density is not finite; the
+		// engine reports such a state (see Finite).
+		s.Stats.NonFinite++
+		return false
+	}
+	y := f0 - s.rng.ExpFloat64()
 
 	w := s.TimeWidth
 	l, r := tt.lo, tt.hi
@@ -79,8 +86,14 @@ func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 				return false
 			}
 			tt.e.Commit(pydt.TimeFromLogOneMinus(-x1))
-			s.Stats.Time.Accepted++
-			return true
+			if s.settled() {
+				s.Stats.Time.Accepted++
+				return true
+			}
+			// Outside the slice after all: undo, and shrink as for any
+			// rejected point.
+			s.m.SetTime(v, t0)
+			tt.e = s.m.TimeEval(v)
 		}
 		if x1 < x0 {
 			l = x1
@@ -101,7 +114,7 @@ func (s *Sampler) timeEval(tt *timeTarget, x float64) float64 {
 	if !tt.tlo.Before(t) || !t.Before(tt.thi) {
 		return math.Inf(-1)
 	}
-	return s.timeLogDensity(tt, t, x, tt.e.LogLik(t))
+	return s.refuse(s.timeLogDensity(tt, t, x, tt.e.LogLik(t)))
 }
 
 func (s *Sampler) timeLogDensity(tt *timeTarget, t pydt.Time, x, ll float64) float64 {

@@ -56,6 +56,45 @@ type Stats struct {
 	// was drawn within MaxTries attempts (the state is then kept; see
 	// Sampler.MaxTries).
 	GaveUp int
+	// NonFinite counts density evaluations refused because they were NaN
+	// or +Inf (see Finite): proposals treated as outside the support, and
+	// moves not started because the current state's density was not
+	// finite.
+	NonFinite int
+}
+
+// Finite reports whether a log density may be accepted by a move: finite,
+// or -Inf (zero density, which every move rejects). NaN and +Inf are never
+// accepted: they mean that float64 cannot evaluate the density there (an
+// overflow, or 0/0 from times closer to t = 1 than it resolves), and a chain
+// that accepted one would be left in a state whose density it cannot
+// compare with any other.
+func Finite(logDensity float64) bool {
+	return !math.IsNaN(logDensity) && !math.IsInf(logDensity, 1)
+}
+
+// settled reports whether the model's log likelihood after a committed
+// change is finite. The moves evaluate a proposal by a different order of
+// operations than the committed update, and for states that float64 barely
+// resolves the two can disagree (a finite proposal, a NaN state); the moves
+// then undo the change and treat the proposal as refused.
+func (s *Sampler) settled() bool {
+	ll := s.m.LogLik()
+	if math.IsNaN(ll) || math.IsInf(ll, 0) {
+		s.Stats.NonFinite++
+		return false
+	}
+	return true
+}
+
+// refuse returns -Inf for a log density that Finite rejects, counting it,
+// and the density itself otherwise.
+func (s *Sampler) refuse(logDensity float64) float64 {
+	if Finite(logDensity) {
+		return logDensity
+	}
+	s.Stats.NonFinite++
+	return math.Inf(-1)
 }
 
 // Sampler runs MCMC moves on the tree of a bp.Model. It refers to the model

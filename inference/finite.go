@@ -1,0 +1,75 @@
+package inference
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/inference/scalar"
+)
+
+// ErrNotFinite is wrapped by the error that stops a chain whose state has a
+// log density that is NaN or infinite.
+var ErrNotFinite = errors.New("the chain's state is not finite")
+
+// checkFinite returns an error naming the first part of the log joint
+// density of the chain's state that is not finite, or nil: the tree prior,
+// the likelihood, then each scalar factor. after names what ran last.
+func (ch *Chain) checkFinite(after string) error {
+	if !scalar.Finite(ch.logTree()) || !scalar.Finite(ch.lik.LogLik()) {
+		return ch.notFinite(after, "")
+	}
+	for _, f := range ch.m.G.Factors {
+		if f.IsPYDT() || f == ch.m.LinkFactor {
+			continue
+		}
+		if lp := ch.logFactor(f); !scalar.Finite(lp) {
+			return ch.notFinite(after, fmt.Sprintf("the log density of %s (%s) is %v", f.Target.Name, f, lp))
+		}
+	}
+	return nil
+}
+
+// notFinite builds the error for a state whose density is not finite after
+// the step named after: it names the PYDT node and the part that failed,
+// the values that explain it, and what to try. what describes the failing
+// part when the caller knows it.
+func (ch *Chain) notFinite(after, what string) error {
+	m := ch.m
+	lt, ll := ch.logTree(), ch.lik.LogLik()
+	var b strings.Builder
+	closest := ch.closestToOne()
+	switch {
+	case what != "":
+		b.WriteString(what)
+	case !scalar.Finite(ll):
+		fmt.Fprintf(&b, "the log likelihood of PYDT node %s is %v", m.Leaves.Name, ll)
+	case !scalar.Finite(lt):
+		fmt.Fprintf(&b, "the log density of the tree of PYDT node %s is %v (alpha = %g, beta = %g, divergence %v)",
+			m.Leaves.Name, lt, ch.moves.Alpha(), ch.moves.Beta(), ch.moves.Divergence())
+	default:
+		b.WriteString("a scalar's log density is not finite")
+	}
+	fmt.Fprintf(&b, " (variance %g; the divergence closest to t = 1 has 1 - t = %g)", ch.lik.Variance(), closest)
+	b.WriteString("; float64 cannot evaluate the density of this state. Try: standardize the data (columns of unit scale, which the default priors assume)")
+	if m.Link == LinkDirect {
+		fmt.Fprintf(&b, "; use a Normal noise model (%s ~ Normal(Z, sd) with param Z : real[N, D] and Z ~ PYDT(...)), which keeps divergences away from t = 1", m.Data.Name)
+	}
+	b.WriteString("; or priors that keep c away from 0 and the variance on the data's scale")
+	return fmt.Errorf("%w after %s: %s", ErrNotFinite, after, b.String())
+}
+
+// closestToOne returns the smallest 1 - t over the tree's branch points (1
+// for a tree without any).
+func (ch *Chain) closestToOne() float64 {
+	tr := ch.Tree
+	u := 1.0
+	ch.order = tr.PreOrder(ch.order[:0])
+	for _, v := range ch.order {
+		if !tr.IsLeaf(v) {
+			u = math.Min(u, tr.Time(v).OneMinus())
+		}
+	}
+	return u
+}
