@@ -21,7 +21,7 @@ func (ch *Chain) checkFinite(after string) error {
 		return ch.notFinite(after, "")
 	}
 	for _, f := range ch.m.G.Factors {
-		if f.IsPYDT() || f == ch.m.LinkFactor {
+		if f.IsPYDT() || f == ch.m.LinkFactor || f.Omitted {
 			continue
 		}
 		if lp := ch.logFactor(f); !scalar.Finite(lp) {
