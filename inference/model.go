@@ -59,6 +59,9 @@ type Model struct {
 	Data       *graph.Var
 	// Labels names the leaves (the data's row labels), or nil.
 	Labels []string
+	// Scaling is set by Standardize: the data observed at the leaves are
+	// then in standardized units.
+	Scaling *Scaling
 }
 
 // ErrUnsupported is wrapped by errors for models the engine cannot run yet.
@@ -495,17 +498,22 @@ func (m *Model) Scalars() []*graph.Var {
 }
 
 // Warnings lists conditions of the data that a researcher should know
-// about before trusting a fit: for now, exactly duplicated rows of data
-// observed directly at the leaves, for which the PYDT's posterior puts the
-// split of the duplicates at t = 1 (and may be improper). A Normal noise
-// model (X ~ Normal(Z, sd)) avoids it.
+// about before trusting a fit: real-valued columns far from the unit scale
+// that the default priors assume (see Standardize), and exactly duplicated
+// rows of data observed directly at the leaves, for which the PYDT's
+// posterior puts the split of the duplicates at t = 1 (and may be
+// improper). A Normal noise model (X ~ Normal(Z, sd)) avoids the latter.
 func (m *Model) Warnings(env *graph.Env) []string {
-	if m.Link != LinkDirect {
+	if m.Data == nil {
 		return nil
 	}
 	x := env.Values[m.Data.ID]
+	out := m.scaleWarnings(x)
+	if m.Link != LinkDirect {
+		return out
+	}
 	seen := map[string]int{}
-	var out []string
+	dups := 0
 	for i := range m.N {
 		row := x[i*m.D : (i+1)*m.D]
 		if slices.ContainsFunc(row, math.IsNaN) {
@@ -515,7 +523,7 @@ func (m *Model) Warnings(env *graph.Env) []string {
 		if j, dup := seen[key]; dup {
 			out = append(out, fmt.Sprintf("rows %d and %d of %s are identical: the PYDT puts their split at t = 1, where its posterior can be improper; "+
 				"remove duplicates or add a noise model, e.g. %s ~ Normal(Z, sd) with param Z : real[N, D] and Z ~ PYDT(...)", j+1, i+1, m.Data.Name, m.Data.Name))
-			if len(out) == 3 {
+			if dups++; dups == 3 {
 				break
 			}
 			continue

@@ -431,6 +431,9 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 			sd := m.LinkFactor.Args[1].Eval(ch.st.Env)
 			x += sd * ch.rng.NormFloat64()
 		}
+		if m.Scaling != nil {
+			x = m.Scaling.Unscale(idx%m.D, x) // back to the data's units
+		}
 		if m.Link == LinkProbit {
 			if x+ch.rng.NormFloat64() > 0 {
 				x = 1
@@ -552,13 +555,15 @@ type runFile struct {
 	Impute          bool           `json:"impute"`
 	Coclust         bool           `json:"coclust,omitempty"`
 	Meta            map[string]any `json:"meta,omitempty"`
+	// Standardize is the model's Scaling when its data were standardized.
+	Standardize *Scaling `json:"standardize,omitempty"`
 }
 
 func (r *runner) writeRunFile() error {
 	c := r.cfg
 	return writeJSONFile(filepath.Join(c.Out, RunFile), runFile{
 		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
-		Seed: c.Seed, Impute: c.Impute, Coclust: c.Coclust, Meta: c.Meta,
+		Seed: c.Seed, Impute: c.Impute, Coclust: c.Coclust, Meta: c.Meta, Standardize: r.m.Scaling,
 	})
 }
 
@@ -640,7 +645,9 @@ func (r *runner) checkpoint(it int, wall float64) error {
 
 // Resume continues the run in dir from its last checkpoint, with the model
 // it was started with (the caller rebuilds it, e.g. from ReadRunMeta), as
-// if it had never stopped. progress may be nil.
+// if it had never stopped. progress may be nil. A run started on
+// standardized data is standardized again here (the caller need not call
+// Standardize), and must give the scaling recorded in run.json.
 func Resume(ctx context.Context, m *Model, dir string, progress func(done, total int, logJoint float64)) (*Result, error) {
 	var rf runFile
 	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
@@ -648,6 +655,9 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 	}
 	var cp checkpointFile
 	if err := readJSONFile(filepath.Join(dir, CheckpointFile), &cp); err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	if err := sameScaling(m, rf.Standardize); err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
 	cfg := Config{Iters: rf.Iters, Burn: rf.Burn, Thin: rf.Thin, Chains: rf.Chains, CheckpointEvery: rf.CheckpointEvery,

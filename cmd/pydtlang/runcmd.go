@@ -31,6 +31,7 @@ func newRun() *cobra.Command {
 		resume  string
 		burn    int
 		force   bool
+		stdz    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run MODEL --data NAME=FILE... [--iters N --burn B --thin T --chains C --seed S] --out DIR [--force]",
@@ -100,6 +101,13 @@ changed since.
 
 With a data file of draws from sample, --draw K fits draw K.
 
+The default priors assume real-valued columns of roughly mean 0 and sd 1;
+run warns about columns far from that. --standardize fits the data with each
+column shifted and scaled to mean 0 and sd 1: the scalars in trace.csv (the
+diffusion variance, a noise sd) are then in standardized units, impute.csv
+is in the data's units, and run.json records each column's mean and sd
+("standardize"), which --resume applies again.
+
 Load the trace in Python with ArviZ:
   df = pandas.read_csv("DIR/trace.csv")
   idata = arviz.from_dict(posterior={c: df.pivot(index="iteration", columns="chain", values=c).T.values
@@ -144,6 +152,11 @@ and in R with posterior:
 			if err := prepareOut(cfg.Out, force); err != nil {
 				return err
 			}
+			if stdz {
+				if _, err := m.Standardize(); err != nil {
+					return &exitError{code: 1, err: err}
+				}
+			}
 			for _, w := range m.Warnings(graph.NewEnv(l.g)) {
 				fmt.Fprintf(stderr, "pydtlang: warning: %s\n", w)
 			}
@@ -175,6 +188,7 @@ and in R with posterior:
 	f.BoolVar(&explain, "explain", false, "print the chosen updates of one sweep and exit")
 	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags)")
 	f.BoolVar(&force, "force", false, "replace the run already in --out DIR, deleting its output files")
+	f.BoolVar(&stdz, "standardize", false, "fit the data with every column shifted and scaled to mean 0 and sd 1 (recorded in run.json)")
 	return cmd
 }
 
@@ -214,7 +228,7 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 	}
 	named := 0
 	for _, name := range []string{"data", "draw", "set", "iters", "burn", "thin", "chains", "seed", "out",
-		"checkpoint-every", "impute", "coclust", "explain", "force"} {
+		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize"} {
 		if cmd.Flags().Changed(name) {
 			extra = append(extra, "--"+name)
 			named++

@@ -19,6 +19,7 @@ func newScore() *cobra.Command {
 		b        bindings
 		treePath string
 		asJSON   bool
+		stdz     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "score MODEL --data NAME=FILE --tree FILE.nwk [--draw K] --set NAME=VALUE...",
@@ -47,6 +48,10 @@ draw,row,...), and --draw K takes draw K of it and the K-th tree (line) of the
 --tree file, e.g. trees.nwk. A file of draws that holds a single draw needs no
 --draw.
 
+--standardize scores the data with each column shifted and scaled to mean 0
+and sd 1, as run --standardize fits them: use it to score the trees and
+values of such a run.
+
 Models with a Probit likelihood cannot be scored: their data have no
 closed-form marginal likelihood given the tree.`,
 		Example: `  pydtlang score examples/gaussian.pydt --data X=examples/data/synthetic.csv \
@@ -65,6 +70,11 @@ closed-form marginal likelihood given the tree.`,
 			}
 			if m.Link == inference.LinkProbit {
 				return &exitError{code: 1, err: fmt.Errorf("score does not support %s: its Probit likelihood has no closed-form marginal likelihood given the tree (fit it with run)", l.path)}
+			}
+			if stdz {
+				if _, err := m.Standardize(); err != nil {
+					return &exitError{code: 1, err: err}
+				}
 			}
 			var missing []string
 			for _, v := range m.Scalars() {
@@ -134,6 +144,7 @@ closed-form marginal likelihood given the tree.`,
 	cmd.Flags().Lookup("draw").Usage = "use draw K of a data file of draws (header draw,row,..., as sample writes) and the K-th tree of --tree"
 	cmd.Flags().StringVar(&treePath, "tree", "", "Newick file with one tree per line (diffusion-time branch lengths)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&stdz, "standardize", false, "score the data with every column shifted and scaled to mean 0 and sd 1, as run --standardize fits them")
 	return cmd
 }
 
