@@ -20,6 +20,8 @@ func TestBoundedReads(t *testing.T) {
 		{[]string{"check", "/dev/zero"}, "/dev/zero: line 1: a NUL byte: this is not a text file"},
 		{[]string{"fmt", "/dev/zero"}, "/dev/zero: line 1: a NUL byte: this is not a text file"},
 		{[]string{"check", "../../examples/gaussian.pydt", "--data", "X=/dev/zero"}, "/dev/zero: line 1: a NUL byte: this is not a text file"},
+		{[]string{"score", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv", "--tree", "/dev/zero",
+			"--set", "alpha=1,beta=0.2,c=1,prec=2"}, "/dev/zero: newick: line 1, offset 0: a NUL byte: this is not a text file"},
 		{[]string{"sample", "../../examples/gaussian.pydt", "--set", "N=3,D=1e9", "--out", t.TempDir()},
 			"--set D: value 1e+09: a dimension must be a whole number from 1 to 33554432"},
 		{[]string{"sample", "../../examples/gaussian.pydt", "--set", "N=30000,D=30000", "--out", t.TempDir()},

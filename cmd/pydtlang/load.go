@@ -32,7 +32,7 @@ type bindings struct {
 func (b *bindings) register(cmd *cobra.Command, withData bool) {
 	b.cmd = cmd
 	if withData {
-		cmd.Flags().StringArrayVar(&b.data, "data", nil, "bind a data variable to a file: NAME=FILE (CSV, TSV or whitespace-separated; repeatable)")
+		cmd.Flags().StringArrayVar(&b.data, "data", nil, "bind a data variable to a file: NAME=FILE (CSV, TSV or whitespace-separated, at most 256 MiB; how headers and row labels are read: spec.md section 8; repeatable)")
 		cmd.Flags().IntVar(&b.draw, "draw", 0, "use draw K of a data file of draws (header draw,row,..., as sample writes)")
 	}
 	cmd.Flags().StringArrayVar(&b.set, "set", nil, "clamp a scalar or bind a dimension: NAME=VALUE[,NAME=VALUE...] with decimal VALUEs such as 2, 0.5, 1e-3 (repeatable)")

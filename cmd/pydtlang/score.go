@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/internal/bounded"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -41,7 +43,7 @@ of the scalars, and its parts:
 Every stochastic scalar needs a value from --set. The tree's leaves must match
 the data's rows: by row label when the data file has a label column, else by
 1-based row number. A file of several trees (one per line) gives one line of
-scores per tree. --json prints JSON instead of "name value" lines.
+scores per tree; it may be at most 1 GiB, and each tree at most 16 MiB. --json prints JSON instead of "name value" lines.
 
 The output of sample scores directly: its NAME.csv holds every draw (header
 draw,row,...), and --draw K takes draw K of it and the K-th tree (line) of the
@@ -90,33 +92,41 @@ closed-form marginal likelihood given the tree.`,
 				return &exitError{code: 1, err: err}
 			}
 			defer f.Close()
-			trees, err := pydt.ReadNewickTrees(f, m.Labels)
-			if err != nil {
-				return &exitError{code: 1, err: fmt.Errorf("%s: %w", treePath, err)}
-			}
-			if len(trees) == 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%s: no trees", treePath)}
-			}
-			first := 0 // index of trees[0] in the file
-			if b.draw > 0 {
-				if b.draw > len(trees) {
-					return &exitError{code: 1, err: fmt.Errorf("--draw %d takes tree %d of %s, but it has %d", b.draw, b.draw, treePath, len(trees))}
-				}
-				first = b.draw - 1
-				trees = trees[first : first+1]
-			}
+			// Trees are scored as they are read, so that a large file is
+			// never held in memory; the file is bounded all the same.
+			in := bounded.NewReader(f, bounded.Options{Name: treePath, What: "Newick file", Max: bounded.MaxNewickBytes})
 			var results []inference.Scores
-			for k, tr := range trees {
-				if err := matchLeaves(tr, m, treePath, first+k); err != nil {
-					return &exitError{code: 1, err: err}
+			ntrees := 0
+			err = pydt.ForEachNewick(in, m.Labels, func(tr *pydt.Tree) error {
+				ntrees++
+				k := ntrees
+				if b.draw > 0 && k != b.draw {
+					return nil
+				}
+				if err := matchLeaves(tr, m, treePath, k-1); err != nil {
+					return err
 				}
 				st := m.NewState()
 				st.Tree = tr
 				s, err := m.Score(st)
 				if err != nil {
-					return &exitError{code: 1, err: fmt.Errorf("%s tree %d: %w", treePath, first+k+1, err)}
+					return fmt.Errorf("%s tree %d: %w", treePath, k, err)
 				}
 				results = append(results, s)
+				return nil
+			})
+			var ne *pydt.NewickError
+			switch {
+			case errors.As(err, &ne):
+				return &exitError{code: 1, err: fmt.Errorf("%s: %w", treePath, err)}
+			case err != nil:
+				return &exitError{code: 1, err: err}
+			}
+			if ntrees == 0 {
+				return &exitError{code: 1, err: fmt.Errorf("%s: no trees", treePath)}
+			}
+			if b.draw > ntrees {
+				return &exitError{code: 1, err: fmt.Errorf("--draw %d takes tree %d of %s, but it has %d", b.draw, b.draw, treePath, ntrees)}
 			}
 			if note := m.OmittedNote(); note != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: note: %s; log_hyper sums %s\n", note, strings.Join(results[0].HyperTerms, "; "))

@@ -100,8 +100,11 @@ func (t *Reader) Read(p []byte) (int, error) {
 		t.pendCR = false
 	}
 	if i := bytes.IndexByte(b, 0); i >= 0 {
+		// Pass the bytes before the NUL; the error comes with the next
+		// Read.
 		t.advance(b[:i])
-		return 0, t.fail(t.line, t.n-t.lineOff+1, "a NUL byte: this is not a text file (UTF-16 text must be saved as UTF-8)")
+		t.fail(t.line, t.n-t.lineOff+1, "a NUL byte: this is not a text file (UTF-16 text must be saved as UTF-8)")
+		return i, nil
 	}
 	if t.opts.BareCR {
 		for k := 0; k < len(b); {
@@ -116,7 +119,8 @@ func (t *Reader) Read(p []byte) (int, error) {
 			}
 			if b[i+1] != '\n' {
 				t.advance(b[:i])
-				return 0, t.fail(t.line, t.n-t.lineOff+1, "a carriage return (CR) not followed by a line feed: files with old Mac (CR-only) line endings are not supported; convert them to LF or CRLF")
+				t.fail(t.line, t.n-t.lineOff+1, "a carriage return (CR) not followed by a line feed: files with old Mac (CR-only) line endings are not supported; convert them to LF or CRLF")
+				return i, nil
 			}
 			k = i + 1
 		}

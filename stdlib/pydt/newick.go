@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pydtlang/pydtlang/internal/bounded"
 )
 
 // Newick format for PYDT trees
@@ -175,7 +177,8 @@ type pnode struct {
 // ParseNewick does. Blank lines, and lines holding only white space and
 // comments, are skipped. Errors give the 1-based line number and the byte
 // offset within the line; on error the trees before the bad line are
-// returned with it.
+// returned with it. See ForEachNewick for the limits on the input; use
+// that to read a large file without keeping every tree.
 func ReadNewickTrees(r io.Reader, labels []string) ([]*Tree, error) {
 	var trees []*Tree
 	err := ForEachNewick(r, labels, func(tr *Tree) error {
@@ -190,11 +193,27 @@ func ReadNewickTrees(r io.Reader, labels []string) ([]*Tree, error) {
 // so that a file of any length is read in the memory of one tree. It stops
 // at the first error, from the input or from fn, and returns it (fn's
 // unchanged).
+//
+// A line may be at most bounded.MaxNewickLineBytes (16 MiB) long, and the
+// input may hold no NUL byte (it is not text); both are reported as a
+// *NewickError, without reading further.
 func ForEachNewick(r io.Reader, labels []string, fn func(*Tree) error) error {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(bounded.NewReader(r, bounded.Options{What: "Newick file", Max: math.MaxInt64 - 1}), 64<<10)
 	for line := 1; ; line++ {
-		text, err := br.ReadString('\n')
+		text, err := readLine(br, maxNewickLine)
 		if err != nil && err != io.EOF {
+			var be *bounded.Error
+			var ne *NewickError
+			switch {
+			case errors.As(err, &be):
+				if be.Line > 0 {
+					line = be.Line
+				}
+				return &NewickError{Pos: NewickPos{Line: line, Offset: max(be.Col-1, 0)}, Msg: be.Msg}
+			case errors.As(err, &ne):
+				ne.Pos.Line = line
+				return ne
+			}
 			return fmt.Errorf("reading newick trees, line %d: %w", line, err)
 		}
 		if text == "" && err == io.EOF {
@@ -222,6 +241,29 @@ func ForEachNewick(r io.Reader, labels []string, fn func(*Tree) error) error {
 		if err == io.EOF {
 			return nil
 		}
+	}
+}
+
+// maxNewickLine is bounded.MaxNewickLineBytes, lowered by tests.
+var maxNewickLine = bounded.MaxNewickLineBytes
+
+// readLine reads through the next '\n' (or to the end of the input), at
+// most limit bytes; a longer line is a *NewickError.
+func readLine(br *bufio.Reader, limit int) (string, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > limit {
+			return "", &NewickError{Msg: fmt.Sprintf("line longer than %s, the longest tree pydtlang reads", bounded.Size(int64(limit)))}
+		}
+		if err == bufio.ErrBufferFull {
+			buf = append(buf, chunk...)
+			continue
+		}
+		if buf == nil {
+			return string(chunk), err
+		}
+		return string(append(buf, chunk...)), err
 	}
 }
 
@@ -356,6 +398,7 @@ func ParseNewick(s string, labels []string) (*Tree, error) {
 	}
 	// States: expecting a subtree, or after a complete node.
 	expect := true
+	singleChild := false
 	done := false
 	for p.err == nil && !done {
 		if expect {
@@ -440,6 +483,7 @@ func ParseNewick(s string, labels []string) (*Tree, error) {
 			p.i++
 			if k := len(nodes[v].children); k < 2 {
 				p.fail(nodes[v].off, "node has a single child: every branch point needs at least two")
+				singleChild = true
 				break
 			}
 			p.skip()
@@ -465,9 +509,56 @@ func ParseNewick(s string, labels []string) (*Tree, error) {
 		}
 	}
 	if p.err != nil {
+		// An extra ')' closes a '(' early, leaving it one child, or stands
+		// where a branch length or ',' belongs: report the imbalance, not
+		// the symptom.
+		if singleChild || (p.err.Pos.Offset < len(s) && s[p.err.Pos.Offset] == ')') {
+			if off, opens, closes := unmatchedClose(s); off >= 0 {
+				return nil, &NewickError{Pos: NewickPos{Offset: off},
+					Msg: fmt.Sprintf("unbalanced parentheses: ')' without a matching '(' (the tree has %d '(' and %d ')')", opens, closes)}
+			}
+		}
 		return nil, p.err
 	}
 	return buildFromNewick(nodes, labels)
+}
+
+// unmatchedClose returns the offset of the first ')' in s that has no
+// matching '(' before it, or -1, and the numbers of '(' and ')' in s,
+// outside quoted labels and comments.
+func unmatchedClose(s string) (off, opens, closes int) {
+	off = -1
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\'':
+			for i++; i < len(s); i++ {
+				if s[i] == '\'' {
+					if i+1 < len(s) && s[i+1] == '\'' {
+						i++
+						continue
+					}
+					break
+				}
+			}
+		case '[':
+			if end := strings.IndexByte(s[i:], ']'); end >= 0 {
+				i += end
+			} else {
+				i = len(s)
+			}
+		case '(':
+			opens++
+			depth++
+		case ')':
+			closes++
+			depth--
+			if depth < 0 && off < 0 {
+				off = i
+			}
+		}
+	}
+	return off, opens, closes
 }
 
 func truncate(s string, n int) string {

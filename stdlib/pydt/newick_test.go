@@ -521,3 +521,40 @@ func BenchmarkNewickParseStar(b *testing.B) {
 		}
 	}
 }
+
+// TestForEachNewickBounded checks the limits of reading a file of trees
+// (the line limit lowered to 100 bytes): on main, score --tree /dev/zero
+// read until memory ran out.
+func TestForEachNewickBounded(t *testing.T) {
+	defer func(n int) { maxNewickLine = n }(maxNewickLine)
+	maxNewickLine = 100
+	long := "(1:0.5,2:0.5):0.5;" + strings.Repeat(" ", maxNewickLine)
+	cases := []struct {
+		name, in string
+		want     string
+		trees    int // trees handed over before the error
+	}{
+		{"NUL on line 2", "(1:0.5,2:0.5):0.5;\n(1:0.5,\x002:0.5):0.5;\n", "newick: line 2, offset 7: a NUL byte: this is not a text file", 1},
+		{"long line", "(1:0.5,2:0.5):0.5;\n" + long + "\n", "newick: line 2, offset 0: line longer than 100 bytes, the longest tree pydtlang reads", 1},
+		{"extra close", "((1:0.5,2:0.5):0.5),3:1);\n", "newick: line 1, offset 23: unbalanced parentheses: ')' without a matching '(' (the tree has 2 '(' and 3 ')')", 0},
+	}
+	for _, c := range cases {
+		n := 0
+		err := ForEachNewick(strings.NewReader(c.in), nil, func(tr *Tree) error {
+			n++
+			return nil
+		})
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || !errors.Is(err, ErrNewick) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+		if n != c.trees {
+			t.Errorf("%s: %d trees before the error, want %d", c.name, n, c.trees)
+		}
+	}
+	// A line just within the limit is read.
+	ok := "(1:0.5,2:0.5):0.5;" + strings.Repeat(" ", maxNewickLine-len("(1:0.5,2:0.5):0.5;")-1) + "\n"
+	trees, err := ReadNewickTrees(strings.NewReader(ok+ok), nil)
+	if err != nil || len(trees) != 2 {
+		t.Errorf("lines at the limit: %d trees, %v", len(trees), err)
+	}
+}
