@@ -41,8 +41,14 @@ type Config struct {
 	Chains int
 	// Seed names the random streams: chain k uses PCG(Seed, stream k).
 	Seed uint64
-	// Out is the output directory. It is required.
+	// Out is the output directory. It is required. A run holds a lock on
+	// it (LockFile) until it returns, and refuses a directory that another
+	// run holds, that holds a run already, or that holds a file of a run's
+	// name without a run.json, unless Force is set.
 	Out string
+	// Force replaces the run (or the files of a run's names) in Out,
+	// deleting those files first; files of other names are kept.
+	Force bool
 	// CheckpointEvery is the number of sweeps between checkpoints. Zero
 	// means 100.
 	CheckpointEvery int
@@ -140,30 +146,6 @@ const (
 // TreesFile is the file of chain k's kept trees (k from 1).
 func TreesFile(k int) string { return fmt.Sprintf("trees-%d.nwk", k) }
 
-// RemoveRunFiles deletes the files a run writes from dir, for starting a
-// new run in its place; other files are left alone.
-func RemoveRunFiles(dir string) error {
-	names := []string{TraceFile, MapFile, SummaryTreeFile, ConsensusFile, CoclustFile, SummaryFile, CheckpointFile, RunFile, ImputeFile,
-		legacyMCCFile}
-	trees, err := filepath.Glob(filepath.Join(dir, "trees-*.nwk"))
-	if err != nil {
-		return err
-	}
-	for _, path := range trees {
-		base := filepath.Base(path)
-		k, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(base, "trees-"), ".nwk"))
-		if err == nil && k >= 1 && TreesFile(k) == base {
-			names = append(names, base)
-		}
-	}
-	for _, name := range names {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("removing the old run: %w", err)
-		}
-	}
-	return nil
-}
-
 // runner is the state of a run in progress.
 type runner struct {
 	m        *Model
@@ -198,6 +180,20 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
+	lock, err := lockDir(cfg.Out)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	defer lock.release()
+	if err := prepareOut(cfg.Out, cfg.Force); err != nil {
+		return nil, err
+	}
+	return start(ctx, m, sched, cfg)
+}
+
+// start begins the run of cfg in cfg.Out, which the caller has locked and
+// prepared, from the chains' first draws.
+func start(ctx context.Context, m *Model, sched *Schedule, cfg Config) (*Result, error) {
 	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: 1, best: math.Inf(-1)}
 	for k := range cfg.Chains {
 		ch, err := NewChain(m, sched, cfg.Seed, seedStream(k))
@@ -648,13 +644,23 @@ func (r *runner) checkpoint(it int, wall float64) error {
 // if it had never stopped. progress may be nil. A run started on
 // standardized data is standardized again here (the caller need not call
 // Standardize), and must give the scaling recorded in run.json.
+//
+// Resume holds the directory's lock (LockFile) until it returns, and
+// first deletes the temporary files of atomic writes that a killed run
+// left. A run stopped before its first checkpoint (killed, or out of
+// power) starts again from sweep 1 with the settings of run.json; being
+// deterministic, it then writes what the uninterrupted run would have.
 func Resume(ctx context.Context, m *Model, dir string, progress func(done, total int, logJoint float64)) (*Result, error) {
-	var rf runFile
-	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
+	lock, err := lockDir(dir)
+	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
-	var cp checkpointFile
-	if err := readJSONFile(filepath.Join(dir, CheckpointFile), &cp); err != nil {
+	defer lock.release()
+	if err := removeTemporaries(dir); err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	var rf runFile
+	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
 	if err := sameScaling(m, rf.Standardize); err != nil {
@@ -666,12 +672,21 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 		cfg.Burn = -1 // stored burn-in of 0 means none
 	}
 	cfg = cfg.withDefaults()
-	if len(cp.Chains) != cfg.Chains {
-		return nil, fmt.Errorf("resume: checkpoint has %d chains, run.json says %d", len(cp.Chains), cfg.Chains)
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("resume: %s: %w", RunFile, err)
 	}
 	sched, err := NewSchedule(m)
 	if err != nil {
 		return nil, err
+	}
+	var cp checkpointFile
+	if err := readJSONFile(filepath.Join(dir, CheckpointFile), &cp); errors.Is(err, fs.ErrNotExist) {
+		return start(ctx, m, sched, cfg)
+	} else if err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	if len(cp.Chains) != cfg.Chains {
+		return nil, fmt.Errorf("resume: checkpoint has %d chains, run.json says %d", len(cp.Chains), cfg.Chains)
 	}
 	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: cp.Iteration + 1,
 		best: cp.Best, bestTree: cp.BestTree, wall: cp.Wall}
@@ -813,8 +828,22 @@ func openAppend(path, header string, sizes map[string]int64, name string) (*appe
 	return a, nil
 }
 
+// write appends s, which holds whole rows: it reaches the file in one
+// write, never split at the buffer's edge, so that a reader (or a run
+// killed between sweeps) never sees half a row.
 func (a *appendFile) write(s string) error {
-	n, err := a.w.WriteString(s)
+	if len(s) > a.w.Available() && a.w.Buffered() > 0 {
+		if err := a.flush(); err != nil {
+			return err
+		}
+	}
+	var n int
+	var err error
+	if len(s) > a.w.Available() {
+		n, err = a.f.WriteString(s)
+	} else {
+		n, err = a.w.WriteString(s)
+	}
 	a.size += int64(n)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", a.name, err)

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -91,13 +89,24 @@ same output. It writes to DIR, as it goes:
                    and the SHA-256 of the model and data files
 
 A DIR that already holds a run (a run.json) is refused: continue that run
-with --resume DIR, or pass --force to delete its output files first.
+with --resume DIR, or pass --force to delete its output files first (files
+of other names are kept). So is a DIR with a file of one of the names above
+but no run.json, rather than overwrite someone else's file. One run at a
+time writes to a DIR: a run, --resume and --force hold a lock on DIR/.lock
+(flock; none on Windows) until they end, and a second one is refused with
+the first one's process id.
 
 Ctrl-C stops after the current sweep, writes a checkpoint and the summary;
 "run --resume DIR" continues exactly as if the run had not stopped. It takes
 no other flags, since a run's settings are fixed when it starts (extending a
 run is not supported yet), and refuses if the model or a data file has
 changed since.
+
+After a kill -9 or a crash, the files above end at a whole row and may run
+past the last checkpoint; --resume cuts them back and continues exactly.
+Files named .checkpoint.json.tmpNNN and the like are unfinished atomic
+writes, not output; --resume and --force delete them. A run killed before
+its first checkpoint starts again from its first sweep on --resume.
 
 With a data file of draws from sample, --draw K fits draw K.
 
@@ -149,9 +158,7 @@ and in R with posterior:
 			if cfg.Out == "" {
 				return &exitError{code: 2, err: errors.New("run: --out DIR is required")}
 			}
-			if err := prepareOut(cfg.Out, force); err != nil {
-				return err
-			}
+			cfg.Force = force
 			if stdz {
 				if _, err := m.Standardize(); err != nil {
 					return &exitError{code: 1, err: err}
@@ -240,26 +247,6 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 	if len(extra) > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("run --resume takes no other arguments or flags (got %s): a run's settings are fixed when it starts, and extending a run is not supported yet",
 			strings.Join(extra, ", "))}
-	}
-	return nil
-}
-
-// prepareOut refuses an output directory that holds a run unless force is
-// set, in which case it deletes the files a run writes there.
-func prepareOut(dir string, force bool) error {
-	_, err := os.Stat(filepath.Join(dir, inference.RunFile))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if !force {
-			return nil
-		}
-	case err != nil:
-		return &exitError{code: 1, err: err}
-	case !force:
-		return &exitError{code: 1, err: fmt.Errorf("%s holds a run: continue it with --resume %s, or pass --force to replace it", dir, dir)}
-	}
-	if err := inference.RemoveRunFiles(dir); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("--force: %w", err)}
 	}
 	return nil
 }
