@@ -44,7 +44,30 @@ type compiler struct {
 	// attempted marks variables whose definition was compiled, even if
 	// it failed, so that no second error says they have none.
 	attempted map[*Var]bool
+	// failed marks constants whose definition was reported as invalid, so
+	// that their uses are not reported again.
+	failed map[*Var]bool
+	isDimV map[*Var]bool // the dimension variables
+	sorted []string      // every variable name, sorted; see names
+	hints  int           // "did you mean" hints computed so far
+	depth  int           // nesting of expr and eval calls
+	// tooDeep is set once an expression too deep to compile is reported.
+	tooDeep bool
+	// badLoops is set inside loops whose index names were reported, so
+	// that the statements in them are not also reported for not covering
+	// their targets.
+	badLoops bool
 }
+
+// maxHints bounds the "did you mean" hints one compilation computes: each
+// compares a name with every name of the model, so a file with very many
+// unknown names would otherwise take time quadratic in its size.
+const maxHints = 100
+
+// maxExprDepth bounds the nesting of the expressions the compiler recurses
+// over. A tree that Parse returns nests at most one level per token of its
+// statement, so it never comes near.
+const maxExprDepth = lang.MaxStatementTokens
 
 // Compile turns a parsed file into a factor graph. The error, if not nil,
 // is a lang.ErrorList holding every problem found.
@@ -57,6 +80,8 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 		kindArg:   map[*Var]lang.Expr{},
 		evaluing:  map[*Var]bool{},
 		attempted: map[*Var]bool{},
+		failed:    map[*Var]bool{},
+		isDimV:    map[*Var]bool{},
 	}
 	c.declare(f.Stmts)
 	c.implicit(f.Stmts)
@@ -68,10 +93,12 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c.statements(f.Stmts)
 	c.roles()
 	c.order()
+	c.stochastic(f)
 	if len(c.errs) == 0 {
 		c.checkClamped()
 	}
 	c.errs.Sort()
+	c.errs.RemoveDuplicates()
 	if err := c.errs.Err(); err != nil {
 		return c.g, err
 	}
@@ -117,6 +144,7 @@ func (c *compiler) declare(stmts []lang.Stmt) {
 					v.Role = Constant
 					v.Support = stdlib.Count
 					c.g.Dims = append(c.g.Dims, v)
+					c.isDimV[v] = true
 				}
 			}
 		case *lang.ConstDecl:
@@ -172,7 +200,24 @@ func (c *compiler) implicit(stmts []lang.Stmt) {
 	}
 }
 
-func (c *compiler) names() []string { return slices.Sorted(maps.Keys(c.g.ByName)) }
+// names returns every variable name, sorted, for "did you mean" hints.
+// The list is made once, after implicit has declared every name.
+func (c *compiler) names() []string {
+	if c.sorted == nil {
+		c.sorted = slices.Sorted(maps.Keys(c.g.ByName))
+	}
+	return c.sorted
+}
+
+// suggest returns lang.Suggest(name, cands), or "" once maxHints hints
+// have been computed.
+func (c *compiler) suggest(name string, cands []string) string {
+	if c.hints >= maxHints {
+		return ""
+	}
+	c.hints++
+	return lang.Suggest(name, cands)
+}
 
 // bindSets applies --set values to dimensions and scalars.
 func (c *compiler) bindSets() {
@@ -181,7 +226,7 @@ func (c *compiler) bindSets() {
 		v, ok := c.g.ByName[name]
 		if !ok {
 			e := c.errs.Addf(SetPos(name), "the model has no variable %s", name)
-			e.Hint = lang.Suggest(name, c.names())
+			e.Hint = c.suggest(name, c.names())
 			continue
 		}
 		switch {
@@ -214,7 +259,7 @@ func (c *compiler) bindSets() {
 	}
 }
 
-func (c *compiler) isDim(v *Var) bool { return slices.Contains(c.g.Dims, v) }
+func (c *compiler) isDim(v *Var) bool { return c.isDimV[v] }
 
 // bindData binds data variables to their tables, and dimensions to the
 // tables' shapes.
@@ -230,7 +275,7 @@ func (c *compiler) bindData() {
 				}
 			}
 			e := c.errs.Addf(DataPos(name), "the model declares no data variable %s", name)
-			e.Hint = lang.Suggest(name, datas)
+			e.Hint = c.suggest(name, datas)
 			continue
 		}
 		dims := c.dimExprs[v]
@@ -305,8 +350,8 @@ func (c *compiler) shapes() {
 	}
 	for _, v := range c.g.Vars {
 		if arg := c.kindArg[v]; arg != nil {
-			if x, ok := c.eval(arg); ok && (x < 1 || x != math.Trunc(x)) {
-				c.errs.Addf(arg.Pos(), "the number of categories of %s is %v; it must be a positive whole number", v.Name, x)
+			if x, ok := c.eval(arg); ok && (x < 1 || x != math.Trunc(x) || x > MaxValues) {
+				c.errs.Addf(arg.Pos(), "the number of categories of %s is %v; it must be a whole number from 1 to %d", v.Name, x, MaxValues)
 			}
 		}
 		exprs := c.dimExprs[v]
@@ -321,6 +366,10 @@ func (c *compiler) shapes() {
 				v.Dims[k] = -1
 			case x < 1 || x != math.Trunc(x):
 				c.errs.Addf(e.Pos(), "dimension %d of %s is %v; it must be a positive whole number", k+1, v.Name, x)
+				v.Dims[k] = -1
+			case x > MaxValues:
+				// Caught here, with a position, before int(x) overflows.
+				c.errs.Addf(e.Pos(), "dimension %d of %s is %v; it must be at most %d (2^25)", k+1, v.Name, x, MaxValues)
 				v.Dims[k] = -1
 			default:
 				v.Dims[k] = int(x)
@@ -349,12 +398,12 @@ func (c *compiler) constValue(v *Var) (float64, bool) {
 		return v.Value[0], true
 	}
 	e, ok := c.consts[v]
-	if !ok {
+	if !ok || c.failed[v] {
 		return 0, false
 	}
 	if c.evaluing[v] {
 		c.errs.Addf(v.Pos, "constant %s is defined in terms of itself", v.Name)
-		delete(c.consts, v)
+		c.failed[v] = true
 		return 0, false
 	}
 	c.evaluing[v] = true
@@ -362,19 +411,26 @@ func (c *compiler) constValue(v *Var) (float64, bool) {
 	c.evaluing[v] = false
 	if ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
 		c.errs.Addf(e.Pos(), "constant %s is %v; constants must be finite", v.Name, x)
-		delete(c.consts, v)
+		ok = false
+	}
+	if !ok {
+		// Reported already (or unknown for want of a dimension, which
+		// stays unknown): uses of v add no errors of their own.
+		c.failed[v] = true
 		return 0, false
 	}
-	if ok {
-		v.Value = []float64{x}
-		v.Support = support(Num{x})
-	}
-	return x, ok
+	v.Value = []float64{x}
+	v.Support = support(Num{x})
+	return x, true
 }
 
 // eval evaluates a compile-time expression of numbers, dimensions and
 // constants. It reports whether the value is known; errors are recorded.
 func (c *compiler) eval(e lang.Expr) (float64, bool) {
+	if !c.enter(e) {
+		return 0, false
+	}
+	defer c.leave()
 	switch e := e.(type) {
 	case *lang.Number:
 		x, err := e.Float()
@@ -433,12 +489,37 @@ func (c *compiler) eval(e lang.Expr) (float64, bool) {
 }
 
 func (c *compiler) unknown(id *lang.Ident) {
-	cands := c.names()
+	e := c.errs.Addf(id.Pos(), "undefined: %s", id.Name)
+	if len(c.loops) == 0 {
+		e.Hint = c.suggest(id.Name, c.names())
+		return
+	}
+	cands := slices.Clone(c.names())
 	for _, l := range c.loops {
 		cands = append(cands, l.Name)
 	}
-	e := c.errs.Addf(id.Pos(), "undefined: %s", id.Name)
-	e.Hint = lang.Suggest(id.Name, cands)
+	e.Hint = c.suggest(id.Name, cands)
+}
+
+// stochastic reports a model without a stochastic statement (x ~ ...),
+// such as an empty file: it defines no distribution to fit or sample.
+func (c *compiler) stochastic(f *lang.File) {
+	found := false
+	var find func([]lang.Stmt)
+	find = func(stmts []lang.Stmt) {
+		for _, s := range stmts {
+			switch s := s.(type) {
+			case *lang.Assign:
+				found = found || s.Op == lang.Sample
+			case *lang.ForBlock:
+				find(s.Body)
+			}
+		}
+	}
+	find(f.Stmts)
+	if !found {
+		c.errs.Add(f.Pos(), "the model has no stochastic statement: add at least one, such as X ~ PYDT(alpha, beta, c, 1 / prec)")
+	}
 }
 
 // defines compiles the deterministic definitions "x = ..." first, so that
@@ -471,22 +552,32 @@ func (c *compiler) statements(stmts []lang.Stmt) {
 }
 
 func (c *compiler) forBlock(fb *lang.ForBlock) {
-	outer := len(c.loops)
+	outer, badOuter := len(c.loops), c.badLoops
 	for _, r := range fb.Ranges {
 		if _, clash := c.g.ByName[r.Var.Name]; clash {
 			c.errs.Addf(r.Var.Pos(), "loop index %s hides the variable %s; choose another name", r.Var.Name, r.Var.Name)
+			c.badLoops = true
 		}
 		for _, l := range c.loops {
 			if l.Name == r.Var.Name {
 				c.errs.Addf(r.Var.Pos(), "loop index %s is already in use by an enclosing loop", r.Var.Name)
+				c.badLoops = true
+				break // once, however many enclosing loops use it
 			}
 		}
 		lo, okLo := c.eval(r.Lo)
 		hi, okHi := c.eval(r.Hi)
-		l := Loop{Name: r.Var.Name, Slot: len(c.loops), Lo: int(lo), Hi: int(hi)}
-		if okLo && okHi && (lo != math.Trunc(lo) || hi != math.Trunc(hi)) {
-			c.errs.Addf(r.Lo.Pos(), "loop range %v:%v must have whole-number bounds", lo, hi)
+		if okLo && okHi {
+			switch {
+			case lo != math.Trunc(lo) || hi != math.Trunc(hi):
+				c.errs.Addf(r.Lo.Pos(), "loop range %v:%v must have whole-number bounds", lo, hi)
+				okLo = false
+			case math.Abs(lo) > MaxValues || math.Abs(hi) > MaxValues:
+				c.errs.Addf(r.Lo.Pos(), "loop range %v:%v is too large: bounds must lie within ±%d (2^25)", lo, hi, MaxValues)
+				okLo = false
+			}
 		}
+		l := Loop{Name: r.Var.Name, Slot: len(c.loops), Lo: int(lo), Hi: int(hi)}
 		if !okLo || !okHi {
 			l.Lo, l.Hi = 1, -1 // unknown: an empty range, checks skipped
 		}
@@ -494,7 +585,7 @@ func (c *compiler) forBlock(fb *lang.ForBlock) {
 	}
 	c.g.maxLoops = max(c.g.maxLoops, len(c.loops))
 	c.statements(fb.Body)
-	c.loops = c.loops[:outer]
+	c.loops, c.badLoops = c.loops[:outer], badOuter
 }
 
 func (c *compiler) assign(s *lang.Assign) {
@@ -539,7 +630,7 @@ func (c *compiler) assign(s *lang.Assign) {
 			msg = fmt.Sprintf("%s is a function, not a distribution; use = for a deterministic definition", name)
 		}
 		e := c.errs.Add(call.Func.Pos(), msg)
-		e.Hint = lang.Suggest(name, stdlib.NodeTypeNames())
+		e.Hint = c.suggest(name, stdlib.NodeTypeNames())
 		return
 	}
 	f := &Factor{Pos: s.OpPos, Target: v, Dist: dist, Loops: slices.Clone(c.loops)}
@@ -566,7 +657,7 @@ func (c *compiler) assign(s *lang.Assign) {
 			return
 		}
 		f.Elementwise = c.coversAll(v, f)
-		if !f.Elementwise && !c.opts.Partial && v.Dims[0] >= 0 {
+		if !f.Elementwise && !c.opts.Partial && v.Dims[0] >= 0 && !c.badLoops {
 			c.errs.Addf(s.LHS.Pos(), "the loops must cover every element of %s exactly once, each index a loop variable over 1:%s", v.Name, dimList(v))
 		}
 	case len(v.Dims) > 0:
@@ -677,7 +768,7 @@ func (c *compiler) args(call *lang.Call, what string, params []Param, pos *[]lan
 			k = slices.Index(names, a.Name.Name)
 			if k < 0 {
 				e := c.errs.Addf(a.Name.Pos(), "%s has no parameter %s (its parameters: %s)", what, a.Name.Name, strings.Join(names, ", "))
-				e.Hint = lang.Suggest(a.Name.Name, names)
+				e.Hint = c.suggest(a.Name.Name, names)
 				ok = false
 				continue
 			}
@@ -959,8 +1050,31 @@ func (c *compiler) define(v *Var, s *lang.Assign) {
 	v.Support = support(x)
 }
 
+// enter counts one more level of expression nesting for expr and eval. It
+// reports false, with an error, when e lies deeper than maxExprDepth,
+// which Parse never produces but a tree built in Go might; the caller must
+// then return at once, without calling leave.
+func (c *compiler) enter(e lang.Expr) bool {
+	if c.depth >= maxExprDepth {
+		if !c.tooDeep {
+			c.errs.Addf(e.Pos(), "expression too deep: more than %d nested operations", maxExprDepth)
+			c.tooDeep = true
+		}
+		return false
+	}
+	c.depth++
+	return true
+}
+
+// leave undoes enter.
+func (c *compiler) leave() { c.depth-- }
+
 // expr compiles an expression; nil after an error.
 func (c *compiler) expr(e lang.Expr) Expr {
+	if !c.enter(e) {
+		return nil
+	}
+	defer c.leave()
 	switch e := e.(type) {
 	case *lang.Number:
 		x, err := e.Float()
@@ -1036,7 +1150,7 @@ func (c *compiler) expr(e lang.Expr) Expr {
 				cands = nil
 			}
 			err := c.errs.Add(e.Func.Pos(), msg)
-			err.Hint = lang.Suggest(name, cands)
+			err.Hint = c.suggest(name, cands)
 			return nil
 		}
 		if len(e.Args) != f.Arity {

@@ -16,8 +16,18 @@ type Expr interface {
 	Eval(env *Env) float64
 	// String prints the expression in model syntax.
 	String() string
+	// write appends String() to b; it keeps printing linear in the size
+	// of the expression however deeply it nests.
+	write(b *strings.Builder)
 	// walk calls f for every variable the expression reads.
 	walk(f func(*Var))
+}
+
+// str returns what x writes.
+func str(x Expr) string {
+	var b strings.Builder
+	x.write(&b)
+	return b.String()
 }
 
 // Env holds the values an expression reads: one slice per variable, indexed
@@ -56,7 +66,10 @@ type Num struct{ V float64 }
 // Eval returns the constant.
 func (n Num) Eval(*Env) float64 { return n.V }
 func (n Num) String() string    { return strconv.FormatFloat(n.V, 'g', -1, 64) }
-func (Num) walk(func(*Var))     {}
+func (n Num) write(b *strings.Builder) {
+	b.WriteString(n.String())
+}
+func (Num) walk(func(*Var)) {}
 
 // Ref reads a scalar variable.
 type Ref struct{ V *Var }
@@ -64,7 +77,10 @@ type Ref struct{ V *Var }
 // Eval returns the variable's value.
 func (r Ref) Eval(env *Env) float64 { return env.Values[r.V.ID][0] }
 func (r Ref) String() string        { return r.V.Name }
-func (r Ref) walk(f func(*Var))     { f(r.V) }
+func (r Ref) write(b *strings.Builder) {
+	b.WriteString(r.V.Name)
+}
+func (r Ref) walk(f func(*Var)) { f(r.V) }
 
 // Elem reads one element of an array variable. Indices are 1-based.
 type Elem struct {
@@ -89,7 +105,10 @@ func (e Elem) Offset(env *Env) int {
 	return off
 }
 
-func (e Elem) String() string {
+func (e Elem) String() string { return str(e) }
+
+func (e Elem) write(b *strings.Builder) {
+	b.WriteString(e.V.Name)
 	implicit := true
 	for _, ix := range e.Idx {
 		if li, ok := ix.(LoopIndex); !ok || !strings.HasPrefix(li.Name, "_") {
@@ -97,13 +116,16 @@ func (e Elem) String() string {
 		}
 	}
 	if implicit {
-		return e.V.Name // an elementwise factor written without loops
+		return // an elementwise factor written without loops
 	}
-	parts := make([]string, len(e.Idx))
+	b.WriteByte('[')
 	for i, ix := range e.Idx {
-		parts[i] = ix.String()
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		ix.write(b)
 	}
-	return fmt.Sprintf("%s[%s]", e.V.Name, strings.Join(parts, ", "))
+	b.WriteByte(']')
 }
 
 func (e Elem) walk(f func(*Var)) {
@@ -132,15 +154,22 @@ type LoopIndex struct {
 // Eval returns the loop index.
 func (l LoopIndex) Eval(env *Env) float64 { return float64(env.Loop[l.Slot]) }
 func (l LoopIndex) String() string        { return l.Name }
-func (LoopIndex) walk(func(*Var))         {}
+func (l LoopIndex) write(b *strings.Builder) {
+	b.WriteString(l.Name)
+}
+func (LoopIndex) walk(func(*Var)) {}
 
 // Neg is unary minus.
 type Neg struct{ X Expr }
 
 // Eval returns -X.
 func (n Neg) Eval(env *Env) float64 { return -n.X.Eval(env) }
-func (n Neg) String() string        { return "-" + wrap(n.X, 4) }
-func (n Neg) walk(f func(*Var))     { n.X.walk(f) }
+func (n Neg) String() string        { return str(n) }
+func (n Neg) write(b *strings.Builder) {
+	b.WriteByte('-')
+	wrap(b, n.X, 4)
+}
+func (n Neg) walk(f func(*Var)) { n.X.walk(f) }
 
 // Op is a binary arithmetic operation: one of + - * / ^.
 type Op struct {
@@ -176,25 +205,33 @@ func opPrec(op byte) int {
 	return 3
 }
 
-func (o Op) String() string {
+func (o Op) String() string { return str(o) }
+
+func (o Op) write(b *strings.Builder) {
 	p := opPrec(o.Op)
 	if o.Op == '^' { // right associative, written without spaces
-		return wrap(o.X, p+1) + "^" + wrap(o.Y, p)
+		wrap(b, o.X, p+1)
+		b.WriteByte('^')
+		wrap(b, o.Y, p)
+		return
 	}
-	return wrap(o.X, p) + " " + string(o.Op) + " " + wrap(o.Y, p+1)
+	wrap(b, o.X, p)
+	b.WriteString(" " + string(o.Op) + " ")
+	wrap(b, o.Y, p+1)
 }
 
 func (o Op) walk(f func(*Var)) { o.X.walk(f); o.Y.walk(f) }
 
-// wrap parenthesises x when it binds more loosely than prec.
-func wrap(x Expr, prec int) string {
-	if o, ok := x.(Op); ok && opPrec(o.Op) < prec {
-		return "(" + x.String() + ")"
+// wrap writes x, parenthesised when it binds more loosely than prec.
+func wrap(b *strings.Builder, x Expr, prec int) {
+	_, neg := x.(Neg)
+	if o, ok := x.(Op); ok && opPrec(o.Op) < prec || neg && prec > 3 {
+		b.WriteByte('(')
+		x.write(b)
+		b.WriteByte(')')
+		return
 	}
-	if _, ok := x.(Neg); ok && prec > 3 {
-		return "(" + x.String() + ")"
-	}
-	return x.String()
+	x.write(b)
 }
 
 // Call applies a deterministic function.
@@ -212,12 +249,18 @@ func (c *Call) Eval(env *Env) float64 {
 	return c.F.Eval(c.buf)
 }
 
-func (c *Call) String() string {
-	parts := make([]string, len(c.Args))
+func (c *Call) String() string { return str(c) }
+
+func (c *Call) write(b *strings.Builder) {
+	b.WriteString(c.F.Name)
+	b.WriteByte('(')
 	for i, a := range c.Args {
-		parts[i] = a.String()
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		a.write(b)
 	}
-	return c.F.Name + "(" + strings.Join(parts, ", ") + ")"
+	b.WriteByte(')')
 }
 
 func (c *Call) walk(f func(*Var)) {

@@ -318,8 +318,21 @@ func (n *Index) Pos() Position { return n.Base.Pos() }
 // Pos returns the position of the operator.
 func (n *Unary) Pos() Position { return n.OpPos }
 
-// Pos returns the position of the left operand.
-func (n *Binary) Pos() Position { return n.X.Pos() }
+// Pos returns the position of the left operand. It follows a chain of
+// left operands without recursing, so it is safe on long chains.
+func (n *Binary) Pos() Position {
+	var e Expr = n
+	for {
+		switch x := e.(type) {
+		case *Binary:
+			e = x.X
+		case *Index:
+			e = x.Base
+		default:
+			return e.Pos()
+		}
+	}
+}
 
 // Pos returns the position of the opening parenthesis.
 func (n *Paren) Pos() Position { return n.Lparen }

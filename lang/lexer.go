@@ -55,11 +55,27 @@ type scanned struct {
 	comments []*Comment    // every comment, in source order
 }
 
+// bom is the UTF-8 encoding of U+FEFF, the byte order mark some editors
+// put at the start of a file.
+const bom = "\uFEFF"
+
 // scan splits src into significant tokens and comments. Whitespace is
 // dropped. Because of the catch-all Invalid rule it only fails if the
 // underlying lexer does, which would be a bug in the rules above.
+//
+// A byte order mark at the start of src is skipped (the first token is at
+// column 1; offsets still count its bytes), and every line ending, "\n",
+// "\r\n" or a lone "\r" (old Mac files), ends a line. A byte order mark
+// anywhere else is an invalid character.
 func scan(filename string, src []byte) (*scanned, error) {
-	lex, err := lexDef.LexString(filename, string(src))
+	text := string(src)
+	skip := 0
+	if strings.HasPrefix(text, bom) {
+		skip = len(bom)
+		text = text[skip:]
+	}
+	text = normaliseCR(text)
+	lex, err := lexDef.LexString(filename, text)
 	if err != nil {
 		return nil, fmt.Errorf("lexing %s: %w", filename, err)
 	}
@@ -69,6 +85,7 @@ func scan(filename string, src []byte) (*scanned, error) {
 		if err != nil {
 			return nil, fmt.Errorf("lexing %s: %w", filename, err)
 		}
+		tok.Pos.Offset += skip
 		switch tok.Type {
 		case typeWhitespace:
 			continue
@@ -84,6 +101,23 @@ func scan(filename string, src []byte) (*scanned, error) {
 			return s, nil
 		}
 	}
+}
+
+// normaliseCR replaces every "\r" not followed by "\n" with "\n", so that
+// the lexer, which counts lines by "\n", numbers the lines of a file with
+// old Mac line endings correctly. Byte offsets are unchanged.
+func normaliseCR(text string) string {
+	i := strings.IndexByte(text, '\r')
+	if i < 0 {
+		return text
+	}
+	b := []byte(text)
+	for ; i < len(b); i++ {
+		if b[i] == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			b[i] = '\n'
+		}
+	}
+	return string(b)
 }
 
 // sliceLexer replays pre-lexed tokens; it lets the parser run participle

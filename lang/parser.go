@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/alecthomas/participle/v2"
@@ -28,7 +29,9 @@ func Parse(filename string, src []byte) (*File, error) {
 	}
 	p.toks, p.comments = s.tokens, s.comments
 	p.reportInvalid()
-	p.limitNesting() // before Upgrade, which copies the tokens
+	// Both before Upgrade, which copies the tokens.
+	p.limitNesting()
+	p.limitLength()
 	p.lex, err = lexer.Upgrade(&sliceLexer{tokens: p.toks})
 	if err != nil {
 		p.errs.Add(Position{Filename: filename, Line: 1, Column: 1}, err.Error())
@@ -53,6 +56,10 @@ type parser struct {
 	lex  *lexer.PeekingLexer // participle's view of toks, kept at pos
 
 	blocks []*ForBlock // open for-blocks, innermost last
+	// detached counts the innermost open blocks that are left out of the
+	// tree because they nest more than MaxLoopIndices loop indices; the
+	// statements in them are dropped.
+	detached int
 
 	// Comment placement. Comments are handed out in source order as the
 	// parser passes them; see takeComments.
@@ -106,9 +113,7 @@ func (p *parser) statement() {
 	p.pos = end
 	last := p.toks[end-1]
 	if g, ok := box.Stmt.(*gForHeader); ok {
-		fb := p.conv.forHeader(g)
-		p.place(fb, first, last)
-		p.open(fb)
+		p.openFor(p.conv.forHeader(g), first, last)
 		return
 	}
 	if s := p.conv.stmt(box.Stmt); s != nil {
@@ -131,11 +136,41 @@ func (p *parser) place(s Stmt, first, last lexer.Token) {
 	p.atStart = false
 	p.prevLine = last.Pos.Line
 	p.trailLine, p.trail = last.Pos.Line, &tr.Comment
+	if p.detached > 0 {
+		return
+	}
 	if n := len(p.blocks); n > 0 {
 		p.blocks[n-1].Body = append(p.blocks[n-1].Body, s)
 	} else {
 		p.file.Stmts = append(p.file.Stmts, s)
 	}
+}
+
+// openFor places the loop header fb, which spans the tokens first to last,
+// and makes its body the current block. A loop that would bring more than
+// MaxLoopIndices loop indices into scope is reported (once for a run of
+// such loops, at the outermost) and detached: it and its body are parsed
+// but left out of the tree, which bounds the nesting every later stage
+// recurses over.
+func (p *parser) openFor(fb *ForBlock, first, last lexer.Token) {
+	if p.detached == 0 {
+		n := max(len(fb.Ranges), 1)
+		for _, b := range p.blocks {
+			n += max(len(b.Ranges), 1)
+		}
+		if n > MaxLoopIndices {
+			p.add(fb.For, fmt.Sprintf("loops nested too deeply (more than %d loop indices in scope)", MaxLoopIndices))
+			p.detached = 1
+			p.place(fb, first, last)
+			p.open(fb)
+			return
+		}
+	}
+	p.place(fb, first, last)
+	if p.detached > 0 {
+		p.detached++
+	}
+	p.open(fb)
 }
 
 // open makes fb the current block; its header has already been placed.
@@ -156,6 +191,9 @@ func (p *parser) closeBlock(tok lexer.Token) {
 	p.takeComments(tok.Pos.Offset)
 	fb := p.blocks[n-1]
 	p.blocks = p.blocks[:n-1]
+	if p.detached > 0 {
+		p.detached--
+	}
 	fb.EndComments, p.pending = p.pending, nil
 	fb.Rbrace = tok.Pos
 	p.atStart = false

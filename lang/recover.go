@@ -143,8 +143,7 @@ func (p *parser) recover(start int) {
 		if isFor && isPunct(tok, "{") {
 			p.advance(k + 1 - p.pos)
 			fb := &ForBlock{For: p.toks[start].Pos, Lbrace: tok.Pos}
-			p.place(fb, p.toks[start], tok)
-			p.open(fb)
+			p.openFor(fb, p.toks[start], tok)
 			return
 		}
 	}

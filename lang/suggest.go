@@ -1,6 +1,14 @@
 package lang
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxSuggestLen is the longest name, in runes, for which Suggest looks for
+// a match: the edit distance takes time proportional to the product of the
+// two lengths.
+const MaxSuggestLen = 64
 
 // Suggest returns the candidate that name was most likely a misspelling
 // of, or "" if none is close enough. It is meant for "did you mean"
@@ -14,12 +22,22 @@ import "strings"
 // names shorter than three runes only match case-insensitively. Ties go to
 // the candidate with the fewer case-sensitive edits, then to the one
 // listed first. name itself is never suggested.
+//
+// Names and candidates longer than MaxSuggestLen runes are never matched,
+// which bounds the work per candidate.
 func Suggest(name string, candidates []string) string {
+	if utf8.RuneCountInString(name) > MaxSuggestLen {
+		return ""
+	}
 	lname := []rune(strings.ToLower(name))
 	limit := len(lname) / 3
 	best, bestDist, bestExact := "", 0, 0
 	for _, c := range candidates {
 		if c == name {
+			continue
+		}
+		// The distance is at least the difference in length.
+		if n := utf8.RuneCountInString(c); n > MaxSuggestLen || n > len(lname)+limit || n < len(lname)-limit {
 			continue
 		}
 		d := editDistance(lname, []rune(strings.ToLower(c)))
