@@ -44,7 +44,7 @@ func TestLongStatement(t *testing.T) {
 	if got := list[1].Error(); got != `model.pydt:3:19: invalid character "$"` {
 		t.Errorf("second error %q", got)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("took %v", d)
 	}
 
@@ -132,7 +132,7 @@ func TestSuggestLongName(t *testing.T) {
 	if got := Suggest("alpah", []string{long, "alpha"}); got != "alpha" {
 		t.Errorf("Suggest(alpah) = %q with a long candidate", got)
 	}
-	if d := time.Since(start); d > time.Second {
+	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %v", d)
 	}
 	name := strings.Repeat("b", MaxSuggestLen)
