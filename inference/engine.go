@@ -58,7 +58,7 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			s.Steps = append(s.Steps, g)
 			continue
 		}
-		if g, ok := gibbsPrecision(m, v); ok {
+		if g, ok := gibbsPrecision(m, v); ok && m.Link != LinkProbit {
 			later = append(later, g)
 			needLocs = true
 			continue
@@ -71,10 +71,19 @@ func NewSchedule(m *Model) (*Schedule, error) {
 	}
 	if m.Link == LinkProbit {
 		needLocs = true
+		if z, ok := probitLatentScale(m); ok {
+			later = append(later, z)
+		}
 		later = append(later, probitStep{})
 	}
 	if r, ok := ridge(m); ok {
 		s.Steps = append(s.Steps, r)
+	}
+	if p, ok := probitScale(m); ok {
+		s.Steps = append(s.Steps, p)
+		if c, ok := timeScale(m); ok {
+			s.Steps = append(s.Steps, c)
+		}
 	}
 	if needLocs {
 		s.Steps = append(s.Steps, locationsStep{})

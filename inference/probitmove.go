@@ -1,0 +1,327 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/scalar"
+	"github.com/pydtlang/pydtlang/stdlib"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// probitScaleStep is a generalised Gibbs move (Liu & Sabatti 2000,
+// "Generalised Gibbs sampler and multigrid Monte Carlo for Bayesian
+// computation", Biometrika 87) on the scale group acting on the Probit
+// auxiliaries and the diffusion variance together: for g = e^δ > 0 it maps
+//
+//	u → g·u,  σ² → g²·σ²,
+//
+// which keeps every sign of u, so the data Y = 1{u > 0} are untouched. This
+// is the parameter expansion of Liu & Wu (1999, PX-DA) for the Probit model:
+// given the tree, the auxiliaries fix the scale of the latent locations
+// (u = Z + ε with ε ~ N(0, 1)), and the variance fixes the scale of the
+// auxiliaries, so updates of either given the other move the common scale by
+// a few percent per sweep. The move changes both in one step.
+//
+// With the latent locations integrated out, the target along the orbit of
+// the current state (u, v, tree), v being the variance's scalar (σ² or the
+// precision 1/σ²), is
+//
+//	f(δ) = log p(v') + log v' + log N(e^δ u; 0, e^{2δ}σ² C + I) + n·δ,
+//
+// where v' is v moved with σ², log v' the Jacobian of the log scale of v, n
+// the number of observed entries of u (the Jacobian of u → e^δ u) and C the
+// tree's matrix of shared times. Liu and Sabatti's theorem says that
+// drawing δ from f (the Haar measure of the multiplicative group is dg/g =
+// dδ) and applying the map leaves the posterior invariant; the draw may be
+// replaced by any update of δ that leaves f invariant and commutes with
+// translation of δ, which slice sampling with stepping out from δ = 0 does.
+// The width is fixed, not tuned, so the move is the same at every sweep.
+type probitScaleStep struct {
+	v          *graph.Var
+	reciprocal bool // variance = 1/v (a precision), else variance = v
+	slice      scalar.Slice
+	// obs lists the observed entries k = i·D + d of Y, whose auxiliaries
+	// the move scales; sign is scratch.
+	obs  []int
+	sign []float64
+}
+
+// probitScale returns the scale move when the model has a Probit link and
+// its PYDT variance is a latent scalar v or 1/v that enters nothing else.
+func probitScale(m *Model) (Updater, bool) {
+	if m.Link != LinkProbit {
+		return nil, false
+	}
+	r, ok := ridge(m)
+	if !ok {
+		return nil, false
+	}
+	rs := r.(*ridgeStep)
+	return &probitScaleStep{v: rs.v, reciprocal: rs.reciprocal, slice: scalar.Slice{Width: 0.5}}, true
+}
+
+func (p *probitScaleStep) Name() string { return "scale(" + p.v.Name + ", u)" }
+
+func (p *probitScaleStep) Explain() string {
+	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000; PX-DA): scales the Probit auxiliaries u by g and the variance by g², "+
+		"g drawn by slice sampling of log g from its conditional (locations integrated out), so %s and u move together", p.v.Name)
+}
+
+// observed lists the entries k = i·D + d of Y that are observed, and their
+// signs (+1 where Y = 1, -1 where Y = 0), reusing the buffers.
+func observed(ch *Chain, obs []int, sign []float64) ([]int, []float64) {
+	obs, sign = obs[:0], sign[:0]
+	for k, yk := range ch.st.Env.Values[ch.m.Data.ID] {
+		if !math.IsNaN(yk) {
+			obs = append(obs, k)
+			sign = append(sign, 2*yk-1)
+		}
+	}
+	return obs, sign
+}
+
+// at moves the chain to δ along the orbit of (u0 = ch.aux, x0) and returns
+// f(δ), -Inf where the variance leaves its support or the likelihood is not
+// finite. ch.aux is left alone: the evidence carries e^δ·u.
+func (p *probitScaleStep) at(ch *Chain, x0, delta float64) float64 {
+	x := x0 * math.Exp(2*delta)
+	if p.reciprocal {
+		x = x0 * math.Exp(-2*delta)
+	}
+	if !(x > 0) || math.IsInf(x, 1) {
+		return math.Inf(-1)
+	}
+	ch.set(p.v, x)
+	lp := ch.logFactor(p.v.Def) + math.Log(x)
+	if math.IsInf(lp, -1) || math.IsNaN(lp) || ch.syncVariance() != nil {
+		return math.Inf(-1)
+	}
+	g := math.Exp(delta)
+	d := ch.m.D
+	for _, k := range p.obs {
+		if err := ch.lik.SetEvidence(pydt.NodeID(k/d), k%d, g*ch.aux[k], 1); err != nil {
+			return math.Inf(-1)
+		}
+	}
+	lp += ch.lik.LogLik() + float64(len(p.obs))*delta
+	if math.IsNaN(lp) || math.IsInf(lp, 1) {
+		return math.Inf(-1)
+	}
+	return lp
+}
+
+func (p *probitScaleStep) update(ch *Chain) error {
+	p.obs, p.sign = observed(ch, p.obs, p.sign)
+	obs := p.obs
+	if len(obs) == 0 {
+		return nil // nothing observed: the auxiliaries are not part of the state
+	}
+	x0 := ch.get(p.v)
+	if f0 := p.at(ch, x0, 0); math.IsInf(f0, -1) {
+		// The current state has no finite density along its orbit; leave
+		// it (the evidence and variance are as they were).
+		return nil
+	}
+	delta, _ := p.slice.Sample(ch.rng, 0, func(dl float64) float64 { return p.at(ch, x0, dl) })
+	// Leave the chain at δ: the last evaluation may have been elsewhere.
+	if f := p.at(ch, x0, delta); math.IsInf(f, -1) {
+		return fmt.Errorf("%s: the density is zero at the accepted scale e^%g", p.Name(), delta)
+	}
+	g := math.Exp(delta)
+	for _, k := range obs {
+		ch.aux[k] *= g
+	}
+	return nil
+}
+
+// probitLatentScaleStep is the same group move on the latent locations
+// instead of the auxiliaries, with the auxiliaries integrated out: for
+// g = e^δ it maps every node location Z → g·Z and σ² → g²·σ². It runs
+// between the sampling of the locations given (u, tree) and the draw of u
+// given the locations, so it acts on the marginal posterior of (Z, σ²,
+// tree) given Y, in which the data enter through Π Φ(±Z[i,d]); the step
+// after it draws u afresh from its conditional given the new Z. The
+// diffusion density of the scaled locations times the Jacobian g^{#nodes·D}
+// equals the old one, so the target along the orbit is
+//
+//	f(δ) = log p(v') + log v' + Σ_{observed i,d} log Φ(±e^δ Z[i,d]),
+//
+// with + for Y = 1 and − for Y = 0. Far from the data's decision
+// boundary the Probit factor hardly constrains the overall scale of Z, and
+// this move crosses that broad direction in one step, where updates of σ²
+// given u or of u given Z each move it by a few percent.
+type probitLatentScaleStep struct {
+	v          *graph.Var
+	reciprocal bool
+	slice      scalar.Slice
+	// obs and sign list the observed entries and their signs (see
+	// observed).
+	obs  []int
+	sign []float64
+}
+
+func probitLatentScale(m *Model) (Updater, bool) {
+	if m.Link != LinkProbit {
+		return nil, false
+	}
+	r, ok := ridge(m)
+	if !ok {
+		return nil, false
+	}
+	rs := r.(*ridgeStep)
+	return &probitLatentScaleStep{v: rs.v, reciprocal: rs.reciprocal, slice: scalar.Slice{Width: 1}}, true
+}
+
+func (p *probitLatentScaleStep) Name() string { return "scale(" + p.v.Name + ", Z)" }
+
+func (p *probitLatentScaleStep) Explain() string {
+	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000): scales the sampled locations by g and the variance by g², "+
+		"g drawn by slice sampling of log g with the auxiliaries integrated out (Y enters through Φ), so %s crosses the scale the Probit data hardly determine", p.v.Name)
+}
+
+func (p *probitLatentScaleStep) at(ch *Chain, x0, delta float64) float64 {
+	x := x0 * math.Exp(2*delta)
+	if p.reciprocal {
+		x = x0 * math.Exp(-2*delta)
+	}
+	if !(x > 0) || math.IsInf(x, 1) {
+		return math.Inf(-1)
+	}
+	ch.set(p.v, x)
+	lp := ch.logFactor(p.v.Def) + math.Log(x)
+	if math.IsInf(lp, -1) || math.IsNaN(lp) {
+		return math.Inf(-1)
+	}
+	g := math.Exp(delta)
+	for j, k := range p.obs {
+		lp += stdlib.LogNormCDF(p.sign[j] * g * ch.locs[k])
+	}
+	if math.IsNaN(lp) || math.IsInf(lp, 1) {
+		return math.Inf(-1)
+	}
+	return lp
+}
+
+func (p *probitLatentScaleStep) update(ch *Chain) error {
+	p.obs, p.sign = observed(ch, p.obs, p.sign)
+	x0 := ch.get(p.v)
+	if f0 := p.at(ch, x0, 0); math.IsInf(f0, -1) {
+		return nil
+	}
+	delta, _ := p.slice.Sample(ch.rng, 0, func(dl float64) float64 { return p.at(ch, x0, dl) })
+	if f := p.at(ch, x0, delta); math.IsInf(f, -1) {
+		return fmt.Errorf("%s: the density is zero at the accepted scale e^%g", p.Name(), delta)
+	}
+	g := math.Exp(delta)
+	for k := range ch.locs {
+		ch.locs[k] *= g
+	}
+	return ch.syncVariance()
+}
+
+// timeScaleStep is a generalised Gibbs move on the scale group acting on
+// the divergence times and the divergence function's scalar c together:
+// for g = e^δ it maps every branch point's s = -log(1-t) to g·s and c to
+// c/g. With a(t) = c/(1-t) the tree prior in the coordinates s is
+// Π c·exp(-c·J·Δs) (times the structure), which the map leaves unchanged
+// but for the Jacobians, so the move crosses the ridge between c and the
+// times in one step: a small c lets the times run towards t = 1 and those
+// times keep c small, a pair of conditionals that single-variable updates
+// (Gibbs for c, slice moves of one time, the ridge's shifts of s by about
+// 1) leave only by a slow random walk. In the coordinates (log c, s_1..s_K)
+// the target along the orbit is
+//
+//	f(δ) = log p(c') + log c' + log p(tree | c') + Σ log(1-t'_b) + K·δ + log lik,
+//
+// with Σ log(1-t'_b) the Jacobian of t → s and K·δ that of s → g·s. As for
+// the other scale moves, δ is slice sampled from 0 with a fixed width,
+// which leaves f invariant and commutes with translation of δ (Liu &
+// Sabatti 2000). The move is exact for every divergence function whose
+// only parameter is c; the prior is invariant for a(t) = c/(1-t) only.
+type timeScaleStep struct {
+	v     *graph.Var
+	slice scalar.Slice
+}
+
+// timeScale returns the move when c, the only parameter of the divergence
+// function, is a positive latent scalar that enters nothing else (the
+// conditions of its conjugate update).
+func timeScale(m *Model) (Updater, bool) {
+	for _, v := range m.G.Vars {
+		if !v.Scalar() || v.Role != graph.Latent || v.Def == nil || v.Def.Dist == nil {
+			continue
+		}
+		if _, ok := gibbsC(m, v); ok {
+			return &timeScaleStep{v: v, slice: scalar.Slice{Width: 1}}, true
+		}
+	}
+	return nil, false
+}
+
+func (s *timeScaleStep) Name() string { return "scale(" + s.v.Name + ", times)" }
+
+func (s *timeScaleStep) Explain() string {
+	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000): multiplies every -log(1-t) by g and divides %s by g, "+
+		"g drawn by slice sampling of log g, so chains leave times crowded at t = 1 with a small %s", s.v.Name, s.v.Name)
+}
+
+// at sets every internal time to s0·e^δ and c to c0·e^{-δ} and returns f(δ).
+func (s *timeScaleStep) at(ch *Chain, c0, delta float64) float64 {
+	tr := ch.Tree
+	g := math.Exp(delta)
+	for i, b := range ch.internal {
+		tr.SetTime(b, pydt.TimeFromLogOneMinus(ch.saved[i].LogOneMinus()*g))
+	}
+	c := c0 / g
+	if !(c > 0) || math.IsInf(c, 1) {
+		return math.Inf(-1)
+	}
+	ch.set(s.v, c)
+	if !validTimes(tr, ch.internal) || ch.syncPrior() != nil || ch.lik.Recompute() != nil {
+		return math.Inf(-1)
+	}
+	lp := ch.logFactor(s.v.Def) + math.Log(c) + ch.logTree() + ch.lik.LogLik() + float64(len(ch.internal))*delta
+	for _, b := range ch.internal {
+		lp += tr.Time(b).LogOneMinus()
+	}
+	if math.IsNaN(lp) || math.IsInf(lp, 1) {
+		return math.Inf(-1)
+	}
+	return lp
+}
+
+func (s *timeScaleStep) update(ch *Chain) error {
+	tr := ch.Tree
+	ch.internal = ch.internal[:0]
+	ch.saved = ch.saved[:0]
+	for _, b := range tr.PreOrder(ch.order[:0]) {
+		if !tr.IsLeaf(b) {
+			ch.internal = append(ch.internal, b)
+			ch.saved = append(ch.saved, tr.Time(b))
+		}
+	}
+	if len(ch.internal) == 0 {
+		return nil
+	}
+	c0 := ch.get(s.v)
+	restore := func() error {
+		for i, b := range ch.internal {
+			tr.SetTime(b, ch.saved[i])
+		}
+		ch.set(s.v, c0)
+		if err := ch.syncPrior(); err != nil {
+			return err
+		}
+		return ch.lik.Recompute()
+	}
+	if f0 := s.at(ch, c0, 0); math.IsInf(f0, -1) {
+		return restore() // no finite density here: leave the state as it was
+	}
+	delta, _ := s.slice.Sample(ch.rng, 0, func(dl float64) float64 { return s.at(ch, c0, dl) })
+	if f := s.at(ch, c0, delta); math.IsInf(f, -1) {
+		return fmt.Errorf("%s: the density is zero at the accepted scale e^%g", s.Name(), delta)
+	}
+	return nil
+}
