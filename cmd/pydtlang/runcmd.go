@@ -41,8 +41,12 @@ it (run --explain prints the choice): the paper's subtree move with slice
 moves of divergence times and of re-attachment positions for the tree,
 conjugate Gibbs updates for c and the precision where their Gamma priors
 allow, slice sampling (log or logit scale) for everything else, and data
-augmentation for a Probit likelihood. Internal locations are integrated out by
-belief propagation; missing data are marginalised.
+augmentation for a Probit likelihood, where the precision is slice sampled
+with the locations integrated out and three scale moves (auxiliaries with the
+variance, locations with the variance, times with c) keep chains from
+crawling along the directions the binary data hardly determine (see
+docs/probit-mixing.md). Internal locations are integrated out by belief
+propagation; missing data are marginalised.
 
 Each chain runs --iters sweeps; the first --burn of them (default: half of
 --iters; --burn 0 for none) are discarded and tune the slice widths, and
