@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/inference/cluster"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// table prints, per data set, the dendrogram purity of the three linkages
+// on the raw and standardized columns, then that of every run under
+// dir/runs whose name starts with the data set's name: the posterior mean
+// over the kept trees of all chains (with the spread of the chains' means),
+// and the purity of the summary tree (summary.nwk, else mcc.nwk) and of
+// map.nwk.
+func table(w io.Writer, dir string) error {
+	runs, err := filepath.Glob(filepath.Join(dir, "runs", "*"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "| data | method | columns | posterior mean purity | summary tree | consensus tree | MAP tree | kept trees | R-hat, bulk ESS of log_joint |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	for _, name := range []string{"synthetic", "stretch", "synnoise", "animals", "ccle"} {
+		raw, err := dataset.ReadFile(filepath.Join(dir, name+".csv"))
+		if err != nil {
+			return err
+		}
+		class, names, err := classes(name, raw.RowLabels)
+		if err != nil {
+			return err
+		}
+		for _, cols := range []string{"raw", "standardized"} {
+			m := raw
+			if cols == "standardized" {
+				m = standardize(raw)
+			}
+			for _, l := range []linkage{average, complete, ward} {
+				tr, err := agglomerate(rows(m), l)
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				p, err := cluster.DendrogramPurity(tr, class)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", name, l, err)
+				}
+				fmt.Fprintf(w, "| %s | %s linkage | %s | | %.3f | | | | |\n", name, l, cols, p)
+			}
+		}
+		for _, run := range runs {
+			base := filepath.Base(run)
+			if !strings.HasPrefix(base, name+"-") {
+				continue
+			}
+			r, err := runPurity(run, raw.RowLabels, class)
+			if err != nil {
+				return fmt.Errorf("%s: %w", base, err)
+			}
+			cols := "raw"
+			model := strings.TrimPrefix(base, name+"-")
+			if m, ok := strings.CutPrefix(model, "z-"); ok {
+				cols, model = "standardized", m
+			}
+			if r.standardized {
+				cols = "standardized"
+			}
+			fmt.Fprintf(w, "| %s | PYDT %s | %s | %s | %.3f%s | %s | %s | %d | %s |\n",
+				name, model, cols, r.mean, r.summary, r.summaryNote, num(r.consensus), num(r.mapTree), r.trees, r.conv)
+		}
+		fmt.Fprintf(w, "\n%s: %d rows, %d classes (%s)\n\n", name, len(class), len(names), strings.Join(names, ", "))
+	}
+	return nil
+}
+
+func rows(m *dataset.Matrix) [][]float64 {
+	out := make([][]float64, m.Rows)
+	for i := range out {
+		out[i] = m.Data[i*m.Cols : (i+1)*m.Cols]
+	}
+	return out
+}
+
+type runResult struct {
+	mean                        string // posterior mean and the range of the chains' means
+	summary, consensus, mapTree float64
+	summaryNote                 string // " (mcc.nwk)" for a run made before summary.nwk
+	trees                       int
+	conv                        string // R-hat and bulk ESS of log_joint
+	standardized                bool   // run --standardize
+}
+
+func num(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", x)
+}
+
+func runPurity(dir string, labels []string, class []int) (runResult, error) {
+	var r runResult
+	files, err := filepath.Glob(filepath.Join(dir, "trees-*.nwk"))
+	if err != nil || len(files) == 0 {
+		return r, fmt.Errorf("no trees-*.nwk in %s", dir)
+	}
+	var means []float64
+	var sum float64
+	for _, f := range files {
+		trees, err := readTrees(f, labels)
+		if err != nil {
+			return r, err
+		}
+		m, err := cluster.MeanDendrogramPurity(trees, class)
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", f, err)
+		}
+		means = append(means, m)
+		sum += m * float64(len(trees))
+		r.trees += len(trees)
+	}
+	mean := sum / float64(r.trees)
+	lo, hi := slices.Min(means), slices.Max(means)
+	r.mean = fmt.Sprintf("%.3f (chains %.3f–%.3f)", mean, lo, hi)
+	if len(means) == 1 {
+		r.mean = fmt.Sprintf("%.3f", mean)
+	}
+	summary := "summary.nwk"
+	if _, err := os.Stat(filepath.Join(dir, summary)); err != nil {
+		summary, r.summaryNote = "mcc.nwk", " (mcc.nwk)"
+	}
+	if r.summary, err = treePurity(filepath.Join(dir, summary), labels, class); err != nil {
+		return r, err
+	}
+	if r.consensus, err = treePurity(filepath.Join(dir, "consensus.nwk"), labels, class); err != nil {
+		r.consensus = math.NaN()
+	}
+	if r.mapTree, err = treePurity(filepath.Join(dir, "map.nwk"), labels, class); err != nil {
+		r.mapTree = math.NaN() // probit runs have no map.nwk
+	}
+	var summ struct {
+		Scalars []struct {
+			Name    string  `json:"name"`
+			Rhat    float64 `json:"rhat"`
+			ESSBulk float64 `json:"ess_bulk"`
+		} `json:"scalars"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil && json.Unmarshal(b, &summ) == nil {
+		for _, s := range summ.Scalars {
+			if s.Name == "log_joint" {
+				r.conv = fmt.Sprintf("%.2f, %.0f", s.Rhat, s.ESSBulk)
+			}
+		}
+	}
+	var run struct {
+		Standardize *struct{} `json:"standardize"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil && json.Unmarshal(b, &run) == nil {
+		r.standardized = run.Standardize != nil
+	}
+	return r, nil
+}
+
+func readTrees(path string, labels []string) ([]*pydt.Tree, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	trees, err := pydt.ReadNewickTrees(f, labels)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return trees, nil
+}
+
+func treePurity(path string, labels []string, class []int) (float64, error) {
+	trees, err := readTrees(path, labels)
+	if err != nil {
+		return 0, err
+	}
+	if len(trees) != 1 {
+		return 0, fmt.Errorf("%s: want one tree, got %d", path, len(trees))
+	}
+	return cluster.DendrogramPurity(trees[0], class)
+}
