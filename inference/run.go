@@ -59,6 +59,10 @@ type Config struct {
 	Coclust bool
 	// Progress receives a progress report after every sweep; nil for none.
 	Progress func(done, total int, logJoint float64)
+	// AllowStuck lets a run with a stuck chain (see StuckSweeps) succeed;
+	// otherwise Run and Resume return an error wrapping ErrStuck after
+	// writing every output.
+	AllowStuck bool
 	// Meta is stored in run.json for tools that resume the run (the
 	// command line stores its arguments there).
 	Meta map[string]any
@@ -123,6 +127,11 @@ type Result struct {
 	MapLogJoint float64               `json:"map_log_joint"`
 	// Skipped counts conditional updates skipped for numerical reasons.
 	Skipped int `json:"skipped_updates"`
+	// Stuck lists the chains (from 1) whose tree accepted no move for
+	// StuckSweeps consecutive sweeps or more, and LongestStall gives each
+	// chain's longest such run (see stuck.go).
+	Stuck        []int `json:"stuck_chains"`
+	LongestStall []int `json:"longest_stall_sweeps"`
 	// SummaryTree describes summary.nwk; nil when no tree was kept.
 	SummaryTree *SummaryInfo `json:"summary_tree,omitempty"`
 	Schedule    []string     `json:"schedule"`
@@ -199,6 +208,9 @@ func start(ctx context.Context, m *Model, sched *Schedule, cfg Config) (*Result,
 		ch, err := NewChain(m, sched, cfg.Seed, seedStream(k))
 		if err != nil {
 			return nil, fmt.Errorf("chain %d: %w", k+1, err)
+		}
+		if chainHook != nil {
+			chainHook(ch)
 		}
 		r.chains = append(r.chains, ch)
 	}
@@ -337,7 +349,7 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 	if done < cfg.Iters {
 		return res, fmt.Errorf("run stopped after iteration %d of %d: %w", done, cfg.Iters, ErrInterrupted)
 	}
-	return res, nil
+	return res, res.stuckError(cfg.AllowStuck)
 }
 
 // record writes the trace rows, trees and imputations of a sweep and
@@ -459,6 +471,7 @@ func (r *runner) result(done int, wall float64) *Result {
 	var ridge treemove.MoveStats
 	for _, ch := range r.chains {
 		res.Skipped += ch.Skipped
+		res.addStall(len(res.LongestStall)+1, ch.LongestStall)
 		ridge.Proposed += ch.RidgeProposed
 		ridge.Accepted += ch.RidgeAccepted
 		s := ch.moves.Stats
@@ -498,6 +511,7 @@ func (res *Result) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
+	res.writeStuck(w)
 	chains := "chains"
 	if res.Chains == 1 {
 		chains = "chain"
@@ -550,6 +564,7 @@ type runFile struct {
 	Seed            uint64         `json:"seed"`
 	Impute          bool           `json:"impute"`
 	Coclust         bool           `json:"coclust,omitempty"`
+	AllowStuck      bool           `json:"allow_stuck,omitempty"`
 	Meta            map[string]any `json:"meta,omitempty"`
 	// Standardize is the model's Scaling when its data were standardized.
 	Standardize *Scaling `json:"standardize,omitempty"`
@@ -559,7 +574,7 @@ func (r *runner) writeRunFile() error {
 	c := r.cfg
 	return writeJSONFile(filepath.Join(c.Out, RunFile), runFile{
 		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
-		Seed: c.Seed, Impute: c.Impute, Coclust: c.Coclust, Meta: c.Meta, Standardize: r.m.Scaling,
+		Seed: c.Seed, Impute: c.Impute, Coclust: c.Coclust, AllowStuck: c.AllowStuck, Meta: c.Meta, Standardize: r.m.Scaling,
 	})
 }
 
@@ -592,6 +607,7 @@ type chainCheckpoint struct {
 	Stats   treemove.Stats        `json:"move_stats"`
 	Ridge   [2]int                `json:"ridge_moves"`
 	Skipped int                   `json:"skipped_updates"`
+	Stall   [2]int                `json:"stall_sweeps"` // Chain.Stall, Chain.LongestStall
 }
 
 type tunerState struct {
@@ -618,7 +634,7 @@ func (r *runner) checkpoint(it int, wall float64) error {
 			return err
 		}
 		cc := chainCheckpoint{RNG: rng, Values: map[string][]float64{}, Tree: ch.Tree, Stats: ch.moves.Stats, Tuners: map[string]tunerState{},
-			Ridge: [2]int{ch.RidgeProposed, ch.RidgeAccepted}, Skipped: ch.Skipped}
+			Ridge: [2]int{ch.RidgeProposed, ch.RidgeAccepted}, Skipped: ch.Skipped, Stall: [2]int{ch.Stall, ch.LongestStall}}
 		for _, v := range r.m.G.Vars {
 			if v.Role == graph.Latent && !v.IsData && v != r.m.Leaves {
 				cc.Values[v.Name] = ch.st.Env.Values[v.ID]
@@ -667,7 +683,7 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 		return nil, fmt.Errorf("resume: %w", err)
 	}
 	cfg := Config{Iters: rf.Iters, Burn: rf.Burn, Thin: rf.Thin, Chains: rf.Chains, CheckpointEvery: rf.CheckpointEvery,
-		Seed: rf.Seed, Impute: rf.Impute, Coclust: rf.Coclust, Meta: rf.Meta, Out: dir, Progress: progress}
+		Seed: rf.Seed, Impute: rf.Impute, Coclust: rf.Coclust, AllowStuck: rf.AllowStuck, Meta: rf.Meta, Out: dir, Progress: progress}
 	if cfg.Burn == 0 {
 		cfg.Burn = -1 // stored burn-in of 0 means none
 	}
@@ -712,8 +728,12 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 		if err != nil {
 			return nil, fmt.Errorf("resume: chain %d: %w", k+1, err)
 		}
+		if chainHook != nil {
+			chainHook(ch)
+		}
 		ch.moves.Stats = cc.Stats
 		ch.RidgeProposed, ch.RidgeAccepted, ch.Skipped = cc.Ridge[0], cc.Ridge[1], cc.Skipped
+		ch.Stall, ch.LongestStall = cc.Stall[0], cc.Stall[1]
 		for name, ts := range cc.Tuners {
 			v, ok := m.G.Lookup(name)
 			if !ok {

@@ -86,7 +86,7 @@ same output. It writes to DIR, as it goes:
                    (one draw of the auxiliaries u), which is not comparable
                    across states, and p(Y | tree) has no closed form
   summary.json     mean, sd, 5/50/95% quantiles, split R-hat and bulk/tail ESS
-                   of every scalar; acceptance rates; wall time
+                   of every scalar; acceptance rates; stuck chains; wall time
   impute.csv       with --impute: draws of the missing data entries
   checkpoint.json  the state after the last checkpoint (written atomically)
   run.json         the settings, the command line's model, data and --set,
@@ -99,6 +99,16 @@ but no run.json, rather than overwrite someone else's file. One run at a
 time writes to a DIR: a run, --resume and --force hold a lock on DIR/.lock
 (flock; none on Windows) until they end, and a second one is refused with
 the first one's process id.
+
+No state whose log density float64 cannot evaluate (NaN or +Inf) is ever
+accepted; should a chain's state become non-finite anyway, the run stops with
+an error naming the part of the model and what to try. A chain whose tree
+accepts no move for 100 consecutive sweeps is STUCK: the table and
+summary.json (stuck_chains, longest_stall_sweeps) say so, and the run exits
+with status 1 unless --allow-stuck is given. With data observed without noise
+(X ~ PYDT(...)) and exactly duplicated rows, the posterior can be improper
+(the duplicates' divergence goes to t = 1 with infinite mass); run refuses
+such a model before sampling and suggests a Normal noise model.
 
 Ctrl-C stops after the current sweep, writes a checkpoint and the summary;
 "run --resume DIR" continues exactly as if the run had not stopped. It takes
@@ -200,6 +210,7 @@ and in R with posterior:
 	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags)")
 	f.BoolVar(&force, "force", false, "replace the run already in --out DIR, deleting its output files")
 	f.BoolVar(&stdz, "standardize", false, "fit the data with every column shifted and scaled to mean 0 and sd 1 (recorded in run.json)")
+	f.BoolVar(&cfg.AllowStuck, "allow-stuck", false, "exit 0 even when a chain is stuck (its tree accepted no move for 100 consecutive sweeps)")
 	return cmd
 }
 
@@ -239,7 +250,7 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 	}
 	named := 0
 	for _, name := range []string{"data", "draw", "set", "iters", "burn", "thin", "chains", "seed", "out",
-		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize"} {
+		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize", "allow-stuck"} {
 		if cmd.Flags().Changed(name) {
 			extra = append(extra, "--"+name)
 			named++

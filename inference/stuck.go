@@ -1,0 +1,59 @@
+package inference
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// StuckSweeps is the number of consecutive sweeps without an accepted tree
+// move (subtree, time, position or ridge) after which a chain counts as
+// stuck. A chain that moves accepts many tree moves in every sweep (the
+// time moves alone change some divergence time almost always), so a
+// hundred sweeps without one mean a frozen chain, not a slow one.
+const StuckSweeps = 100
+
+// ErrStuck is wrapped by the error of Run and Resume when a chain is stuck
+// (see StuckSweeps) and Config.AllowStuck is not set. The outputs are
+// written all the same.
+var ErrStuck = errors.New("stuck chain")
+
+// addStall records chain k's longest run of sweeps without a tree move.
+func (res *Result) addStall(k, longest int) {
+	res.LongestStall = append(res.LongestStall, longest)
+	if longest >= StuckSweeps {
+		res.Stuck = append(res.Stuck, k)
+	}
+}
+
+// stuckList names the stuck chains with their longest stalls.
+func (res *Result) stuckList() string {
+	var parts []string
+	for _, k := range res.Stuck {
+		parts = append(parts, fmt.Sprintf("chain %d (%d sweeps)", k, res.LongestStall[k-1]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeStuck adds the stuck chains to the printed table.
+func (res *Result) writeStuck(w io.Writer) {
+	if len(res.Stuck) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "STUCK: %s: the tree accepted no move for %d or more consecutive sweeps; these draws do not sample the posterior\n",
+		res.stuckList(), StuckSweeps)
+}
+
+// stuckError is the error for stuck chains unless allowed.
+func (res *Result) stuckError(allow bool) error {
+	if len(res.Stuck) == 0 || allow {
+		return nil
+	}
+	return fmt.Errorf("%w: %s: the tree accepted no move for %d or more consecutive sweeps, so the draws are not from the posterior. "+
+		"Often the state has reached a region float64 cannot resolve (divergences at t = 1): standardize the data or use a Normal noise model; "+
+		"pass --allow-stuck (Config.AllowStuck) to accept the run anyway", ErrStuck, res.stuckList(), StuckSweeps)
+}
+
+// chainHook, when set (by tests), is called with every chain Run starts.
+var chainHook func(*Chain)
