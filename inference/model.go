@@ -203,7 +203,9 @@ func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
 
 // SamplePrior draws every non-fixed variable and the tree by forward
 // simulation, in the graph's topological order; the PYDT by its generative
-// process (package sim).
+// process (package sim). Draws whose PYDT parameters are invalid (alpha <
+// -2 beta) are rejected and made again, since the model has density zero
+// there; fixed values that no draw can make valid are an error.
 func (m *Model) SamplePrior(rng *rand.Rand) (*State, error) {
 	return m.sample(rng, false)
 }
@@ -214,18 +216,6 @@ func (m *Model) SamplePrior(rng *rand.Rand) (*State, error) {
 // simulator of simulation-based calibration.
 func (m *Model) SampleJoint(rng *rand.Rand) (*State, error) {
 	return m.sample(rng, true)
-}
-
-func (m *Model) sample(rng *rand.Rand, data bool) (*State, error) {
-	st := m.NewState()
-	for _, f := range m.G.Factors {
-		m.Refresh(st.Env)
-		if err := m.drawFactor(rng, st, f, data); err != nil {
-			return nil, err
-		}
-	}
-	m.Refresh(st.Env)
-	return st, nil
 }
 
 // fixed reports whether a draw keeps v's value: constants and clamped
@@ -239,7 +229,7 @@ func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor, data bool
 	if f.IsPYDT() {
 		p, err := m.TreeParams(env)
 		if err != nil {
-			return err
+			return &treeParamsError{err} // sample draws again
 		}
 		tr, x, err := sim.Draw(rng, m.N, p)
 		if err != nil {

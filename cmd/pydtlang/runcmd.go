@@ -54,7 +54,11 @@ every --thin-th sweep after them is kept. --iters, --thin, --chains and
 --checkpoint-every must be at least 1.
 
 Chains run in parallel with independent streams; the same --seed gives the
-same output. It writes to DIR, as it goes:
+same output. Each chain starts from a draw of the prior, --set values kept,
+restricted to where the PYDT's parameters are valid (alpha >= -2 beta): with
+--set alpha=-1.5 and beta ~ Beta(1, 1), beta starts at 0.75 or more.
+
+It writes to DIR, as it goes:
   trace.csv        chain,iteration,log_joint,log_lik and every latent scalar,
                    one row per kept iteration per chain; for a Probit
                    likelihood, log_lik is the log density of the auxiliary
