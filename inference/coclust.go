@@ -11,8 +11,9 @@ import (
 )
 
 // CoclustDefaultMax is the largest number of rows for which Run writes
-// coclust.csv unless asked (Config.Coclust): its accumulator takes
-// 2·N·(N−1) bytes (8 MB at N = 2000) and the file about 10·N² bytes.
+// coclust.csv and summary.nwk unless asked (Config.Coclust): the
+// accumulator takes 2·N·(N−1) bytes, average linkage 8·N² more (40 MB in
+// all at N = 2000), and the file about 10·N² bytes.
 const CoclustDefaultMax = 2000
 
 // Coclust accumulates, over a sample of trees on the same N leaves, the
@@ -23,7 +24,8 @@ const CoclustDefaultMax = 2000
 // leaf, every other leaf is assigned its LCA with it once, at the ancestor
 // where it joins (about 1 ms per tree at N = 1000).
 //
-// The sums are kept in float32, one per unordered pair of rows: O(N²)
+// The sums, of 1 − t (so that LCA times close to 1 keep their relative
+// precision), are kept in float32, one per unordered pair of rows: O(N²)
 // memory, 2·N·(N−1) bytes. A mean has a relative rounding error of about
 // 1e-5 after 10^5 trees. Accumulators over the same
 // rows merge (Merge).
@@ -86,7 +88,7 @@ func (c *Coclust) Add(tr *pydt.Tree) error {
 		v := pydt.NodeID(i)
 		plo, phi := c.lo[v], c.lo[v]+1
 		for a := tr.Parent(v); a != pydt.NoNode; a = tr.Parent(a) {
-			t := float32(tr.Time(a).T())
+			t := float32(tr.Time(a).OneMinus())
 			lo, hi := c.lo[a], c.lo[a]+int32(tr.Count(a))
 			for _, j := range c.leaf[lo:plo] {
 				row[j] = t
@@ -120,11 +122,18 @@ func (c *Coclust) Merge(o *Coclust) error {
 // MeanTime returns the posterior mean time of the LCA of rows i and j
 // (0-based): 1 when i == j, NaN when no tree was added.
 func (c *Coclust) MeanTime(i, j int) float64 {
+	return 1 - c.MeanDistance(i, j)
+}
+
+// MeanDistance returns 1 − MeanTime(i, j), the posterior mean of 1 − t at
+// the LCA of rows i and j, with the relative precision of float32 even
+// when it is tiny: 0 when i == j, NaN when no tree was added.
+func (c *Coclust) MeanDistance(i, j int) float64 {
 	if c.trees == 0 {
 		return math.NaN()
 	}
 	if i == j {
-		return 1
+		return 0
 	}
 	if i < j {
 		i, j = j, i
@@ -165,7 +174,7 @@ func (c *Coclust) WriteCSV(w io.Writer, names []string) error {
 		line = append(line[:0], name(i)...)
 		for j := range c.n {
 			line = append(line, ',')
-			line = strconv.AppendFloat(line, float64(float32(c.MeanTime(i, j))), 'g', -1, 32)
+			line = strconv.AppendFloat(line, c.MeanTime(i, j), 'g', 7, 64) // float32's precision
 		}
 		line = append(line, '\n')
 		if _, err := bw.Write(line); err != nil {

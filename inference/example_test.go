@@ -78,9 +78,11 @@ X ~ PYDT(alpha, beta, c, 1 / prec)
 	// chain,iteration,log_joint,log_lik,alpha,beta,c,prec
 }
 
-// ExampleSummarizeTrees summarises a sample of trees: the summary tree
-// with each branch point's clade probability as its Newick label, and the
-// posterior mean time of the lowest common ancestor of two rows. With tree
+// ExampleSummarizeTrees summarises a sample of trees: the average-linkage
+// tree of the posterior mean LCA times, the sampled tree of maximum
+// expected clade accuracy and the majority-rule consensus, each with its
+// branch points' clade probabilities as Newick labels, and the posterior
+// mean time of the lowest common ancestor of two rows. With tree
 // files, use inference.NewickFiles(labels, paths...) as the source.
 func ExampleSummarizeTrees() {
 	var trees []*pydt.Tree
@@ -101,11 +103,13 @@ func ExampleSummarizeTrees() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(s.Summary.Newick())
+	fmt.Println(s.Linkage.Newick())
+	fmt.Println(s.MaxAccuracy.Newick())
 	fmt.Println(s.Consensus.Newick())
-	fmt.Printf("expected correct minus incorrect clades: %.2f\n", s.Summary.ExpectedCorrect())
+	fmt.Printf("expected correct minus incorrect clades: %.2f\n", s.MaxAccuracy.ExpectedCorrect())
 	fmt.Printf("mean LCA time of ant and bee: %.4f\n", s.Coclust.MeanTime(0, 1))
 	// Output:
+	// ((ant:0.55,bee:0.55)0.6:0.12499999999999989,(cat:0.4,dog:0.4)0.6:0.2749999999999999)1:0.32500000000000007;
 	// ((ant:0.55,bee:0.55)0.6:0.15000000000000002,(cat:0.4,dog:0.4)0.6:0.29999999999999993)1:0.3;
 	// ((ant:0.55,bee:0.55)0.6:0.15000000000000002,(cat:0.4,dog:0.4)0.6:0.29999999999999993)1:0.3;
 	// expected correct minus incorrect clades: 1.40

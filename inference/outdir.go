@@ -13,7 +13,7 @@ import (
 
 // outputNames are the files a run writes besides trees-K.nwk, run.json
 // first.
-var outputNames = []string{RunFile, CheckpointFile, TraceFile, MapFile, SummaryTreeFile, ConsensusFile, CoclustFile,
+var outputNames = []string{RunFile, CheckpointFile, TraceFile, MapFile, SummaryTreeFile, MEAFile, ConsensusFile, CoclustFile,
 	SummaryFile, ImputeFile, legacyMCCFile}
 
 // runFileNames lists the files of a run present in dir: run.json first,

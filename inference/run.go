@@ -54,8 +54,8 @@ type Config struct {
 	CheckpointEvery int
 	// Impute writes posterior draws of missing data entries.
 	Impute bool
-	// Coclust writes coclust.csv even when there are more than
-	// CoclustDefaultMax rows (it is written by default up to that).
+	// Coclust writes coclust.csv and summary.nwk even when there are more
+	// than CoclustDefaultMax rows (they are written by default up to that).
 	Coclust bool
 	// Progress receives a progress report after every sweep; nil for none.
 	Progress func(done, total int, logJoint float64)
@@ -142,7 +142,8 @@ const (
 	TraceFile   = "trace.csv"
 	MapFile     = "map.nwk"
 	SummaryFile = "summary.json"
-	// SummaryTreeFile is the majority-rule consensus tree (SummaryTree).
+	// SummaryTreeFile is the average-linkage tree of the posterior mean
+	// LCA times (TreeSummary.Linkage), written with coclust.csv.
 	SummaryTreeFile = "summary.nwk"
 	// CoclustFile holds the posterior mean LCA time of every pair of rows
 	// (Coclust.WriteCSV).

@@ -89,7 +89,7 @@ func checkDeterministicAndResumable(t *testing.T, m *Model) {
 	cfg := Config{Iters: 60, Burn: 20, Thin: 2, Chains: 2, Seed: 5, CheckpointEvery: 7, Impute: true}
 	// The tree summaries are made from the tree files at the end, so a
 	// resumed run summarises exactly the trees of an uninterrupted one.
-	outputs := []string{TraceFile, TreesFile(1), TreesFile(2), ImputeFile, SummaryTreeFile, ConsensusFile, CoclustFile}
+	outputs := []string{TraceFile, TreesFile(1), TreesFile(2), ImputeFile, SummaryTreeFile, MEAFile, ConsensusFile, CoclustFile}
 	if m.Link != LinkProbit {
 		outputs = append(outputs, MapFile)
 	}

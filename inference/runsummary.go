@@ -12,23 +12,32 @@ import (
 // wrote; RemoveRunFiles still removes it.
 const legacyMCCFile = "mcc.nwk"
 
-// ConsensusFile is the majority-rule consensus tree (CladeCounts.Consensus).
-const ConsensusFile = "consensus.nwk"
+// Names of the tree summaries a run writes besides summary.nwk.
+const (
+	// MEAFile is the kept tree of maximum expected clade accuracy
+	// (CladeCounts.MaxAccuracy).
+	MEAFile = "mea.nwk"
+	// ConsensusFile is the majority-rule consensus tree
+	// (CladeCounts.Consensus).
+	ConsensusFile = "consensus.nwk"
+)
 
-// SummaryInfo describes a run's summary tree in summary.json.
+// SummaryInfo describes a run's summary trees in summary.json.
 type SummaryInfo struct {
 	// Trees is the number of kept trees summarised, all chains together.
 	Trees int `json:"trees"`
-	// BranchPoints is the number of branch points of summary.nwk, the root
-	// included: the clades found in more than half of the kept trees.
-	BranchPoints int `json:"branch_points"`
 	// DistinctClades is the number of distinct clades in the kept trees.
 	DistinctClades int `json:"distinct_clades"`
-	// ExpectedCorrect is Σ (2p − 1) over summary.nwk's clades: the expected
-	// number of its clades in the true tree minus the expected number not.
-	ExpectedCorrect float64 `json:"expected_correct_minus_incorrect"`
-	// Coclust reports whether coclust.csv was written.
-	Coclust bool `json:"coclust"`
+	// Summary reports whether summary.nwk and coclust.csv were written.
+	Summary bool `json:"summary"`
+	// MEABranchPoints is the number of branch points of mea.nwk, the root
+	// included, and MEAExpectedCorrect its Σ (2p − 1): the expected number
+	// of its clades in the true tree minus the expected number not.
+	MEABranchPoints    int     `json:"mea_branch_points"`
+	MEAExpectedCorrect float64 `json:"mea_expected_correct_minus_incorrect"`
+	// ConsensusBranchPoints is the number of branch points of
+	// consensus.nwk: the clades in more than half of the kept trees.
+	ConsensusBranchPoints int `json:"consensus_branch_points"`
 }
 
 // writeMap writes the chain's tree as map.nwk, the highest-log-joint tree
@@ -50,8 +59,8 @@ func (r *runner) writeMap(ch *Chain) error {
 
 // writeTreeSummary summarises the kept trees of every chain by streaming
 // the tree files (so that a resumed run summarises exactly the trees an
-// uninterrupted one would) and writes summary.nwk and, for up to
-// CoclustDefaultMax rows or when asked, coclust.csv.
+// uninterrupted one would) and writes mea.nwk, consensus.nwk and, for up
+// to CoclustDefaultMax rows or when asked, coclust.csv and summary.nwk.
 func (r *runner) writeTreeSummary(res *Result) error {
 	var paths []string
 	for k, f := range r.trees {
@@ -71,13 +80,9 @@ func (r *runner) writeTreeSummary(res *Result) error {
 	if s.Clades.Trees() == 0 {
 		return nil
 	}
-	if err := atomicfile.Write(filepath.Join(r.cfg.Out, SummaryTreeFile), []byte(s.Summary.Newick()+"\n")); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(r.cfg.Out, ConsensusFile), []byte(s.Consensus.Newick()+"\n")); err != nil {
-		return err
-	}
-	if s.Coclust != nil {
+	files := map[string]*SummaryTree{MEAFile: s.MaxAccuracy, ConsensusFile: s.Consensus}
+	if s.Linkage != nil {
+		files[SummaryTreeFile] = s.Linkage
 		var b bytes.Buffer
 		if err := s.Coclust.WriteCSV(&b, r.m.Labels); err != nil {
 			return err
@@ -86,9 +91,15 @@ func (r *runner) writeTreeSummary(res *Result) error {
 			return err
 		}
 	}
+	for name, st := range files {
+		if err := atomicfile.Write(filepath.Join(r.cfg.Out, name), []byte(st.Newick()+"\n")); err != nil {
+			return err
+		}
+	}
 	res.SummaryTree = &SummaryInfo{
-		Trees: s.Clades.Trees(), BranchPoints: len(s.Summary.Credibility), DistinctClades: s.Clades.Distinct(),
-		ExpectedCorrect: s.Summary.ExpectedCorrect(), Coclust: s.Coclust != nil,
+		Trees: s.Clades.Trees(), DistinctClades: s.Clades.Distinct(), Summary: s.Linkage != nil,
+		MEABranchPoints: len(s.MaxAccuracy.Credibility), MEAExpectedCorrect: s.MaxAccuracy.ExpectedCorrect(),
+		ConsensusBranchPoints: len(s.Consensus.Credibility),
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func TestProbitRunWritesNoMapTree(t *testing.T) {
 }
 
 // TestRunWritesTreeSummaries checks the summary files of a run: the
-// summary and consensus trees read back with the data's labels, their
+// summary, MEA and consensus trees read back with the data's labels, their
 // branch points carry credibilities in [0, 1], coclust.csv is N×N, and
 // RemoveRunFiles removes them all (the old mcc.nwk included).
 func TestRunWritesTreeSummaries(t *testing.T) {
@@ -86,10 +86,10 @@ func TestRunWritesTreeSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := res.SummaryTree
-	if s == nil || s.Trees != 40 || !s.Coclust || s.BranchPoints < 1 || s.DistinctClades < s.BranchPoints {
+	if s == nil || s.Trees != 40 || !s.Summary || s.MEABranchPoints < 1 || s.ConsensusBranchPoints < 1 || s.DistinctClades < s.MEABranchPoints {
 		t.Fatalf("summary tree info %+v", s)
 	}
-	for _, name := range []string{SummaryTreeFile, ConsensusFile} {
+	for _, name := range []string{SummaryTreeFile, MEAFile, ConsensusFile} {
 		text := strings.TrimSpace(string(must(os.ReadFile(filepath.Join(dir, name)))))
 		if _, err := pydt.ParseNewick(text, m.Labels); err != nil {
 			t.Errorf("%s: %v", name, err)

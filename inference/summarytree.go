@@ -634,9 +634,13 @@ func justAfter(t pydt.Time) (pydt.Time, error) {
 
 // TreeSummary is what SummarizeTrees finds in a sample of trees.
 type TreeSummary struct {
-	// Summary is the sampled tree of highest expected clade accuracy
-	// (CladeCounts.MaxAccuracy).
-	Summary *SummaryTree
+	// Linkage is the average-linkage tree of the posterior mean LCA times
+	// (Coclust.AverageLinkage), labelled with its clades' frequencies
+	// (matched by hash key); nil when Coclust is.
+	Linkage *SummaryTree
+	// MaxAccuracy is the sampled tree that maximises the expected number
+	// of correct minus incorrect clades (CladeCounts.MaxAccuracy).
+	MaxAccuracy *SummaryTree
 	// Consensus is the majority-rule consensus tree, the maximiser of the
 	// same quantity over all trees (CladeCounts.Consensus).
 	Consensus *SummaryTree
@@ -649,9 +653,10 @@ type TreeSummary struct {
 
 // SummarizeTrees reads a sample of trees on n leaves from src: once to
 // count clades (and, when coclust is set, to accumulate the mean LCA time
-// of every pair of rows: O(n²) memory), then again to build the summary
-// and consensus trees. Its memory does not grow with the number of trees
-// beyond the number of distinct clades.
+// of every pair of rows, in O(n²) memory, and build the average-linkage
+// tree), then three more times to build the clade summaries. Its memory
+// does not grow with the number of trees beyond the number of distinct
+// clades.
 func SummarizeTrees(src TreeSource, n int, coclust bool) (*TreeSummary, error) {
 	counts, err := NewCladeCounts(n)
 	if err != nil {
@@ -675,11 +680,23 @@ func SummarizeTrees(src TreeSource, n int, coclust bool) (*TreeSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if out.Summary, err = counts.MaxAccuracy(src); err != nil {
+	if out.MaxAccuracy, err = counts.MaxAccuracy(src); err != nil {
 		return nil, err
 	}
 	if out.Consensus, err = counts.Consensus(src); err != nil {
 		return nil, err
+	}
+	if out.Coclust != nil {
+		tr, err := out.Coclust.AverageLinkage()
+		if err != nil {
+			return nil, err
+		}
+		tr.Labels = out.Consensus.Tree.Labels
+		cred, err := counts.Credibility(tr)
+		if err != nil {
+			return nil, err
+		}
+		out.Linkage = &SummaryTree{Tree: tr, Credibility: cred, Trees: counts.Trees()}
 	}
 	return out, nil
 }

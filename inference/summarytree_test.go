@@ -279,7 +279,7 @@ func TestSummaryIsNotBiasedToStars(t *testing.T) {
 	// Root: (4·0.5 + 6·0.2)/10 = 0.32; {1,2}: (4·0.5 + 6·0.6)/10 = 0.56;
 	// {3,4}: (4·0.5 + 6·0.8)/10 = 0.68.
 	want := map[string][2]float64{"[0 1 2 3]": {1, 0.32}, "[0 1]": {0.6, 0.56}, "[2 3]": {0.6, 0.68}}
-	for name, st := range map[string]*SummaryTree{"summary": s.Summary, "consensus": s.Consensus} {
+	for name, st := range map[string]*SummaryTree{"mea": s.MaxAccuracy, "consensus": s.Consensus} {
 		got := bruteClades(st.Tree)
 		if len(got) != len(want) {
 			t.Errorf("%s tree %s, want the clades {1,2} and {3,4}", name, st.Newick())
@@ -293,6 +293,15 @@ func TestSummaryIsNotBiasedToStars(t *testing.T) {
 		}
 		if got, want := st.ExpectedCorrect(), 1.4; math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s: expected correct minus incorrect %v, want %v", name, got, want)
+		}
+	}
+	// The average-linkage tree: mean distances 1 − t of {1,2} (4·0.5 +
+	// 6·0.4)/10 = 0.44, of {3,4} 0.32, across (4·0.5 + 6·0.8)/10 = 0.68.
+	link := bruteClades(s.Linkage.Tree)
+	for key, w := range map[string][2]float64{"[0 1 2 3]": {1, 0.32}, "[0 1]": {0.6, 0.56}, "[2 3]": {0.6, 0.68}} {
+		v, ok := link[key]
+		if !ok || len(link) != 3 || s.Linkage.Credibility[v] != w[0] || math.Abs(s.Linkage.Tree.Time(v).T()-w[1]) > 1e-6 {
+			t.Errorf("linkage tree %s: clade %s want credibility %v at t = %v", s.Linkage.Newick(), key, w[0], w[1])
 		}
 	}
 	// Labels where ape and Bio.Phylo read them: after ')', before ':'.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/cluster"
 	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
@@ -116,14 +117,15 @@ func TestSyntheticFourClusters(t *testing.T) {
 	if _, err := Run(context.Background(), m, Config{Iters: 500, Burn: 250, Chains: 2, Seed: 2011, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	cluster := make([]int, len(x.RowLabels))
+	classes := make([]int, len(x.RowLabels))
 	for i, l := range x.RowLabels {
-		cluster[i] = int(l[0] - 'a')
+		classes[i] = int(l[0] - 'a')
 	}
-	shuffled := append([]int(nil), cluster...)
+	shuffled := append([]int(nil), classes...)
 	rand.New(rand.NewPCG(1, 1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	var scores, control []float64
 	var separate, separateControl int
+	var meanPurity float64
 	for k := 1; k <= 2; k++ {
 		fh, err := os.Open(filepath.Join(dir, TreesFile(k)))
 		if err != nil {
@@ -135,9 +137,14 @@ func TestSyntheticFourClusters(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tr := range trees {
-			scores = append(scores, separation(tr, cluster))
+			p, err := cluster.DendrogramPurity(tr, classes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			meanPurity += p
+			scores = append(scores, separation(tr, classes))
 			control = append(control, separation(tr, shuffled))
-			if clustered(tr, cluster, 4) {
+			if clustered(tr, classes, 4) {
 				separate++
 			}
 			if clustered(tr, shuffled, 4) {
@@ -161,27 +168,42 @@ func TestSyntheticFourClusters(t *testing.T) {
 		t.Errorf("%d of %d posterior trees put the four clusters in separate subtrees (shuffled labels: %d)", separate, len(scores), separateControl)
 	}
 
-	checkSyntheticSummaries(t, dir, x.RowLabels, cluster, shuffled)
+	checkSyntheticSummaries(t, dir, x.RowLabels, classes, shuffled, meanPurity/float64(len(scores)))
 }
 
-// checkSyntheticSummaries checks that the run's summary tree separates the
-// four clusters, as most posterior trees do, and that the mean LCA times
+// checkSyntheticSummaries checks that the run's summary trees separate the
+// four clusters: summary.nwk (average linkage of the mean LCA times) with
+// a dendrogram purity of at least 0.95 and above the posterior trees' mean
+// purity, mea.nwk as most posterior trees do; and that the mean LCA times
 // of coclust.csv rank within-cluster pairs above between-cluster pairs.
-func checkSyntheticSummaries(t *testing.T, dir string, labels []string, cluster, shuffled []int) {
+func checkSyntheticSummaries(t *testing.T, dir string, labels []string, classes, shuffled []int, meanPurity float64) {
 	t.Helper()
-	text, err := os.ReadFile(filepath.Join(dir, SummaryTreeFile))
+	read := func(name string) *pydt.Tree {
+		text, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := pydt.ParseNewick(string(text), labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	sum, mea := read(SummaryTreeFile), read(MEAFile)
+	purity, err := cluster.DendrogramPurity(sum, classes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := pydt.ParseNewick(string(text), labels)
-	if err != nil {
-		t.Fatal(err)
+	t.Logf("summary.nwk: %d branch points, dendrogram purity %.3f (posterior mean %.3f), separation %.3f",
+		sum.NumInternal(), purity, meanPurity, separation(sum, classes))
+	if purity < 0.95 || purity < meanPurity {
+		t.Errorf("summary.nwk has dendrogram purity %.3f, want at least 0.95 and the posterior mean %.3f", purity, meanPurity)
 	}
-	sep := separation(tr, cluster)
-	t.Logf("summary tree: %d branch points, separation %.3f (shuffled labels %.3f), clusters in separate subtrees: %v",
-		tr.NumInternal(), sep, separation(tr, shuffled), clustered(tr, cluster, 4))
-	if !clustered(tr, cluster, 4) || sep < 0.8 {
-		t.Errorf("the summary tree does not separate the four clusters (separation %.3f): %s", sep, text)
+	sep := separation(mea, classes)
+	t.Logf("mea.nwk: %d branch points, separation %.3f (shuffled labels %.3f), clusters in separate subtrees: %v",
+		mea.NumInternal(), sep, separation(mea, shuffled), clustered(mea, classes, 4))
+	if !clustered(mea, classes, 4) || sep < 0.8 {
+		t.Errorf("mea.nwk does not separate the four clusters (separation %.3f)", sep)
 	}
 	f, err := os.Open(filepath.Join(dir, CoclustFile))
 	if err != nil {
@@ -204,7 +226,7 @@ func checkSyntheticSummaries(t *testing.T, dir string, labels []string, cluster,
 			if m.At(i, j) != m.At(j, i) {
 				t.Fatalf("coclust.csv is not symmetric at (%d, %d)", i+1, j+1)
 			}
-			if cluster[i] == cluster[j] {
+			if classes[i] == classes[j] {
 				within = append(within, m.At(i, j))
 			} else {
 				between = append(between, m.At(i, j))

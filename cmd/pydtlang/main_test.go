@@ -329,7 +329,7 @@ func TestRunCommand(t *testing.T) {
 			t.Errorf("terminal summary lacks %q:\n%s", want, out)
 		}
 	}
-	for _, name := range []string{"trace.csv", "trees-1.nwk", "trees-2.nwk", "map.nwk", "summary.nwk", "consensus.nwk", "coclust.csv", "summary.json", "checkpoint.json", "run.json"} {
+	for _, name := range []string{"trace.csv", "trees-1.nwk", "trees-2.nwk", "map.nwk", "summary.nwk", "mea.nwk", "consensus.nwk", "coclust.csv", "summary.json", "checkpoint.json", "run.json"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("missing %s: %v", name, err)
 		}

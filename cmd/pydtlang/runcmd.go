@@ -65,26 +65,32 @@ It writes to DIR, as it goes:
                    variables u with the latent locations integrated out (the
                    sampler's augmented target), not of the binary data
   trees-K.nwk      the kept trees of chain K (Newick, diffusion-time lengths)
-  summary.nwk      the summary tree: the kept tree that maximises the
-                   expected number of its clades that are in the true tree
-                   minus the expected number that are not, i.e. the sum over
-                   its clades of 2p - 1, where p is a clade's posterior
-                   probability (its frequency in the kept trees of all
-                   chains). Each branch point is at the posterior mean time
-                   of the most recent common ancestor of its leaves, and is
-                   labelled with its p (ape: node.label; Bio.Phylo:
-                   confidence). A clade with p < 1/2 costs more than it
-                   gains, so the tree multifurcates where the posterior is
-                   unsure
-  consensus.nwk    the majority-rule consensus: the clades with p > 1/2, the
-                   maximiser of the same sum over all trees (not only the
-                   kept ones); times and labels as summary.nwk. It can be
-                   a star when no clade is in most kept trees
+  summary.nwk      the summary tree: the average-linkage (UPGMA) tree of the
+                   posterior mean LCA times of coclust.csv, i.e. the tree
+                   whose LCA times best fit their posterior means, which
+                   approximately minimises the expected squared error of
+                   the LCA times over pairs of rows. Fully resolved except
+                   for ties; written with coclust.csv
+  mea.nwk          the kept tree of maximum expected clade accuracy: the one
+                   that maximises the expected number of its clades that
+                   are in the true tree minus the expected number that are
+                   not, the sum over its clades of 2p - 1, where p is a
+                   clade's posterior probability (its frequency in the kept
+                   trees of all chains). A clade with p < 1/2 costs more than
+                   it gains, so it multifurcates where the posterior is unsure
+  consensus.nwk    the majority-rule consensus, the clades with p > 1/2: the
+                   maximiser of the same sum over all trees. It can be a star
+                   when no clade is in most kept trees
+                   In summary.nwk, mea.nwk and consensus.nwk each branch
+                   point is labelled with its clade's p (ape: node.label;
+                   Bio.Phylo: confidence); in the last two it is at the
+                   posterior mean time of the most recent common ancestor of
+                   its leaves
   coclust.csv      for every pair of rows, the posterior mean time of their
                    lowest common ancestor (an N x N matrix with row names; 1
                    on the diagonal; 1 - it is a distance for clustering and
                    heat maps). Written for up to 2000 rows, and above that
-                   with --coclust (memory 2·N² bytes, file about 10·N² bytes)
+                   with --coclust (memory about 10·N² bytes, file 10·N²)
   map.nwk          the highest-log-joint tree seen. Not written for a Probit
                    likelihood: its log joint is that of the augmented state
                    (one draw of the auxiliaries u), which is not comparable
@@ -209,7 +215,7 @@ and in R with posterior:
 	f.StringVar(&cfg.Out, "out", "", "output directory")
 	f.IntVar(&cfg.CheckpointEvery, "checkpoint-every", 100, "sweeps between checkpoints")
 	f.BoolVar(&cfg.Impute, "impute", false, "write posterior draws of missing data entries to impute.csv")
-	f.BoolVar(&cfg.Coclust, "coclust", false, "write coclust.csv also for more than 2000 rows (O(N²) memory and file)")
+	f.BoolVar(&cfg.Coclust, "coclust", false, "write coclust.csv and summary.nwk also for more than 2000 rows (O(N²) memory and file)")
 	f.BoolVar(&explain, "explain", false, "print the chosen updates of one sweep and exit")
 	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags)")
 	f.BoolVar(&force, "force", false, "replace the run already in --out DIR, deleting its output files")
