@@ -58,7 +58,13 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			s.Steps = append(s.Steps, g)
 			continue
 		}
-		if g, ok := gibbsPrecision(m, v); ok && m.Link != LinkProbit {
+		// With a latent leaf layer (Probit, Normal noise) the conjugate
+		// update given sampled locations is trapped near t = 1: leaf
+		// displacements below float64 resolution read as zero spread and
+		// draw an ever larger precision (docs/probit-mixing.md,
+		// docs/clustering.md). Slice sampling with the locations integrated
+		// out is used instead.
+		if g, ok := gibbsPrecision(m, v); ok && m.Link != LinkProbit && m.Link != LinkNormal {
 			later = append(later, g)
 			needLocs = true
 			continue
@@ -81,6 +87,10 @@ func NewSchedule(m *Model) (*Schedule, error) {
 	}
 	if p, ok := probitScale(m); ok {
 		s.Steps = append(s.Steps, p)
+		if c, ok := timeScale(m); ok {
+			s.Steps = append(s.Steps, c)
+		}
+	} else if m.Link == LinkNormal {
 		if c, ok := timeScale(m); ok {
 			s.Steps = append(s.Steps, c)
 		}

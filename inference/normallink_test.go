@@ -1,0 +1,161 @@
+package inference
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+)
+
+const normalLinkModel = `
+dim N, D
+data X : real[N, D]
+param Z : real[N, D]
+alpha ~ Gamma(2, 4)
+beta ~ Beta(2, 3)
+c ~ Gamma(4, 2)
+prec ~ Gamma(3, 3)
+noise ~ Gamma(4, 2)
+Z ~ PYDT(alpha, beta, c, 1 / prec)
+X ~ Normal(Z, 1 / sqrt(noise))
+`
+
+// redrawNoisy draws X given the tree, the variance and the noise: the leaf
+// locations of the diffusion on the current tree plus Normal noise.
+func redrawNoisy(t testing.TB, ch *Chain) {
+	free := bp.New(ch.Tree, ch.m.D)
+	free.SetVariance(ch.lik.Variance())
+	if err := free.Recompute(); err != nil {
+		t.Fatal(err)
+	}
+	locs := make([]float64, ch.Tree.Cap()*ch.m.D)
+	if err := free.SampleLocations(ch.rng, locs); err != nil {
+		t.Fatal(err)
+	}
+	sd := ch.m.LinkFactor.Args[1].Eval(ch.st.Env)
+	x := ch.st.Env.Values[ch.m.Data.ID]
+	for k := range x {
+		x[k] = locs[k] + sd*ch.rng.NormFloat64()
+	}
+	if err := ch.syncEvidence(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGewekeNormalLink is Geweke's joint-distribution test (see TestGeweke)
+// of the schedule for a Normal noise model, whose precision is slice
+// sampled with the locations integrated out and whose times and c move
+// together by the scale move.
+func TestGewekeNormalLink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	m := compileModel(t, normalLinkModel, 4, 2, nil)
+	if m.Link != LinkNormal {
+		t.Fatalf("link %v", m.Link)
+	}
+	names := []string{"internal nodes", "root time", "root degree", "sum of times"}
+	for _, v := range m.Scalars() {
+		names = append(names, v.Name)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	const draws = 20000
+	prior := make([][]float64, len(names))
+	for range draws {
+		st, err := m.SamplePrior(rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range treeStats(m, st.Env, st.Tree) {
+			prior[i] = append(prior[i], s)
+		}
+	}
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chains, burn, iters = 8, 500, 3000
+	chainMeans := make([][]float64, len(names))
+	for k := range chains {
+		ch, err := NewChain(m, sched, 3, uint64(200+k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		redrawNoisy(t, ch)
+		sums := make([]float64, len(names))
+		for it := range burn + iters {
+			if err := ch.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+			redrawNoisy(t, ch)
+			if it < burn {
+				continue
+			}
+			for i, s := range treeStats(m, ch.st.Env, ch.Tree) {
+				sums[i] += s
+			}
+		}
+		for i := range sums {
+			chainMeans[i] = append(chainMeans[i], sums[i]/iters)
+		}
+	}
+	compareMeans(t, names, prior, chainMeans)
+}
+
+// TestNormalLinkLeavesDegenerateState starts a Normal-noise chain in the
+// state that trapped the conjugate update of prec given sampled locations:
+// all leaves on one branch point within 1e-250 of t = 1, prec = 1500, a
+// small c, on the synthetic four clusters. Within 30 sweeps prec must fall
+// to the order of the data's scale (the diffusion explains the clusters)
+// and the earliest divergence must leave t = 1. With the conjugate update
+// prec stays in the hundreds.
+func TestNormalLinkLeavesDegenerateState(t *testing.T) {
+	rows := make([][]float64, 40)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range rows {
+		cx, cy := float64(2*(i%2)-1), float64(2*(i/2%2)-1)
+		rows[i] = []float64{cx + 0.35*rng.NormFloat64(), cy + 0.35*rng.NormFloat64()}
+	}
+	m := compileWithData(t, normalLinkModel, rows, nil)
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := m.NewState()
+	for name, x := range map[string]float64{"alpha": 3, "beta": 0.95, "c": 0.05, "prec": 1500, "noise": 1} {
+		v, _ := m.G.Lookup(name)
+		st.Env.Values[v.ID][0] = x
+	}
+	m.Refresh(st.Env)
+	tr := pydt.New(m.N)
+	root := tr.NewInternal(pydt.TimeFromLogOneMinus(-575))
+	for i := range m.N {
+		tr.AddChild(root, pydt.NodeID(i))
+	}
+	tr.SetRoot(root)
+	tr.Recount()
+	st.Tree = tr
+	ch, err := restoreChain(m, sched, st, rand.NewPCG(3, 4), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, _ := m.G.Lookup("prec")
+	for range 30 {
+		if err := ch.Sweep(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prec := ch.get(pv)
+	minS := math.Inf(1)
+	for _, b := range ch.Tree.PreOrder(nil) {
+		if !ch.Tree.IsLeaf(b) {
+			minS = min(minS, -ch.Tree.Time(b).LogOneMinus())
+		}
+	}
+	t.Logf("after 30 sweeps: prec = %g, earliest -log(1-t) = %g", prec, minS)
+	if !(prec < 20) || !(minS < 50) {
+		t.Errorf("after 30 sweeps prec = %g and the earliest divergence is at -log(1-t) = %g: the chain is stuck near t = 1", prec, minS)
+	}
+}
