@@ -3,6 +3,7 @@ package lang
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +47,16 @@ func TestLongStatement(t *testing.T) {
 	}
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("took %v", d)
+	}
+
+	// A cut between two items of a list is not also a second statement.
+	names := make([]string, MaxStatementTokens/2+10)
+	for i := range names {
+		names[i] = fmt.Sprintf("d%d", i)
+	}
+	list = parseErrors(t, "dim "+strings.Join(names, ", ")+"\n")
+	if len(list) != 1 || !strings.HasPrefix(list[0].Msg, "statement too long") {
+		t.Errorf("a long dim list: %v", list)
 	}
 
 	src := sum(MaxStatementTokens/2 - 10)

@@ -95,7 +95,7 @@ func (p *parser) statement() {
 	start := p.pos
 	first := p.toks[start]
 	p.takeComments(first.Pos.Offset)
-	if start > 0 {
+	if start > 0 && first.Type != typeInvalid { // an invalid token is reported already
 		prev := p.toks[start-1]
 		if prev.Pos.Line == first.Pos.Line && !isPunct(prev, ";") && !isPunct(prev, "{") && !isPunct(prev, "}") {
 			p.addOnce(first.Pos, `statements on one line must be separated by ";"`)
