@@ -28,3 +28,32 @@ func TestRunRefusesForeignOutput(t *testing.T) {
 		t.Fatalf("--force: %s", errOut)
 	}
 }
+
+// TestResumeBeforeFirstCheckpoint resumes a run that stopped before its
+// first checkpoint (as a kill -9 leaves it: run.json and partial outputs,
+// no checkpoint.json): it starts again from sweep 1, says so, and ends as
+// the uninterrupted run did.
+func TestResumeBeforeFirstCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "x.csv")
+	out := filepath.Join(dir, "fit")
+	writeFiles(t, dir, map[string]string{"x.csv": tinyData})
+	args := []string{"run", "../../examples/gaussian.pydt", "--data", "X=" + data, "--iters", "8", "--chains", "2", "--out", out}
+	if code, _, errOut := runCmd(t, args...); code != 0 {
+		t.Fatal(errOut)
+	}
+	want, _ := os.ReadFile(filepath.Join(out, "trace.csv"))
+	os.Remove(filepath.Join(out, "checkpoint.json"))
+	os.WriteFile(filepath.Join(out, "trace.csv"), want[:len(want)/2], 0o644)
+	os.WriteFile(filepath.Join(out, ".checkpoint.json.tmp42"), []byte("{"), 0o644)
+	code, _, errOut := runCmd(t, "run", "--resume", out)
+	if code != 0 || !strings.Contains(errOut, "starting it again from sweep 1") {
+		t.Fatalf("status %d, stderr %q", code, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "trace.csv")); string(got) != string(want) {
+		t.Errorf("resumed trace.csv differs from the uninterrupted one:\n%s\n---\n%s", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, ".checkpoint.json.tmp42")); err == nil {
+		t.Error("resume left a temporary file of a killed run")
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -309,6 +311,10 @@ func resumeRun(cmd *cobra.Command, dir string) error {
 		if err := sameInputs(sums, l.sums); err != nil {
 			return &exitError{code: 1, err: fmt.Errorf("resume %s: %w", dir, err)}
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, inference.CheckpointFile)); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: %s has no %s (the run stopped before its first checkpoint); starting it again from sweep 1 with the settings in %s\n",
+			dir, inference.CheckpointFile, inference.RunFile)
 	}
 	return execute(cmd, func(ctx context.Context, progress func(int, int, float64)) (*inference.Result, error) {
 		return inference.Resume(ctx, m, dir, progress)
