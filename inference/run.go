@@ -187,6 +187,9 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.CheckProper(m.NewState().Env); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}

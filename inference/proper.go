@@ -1,0 +1,292 @@
+package inference
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib"
+)
+
+// ErrImproper is wrapped by the error of CheckProper (and so of Run) for a
+// model whose posterior cannot be normalised.
+var ErrImproper = errors.New("the posterior is improper")
+
+// Improper posteriors from duplicated rows.
+//
+// With the PYDT's matrix observed directly (no noise model), take a group of
+// r identical rows, each with the same D observed entries. Let the r leaves
+// form a subtree all of whose branch points (times t_b, u_b = 1 - t_b) go
+// to t = 1 together, u_b = λ w_b with λ → 0 and the rest of the tree fixed.
+// With a(t) = c/(1-t) each branch point b contributes a(t_b) e^{-A(t_b) J_b}
+// = c u_b^{c J_b - 1} to the prior (J_b = H_{m_b - 1} - Σ_k H_{n_k - 1},
+// pydt.NodeJ; H_n = Σ_{i=1..n} Γ(i-β)/Γ(i+1+α)), and the J_b of the
+// subtree telescope to H_{r-1}. Given the tree the r identical points have
+// r - 1 contrasts of variance ∝ σ²λ each, so the likelihood behaves as
+// λ^{-(r-1)D/2}. With one time per branch point the volume element brings
+// λ^{#branch points - 1} dλ, and the integral near λ = 0 behaves as
+//
+//	∫ λ^{E - 1} dλ,   E = c H_{r-1}(α, β) - (r-1) D/2,
+//
+// finite exactly when E > 0. For r = 2, H_1 = k = Γ(1-β)/Γ(2+α) and the
+// pair's density in u is u^{c k - 1 - D/2}. Since H_n/n is the mean of
+// terms decreasing in i, E/(r-1) is smallest for the largest group: the
+// condition for the whole group implies it for every sub-group.
+//
+// The posterior is improper when the parameters (c, α, β) with E ≤ 0 have
+// positive prior probability. Priors have positive density on their whole
+// support, so that is when the infimum of E over the (closure of the)
+// support is negative; E increases with c and decreases with α, and is
+// convex in β (a sum of log-convex Γ(i-β)), so the infimum is at the lowest
+// c, the highest α and one β found by golden-section search. A c whose prior
+// reaches 0, or an α whose prior is unbounded above, always gives E < 0. At
+// E = 0 exactly (a boundary case of clamped values) the integral diverges
+// logarithmically when E = 0 is attained inside the support, and depends on
+// the prior's density at the boundary otherwise; CheckProper refuses both.
+//
+// DivNeal(c0, c1, c2) behaves near t = 1 as c1/(1-t) when c2 = 0. With c2
+// > 0 the factor e^{-c2 J/(1-t)} removes the singularity, but a c2 whose
+// prior density behaves as c2^{a-1} near 0 (Gamma(a, ·), Beta(a, ·)) brings
+// it back: the inner integral scales as c2^{E}, so the condition becomes
+// a + E > 0 (with c = c1). DivInvSq is always proper here, and so is every
+// Normal or Probit likelihood with a fixed noise level (the noise bounds
+// the pair's density).
+
+// dupGroup is a group of identical rows.
+type dupGroup struct {
+	rows []int // 0-based, in order
+	dims int   // observed entries per row
+}
+
+// duplicateGroups returns the groups of two or more rows of the observed
+// matrix that are identical, missing entries included (a missing entry
+// matches only a missing entry), with at least one observed entry.
+func (m *Model) duplicateGroups(env *graph.Env) []dupGroup {
+	x := env.Values[m.Data.ID]
+	index := map[string]int{}
+	var groups []dupGroup
+	for i := range m.N {
+		row := x[i*m.D : (i+1)*m.D]
+		dims := 0
+		for _, v := range row {
+			if !math.IsNaN(v) {
+				dims++
+			}
+		}
+		if dims == 0 {
+			continue
+		}
+		key := fmt.Sprint(row)
+		if g, ok := index[key]; ok {
+			groups[g].rows = append(groups[g].rows, i)
+			continue
+		}
+		index[key] = len(groups)
+		groups = append(groups, dupGroup{rows: []int{i}, dims: dims})
+	}
+	return slices.DeleteFunc(groups, func(g dupGroup) bool { return len(g.rows) < 2 })
+}
+
+// paramRange is the set of values a PYDT parameter takes under the prior.
+type paramRange struct {
+	lo, hi float64
+	// shape is a with prior density ∝ (x - lo)^(a-1) near lo (1 when the
+	// prior is not a Gamma or Beta with a constant shape).
+	shape float64
+	// desc describes the parameter for messages.
+	desc string
+	free bool
+}
+
+// supportInterval returns the closure of a support as an interval.
+func supportInterval(s stdlib.Support) (lo, hi float64) {
+	switch s {
+	case stdlib.Positive, stdlib.NonNegative, stdlib.Count:
+		return 0, math.Inf(1)
+	case stdlib.Unit, stdlib.UnitLeft, stdlib.Binary:
+		return 0, 1
+	}
+	return math.Inf(-1), math.Inf(1)
+}
+
+// rangeOf returns the range of x under the prior: a point for an
+// expression of fixed values (constants, data, clamped values), the support
+// of a latent scalar's distribution for a plain reference to it, and false
+// for anything else.
+func (m *Model) rangeOf(x graph.Expr, env *graph.Env) (paramRange, bool) {
+	fixed := true
+	for _, v := range graph.Vars(x) {
+		if v.Role == graph.Latent {
+			fixed = false
+		}
+	}
+	if fixed {
+		v := x.Eval(env)
+		return paramRange{lo: v, hi: v, shape: 1, desc: fmt.Sprintf("%s = %g", x, v)}, true
+	}
+	v, ok := graph.AsRef(x)
+	if !ok || !v.Scalar() || v.Def == nil || v.Def.Dist == nil {
+		return paramRange{}, false
+	}
+	f := v.Def
+	r := paramRange{shape: 1, free: true, desc: fmt.Sprintf("%s ~ %s", v.Name, strings.TrimPrefix(f.String(), v.Name+" ~ "))}
+	r.lo, r.hi = supportInterval(f.Dist.Support)
+	if (f.Dist.Name == "Gamma" || f.Dist.Name == "Beta") && len(f.Args) > 0 && len(graph.Vars(f.Args[0])) == 0 {
+		r.shape = f.Args[0].Eval(env)
+	}
+	return r, true
+}
+
+// harmonicH returns H_n(α, β) = Σ_{i=1..n} Γ(i-β)/Γ(i+1+α), 0 for α = +Inf.
+func harmonicH(n int, alpha, beta float64) float64 {
+	if math.IsInf(alpha, 1) {
+		return 0
+	}
+	var h float64
+	for i := 1; i <= n; i++ {
+		a, _ := math.Lgamma(float64(i) - beta)
+		b, _ := math.Lgamma(float64(i+1) + alpha)
+		h += math.Exp(a - b)
+	}
+	return h
+}
+
+// minH returns the minimum over β in [lo, hi] of H_n(α, β), convex in β,
+// and where it is attained.
+func minH(n int, alpha, lo, hi float64) (h, beta float64) {
+	hi = math.Min(hi, math.Nextafter(1, 0))
+	f := func(b float64) float64 { return harmonicH(n, alpha, b) }
+	const g = 0.6180339887498949
+	a, b := lo, hi
+	for range 100 {
+		c, d := b-g*(b-a), a+g*(b-a)
+		if f(c) <= f(d) {
+			b = d
+		} else {
+			a = c
+		}
+	}
+	beta = (a + b) / 2
+	for _, e := range []float64{lo, hi} { // the minimum may sit at an end
+		if f(e) < f(beta) {
+			beta = e
+		}
+	}
+	return f(beta), beta
+}
+
+// CheckProper refuses, before sampling, a model whose posterior is
+// improper because of exactly duplicated rows observed without noise (see
+// the derivation above): it returns an error wrapping ErrImproper that says
+// why and suggests a Normal noise model, or nil. It decides only what it
+// can: parameters given by expressions of latent variables other than a
+// plain reference are not analysed (nil is returned).
+func (m *Model) CheckProper(env *graph.Env) error {
+	if m.Link != LinkDirect {
+		return nil
+	}
+	groups := m.duplicateGroups(env)
+	if len(groups) == 0 {
+		return nil
+	}
+	div := m.Tree.Divergence
+	var cArg graph.Expr
+	c2 := paramRange{shape: 0}
+	switch div.Type.Name {
+	case "DivInv":
+		cArg = div.Args[0]
+	case "DivNeal":
+		cArg = div.Args[1]
+		r, ok := m.rangeOf(div.Args[2], env)
+		if !ok {
+			return nil
+		}
+		if r.lo > 0 {
+			return nil // c2 > 0 throughout: e^{-c2 J/(1-t)} keeps t from 1
+		}
+		if r.free {
+			c2 = r
+		}
+	default:
+		return nil // DivInvSq: proper
+	}
+	c, okc := m.rangeOf(cArg, env)
+	alpha, oka := m.rangeOf(m.Tree.Args[0], env)
+	beta, okb := m.rangeOf(m.Tree.Args[1], env)
+	if !okc || !oka || !okb {
+		return nil
+	}
+	beta.lo = math.Max(beta.lo, 0)
+	if !alpha.free && alpha.lo < 0 {
+		beta.lo = math.Max(beta.lo, -alpha.lo/2) // alpha >= -2 beta
+	}
+	for _, g := range groups {
+		r, d := len(g.rows), float64(g.dims)
+		need := float64(r-1) * d / 2
+		h, b := minH(r-1, alpha.hi, beta.lo, beta.hi)
+		e := c2.shape + c.lo*h - need
+		if e > 1e-12*need {
+			continue
+		}
+		return m.improperError(g, c, alpha, beta, c2, h, b, need, div.Type.Name)
+	}
+	return nil
+}
+
+// improperError explains the refusal for the group g.
+func (m *Model) improperError(g dupGroup, c, alpha, beta, c2 paramRange, h, b, need float64, divName string) error {
+	var sb strings.Builder
+	x := m.Data.Name
+	r := len(g.rows)
+	rows := make([]string, r)
+	for i, k := range g.rows {
+		rows[i] = fmt.Sprint(k + 1)
+	}
+	cName := "c"
+	if divName == "DivNeal" {
+		cName = "c1"
+	}
+	plusA := ""
+	if c2.free {
+		plusA = " + a"
+	}
+	if r == 2 {
+		fmt.Fprintf(&sb, "rows %s and %s of %s are identical and %s is observed without noise: as their divergence time t goes to 1 "+
+			"the posterior density behaves as (1-t)^(%s·k - 1 - D/2) with k = Γ(1-β)/Γ(2+α) and D = %d observed values per row, "+
+			"which cannot be integrated when %s·k%s <= D/2 = %g", rows[0], rows[1], x, x, cName, g.dims, cName, plusA, need)
+	} else {
+		fmt.Fprintf(&sb, "rows %s of %s are identical and %s is observed without noise: as their %d divergence times go to t = 1 together "+
+			"the posterior density behaves as λ^(%s·H - 1 - (r-1)·D/2) in their scale λ, with H = Σ_{i<r} Γ(i-β)/Γ(i+1+α), r = %d rows and D = %d observed values per row, "+
+			"which cannot be integrated when %s·H%s <= (r-1)·D/2 = %g", strings.Join(rows, ", "), x, x, r-1, cName, r, g.dims, cName, plusA, need)
+	}
+	if c2.free {
+		fmt.Fprintf(&sb, ", where a = %g: %s has density ∝ c2^(a-1) near 0, and as c2 -> 0 the factor e^(-c2·k/(1-t)) no longer keeps t from 1",
+			c2.shape, c2.desc)
+	}
+	var why []string
+	if c.free && c.lo <= 0 {
+		why = append(why, fmt.Sprintf("%s gives %s values arbitrarily close to 0", c.desc, cName))
+	}
+	if alpha.free && math.IsInf(alpha.hi, 1) {
+		why = append(why, fmt.Sprintf("%s gives arbitrarily large alpha, where k -> 0", alpha.desc))
+	}
+	if len(why) == 0 {
+		at := ""
+		if beta.free {
+			at = fmt.Sprintf(" (at beta = %.4g)", b)
+		}
+		lhs := cName + "·k"
+		if r > 2 {
+			lhs = cName + "·H"
+		}
+		why = append(why, fmt.Sprintf("with %s, %s and %s, %s gets down to %.4g%s",
+			c.desc, alpha.desc, beta.desc, lhs, c.lo*h, at))
+	}
+	fmt.Fprintf(&sb, "; %s. The posterior is therefore improper and a sampler would drift towards t = 1. "+
+		"Use a Normal noise model (%s ~ Normal(Z, sd) with param Z : real[N, D] and Z ~ PYDT(...)), or remove the duplicated rows",
+		strings.Join(why, "; "), x)
+	return fmt.Errorf("%w: %s", ErrImproper, sb.String())
+}

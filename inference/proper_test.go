@@ -1,0 +1,286 @@
+package inference
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// lcaTime returns the time of the lowest common ancestor of leaves i, j.
+func lcaTime(tr *pydt.Tree, i, j pydt.NodeID) pydt.Time {
+	seen := map[pydt.NodeID]bool{}
+	for v := i; v != pydt.NoNode; v = tr.Parent(v) {
+		seen[v] = true
+	}
+	for v := j; ; v = tr.Parent(v) {
+		if seen[v] {
+			return tr.Time(v)
+		}
+	}
+}
+
+// denseLogLik is the log density of the rows x (N×D, σ² = 1) given the
+// tree by the dense form of NOTES.md: each column is N(0, C) with C_ii = 1
+// and C_ij = t(lca(i, j)). It shares no code with belief propagation. The
+// covariance is factorised as C = 1 1ᵀ·0 + ... directly by Cholesky; its
+// small eigenvalues (of the order of 1-t) are resolved because 1 - C_ij is
+// formed from 1-t exactly.
+func denseLogLik(t *testing.T, tr *pydt.Tree, x [][]float64) float64 {
+	n, d := len(x), len(x[0])
+	c := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			v := 1.0
+			if i != j {
+				v = lcaTime(tr, pydt.NodeID(i), pydt.NodeID(j)).T()
+			}
+			c.SetSym(i, j, v)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(c) {
+		t.Fatal("covariance not positive definite")
+	}
+	ll := 0.0
+	for k := range d {
+		col := mat.NewVecDense(n, nil)
+		for i := range n {
+			col.SetVec(i, x[i][k])
+		}
+		var z mat.VecDense
+		if err := ch.SolveVecTo(&z, col); err != nil {
+			t.Fatal(err)
+		}
+		ll += -0.5*mat.Dot(col, &z) - 0.5*ch.LogDet() - float64(n)/2*math.Log(2*math.Pi)
+	}
+	return ll
+}
+
+// collapsedTree returns the tree (((0, 1):t1, 2):t2, (3, 4):0.4):0.2 in
+// which leaves 0, 1 (and 2, when triple) carry identical rows: t1 = 1 - λ/2
+// and, for a triple, t2 = 1 - λ (else t2 = 0.5).
+func collapsedTree(lambda float64, triple bool) *pydt.Tree {
+	tr := pydt.New(5)
+	root := tr.NewInternal(pydt.TimeAt(0.2))
+	t2 := pydt.TimeAt(0.5)
+	if triple {
+		t2 = pydt.TimeFromOneMinus(lambda)
+	}
+	b2 := tr.NewInternal(t2)
+	b1 := tr.NewInternal(pydt.TimeFromOneMinus(lambda / 2))
+	b3 := tr.NewInternal(pydt.TimeAt(0.4))
+	tr.AddChild(b1, 0)
+	tr.AddChild(b1, 1)
+	tr.AddChild(b2, b1)
+	tr.AddChild(b2, 2)
+	tr.AddChild(b3, 3)
+	tr.AddChild(b3, 4)
+	tr.AddChild(root, b2)
+	tr.AddChild(root, b3)
+	tr.SetRoot(root)
+	tr.Recount()
+	return tr
+}
+
+// TestImproperExponent checks the exponent CheckProper relies on by an
+// independent calculation: the log density of the tree (pydt.LogPrior) and
+// of the data given the tree (the dense Gaussian form, not belief
+// propagation) as the identical rows' divergence times go to t = 1 at the
+// scale λ. For a pair the slope of the log density in log λ must be
+// c·k - 1 - D/2 with k = Γ(1-β)/Γ(2+α); for three identical rows whose two
+// branch points scale together it must be c·H_2 - 2 - D (two branch points,
+// (r-1)·D/2 = D), H_2 = k + Γ(2-β)/Γ(3+α).
+func TestImproperExponent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	cases := []struct {
+		name           string
+		alpha, beta, c float64
+		d              int
+		triple         bool
+	}{
+		{"pair", 0.5, 0.3, 1.7, 3, false},
+		{"pair DDT", 0, 0, 0.4, 2, false},
+		{"pair large alpha", 4, 0.1, 2.5, 1, false},
+		{"triple", 0.5, 0.3, 1.7, 3, true},
+		{"triple DDT", 0, 0, 0.8, 2, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			x := make([][]float64, 5)
+			for i := range x {
+				x[i] = make([]float64, tc.d)
+				for k := range x[i] {
+					x[i][k] = rng.NormFloat64()
+				}
+			}
+			copy(x[1], x[0])
+			if tc.triple {
+				copy(x[2], x[0])
+			}
+			h, err := pydt.NewHarmonic(tc.alpha, tc.beta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logDensity := func(lambda float64) float64 {
+				tr := collapsedTree(lambda, tc.triple)
+				return pydt.LogPrior(tr, tc.alpha, tc.beta, pydt.DivInv{C: tc.c}, h) + denseLogLik(t, tr, x)
+			}
+			l1, l2 := 1e-5, 1e-7
+			slope := (logDensity(l2) - logDensity(l1)) / math.Log(l2/l1)
+			lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+			k := math.Exp(lg(1-tc.beta) - lg(2+tc.alpha))
+			want := tc.c*k - 1 - float64(tc.d)/2
+			if tc.triple {
+				h2 := k + math.Exp(lg(2-tc.beta)-lg(3+tc.alpha))
+				want = tc.c*h2 - 2 - float64(tc.d)
+				if got := harmonicH(2, tc.alpha, tc.beta); math.Abs(got-h2) > 1e-12 {
+					t.Errorf("harmonicH(2) = %v, want %v", got, h2)
+				}
+			} else if got := harmonicH(1, tc.alpha, tc.beta); math.Abs(got-k) > 1e-12 {
+				t.Errorf("harmonicH(1) = %v, want %v", got, k)
+			}
+			if math.Abs(slope-want) > 1e-3 {
+				t.Errorf("slope %.6f, want %.6f", slope, want)
+			}
+		})
+	}
+}
+
+// dupRows returns an n×d matrix of distinct random rows, of which the
+// first r are identical.
+func dupRows(n, d, r int) *dataset.Matrix {
+	rng := rand.New(rand.NewPCG(uint64(n*d+r), 9))
+	x := &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "dup.csv"}
+	for i := range x.Data {
+		x.Data[i] = rng.NormFloat64()
+	}
+	for i := 1; i < r; i++ {
+		copy(x.Data[i*d:(i+1)*d], x.Data[:d])
+	}
+	return x
+}
+
+// TestCheckProper checks the refusal rule: improper exactly when the
+// parameters with c·H_{r-1} (+ the shape of c2's prior for DivNeal) <=
+// (r-1)·D/2 have positive prior probability.
+func TestCheckProper(t *testing.T) {
+	const direct = `
+dim N, D
+data X : real[N, D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+c ~ Gamma(1, 1)
+X ~ PYDT(alpha, beta, c, 1)
+`
+	const noise = `
+dim N, D
+data X : real[N, D]
+param Z : real[N, D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+c ~ Gamma(1, 1)
+Z ~ PYDT(alpha, beta, c, 1)
+X ~ Normal(Z, 0.5)
+`
+	const invSq = `
+dim N, D
+data X : real[N, D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+c ~ Gamma(1, 1)
+X ~ PYDT(alpha, beta, DivInvSq(c), 1)
+`
+	const neal = `
+dim N, D
+data X : real[N, D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+c1 ~ Gamma(1, 1)
+c2 ~ Gamma(1, 1)
+X ~ PYDT(alpha, beta, DivNeal(0, c1, c2), 1)
+`
+	set := func(kv ...float64) map[string]float64 {
+		names := []string{"c", "alpha", "beta"}
+		m := map[string]float64{}
+		for i, v := range kv {
+			if !math.IsNaN(v) {
+				m[names[i]] = v
+			}
+		}
+		return m
+	}
+	nan := math.NaN()
+	cases := []struct {
+		name     string
+		src      string
+		x        *dataset.Matrix
+		sets     map[string]float64
+		improper bool
+		says     string
+	}{
+		{"paper's priors", direct, dupRows(8, 4, 2), nil, true, "close to 0"},
+		{"no duplicates", direct, dupRows(8, 4, 1), nil, false, ""},
+		{"c clamped, alpha free", direct, dupRows(8, 4, 2), set(50), true, "arbitrarily large alpha"},
+		// D = 2: k(β) = Γ(1-β)/Γ(3) >= 1/2 at alpha = 1, so c·k > 1 for all
+		// β when c = 2.5, and c·k < 1 near β = 0 when c = 1.
+		{"c, alpha clamped, proper", direct, dupRows(8, 2, 2), set(2.5, 1), false, ""},
+		{"c, alpha clamped, improper near beta = 0", direct, dupRows(8, 2, 2), set(1, 1), true, "beta ~ Beta(1, 1)"},
+		{"all clamped, proper", direct, dupRows(8, 2, 2), set(1, 1, 0.9), false, ""},
+		{"all clamped, improper", direct, dupRows(8, 4, 2), set(1, 1, 0.5), true, "<= D/2 = 2"},
+		{"all clamped at the boundary", direct, dupRows(8, 2, 2), set(1, 0, 0), true, ""},
+		// Three identical rows, D = 2, c = 2.5, alpha = 1, beta = 0: the pair
+		// has c·k = 1.25 > 1, the triple c·H_2 = 2.5·(1/2 + 1/6) = 1.67 <= 2.
+		{"triple improper where pairs are proper", direct, dupRows(8, 2, 3), set(2.5, 1, 0), true, "rows 1, 2, 3"},
+		{"triple proper", direct, dupRows(8, 2, 3), set(3.1, 1, 0), false, ""},
+		{"DDT by clamping", direct, dupRows(8, 2, 2), set(nan, 0, 0), true, "close to 0"},
+		{"Normal noise", noise, dupRows(8, 4, 2), nil, false, ""},
+		{"DivInvSq", invSq, dupRows(8, 4, 2), nil, false, ""},
+		// DivNeal: c2 ~ Gamma(1, 1) adds 1 to the exponent: improper for
+		// D = 2 (1 + c1·k <= 1 as c1 -> 0), proper for D = 1.
+		{"DivNeal D = 2", neal, dupRows(8, 2, 2), nil, true, "c2"},
+		{"DivNeal D = 1", neal, dupRows(8, 1, 2), nil, false, ""},
+		{"DivNeal c2 clamped 0", neal, dupRows(8, 1, 2), map[string]float64{"c2": 0}, true, "c1"},
+		{"DivNeal c2 clamped positive", neal, dupRows(8, 4, 2), map[string]float64{"c2": 0.01}, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := compileData(t, tc.src, tc.x, tc.sets)
+			err := m.CheckProper(m.NewState().Env)
+			if got := errors.Is(err, ErrImproper); got != tc.improper {
+				t.Fatalf("improper %v, want %v (error %v)", got, tc.improper, err)
+			}
+			if err == nil {
+				return
+			}
+			for _, want := range []string{tc.says, "Normal noise model", "X ~ Normal(Z, sd)"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestRunRefusesImproper is the regression test of issue 7's duplicated
+// rows: Run refuses the noise-free model before sampling (it used to warn
+// and run chains that drifted to t = 1) and writes nothing.
+func TestRunRefusesImproper(t *testing.T) {
+	m := compileData(t, paperModel, irisLike(1), nil)
+	dir := t.TempDir() + "/out"
+	_, err := Run(context.Background(), m, Config{Iters: 20, Chains: 1, Out: dir})
+	if !errors.Is(err, ErrImproper) || !strings.Contains(err.Error(), "Normal noise model") {
+		t.Fatalf("error %v, want a refusal that suggests a Normal noise model", err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("the refused run created %s", dir)
+	}
+}
