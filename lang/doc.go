@@ -41,6 +41,15 @@
 // its source line and a caret. Suggest provides "did you mean" hints for
 // later stages, such as the compiler's checks of names.
 //
+// Parse bounds what any later stage must handle, so that no file can
+// exhaust the stack or take time quadratic in its size: a statement has at
+// most MaxStatementTokens tokens (so no expression tree, not even a long
+// chain a + b + c + ..., nests deeper), brackets and prefix operators nest
+// at most 200 deep, and at most MaxLoopIndices loop indices are in scope.
+// Walk, Format and the compiler recurse over trees from Parse safely; a
+// tree built by hand should respect the same bounds. A byte order mark at
+// the start of the source is skipped, and a lone "\r" ends a line.
+//
 // The grammar itself is written for participle (see grammar.go) and parses
 // one statement at a time; parser.go supplies block structure, recovery
 // and comment placement around it.
