@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/cluster"
+	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -112,5 +115,87 @@ func TestRunWritesTreeSummaries(t *testing.T) {
 	// "the" lock at once.
 	if left, _ := os.ReadDir(dir); len(left) != 1 || left[0].Name() != LockFile {
 		t.Errorf("RemoveRunFiles left %v, want only %s", left, LockFile)
+	}
+}
+
+// animalGroup is the paper's five groups of the animals data (as in
+// internal/clusterstudy): land mammals, aquatic animals, reptiles, birds
+// and insects.
+var animalGroup = map[string]int{
+	"Elephant": 0, "Rhino": 0, "Horse": 0, "Cow": 0, "Camel": 0, "Giraffe": 0, "Chimp": 0, "Gorilla": 0,
+	"Mouse": 0, "Squirrel": 0, "Tiger": 0, "Lion": 0, "Cat": 0, "Dog": 0, "Wolf": 0, "Deer": 0,
+	"Seal": 1, "Dolphin": 1, "Whale": 1, "Salmon": 1, "Trout": 1,
+	"Iguana": 2, "Alligator": 2,
+	"Robin": 3, "Eagle": 3, "Chicken": 3, "Finch": 3, "Penguin": 3, "Ostrich": 3,
+	"Bee": 4, "Butterfly": 4, "Ant": 4, "Cockroach": 4,
+}
+
+// TestAnimalsSummaryIsResolved fits the paper's probit model to the
+// animals data briefly and checks that the summary tree is resolved (the
+// maximum clade credibility tree of earlier versions was a star) and
+// recovers the paper's five groups as well as the posterior trees do.
+func TestAnimalsSummaryIsResolved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a probit run on the animals data")
+	}
+	src, err := os.ReadFile("../examples/binary.pydt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := lang.Parse("binary.pydt", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := dataset.ReadFile("../examples/data/animals.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"Y": y}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), m, Config{Iters: 300, Chains: 2, Seed: 3, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	class := make([]int, len(y.RowLabels))
+	for i, l := range y.RowLabels {
+		c, ok := animalGroup[l]
+		if !ok {
+			t.Fatalf("no group for %q", l)
+		}
+		class[i] = c
+	}
+	var mean float64
+	var kept int
+	for k := 1; k <= 2; k++ {
+		err := NewickFiles(y.RowLabels, filepath.Join(dir, TreesFile(k)))(func(tr *pydt.Tree) error {
+			p, err := cluster.DendrogramPurity(tr, class)
+			mean += p
+			kept++
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mean /= float64(kept)
+	for _, name := range []string{SummaryTreeFile, MEAFile, ConsensusFile} {
+		tr, err := pydt.ParseNewick(string(must(os.ReadFile(filepath.Join(dir, name)))), y.RowLabels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := cluster.DendrogramPurity(tr, class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d branch points, dendrogram purity %.3f (posterior mean %.3f)", name, tr.NumInternal(), p, mean)
+		if name == SummaryTreeFile && (tr.NumInternal() < 25 || p < 0.9 || p < mean-0.02) {
+			t.Errorf("%s: %d branch points, dendrogram purity %.3f (posterior mean %.3f)", name, tr.NumInternal(), p, mean)
+		}
 	}
 }
