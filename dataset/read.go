@@ -358,7 +358,18 @@ func (p *reader) decide() (decision, error) {
 				break
 			}
 		}
+		onlyFirst := !d.labels && text == 0
+		for _, c := range names[1:] {
+			if classify(c) == cellText {
+				onlyFirst = false
+			}
+		}
 		for j, c := range names {
+			if classify(c) == cellNumber && onlyFirst {
+				return d, p.errAt(p.firstLine, 0, 1,
+					"row 1 has the text %q in column 1 but the number %q in column %d, and no row below has text in column 1: if the first column holds row labels, every row needs one (no numbers or missing values); if row 1 is a header, every column needs a name",
+					names[0], c, j+1)
+			}
 			if classify(c) == cellNumber {
 				what := "a header"
 				if d.labels && !d.byLayout {

@@ -89,7 +89,9 @@ func TestReadRefuses(t *testing.T) {
 		{"number among labels", "name,x\ncat,1\n2,2\n", `in.csv: row 2, column 1 (line 3): "2" is not a row label, but the first column holds row labels (row 1 is "cat")`},
 		// One odd cell in row 1 no longer makes it a header.
 		{"one text cell in row 1", "1,x,3\n4,5,6\n", `in.csv: line 1, column 1: row 1 is a header: column 2 is the name "x", but column 1 is the number "1"`},
-		{"text then number in row 1", "cat,1\n2,3\n", `in.csv: line 1, column 2: row 1 is a header: column 1 is the name "cat", but column 2 is the number "1"`},
+		{"text then number in row 1", "cat,1\n2,3\n", `in.csv: line 1, column 1: row 1 has the text "cat" in column 1 but the number "1" in column 2, and no row below has text in column 1: if the first column holds row labels, every row needs one`},
+		{"a -nan label", "cat,1\n-nan,2\n", `in.csv: line 1, column 1: row 1 has the text "cat" in column 1 but the number "1" in column 2`},
+		{"text in column 1 and 2 of row 1", "x,y,3\n1,2,3\n", `in.csv: line 1, column 3: row 1 is a header: column 1 is the name "x", but column 3 is the number "3"`},
 		{"header with a label column", "name,x,2\ncat,1,2\n", `in.csv: line 1, column 3: row 1 is a header (the first column holds row labels): column 2 is the name "x", but column 3 is the number "2"`},
 		{"labels only", "cat\ndog\n", "in.csv: line 1: no values: the only column holds text, read as row labels"},
 		{"blank file", "\n \n", "in.csv: line 1: no data rows"},

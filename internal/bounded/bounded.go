@@ -103,7 +103,10 @@ func (t *Reader) Read(p []byte) (int, error) {
 		// Pass the bytes before the NUL; the error comes with the next
 		// Read.
 		t.advance(b[:i])
-		t.fail(t.line, t.n-t.lineOff+1, "a NUL byte: this is not a text file (UTF-16 text must be saved as UTF-8)")
+		err := t.fail(t.line, t.n-t.lineOff+1, "a NUL byte: this is not a text file (UTF-16 text must be saved as UTF-8)")
+		if i == 0 {
+			return 0, err
+		}
 		return i, nil
 	}
 	if t.opts.BareCR {
@@ -119,7 +122,10 @@ func (t *Reader) Read(p []byte) (int, error) {
 			}
 			if b[i+1] != '\n' {
 				t.advance(b[:i])
-				t.fail(t.line, t.n-t.lineOff+1, "a carriage return (CR) not followed by a line feed: files with old Mac (CR-only) line endings are not supported; convert them to LF or CRLF")
+				err := t.fail(t.line, t.n-t.lineOff+1, "a carriage return (CR) not followed by a line feed: files with old Mac (CR-only) line endings are not supported; convert them to LF or CRLF")
+				if i == 0 {
+					return 0, err
+				}
 				return i, nil
 			}
 			k = i + 1
