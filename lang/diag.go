@@ -128,16 +128,24 @@ func (l ErrorList) Error() string {
 //	hint: did you mean "x"?
 //
 // The caret line copies the tabs of the source line so the caret lines up
-// in a terminal. A message line is cut after 500 characters, and a long source line is clipped to a window of about 60
-// characters either side of the column, with "…" where text was left out.
-// Lines end at "\n", "\r\n" or a lone "\r", and a byte order mark at the
-// start of src is not shown, as in Parse. src is the text of the file the
-// errors refer to; when it is nil, or a position is outside it, only the
-// message (and hint) lines are written.
+// in a terminal. A message line is cut after 500 characters, and a long
+// source line is clipped to a window of about 60 characters either side of
+// the column, with "…" where text was left out. Lines end at "\n", "\r\n"
+// or a lone "\r", and a byte order mark at the start of src is not shown,
+// as in Parse. src is the text of the file the errors refer to; when it is
+// nil, or a position is outside it, only the message (and hint) lines are
+// written.
+//
+// At most MaxFormatted diagnostics are written, then a line saying how
+// many more there are.
 func (l ErrorList) Format(w io.Writer, src []byte) error {
 	var b bytes.Buffer
 	var lines *lineIndex
-	for _, e := range l {
+	for i, e := range l {
+		if i == MaxFormatted {
+			fmt.Fprintf(&b, "... and %d more errors\n", len(l)-i)
+			break
+		}
 		b.WriteString(clip(e.Error(), maxMessageRunes))
 		b.WriteByte('\n')
 		if src != nil && e.Pos.Line >= 1 {
@@ -160,6 +168,11 @@ func (l ErrorList) Format(w io.Writer, src []byte) error {
 	}
 	return nil
 }
+
+// MaxFormatted is the most diagnostics ErrorList.Format writes: a file of a
+// million stray characters has a million errors, and nobody reads past the
+// first few.
+const MaxFormatted = 100
 
 // maxMessageRunes bounds the length of a message line printed by Format: a
 // message quoting an absurdly long name is cut short with "…".

@@ -261,3 +261,20 @@ func TestRemoveDuplicates(t *testing.T) {
 		t.Errorf("got %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// TestFormatManyErrors checks that Format stops after MaxFormatted
+// diagnostics: a line of 200,000 stray characters is 200,000 errors.
+func TestFormatManyErrors(t *testing.T) {
+	src := []byte("x ~ Normal(0, 1)\n" + strings.Repeat("$", 200_000) + "\n")
+	list := parseErrors(t, string(src))
+	if len(list) != 200_000 {
+		t.Errorf("%d errors", len(list))
+	}
+	var b bytes.Buffer
+	if err := list.Format(&b, src); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > 40_000 || !strings.HasSuffix(b.String(), "\n... and 199900 more errors\n") {
+		t.Errorf("%d bytes, ending %q", b.Len(), b.String()[max(0, b.Len()-100):])
+	}
+}
