@@ -461,7 +461,7 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 func (r *runner) result(done int, wall float64) *Result {
 	res := &Result{
 		Iterations: r.cfg.Iters, Burn: r.cfg.Burn, Thin: r.cfg.Thin, Chains: r.cfg.Chains, Seed: r.cfg.Seed,
-		Completed: done, WallTime: wall, MapLogJoint: r.best, Acceptance: map[string]float64{},
+		Completed: done, WallTime: wall, MapLogJoint: r.best, Acceptance: map[string]float64{}, Stuck: []int{},
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", r.keptLJ))
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_lik", r.keptLL))

@@ -51,7 +51,7 @@ func (res *Result) stuckError(allow bool) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s: the tree accepted no move for %d or more consecutive sweeps, so the draws are not from the posterior. "+
-		"Often the state has reached a region float64 cannot resolve (divergences at t = 1): standardize the data or use a Normal noise model; "+
+		"Often the state has reached a region float64 cannot resolve (divergences at t = 1): standardize the data (run --standardize) or use a Normal noise model; "+
 		"pass --allow-stuck (Config.AllowStuck) to accept the run anyway", ErrStuck, res.stuckList(), StuckSweeps)
 }
 

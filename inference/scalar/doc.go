@@ -5,7 +5,10 @@
 //   - [Slice]: univariate slice sampling with stepping out and shrinkage
 //     (Neal 2003, "Slice sampling", Annals of Statistics 31(3)), for any log
 //     density known up to a constant, with a [Tuner] that adapts the initial
-//     width during burn-in.
+//     width during burn-in. It samples the density restricted to where it is
+//     finite: NaN and +Inf are outside every slice, and a start where the
+//     density is not finite is reported by [Slice.Update] ([ErrNotFinite]),
+//     never by a panic.
 //   - [Transform]: maps a constrained parameter (positive, in (0, 1), bounded
 //     below, ...) to the real line, so that [Slice.SampleTransformed] samples
 //     it there with the log-Jacobian added to the density.
