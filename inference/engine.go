@@ -87,13 +87,9 @@ func NewSchedule(m *Model) (*Schedule, error) {
 	}
 	if p, ok := probitScale(m); ok {
 		s.Steps = append(s.Steps, p)
-		if c, ok := timeScale(m); ok {
-			s.Steps = append(s.Steps, c)
-		}
-	} else if m.Link == LinkNormal {
-		if c, ok := timeScale(m); ok {
-			s.Steps = append(s.Steps, c)
-		}
+	}
+	if c, ok := timeScale(m); ok && (m.Link == LinkProbit || m.Link == LinkNormal) {
+		s.Steps = append(s.Steps, c)
 	}
 	if needLocs {
 		s.Steps = append(s.Steps, locationsStep{})

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/dataset"
@@ -252,4 +253,54 @@ func compileBinaryExample(t testing.TB, y *dataset.Matrix) *Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestProbitScheduleClampedVariance checks the probit schedule when the
+// variance is clamped: no move may change it, and the times-with-c move
+// still runs.
+func TestProbitScheduleClampedVariance(t *testing.T) {
+	f, err := lang.Parse("probit.pydt", []byte(probitModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := &dataset.Matrix{Rows: 4, Cols: 2, Data: []float64{1, 0, 1, 1, 0, 0, 1, 0}, Source: "y.csv"}
+	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"Y": y}, Set: map[string]float64{"prec": 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, st := range sched.Steps {
+		names = append(names, st.Name())
+	}
+	for _, want := range []string{"scale(c, times)", "probit-aux"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("schedule %v lacks %s", names, want)
+		}
+	}
+	for _, bad := range []string{"scale(prec, u)", "scale(prec, Z)", "slice(prec)", "gibbs(prec)"} {
+		if slices.Contains(names, bad) {
+			t.Errorf("schedule %v updates the clamped prec with %s", names, bad)
+		}
+	}
+	ch, err := NewChain(m, sched, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, _ := m.G.Lookup("prec")
+	for range 20 {
+		if err := ch.Sweep(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ch.get(pv); got != 2 {
+		t.Errorf("clamped prec = %v after 20 sweeps, want 2", got)
+	}
 }
