@@ -38,10 +38,11 @@ import (
 //
 // Clades are counted by CladeCounts in memory that grows with the number of
 // distinct clades, not with the number of trees, and counts from separate
-// chains or machines merge. Building a summary takes further passes over
-// the trees (a TreeSource replays them), which gather the times and
-// recount every summary clade exactly, so that a collision of the hash
-// that keys the counts is detected, never silently used.
+// chains or machines merge. Building the summaries takes two further
+// passes over the trees (a TreeSource replays them), which find the leaves
+// of the kept clades, gather the times and recount every kept clade
+// exactly, so that a collision of the hash that keys the counts is
+// detected, never silently used.
 
 // TreeSource replays a sample of trees: it calls fn with each tree in turn,
 // in the same order every time it is called, and stops at fn's first
@@ -102,37 +103,23 @@ func leafKeys(n int) []cladeKey {
 	return keys
 }
 
-// cladeRec is one distinct clade: its key, in how many trees it was seen,
-// its number of leaves, and the clades of its children in the first tree
-// it was seen in (kids[off:off+deg]), from which its leaves are recovered.
-type cladeRec struct {
-	key      cladeKey
-	count    int64
-	size     int32
-	off, deg int32
-}
-
 // CladeCounts counts, over a sample of trees on the same N leaves, how many
 // trees contain each clade (the set of leaves below a branch point). It
-// keeps one record of about 40 bytes per distinct clade, not per tree:
-// its memory grows with the number of distinct clades seen. Counts from
-// different samples of trees on the same rows merge (Merge), and a
-// majority-rule consensus is built with a second pass (Consensus).
-//
-// Clade IDs: leaf i is clade i; recorded clades are N, N+1, ... in order
-// of first appearance, and a clade's children always have smaller IDs.
+// keeps one map entry, a 128-bit key and a count (about 45 bytes), per
+// distinct clade, not per tree: its memory grows with the number of
+// distinct clades seen. Counts from different samples of trees on the same
+// rows merge (Merge). Summary trees are built with further passes over the
+// trees (MaxAccuracy, Consensus, Summaries), which find the leaves of the
+// clades they keep and recount those clades exactly.
 type CladeCounts struct {
 	n     int
 	keys  []cladeKey
-	index map[cladeKey]int32
-	recs  []cladeRec
-	kids  []int32
+	count map[cladeKey]uint32
 	trees int64
 
-	// Scratch for Add, by NodeID.
+	// Scratch, by NodeID.
 	ord  []pydt.NodeID
 	node []cladeKey
-	ids  []int32
 }
 
 // NewCladeCounts returns empty counts for trees with n leaves.
@@ -140,14 +127,14 @@ func NewCladeCounts(n int) (*CladeCounts, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("clade counts: need at least one leaf, got %d", n)
 	}
-	return &CladeCounts{n: n, keys: leafKeys(n), index: map[cladeKey]int32{}}, nil
+	return &CladeCounts{n: n, keys: leafKeys(n), count: map[cladeKey]uint32{}}, nil
 }
 
 // Trees returns the number of trees counted.
 func (c *CladeCounts) Trees() int { return int(c.trees) }
 
 // Distinct returns the number of distinct clades seen (leaves excluded).
-func (c *CladeCounts) Distinct() int { return len(c.recs) }
+func (c *CladeCounts) Distinct() int { return len(c.count) }
 
 // NumLeaves returns N.
 func (c *CladeCounts) NumLeaves() int { return c.n }
@@ -157,9 +144,8 @@ func (c *CladeCounts) NumLeaves() int { return c.n }
 func (c *CladeCounts) nodeKeys(tr *pydt.Tree) []pydt.NodeID {
 	if cap(c.node) < tr.Cap() {
 		c.node = make([]cladeKey, tr.Cap())
-		c.ids = make([]int32, tr.Cap())
 	}
-	c.node, c.ids = c.node[:tr.Cap()], c.ids[:tr.Cap()]
+	c.node = c.node[:tr.Cap()]
 	c.ord = tr.PostOrder(c.ord[:0])
 	for _, v := range c.ord {
 		if tr.IsLeaf(v) {
@@ -188,26 +174,13 @@ func (c *CladeCounts) Add(tr *pydt.Tree) error {
 	if err := c.checkLeaves(tr); err != nil {
 		return err
 	}
+	if c.trees == math.MaxUint32 {
+		return fmt.Errorf("clade counts: more than %d trees", uint32(math.MaxUint32))
+	}
 	for _, v := range c.nodeKeys(tr) {
-		if tr.IsLeaf(v) {
-			c.ids[v] = int32(v)
-			continue
+		if !tr.IsLeaf(v) {
+			c.count[c.node[v]]++
 		}
-		k := c.node[v]
-		idx, ok := c.index[k]
-		if !ok {
-			idx = int32(len(c.recs))
-			off := int32(len(c.kids))
-			for ch := tr.FirstChild(v); ch != pydt.NoNode; ch = tr.NextSibling(ch) {
-				c.kids = append(c.kids, c.ids[ch])
-			}
-			c.recs = append(c.recs, cladeRec{key: k, size: int32(tr.Count(v)), off: off, deg: int32(len(c.kids)) - off})
-			c.index[k] = idx
-		} else if c.recs[idx].size != int32(tr.Count(v)) {
-			return fmt.Errorf("clade counts: %w", ErrCladeCollision)
-		}
-		c.recs[idx].count++
-		c.ids[v] = int32(c.n) + idx
 	}
 	c.trees++
 	return nil
@@ -218,47 +191,14 @@ func (c *CladeCounts) Merge(o *CladeCounts) error {
 	if o.n != c.n {
 		return fmt.Errorf("clade counts: cannot merge counts over %d leaves into counts over %d", o.n, c.n)
 	}
-	trans := make([]int32, len(o.recs)) // o's record index -> c's clade ID
-	id := func(x int32) int32 {
-		if x < int32(o.n) {
-			return x
-		}
-		return trans[x-int32(o.n)]
+	if c.trees+o.trees > math.MaxUint32 {
+		return fmt.Errorf("clade counts: more than %d trees", uint32(math.MaxUint32))
 	}
-	for i, r := range o.recs {
-		idx, ok := c.index[r.key]
-		if !ok {
-			idx = int32(len(c.recs))
-			off := int32(len(c.kids))
-			for _, k := range o.kids[r.off : r.off+r.deg] {
-				c.kids = append(c.kids, id(k))
-			}
-			c.recs = append(c.recs, cladeRec{key: r.key, size: r.size, off: off, deg: r.deg})
-			c.index[r.key] = idx
-		} else if c.recs[idx].size != r.size {
-			return fmt.Errorf("clade counts: %w", ErrCladeCollision)
-		}
-		c.recs[idx].count += r.count
-		trans[i] = int32(c.n) + idx
+	for k, x := range o.count {
+		c.count[k] += x
 	}
 	c.trees += o.trees
 	return nil
-}
-
-// leaves appends the leaves of clade id to buf.
-func (c *CladeCounts) leaves(id int32, buf []int32) []int32 {
-	stack := []int32{id}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x < int32(c.n) {
-			buf = append(buf, x)
-			continue
-		}
-		r := c.recs[x-int32(c.n)]
-		stack = append(stack, c.kids[r.off:r.off+r.deg]...)
-	}
-	return buf
 }
 
 // Credibility returns, for every branch point of tr, the fraction of the
@@ -274,11 +214,7 @@ func (c *CladeCounts) Credibility(tr *pydt.Tree) (map[pydt.NodeID]float64, error
 	out := map[pydt.NodeID]float64{}
 	for _, v := range c.nodeKeys(tr) {
 		if !tr.IsLeaf(v) {
-			p := 0.0
-			if idx, ok := c.index[c.node[v]]; ok {
-				p = float64(c.recs[idx].count) / float64(c.trees)
-			}
-			out[v] = p
+			out[v] = float64(c.count[c.node[v]]) / float64(c.trees)
 		}
 	}
 	return out, nil
@@ -287,9 +223,7 @@ func (c *CladeCounts) Credibility(tr *pydt.Tree) (map[pydt.NodeID]float64, error
 // SummaryTree is a summary of a sample of trees: a tree whose branch points
 // carry their posterior clade credibility.
 type SummaryTree struct {
-	// Tree is the majority-rule consensus tree, with each branch point at
-	// the posterior mean time of the most recent common ancestor of its
-	// leaves.
+	// Tree is the summary tree.
 	Tree *pydt.Tree
 	// Credibility is, for each branch point of Tree, the fraction of the
 	// sampled trees that contain its clade (1 for the root).
@@ -336,231 +270,149 @@ func (l *logSum) add(x float64) {
 
 func (l *logSum) value() float64 { return l.max + math.Log(l.sum) }
 
-// consClade is a clade of the consensus tree being built.
-type consClade struct {
-	rec    int32   // index into CladeCounts.recs
-	size   int     // leaves
-	parent int     // consensus index, -1 for the root
-	kids   []int   // consensus children
-	direct []int32 // leaves whose smallest consensus clade this is
-	// Gathered by the second pass.
+// sumClade is a clade of a summary tree being built.
+type sumClade struct {
+	key    cladeKey
+	leaves []int32
+	parent int     // index in the set, -1 for the root
+	kids   []int   // child clades
+	direct []int32 // leaves whose smallest clade this is
+	// Gathered by the pass over the trees.
 	present int64
 	sumT    float64
 	sumU    float64 // Σ (1-t)
 	logU    logSum  // log Σ (1-t), for when sumU underflows
 }
 
-// Consensus builds the majority-rule consensus tree of the counted trees
-// (see the package notes on tree summaries): it keeps every clade found in
-// more than half of them, and replays them from src, which must give the
-// same trees as were counted, to place each branch point at the posterior
-// mean time of the most recent common ancestor of its leaves and to
-// recount each kept clade exactly. It returns an error wrapping
-// ErrCladeCollision if the recount disagrees with the hashed counts.
-func (c *CladeCounts) Consensus(src TreeSource) (*SummaryTree, error) {
-	if c.trees == 0 {
-		return nil, errors.New("consensus: no trees counted")
-	}
-	var recs []int32
-	for i, r := range c.recs {
-		if 2*r.count > c.trees {
-			recs = append(recs, int32(i))
-		}
-	}
-	s, err := c.summarize(recs, src)
-	if err != nil {
-		return nil, fmt.Errorf("consensus: %w", err)
-	}
-	return s, nil
+// cladeSet is the set of compatible clades of a summary tree, the root
+// clade first, each after its parent.
+type cladeSet struct {
+	cl    []sumClade
+	byKey map[cladeKey]int
+	mrca  []pydt.NodeID
 }
 
-// MaxAccuracy returns, among the counted trees, the one that maximises
-// Σ (2p − 1) over its clades: the expected number of its clades that are in
-// the true tree minus the expected number that are not (the first such
-// tree when several tie). Unlike the consensus, it is as resolved as the
-// sampled trees are. It replays the trees from src twice: once to score
-// them, once to place each branch point at the posterior mean time of the
-// most recent common ancestor of its leaves (over all trees) and to
-// recount its clades exactly, as Consensus does.
-func (c *CladeCounts) MaxAccuracy(src TreeSource) (*SummaryTree, error) {
-	if c.trees == 0 {
-		return nil, errors.New("summary tree: no trees counted")
-	}
-	best := math.Inf(-1)
-	var recs []int32
-	err := src(func(tr *pydt.Tree) error {
-		if err := c.checkLeaves(tr); err != nil {
-			return fmt.Errorf("summary tree: %w", err)
-		}
-		score := 0.0
-		ord := c.nodeKeys(tr)
-		for _, v := range ord {
-			if !tr.IsLeaf(v) {
-				idx, ok := c.index[c.node[v]]
-				if !ok {
-					return errors.New("summary tree: a replayed tree has a clade that was not counted")
-				}
-				score += 2*float64(c.recs[idx].count)/float64(c.trees) - 1
-			}
-		}
-		if score > best {
-			best = score
-			recs = recs[:0]
-			for _, v := range ord {
-				if !tr.IsLeaf(v) {
-					recs = append(recs, c.index[c.node[v]])
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	s, err := c.summarize(recs, src)
-	if err != nil {
-		return nil, fmt.Errorf("summary tree: %w", err)
-	}
-	return s, nil
-}
-
-// summarize builds the tree of the compatible clades recs (record indices,
-// the root clade among them), replaying the trees from src to place each
-// branch point at the posterior mean time of the most recent common
-// ancestor of its leaves and to recount each clade exactly.
-func (c *CladeCounts) summarize(recs []int32, src TreeSource) (*SummaryTree, error) {
-	n := c.n
-	var cl []consClade
-	for _, i := range recs {
-		cl = append(cl, consClade{rec: i, size: int(c.recs[i].size), logU: newLogSum()})
-	}
-	// Larger clades first: a clade's parent comes before it. The root
-	// clade, in every tree, is first.
-	slices.SortStableFunc(cl, func(a, b consClade) int { return cmp.Compare(b.size, a.size) })
-	if n > 1 && (len(cl) == 0 || cl[0].size != n) {
+// newCladeSet arranges compatible clades (the root clade among them) into
+// a tree.
+func newCladeSet(n int, cl []sumClade) (*cladeSet, error) {
+	// Larger clades first: a clade's parent comes before it.
+	slices.SortStableFunc(cl, func(a, b sumClade) int { return cmp.Compare(len(b.leaves), len(a.leaves)) })
+	if n > 1 && (len(cl) == 0 || len(cl[0].leaves) != n) {
 		return nil, fmt.Errorf("%w: the root clade is missing", ErrCladeCollision)
 	}
+	s := &cladeSet{cl: cl, byKey: make(map[cladeKey]int, len(cl)), mrca: make([]pydt.NodeID, len(cl))}
 	owner := make([]int, n)
 	for i := range owner {
 		owner[i] = -1
 	}
-	byKey := make(map[cladeKey]int, len(cl))
-	var buf []int32
 	for i := range cl {
-		buf = c.leaves(int32(n)+cl[i].rec, buf[:0])
-		p := owner[buf[0]]
-		for _, l := range buf {
+		k := &cl[i]
+		p := owner[k.leaves[0]]
+		for _, l := range k.leaves {
 			if owner[l] != p {
 				return nil, fmt.Errorf("%w: the clades overlap", ErrCladeCollision)
 			}
 			owner[l] = i
 		}
-		cl[i].parent = p
+		k.parent, k.logU = p, newLogSum()
 		if p >= 0 {
 			cl[p].kids = append(cl[p].kids, i)
 		}
-		byKey[c.recs[cl[i].rec].key] = i
+		s.byKey[k.key] = i
 	}
 	for l, o := range owner {
 		if o >= 0 {
 			cl[o].direct = append(cl[o].direct, int32(l))
 		}
 	}
+	return s, nil
+}
 
-	// Second pass: the MRCA of every consensus clade in every tree.
-	var (
-		trees int64
-		depth []int32
-		pre   []pydt.NodeID
-		mrca  = make([]pydt.NodeID, len(cl))
-	)
-	lca := func(tr *pydt.Tree, x, y pydt.NodeID) pydt.NodeID {
-		for depth[x] > depth[y] {
-			x = tr.Parent(x)
-		}
-		for depth[y] > depth[x] {
-			y = tr.Parent(y)
-		}
-		for x != y {
-			x, y = tr.Parent(x), tr.Parent(y)
-		}
-		return x
+// treeLCA answers lowest-common-ancestor queries on one tree by walking up
+// from the deeper node.
+type treeLCA struct {
+	tr    *pydt.Tree
+	depth []int32
+	pre   []pydt.NodeID
+}
+
+func (q *treeLCA) reset(tr *pydt.Tree) {
+	q.tr = tr
+	if cap(q.depth) < tr.Cap() {
+		q.depth = make([]int32, tr.Cap())
 	}
-	var labels []string
-	err := src(func(tr *pydt.Tree) error {
-		if err := c.checkLeaves(tr); err != nil {
-			return err
+	q.depth = q.depth[:tr.Cap()]
+	q.pre = tr.PreOrder(q.pre[:0])
+	for _, v := range q.pre {
+		if p := tr.Parent(v); p != pydt.NoNode {
+			q.depth[v] = q.depth[p] + 1
+		} else {
+			q.depth[v] = 0
 		}
-		if trees == 0 {
-			labels = tr.Labels
-		}
-		if n == 1 {
-			trees++
-			return nil
-		}
-		if cap(depth) < tr.Cap() {
-			depth = make([]int32, tr.Cap())
-		}
-		depth = depth[:tr.Cap()]
-		pre = tr.PreOrder(pre[:0])
-		for _, v := range pre {
-			if p := tr.Parent(v); p != pydt.NoNode {
-				depth[v] = depth[p] + 1
+	}
+}
+
+func (q *treeLCA) lca(x, y pydt.NodeID) pydt.NodeID {
+	tr, depth := q.tr, q.depth
+	for depth[x] > depth[y] {
+		x = tr.Parent(x)
+	}
+	for depth[y] > depth[x] {
+		y = tr.Parent(y)
+	}
+	for x != y {
+		x, y = tr.Parent(x), tr.Parent(y)
+	}
+	return x
+}
+
+// observe finds each clade's most recent common ancestor in the tree of q,
+// whose clade keys c.nodeKeys has computed, accumulates its time and
+// whether the clade is present, and checks that every node whose key is a
+// clade's is that clade.
+func (s *cladeSet) observe(c *CladeCounts, q *treeLCA) error {
+	tr := q.tr
+	for i := len(s.cl) - 1; i >= 0; i-- { // children before parents
+		k := &s.cl[i]
+		m := pydt.NoNode
+		for _, l := range k.direct {
+			if m == pydt.NoNode {
+				m = pydt.NodeID(l)
 			} else {
-				depth[v] = 0
+				m = q.lca(m, pydt.NodeID(l))
 			}
 		}
-		for i := len(cl) - 1; i >= 0; i-- { // children before parents
-			k := &cl[i]
-			m := pydt.NoNode
-			for _, l := range k.direct {
-				if m == pydt.NoNode {
-					m = pydt.NodeID(l)
-				} else {
-					m = lca(tr, m, pydt.NodeID(l))
-				}
-			}
-			for _, j := range k.kids {
-				if m == pydt.NoNode {
-					m = mrca[j]
-				} else {
-					m = lca(tr, m, mrca[j])
-				}
-			}
-			mrca[i] = m
-			if tr.Count(m) == k.size {
-				k.present++
-			}
-			tm := tr.Time(m)
-			k.sumT += tm.T()
-			k.sumU += tm.OneMinus()
-			k.logU.add(tm.LogOneMinus())
-		}
-		// Every node whose key is a consensus clade's must be that clade.
-		for _, v := range c.nodeKeys(tr) {
-			if tr.IsLeaf(v) {
-				continue
-			}
-			if i, ok := byKey[c.node[v]]; ok && (mrca[i] != v || tr.Count(v) != cl[i].size) {
-				return ErrCladeCollision
+		for _, j := range k.kids {
+			if m == pydt.NoNode {
+				m = s.mrca[j]
+			} else {
+				m = q.lca(m, s.mrca[j])
 			}
 		}
-		trees++
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		s.mrca[i] = m
+		if tr.Count(m) == len(k.leaves) {
+			k.present++
+		}
+		tm := tr.Time(m)
+		k.sumT += tm.T()
+		k.sumU += tm.OneMinus()
+		k.logU.add(tm.LogOneMinus())
 	}
-	if trees != c.trees {
-		return nil, fmt.Errorf("the trees replayed (%d) are not the trees counted (%d)", trees, c.trees)
-	}
-	for i := range cl {
-		if cl[i].present != c.recs[cl[i].rec].count {
-			return nil, fmt.Errorf("%w: a clade counted in %d trees is in %d", ErrCladeCollision, c.recs[cl[i].rec].count, cl[i].present)
+	for _, v := range c.ord {
+		if tr.IsLeaf(v) {
+			continue
+		}
+		if i, ok := s.byKey[c.node[v]]; ok && (s.mrca[i] != v || tr.Count(v) != len(s.cl[i].leaves)) {
+			return ErrCladeCollision
 		}
 	}
+	return nil
+}
 
-	// Build the tree, parents first.
+// build makes the summary tree, with each clade's exact recount checked
+// against its hashed count.
+func (s *cladeSet) build(c *CladeCounts, labels []string) (*SummaryTree, error) {
+	n, trees := c.n, c.trees
 	tr := pydt.New(n)
 	tr.Labels = labels
 	out := &SummaryTree{Tree: tr, Credibility: map[pydt.NodeID]float64{}, Trees: int(trees)}
@@ -568,10 +420,13 @@ func (c *CladeCounts) summarize(recs []int32, src TreeSource) (*SummaryTree, err
 		tr.Plant(0)
 		return out, nil
 	}
-	ids := make([]pydt.NodeID, len(cl))
-	times := make([]pydt.Time, len(cl))
-	for i := range cl {
-		k := &cl[i]
+	ids := make([]pydt.NodeID, len(s.cl))
+	times := make([]pydt.Time, len(s.cl))
+	for i := range s.cl {
+		k := &s.cl[i]
+		if k.present != int64(c.count[k.key]) {
+			return nil, fmt.Errorf("%w: a clade counted in %d trees is in %d", ErrCladeCollision, c.count[k.key], k.present)
+		}
 		t, err := meanTime(k.sumT, k.sumU, k.logU, trees)
 		if err != nil {
 			return nil, err
@@ -598,6 +453,160 @@ func (c *CladeCounts) summarize(recs []int32, src TreeSource) (*SummaryTree, err
 		return nil, err
 	}
 	return out, nil
+}
+
+// subtreeLeaves appends the leaves below v to buf.
+func subtreeLeaves(tr *pydt.Tree, v pydt.NodeID, buf []int32, scratch *[]pydt.NodeID) []int32 {
+	*scratch = tr.PostOrderFrom(v, (*scratch)[:0])
+	for _, u := range *scratch {
+		if tr.IsLeaf(u) {
+			buf = append(buf, int32(u))
+		}
+	}
+	return buf
+}
+
+// Consensus builds the majority-rule consensus tree of the counted trees
+// (see the package notes on tree summaries): it keeps every clade found in
+// more than half of them. It replays the trees from src, which must give
+// the same trees as were counted, twice: to find the clades' leaves, and
+// to place each branch point at the posterior mean time of the most recent
+// common ancestor of its leaves and recount each clade exactly. It returns
+// an error wrapping ErrCladeCollision if the recount disagrees with the
+// hashed counts.
+func (c *CladeCounts) Consensus(src TreeSource) (*SummaryTree, error) {
+	_, cons, err := c.Summaries(src, false, true)
+	return cons, err
+}
+
+// MaxAccuracy returns, among the counted trees, the one that maximises
+// Σ (2p − 1) over its clades: the expected number of its clades that are in
+// the true tree minus the expected number that are not (the first such
+// tree when several tie). Unlike the consensus, it is as resolved as the
+// sampled trees are. It replays the trees from src twice, as Consensus
+// does: to score them, and to place each branch point at the posterior
+// mean time of the most recent common ancestor of its leaves (over all
+// trees) and recount its clades exactly.
+func (c *CladeCounts) MaxAccuracy(src TreeSource) (*SummaryTree, error) {
+	mea, _, err := c.Summaries(src, true, false)
+	return mea, err
+}
+
+// Summaries returns MaxAccuracy's tree when mea is set and Consensus's when
+// consensus is, with two passes over src in all.
+func (c *CladeCounts) Summaries(src TreeSource, mea, consensus bool) (meaTree, consTree *SummaryTree, err error) {
+	if c.trees == 0 {
+		return nil, nil, errors.New("summary tree: no trees counted")
+	}
+	n := c.n
+	// Pass 1: score the trees, and find the leaves of the majority clades.
+	var cons []sumClade
+	consIdx := map[cladeKey]int{}
+	if consensus {
+		for k, x := range c.count {
+			if 2*int64(x) > c.trees {
+				consIdx[k] = len(cons)
+				cons = append(cons, sumClade{key: k})
+			}
+		}
+	}
+	var (
+		best     = math.Inf(-1)
+		bestTree *pydt.Tree
+		trees    int64
+		scratch  []pydt.NodeID
+		labels   []string
+	)
+	err = src(func(tr *pydt.Tree) error {
+		if err := c.checkLeaves(tr); err != nil {
+			return err
+		}
+		if trees == 0 {
+			labels = tr.Labels
+		}
+		trees++
+		score := 0.0
+		for _, v := range c.nodeKeys(tr) {
+			if tr.IsLeaf(v) {
+				continue
+			}
+			x, ok := c.count[c.node[v]]
+			if !ok {
+				return errors.New("a replayed tree has a clade that was not counted")
+			}
+			score += 2*float64(x)/float64(c.trees) - 1
+			if i, ok := consIdx[c.node[v]]; ok {
+				if cons[i].leaves == nil {
+					cons[i].leaves = subtreeLeaves(tr, v, nil, &scratch)
+				} else if len(cons[i].leaves) != tr.Count(v) {
+					return ErrCladeCollision
+				}
+			}
+		}
+		if mea && score > best {
+			best, bestTree = score, tr.Clone()
+		}
+		return nil
+	})
+	if err == nil && trees != c.trees {
+		err = fmt.Errorf("the trees replayed (%d) are not the trees counted (%d)", trees, c.trees)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("summary tree: %w", err)
+	}
+	var sets []*cladeSet
+	if mea {
+		var cl []sumClade
+		for _, v := range c.nodeKeys(bestTree) {
+			if !bestTree.IsLeaf(v) {
+				cl = append(cl, sumClade{key: c.node[v], leaves: subtreeLeaves(bestTree, v, nil, &scratch)})
+			}
+		}
+		s, err := newCladeSet(n, cl)
+		if err != nil {
+			return nil, nil, fmt.Errorf("summary tree: %w", err)
+		}
+		sets = append(sets, s)
+	}
+	if consensus {
+		s, err := newCladeSet(n, cons)
+		if err != nil {
+			return nil, nil, fmt.Errorf("consensus: %w", err)
+		}
+		sets = append(sets, s)
+	}
+	// Pass 2: the times, and the exact recount.
+	if n > 1 {
+		var q treeLCA
+		err = src(func(tr *pydt.Tree) error {
+			c.nodeKeys(tr)
+			q.reset(tr)
+			for _, s := range sets {
+				if err := s.observe(c, &q); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("summary tree: %w", err)
+		}
+	}
+	var out []*SummaryTree
+	for _, s := range sets {
+		st, err := s.build(c, labels)
+		if err != nil {
+			return nil, nil, fmt.Errorf("summary tree: %w", err)
+		}
+		out = append(out, st)
+	}
+	if mea {
+		meaTree, out = out[0], out[1:]
+	}
+	if consensus {
+		consTree = out[0]
+	}
+	return meaTree, consTree, nil
 }
 
 // meanTime is the time whose t is sumT/n and whose 1-t is sumU/n (or
@@ -654,7 +663,7 @@ type TreeSummary struct {
 // SummarizeTrees reads a sample of trees on n leaves from src: once to
 // count clades (and, when coclust is set, to accumulate the mean LCA time
 // of every pair of rows, in O(n²) memory, and build the average-linkage
-// tree), then three more times to build the clade summaries. Its memory
+// tree), then twice more to build the clade summaries. Its memory
 // does not grow with the number of trees beyond the number of distinct
 // clades.
 func SummarizeTrees(src TreeSource, n int, coclust bool) (*TreeSummary, error) {
@@ -680,10 +689,7 @@ func SummarizeTrees(src TreeSource, n int, coclust bool) (*TreeSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if out.MaxAccuracy, err = counts.MaxAccuracy(src); err != nil {
-		return nil, err
-	}
-	if out.Consensus, err = counts.Consensus(src); err != nil {
+	if out.MaxAccuracy, out.Consensus, err = counts.Summaries(src, true, true); err != nil {
 		return nil, err
 	}
 	if out.Coclust != nil {
