@@ -12,7 +12,12 @@ import (
 //
 //	delta = log p(T_r + subtree at pos) - log p(T_r),
 //	logq  = log of the one-point sequential density of a new point diverging
-//	        at pos (a density in t on an edge, a probability at a branch point),
+//	        at pos (a probability at a branch point),
+//
+// On an edge both are densities in the coordinate s = -log(1-t) of the new
+// branch point's time, not in t: the rate enters as log dA/ds
+// (Divergence.LogRateS), which avoids forming log a(t) - s, a difference
+// of two large numbers when s is large. Densities in t follow by adding s.
 //
 // both in O(depth) with O(1) work per ancestor. p is the PYDT prior in its
 // node-local form (pydt.NodeLogPrior): attaching the subtree changes only the
@@ -64,7 +69,7 @@ func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
 		u, t := pos.Node, pos.Time
 		nu := tr.Count(u)
 		at := div.Cumulative(t)
-		lr := div.LogRate(t)
+		lr := div.LogRateS(t)
 		lgu := s.lgb(nu)
 		lgw := s.lga(nu + n)
 		logh := lgu - lgw // log h_{n_u} when n = 1
@@ -101,23 +106,21 @@ func (s *Sampler) propose(tv pydt.Time) (pydt.Position, bool) {
 	tr, div, h, rng := s.tr, s.div, s.h, s.rng
 	al, be := s.alpha, s.beta
 	root := tr.Root()
-	av := div.Cumulative(tv) // +Inf for a leaf
 	for range s.MaxTries {
 		u := root
-		ta, aa := pydt.Origin, 0.0
+		ta := pydt.Origin
 		for {
 			tu := tr.Time(u)
-			au := s.cum(u) // +Inf for a leaf
-			// Divergence on (ta, tu) where A reaches aa + E/h_m. A is
-			// increasing, so compare in A and invert only once.
-			target := aa + rng.ExpFloat64()/h.Rate(tr.Count(u))
-			if target < au {
-				if !(target < av) {
+			// Divergence on (ta, tu) where A reaches A(ta) + E/h_m,
+			// found in s from ta (Divergence.Advance), which keeps its
+			// precision where A(ta) is large.
+			td := div.Advance(ta, rng.ExpFloat64()/h.Rate(tr.Count(u)))
+			if td.Before(tu) {
+				if !td.Before(tv) {
 					break // at or after tv: invalid
 				}
-				td := div.InverseCumulative(target)
-				if !ta.Before(td) || !td.Before(tu) || !td.Before(tv) {
-					break // rounded onto an end of the edge: draw again
+				if !ta.Before(td) {
+					break // rounded onto the top of the edge: draw again
 				}
 				return pydt.Position{Node: u, Time: td}, true
 			}
@@ -143,7 +146,7 @@ func (s *Sampler) propose(tv pydt.Time) (pydt.Position, bool) {
 				}
 				next = last // only by rounding when α+βK = 0
 			}
-			ta, aa, u = tu, au, next
+			ta, u = tu, next
 		}
 	}
 	return pydt.Position{}, false

@@ -217,8 +217,10 @@ func (s *Sampler) posLogDensity(pos pydt.Position, n int, ll float64) float64 {
 	if pos.AtNode {
 		return d + ll - math.Log(s.AtomLen) - math.Log(float64(nodes))
 	}
-	x := -pos.Time.LogOneMinus()
-	return d + ll - x + 2*math.Log1p(x) - math.Log(float64(nodes+1))
+	// d is a density in s (attachTerms); dt/dψ = (1-t)(1+s)², and
+	// dt/ds = 1-t, so ds/dψ = (1+s)².
+	x := pos.Time.S()
+	return d + ll + 2*math.Log1p(x) - math.Log(float64(nodes+1))
 }
 
 // posEval returns the position at offset d and log f there.

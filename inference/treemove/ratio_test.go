@@ -16,6 +16,16 @@ var ratioCases = []priorCase{
 	{"wide", 2, 0.6, pydt.DivNeal{C0: 0.2, C1: 0.5, C2: 0.3}},
 }
 
+// sJacobian returns log(dt/ds)^-1 = s for a position on an edge (a new
+// branch point at time t), 0 at a branch point: a log density in t less
+// that is the log density in s.
+func sJacobian(pos pydt.Position) float64 {
+	if pos.AtNode {
+		return 0
+	}
+	return pos.Time.S()
+}
+
 // subtreePrior returns the sum of pydt.NodeLogPrior over the branch points
 // of the subtree rooted at v.
 func subtreePrior(s *Sampler, v pydt.NodeID) float64 {
@@ -62,7 +72,8 @@ func TestAttachTermsAgainstLogPrior(t *testing.T) {
 					for _, pos := range positions {
 						d, q := s.attachTerms(pos, n)
 						s.m.Attach(v, pos)
-						want := pydt.LogPrior(tr, s.alpha, s.beta, s.div, s.h) - rest - within
+						// LogPrior is a density in t, attachTerms one in s.
+						want := pydt.LogPrior(tr, s.alpha, s.beta, s.div, s.h) - rest - within - sJacobian(pos)
 						s.m.Detach(v)
 						if math.Abs(d-want) > 1e-9*(1+math.Abs(want)) {
 							t.Errorf("v=%d (n=%d) at %+v: delta %v, LogPrior difference %v", v, n, pos, d, want)
@@ -128,7 +139,7 @@ func TestLeafRatioIsLikelihoodRatio(t *testing.T) {
 		s.m.Attach(v, pos)
 		lpNew := logPrior()
 		s.m.Detach(v)
-		general := lik + (lpNew - lpOld) - qn + qo
+		general := lik + (lpNew - sJacobian(pos) - lpOld + sJacobian(old)) - qn + qo
 		if math.Abs(got-general) > 1e-9*(1+math.Abs(general)) {
 			t.Errorf("v=%d: logRatio %v, general formula %v", v, got, general)
 		}

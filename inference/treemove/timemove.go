@@ -34,14 +34,15 @@ type timeTarget struct {
 // SliceTime updates the time of the branch point v by slice sampling (Neal
 // 2003: stepping out with at most MaxSteps widths of TimeWidth, or the whole
 // support when it is narrower than two widths, then shrinkage) and reports
-// whether it changed. The variable is s = -log(1-t), which keeps t's
-// precision near t = 1; the target in s is
+// whether it changed. The variable is s = -log(1-t), the coordinate
+// pydt.Time keeps; the target in s is
 //
-//	log a(t) - A(t) J_v + log L(T) + log(1-t),
+//	log a(t) + log(1-t) - A(t) J_v + log L(T),
 //
 // the factors of the prior that involve t_v (the node-local form of
-// pydt.NodeLogPrior, J_v = H_{m_v-1} - Σ_k H_{n_k-1}), the likelihood, and
-// the Jacobian dt/ds = 1-t, on the interval between the parent's time (or 0)
+// pydt.NodeLogPrior, J_v = H_{m_v-1} - Σ_k H_{n_k-1}) with the Jacobian
+// dt/ds = 1-t (together log dA/ds, Divergence.LogRateS, formed without
+// cancellation), and the likelihood, on the interval between the parent's time (or 0)
 // and the earliest child's time. The likelihood comes from bp.TimeEval: one
 // outside-message computation along the path, then O(K_v · D) per candidate
 // time, and one path update (Commit) for the accepted time.
@@ -53,7 +54,7 @@ func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 	tt.tlo, tt.thi = tt.e.Bounds()
 	tt.lo, tt.hi = -tt.tlo.LogOneMinus(), -tt.thi.LogOneMinus()
 	x0 := -t0.LogOneMinus()
-	f0 := s.timeLogDensity(&tt, t0, x0, s.m.LogLik())
+	f0 := s.timeLogDensity(&tt, t0, s.m.LogLik())
 	if !Finite(f0) {
 		// No slice to sample at a state whose density is not finite; the
 		// engine reports such a state (see Finite).
@@ -114,9 +115,9 @@ func (s *Sampler) timeEval(tt *timeTarget, x float64) float64 {
 	if !tt.tlo.Before(t) || !t.Before(tt.thi) {
 		return math.Inf(-1)
 	}
-	return s.refuse(s.timeLogDensity(tt, t, x, tt.e.LogLik(t)))
+	return s.refuse(s.timeLogDensity(tt, t, tt.e.LogLik(t)))
 }
 
-func (s *Sampler) timeLogDensity(tt *timeTarget, t pydt.Time, x, ll float64) float64 {
-	return s.div.LogRate(t) - s.div.Cumulative(t)*tt.j + ll - x
+func (s *Sampler) timeLogDensity(tt *timeTarget, t pydt.Time, ll float64) float64 {
+	return s.div.LogRateS(t) - s.div.Cumulative(t)*tt.j + ll
 }

@@ -10,12 +10,22 @@ import (
 // the inverse of A for sampling divergence times. Every implementation here
 // has A(1) = ∞, so that a path always diverges before reaching t = 1.
 type Divergence interface {
-	// LogRate returns log a(t).
+	// LogRate returns log a(t), the log density of divergence in t.
 	LogRate(t Time) float64
-	// Cumulative returns A(t); it is +Inf at t = 1.
+	// LogRateS returns log dA/ds = log a(t) - s, the log density of
+	// divergence in the coordinate s = -log(1-t) that Time keeps. It is
+	// LogRate less the Jacobian s without the cancellation that forming
+	// that difference would suffer when s is large.
+	LogRateS(t Time) float64
+	// Cumulative returns A(t); it is +Inf at t = 1, and +Inf where A
+	// exceeds the float64 maximum.
 	Cumulative(t Time) float64
 	// InverseCumulative returns the time t with A(t) = a, for a >= 0.
 	InverseCumulative(a float64) Time
+	// Advance returns the time t >= from with A(t) - A(from) = inc, for
+	// inc >= 0, computed in s without forming A(from), so that it keeps
+	// its precision where A(from) is much larger than inc.
+	Advance(from Time, inc float64) Time
 	// Check reports parameter values for which the function is not a valid
 	// divergence function.
 	Check() error
@@ -24,48 +34,70 @@ type Divergence interface {
 }
 
 // DivInv is a(t) = C/(1-t), the paper's divergence function, with
-// A(t) = -C log(1-t). C > 0 is the smoothness: larger values give earlier
-// divergences and smoother densities.
+// A(t) = -C log(1-t) = C s in the coordinate s = -log(1-t) that Time keeps.
+// C > 0 is the smoothness: larger values give earlier divergences and
+// smoother densities.
 type DivInv struct{ C float64 }
 
-// LogRate returns log C - log(1-t).
-func (d DivInv) LogRate(t Time) float64 { return math.Log(d.C) - t.LogOneMinus() }
+// LogRate returns log C + s.
+func (d DivInv) LogRate(t Time) float64 { return math.Log(d.C) + t.S() }
 
-// Cumulative returns -C log(1-t).
-func (d DivInv) Cumulative(t Time) float64 { return -d.C * t.LogOneMinus() }
+// LogRateS returns log C: A(t) = C s is linear in s.
+func (d DivInv) LogRateS(Time) float64 { return math.Log(d.C) }
 
-// InverseCumulative returns t = 1 - exp(-a/C), keeping 1-t exact.
-func (d DivInv) InverseCumulative(a float64) Time { return TimeFromLogOneMinus(-a / d.C) }
+// Cumulative returns C s.
+func (d DivInv) Cumulative(t Time) float64 { return d.C * t.S() }
+
+// InverseCumulative returns the time with s = a/C.
+func (d DivInv) InverseCumulative(a float64) Time { return TimeFromS(a / d.C) }
+
+// Advance returns the time with s = s_from + inc/C.
+func (d DivInv) Advance(from Time, inc float64) Time { return TimeFromS(from.S() + inc/d.C) }
 
 // Check requires C > 0 and finite.
 func (d DivInv) Check() error { return checkPositive("c", d.C) }
 
 func (d DivInv) String() string { return fmt.Sprintf("%g/(1-t)", d.C) }
 
-// DivInvSq is a(t) = C/(1-t)², with A(t) = C t/(1-t). It gives smoother
-// densities than DivInv.
+// DivInvSq is a(t) = C/(1-t)², with A(t) = C t/(1-t) = C (e^s - 1). It
+// gives smoother densities than DivInv.
 type DivInvSq struct{ C float64 }
 
-// LogRate returns log C - 2 log(1-t).
-func (d DivInvSq) LogRate(t Time) float64 { return math.Log(d.C) - 2*t.LogOneMinus() }
+// LogRate returns log C + 2s.
+func (d DivInvSq) LogRate(t Time) float64 { return math.Log(d.C) + 2*t.S() }
 
-// Cumulative returns C t/(1-t).
-func (d DivInvSq) Cumulative(t Time) float64 {
-	if t.OneMinus() == 0 {
-		return math.Inf(1)
+// LogRateS returns log C + s.
+func (d DivInvSq) LogRateS(t Time) float64 { return math.Log(d.C) + t.S() }
+
+// Cumulative returns C (e^s - 1), computed without overflow wherever the
+// result is below the float64 maximum.
+func (d DivInvSq) Cumulative(t Time) float64 { return scaledExpm1(d.C, t.S()) }
+
+// InverseCumulative returns the time with s = log(1 + a/C).
+func (d DivInvSq) InverseCumulative(a float64) Time {
+	if !(a > 0) {
+		return Origin
 	}
-	return d.C * t.T() / t.OneMinus()
+	return TimeFromS(log1pRatio(a, d.C))
 }
 
-// InverseCumulative returns t = a/(C+a), with 1-t = C/(C+a).
-func (d DivInvSq) InverseCumulative(a float64) Time {
-	if math.IsInf(a, 1) {
-		return Leaf
+// Advance returns the time with C (e^s - e^s_from) = inc:
+// s = s_from + log(1 + inc e^(-s_from)/C).
+func (d DivInvSq) Advance(from Time, inc float64) Time {
+	if !(inc > 0) {
+		return from
 	}
-	if t := a / (d.C + a); t <= 0.5 {
-		return TimeAt(t)
+	s0 := from.S()
+	// inc e^(-s0)/C, in logs when e^(-s0) underflows.
+	r := inc / d.C * math.Exp(-s0)
+	if r == 0 || math.IsInf(r, 1) {
+		lr := math.Log(inc) - math.Log(d.C) - s0
+		if lr > 36 {
+			return TimeFromS(s0 + lr) // log1p(e^lr) = lr to double precision
+		}
+		r = math.Exp(lr)
 	}
-	return TimeFromOneMinus(d.C / (d.C + a))
+	return TimeFromS(s0 + math.Log1p(r))
 }
 
 // Check requires C > 0 and finite.
@@ -74,54 +106,78 @@ func (d DivInvSq) Check() error { return checkPositive("c", d.C) }
 func (d DivInvSq) String() string { return fmt.Sprintf("%g/(1-t)^2", d.C) }
 
 // DivNeal is Neal's divergence function a(t) = C0 + C1/(1-t) + C2/(1-t)²,
-// with A(t) = C0 t - C1 log(1-t) + C2 t/(1-t). All three are non-negative
-// and C1 + C2 > 0, so that A(1) = ∞.
+// with A(t) = C0 t + C1 s + C2 (e^s - 1), s = -log(1-t). All three are
+// non-negative and C1 + C2 > 0, so that A(1) = ∞. Both log a(t) and A(t)
+// are formed in the coordinate s, so that they stay finite for every time
+// Time holds (as long as A itself is below the float64 maximum).
 type DivNeal struct{ C0, C1, C2 float64 }
 
-// LogRate returns log a(t).
-func (d DivNeal) LogRate(t Time) float64 {
-	u := t.OneMinus()
-	return math.Log(d.C0 + d.C1/u + d.C2/(u*u))
+// LogRate returns log a(t) = log(C0 + C1 e^s + C2 e^(2s)), as a
+// log-sum-exp.
+func (d DivNeal) LogRate(t Time) float64 { return d.logRateS(t.S()) + t.S() }
+
+// LogRateS returns log dA/ds = log(C0 e^(-s) + C1 + C2 e^s).
+func (d DivNeal) LogRateS(t Time) float64 { return d.logRateS(t.S()) }
+
+func (d DivNeal) logRateS(s float64) float64 {
+	// Terms log C0 - s, log C1, log C2 + s; zero coefficients drop out.
+	var terms [3]float64
+	k := 0
+	if d.C0 > 0 {
+		terms[k] = math.Log(d.C0) - s
+		k++
+	}
+	if d.C1 > 0 {
+		terms[k] = math.Log(d.C1)
+		k++
+	}
+	if d.C2 > 0 {
+		terms[k] = math.Log(d.C2) + s
+		k++
+	}
+	return logSumExp(terms[:k])
 }
 
 // Cumulative returns A(t).
-func (d DivNeal) Cumulative(t Time) float64 {
-	if t.OneMinus() == 0 {
-		return math.Inf(1)
-	}
-	return d.cumulativeS(-t.LogOneMinus())
-}
+func (d DivNeal) Cumulative(t Time) float64 { return d.cumulativeS(t.S()) }
 
 // cumulativeS is A as a function of s = -log(1-t).
 func (d DivNeal) cumulativeS(s float64) float64 {
+	if math.IsInf(s, 1) {
+		return s
+	}
 	a := d.C1 * s
 	if d.C0 != 0 {
 		a += -d.C0 * math.Expm1(-s)
 	}
 	if d.C2 != 0 {
-		a += d.C2 * math.Expm1(s)
+		a += scaledExpm1(d.C2, s)
 	}
 	return a
 }
 
 // InverseCumulative solves A(t) = a for s = -log(1-t) by safeguarded Newton
-// iteration; A is increasing and convex in s.
+// iteration; A is increasing and convex in s, and s lies between 0 and the
+// smaller of a/C1 and log(1 + a/C2) (A ≥ C1 s and A ≥ C2 (e^s - 1)).
 func (d DivNeal) InverseCumulative(a float64) Time {
-	if a <= 0 {
+	if !(a > 0) {
 		return Origin
 	}
 	if math.IsInf(a, 1) {
 		return Leaf
 	}
-	lo, hi := 0.0, 1.0
-	for d.cumulativeS(hi) < a {
-		lo, hi = hi, 2*hi
-		if hi > 1e6 {
-			return Leaf
-		}
+	lo, hi := 0.0, math.Inf(1)
+	if d.C1 > 0 {
+		hi = a / d.C1
+	}
+	if d.C2 > 0 {
+		hi = min(hi, log1pRatio(a, d.C2))
+	}
+	if math.IsInf(hi, 1) {
+		return Leaf // a/C1 overflows: s is beyond float64
 	}
 	s := 0.5 * (lo + hi)
-	for range 200 {
+	for range 2000 {
 		f := d.cumulativeS(s) - a
 		if f == 0 {
 			break
@@ -131,18 +187,112 @@ func (d DivNeal) InverseCumulative(a float64) Time {
 		} else {
 			lo = s
 		}
-		deriv := d.C0*math.Exp(-s) + d.C1 + d.C2*math.Exp(s)
-		next := s - f/deriv
+		// dA/ds, in log space so that it does not overflow.
+		next := s - f/math.Exp(d.logRateS(s))
 		if !(next > lo && next < hi) {
-			next = 0.5 * (lo + hi)
+			next = lo + 0.5*(hi-lo)
 		}
-		if math.Abs(next-s) <= 1e-15*math.Max(1, s) {
+		if next == s || math.Abs(next-s) <= 1e-15*s {
 			s = next
 			break
 		}
 		s = next
 	}
-	return TimeFromLogOneMinus(-s)
+	return TimeFromS(s)
+}
+
+// Advance solves A(s_from + δ) - A(s_from) = inc for δ >= 0 by safeguarded
+// Newton iteration on
+//
+//	C0 e^(-s0) (1 - e^(-δ)) + C1 δ + C2 e^(s0) (e^δ - 1) = inc,
+//
+// whose terms are formed with expm1 (and in logs where e^(±s0) over- or
+// underflows), so that the increment keeps its precision however far from 0
+// s0 is.
+func (d DivNeal) Advance(from Time, inc float64) Time {
+	if !(inc > 0) {
+		return from
+	}
+	s0 := from.S()
+	if math.IsInf(s0, 1) || math.IsInf(inc, 1) {
+		return Leaf
+	}
+	// Log coefficients of the three terms: a0 = log(C0 e^-s0), a2 = log(C2 e^s0).
+	a0, a2 := math.Inf(-1), math.Inf(-1)
+	if d.C0 > 0 {
+		a0 = math.Log(d.C0) - s0
+	}
+	if d.C2 > 0 {
+		a2 = math.Log(d.C2) + s0
+	}
+	c0, c2 := math.Exp(a0), math.Exp(a2) // c2 may be +Inf: then handled in logs
+	g := func(x float64) float64 {
+		v := d.C1 * x
+		if c0 > 0 {
+			v -= c0 * math.Expm1(-x)
+		}
+		if d.C2 > 0 {
+			if x <= 700 && !math.IsInf(c2, 1) {
+				v += c2 * math.Expm1(x)
+			} else {
+				v += math.Exp(a2 + x + math.Log1p(-math.Exp(-x)))
+			}
+		}
+		return v - inc
+	}
+	lo, hi := 0.0, math.Inf(1)
+	if d.C1 > 0 {
+		hi = inc / d.C1
+	}
+	if d.C2 > 0 {
+		// C2 e^s0 (e^δ - 1) <= inc: δ <= log(1 + inc e^-a2).
+		lr := math.Log(inc) - a2
+		if lr > 36 {
+			hi = min(hi, lr)
+		} else {
+			hi = min(hi, math.Log1p(math.Exp(lr)))
+		}
+	}
+	if math.IsInf(hi, 1) {
+		return Leaf
+	}
+	x := 0.5 * hi
+	for range 2000 {
+		f := g(x)
+		if f == 0 {
+			break
+		}
+		if f > 0 {
+			hi = x
+		} else {
+			lo = x
+		}
+		// g'(x) = C0 e^-s0 e^-x + C1 + C2 e^s0 e^x, in logs.
+		var terms [3]float64
+		k := 0
+		if c0 > 0 {
+			terms[k] = a0 - x
+			k++
+		}
+		if d.C1 > 0 {
+			terms[k] = math.Log(d.C1)
+			k++
+		}
+		if d.C2 > 0 {
+			terms[k] = a2 + x
+			k++
+		}
+		next := x - f/math.Exp(logSumExp(terms[:k]))
+		if !(next > lo && next < hi) {
+			next = lo + 0.5*(hi-lo)
+		}
+		if next == x || math.Abs(next-x) <= 1e-15*x {
+			x = next
+			break
+		}
+		x = next
+	}
+	return TimeFromS(s0 + x)
 }
 
 // Check requires non-negative finite coefficients with C1 + C2 > 0.
@@ -163,6 +313,40 @@ func (d DivNeal) Check() error {
 
 func (d DivNeal) String() string {
 	return fmt.Sprintf("%g + %g/(1-t) + %g/(1-t)^2", d.C0, d.C1, d.C2)
+}
+
+// scaledExpm1 returns c (e^s - 1) for c > 0, s >= 0, without overflow in
+// e^s when the product is representable: beyond s = 700, e^s - 1 = e^s to
+// double precision and the product is formed as exp(log c + s).
+func scaledExpm1(c, s float64) float64 {
+	if s <= 700 {
+		return c * math.Expm1(s)
+	}
+	return math.Exp(math.Log(c) + s)
+}
+
+// log1pRatio returns log(1 + a/c) for a, c > 0, without overflow in a/c.
+func log1pRatio(a, c float64) float64 {
+	if r := a / c; !math.IsInf(r, 1) {
+		return math.Log1p(r)
+	}
+	return math.Log(a) - math.Log(c) // a/c > 1.8e308: log1p(c/a) is below rounding
+}
+
+// logSumExp returns log Σ exp(x_i), -Inf for no terms.
+func logSumExp(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = max(m, v)
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	sum := 0.0
+	for _, v := range x {
+		sum += math.Exp(v - m)
+	}
+	return m + math.Log(sum)
 }
 
 func checkPositive(name string, v float64) error {

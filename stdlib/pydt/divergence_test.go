@@ -158,3 +158,76 @@ func TestDivergenceCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestDivergenceFiniteNearOne checks log a(t) and A(t) against closed forms
+// in s = -log(1-t) where 1-t is far below 1e-154, at which the former
+// DivNeal formed C2/(u·u) = +Inf, and beyond the float64 range of 1-t.
+// A(t) is +Inf only where it exceeds the largest float64.
+func TestDivergenceFiniteNearOne(t *testing.T) {
+	for _, s := range []float64{354, 400, 709, 745.5, 800, 1e5} {
+		tm := TimeFromS(s)
+		for _, c := range []struct {
+			d          Divergence
+			logA, cumA float64 // log a(t), log A(t)
+		}{
+			{DivNeal{C0: 0.5, C1: 1, C2: 0.3}, 2*s + math.Log(0.3+math.Exp(-s)+0.5*math.Exp(-2*s)), s + math.Log(0.3)},
+			{DivNeal{C0: 0, C1: 2, C2: 0}, math.Log(2) + s, math.Log(2 * s)},
+			{DivInvSq{C: 1e-300}, -300*math.Ln10 + 2*s, -300*math.Ln10 + s},
+			{DivInv{C: 3}, math.Log(3) + s, math.Log(3 * s)},
+		} {
+			if got := c.d.LogRate(tm); !(relErr(got, c.logA) < 1e-14) {
+				t.Errorf("%v at s = %v: log a = %v, want %v", c.d, s, got, c.logA)
+			}
+			if got := c.d.LogRateS(tm); !(math.Abs(got-(c.logA-s)) < 1e-12*(1+s)) {
+				t.Errorf("%v at s = %v: log dA/ds = %v, want %v", c.d, s, got, c.logA-s)
+			}
+			got := c.d.Cumulative(tm)
+			if c.cumA > math.Log(math.MaxFloat64) {
+				if !math.IsInf(got, 1) {
+					t.Errorf("%v at s = %v: A = %v, want +Inf (log A = %v)", c.d, s, got, c.cumA)
+				}
+				continue
+			}
+			if math.IsInf(got, 0) || math.IsNaN(got) || math.Abs(math.Log(got)-c.cumA) > 1e-12*(1+math.Abs(c.cumA)) {
+				t.Errorf("%v at s = %v: A = %v, want exp(%v)", c.d, s, got, c.cumA)
+			}
+			if back := c.d.InverseCumulative(got); relErr(back.S(), s) > 1e-12 {
+				t.Errorf("%v at s = %v: A^-1(A) at s = %v", c.d, s, back.S())
+			}
+		}
+	}
+}
+
+// TestDivergenceAdvance checks Advance against Cumulative: A(Advance(t0,
+// δ)) - A(t0) = δ, and that it keeps its precision where A(t0) is large.
+func TestDivergenceAdvance(t *testing.T) {
+	for _, d := range append(divergenceCases, DivInv{C: 1e-20}, DivInvSq{C: 1e-300}) {
+		for _, s0 := range []float64{0, 1e-9, 0.3, 5, 40, 300} {
+			t0 := TimeFromS(s0)
+			for _, inc := range []float64{1e-12, 0.01, 1, 50} {
+				t1 := d.Advance(t0, inc)
+				if t1.Before(t0) {
+					t.Errorf("%v: Advance(s = %v, %v) = s %v is before", d, s0, inc, t1.S())
+					continue
+				}
+				a0, a1 := d.Cumulative(t0), d.Cumulative(t1)
+				if math.IsInf(a1, 1) {
+					continue
+				}
+				// A's own rounding is about eps·A, and s moves by ulps of
+				// s, each worth dA/ds·ulp in A: compare to those.
+				ulp := math.Nextafter(t1.S(), math.Inf(1)) - t1.S()
+				if tol := 1e-12*inc + 4e-16*a1 + 2*ulp*math.Exp(d.LogRateS(t1)); math.Abs((a1-a0)-inc) > tol {
+					t.Errorf("%v: A(Advance(s = %v, %v)) - A = %v", d, s0, inc, a1-a0)
+				}
+			}
+		}
+	}
+	// Where A(t0) = 1e20 (c = 1e-20, s = 1e40), an increment of 1 moves s
+	// by 1e20; adding it to A(t0) and inverting would keep 16 digits of
+	// 1e20 + 1 (about 1e4 of relative error in the increment).
+	d := DivInv{C: 1e-20}
+	if got := d.Advance(TimeFromS(1e40), 1).S(); got != 1e40+1e20 {
+		t.Errorf("Advance at s = 1e40: s = %v, want %v", got, 1e40+1e20)
+	}
+}

@@ -79,7 +79,10 @@ func WriteNewick(w io.Writer, tr *Tree) error {
 
 // AppendNewick appends the tree in Newick format, terminated by ';', to b.
 // Lengths are printed in the shortest form that reads back to the same
-// float64; the length above a leaf is its parent's 1-t, kept exactly.
+// float64, chosen (within a few units in the last place of the exact
+// length) so that ParseNewick rebuilds every branch point's time exactly;
+// a branch point whose time the lengths cannot give back (see the package's
+// Newick notes) carries its s = -log(1-t) in a comment [&s=...].
 func (tr *Tree) AppendNewick(b []byte) []byte {
 	return tr.AppendNewickLabeled(b, nil)
 }
@@ -94,11 +97,12 @@ func (tr *Tree) AppendNewickLabeled(b []byte, label func(v NodeID) string) []byt
 	if tr.root == NoNode {
 		return append(b, ';')
 	}
-	b = tr.appendNode(b, tr.root, label)
+	lay := tr.newickLayout()
+	b = tr.appendNode(b, tr.root, label, &lay)
 	return append(b, ';')
 }
 
-func (tr *Tree) appendNode(b []byte, v NodeID, label func(NodeID) string) []byte {
+func (tr *Tree) appendNode(b []byte, v NodeID, label func(NodeID) string, lay *newickLayout) []byte {
 	if tr.IsLeaf(v) {
 		if int(v) < len(tr.Labels) && tr.Labels[v] != "" {
 			b = appendLabel(b, tr.Labels[v])
@@ -111,7 +115,7 @@ func (tr *Tree) appendNode(b []byte, v NodeID, label func(NodeID) string) []byte
 			if c != tr.first[v] {
 				b = append(b, ',')
 			}
-			b = tr.appendNode(b, c, label)
+			b = tr.appendNode(b, c, label, lay)
 		}
 		b = append(b, ')')
 		if label != nil {
@@ -119,9 +123,132 @@ func (tr *Tree) appendNode(b []byte, v NodeID, label func(NodeID) string) []byte
 				b = appendLabel(b, s)
 			}
 		}
+		if lay.ann[v] {
+			b = append(b, "[&s="...)
+			b = strconv.AppendFloat(b, tr.time[v].s, 'g', -1, 64)
+			b = append(b, ']')
+		}
 	}
 	b = append(b, ':')
-	return strconv.AppendFloat(b, tr.BranchLength(v), 'g', -1, 64)
+	return strconv.AppendFloat(b, lay.length[v], 'g', -1, 64)
+}
+
+// newickLayout holds, per node, the branch length Newick prints above it
+// and, for branch points, whether its time needs an [&s=...] annotation.
+type newickLayout struct {
+	length []float64
+	ann    []bool
+}
+
+// newickLayout chooses the printed lengths and the annotations by running
+// ParseNewick's reconstruction of the times (see newickTimes) on the
+// lengths it chooses: a branch point with t <= 1/2 is read as the sum of the
+// lengths from the top, so its own edge gets the length that makes that sum
+// t exactly; one with t > 1/2 is read as 1-t, the sum of the lengths down
+// to its nearest leaf, so the first edge of that path gets the length that
+// makes the sum 1-t exactly. Other edges get their exact length. A branch
+// point whose time is still not rebuilt exactly (its s is not the one
+// TimeAt or TimeFromOneMinus gives for its t or 1-t, or 1-t underflows)
+// is annotated.
+func (tr *Tree) newickLayout() newickLayout {
+	c := tr.Cap()
+	lay := newickLayout{length: make([]float64, c), ann: make([]bool, c)}
+	order := tr.PreOrder(make([]NodeID, 0, c))
+	cum := make([]float64, c)
+	below := make([]float64, c)
+	hops := make([]int32, c)
+	length := lay.length
+	for _, v := range order {
+		cp := 0.0
+		if p := tr.parent[v]; p != NoNode {
+			cp = cum[p]
+		}
+		l := tr.BranchLength(v)
+		if !tr.IsLeaf(v) {
+			if t := tr.time[v].T(); t <= 0.5 {
+				if f := fitSum(cp, t-cp, t); f >= 0 {
+					l = f
+				}
+			}
+		}
+		length[v] = l
+		cum[v] = cp + l
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		v := order[i]
+		if tr.IsLeaf(v) {
+			continue
+		}
+		best := tr.nearestLeafChild(v, hops)
+		hops[v] = hops[best] + 1
+		if cum[v] > 0.5 && !tr.IsLeaf(best) {
+			u := tr.time[v].OneMinus()
+			if f := fitSum(below[best], u-below[best], u); f >= 0 {
+				length[best] = f
+			}
+		}
+		below[v] = below[best] + length[best]
+	}
+	// Read the times back as ParseNewick will.
+	for _, v := range order {
+		cp := 0.0
+		if p := tr.parent[v]; p != NoNode {
+			cp = cum[p]
+		}
+		cum[v] = cp + length[v]
+		if !tr.IsLeaf(v) {
+			lay.ann[v] = newickTime(cum[v], below[v]) != tr.time[v]
+		}
+	}
+	return lay
+}
+
+// nearestLeafChild returns the child of v with the fewest edges down to a
+// leaf (the first such in child order), given hops of the children.
+func (tr *Tree) nearestLeafChild(v NodeID, hops []int32) NodeID {
+	best := NoNode
+	for c := tr.first[v]; c != NoNode; c = tr.next[c] {
+		if best == NoNode || hops[c] < hops[best] {
+			best = c
+		}
+	}
+	return best
+}
+
+// newickTime is the time ParseNewick rebuilds for a branch point without an
+// annotation, from the sum cum of the lengths from the top and the sum
+// below of the lengths down to its nearest leaf.
+func newickTime(cum, below float64) Time {
+	if cum <= 0.5 {
+		return TimeAt(cum)
+	}
+	return TimeFromOneMinus(below)
+}
+
+// fitSum returns a length l within a few units in the last place of
+// guess for which a + l rounds to exactly want, or guess itself when
+// there is none; -1 when guess is negative.
+func fitSum(a, guess, want float64) float64 {
+	if !(guess >= 0) {
+		return -1
+	}
+	if a+guess == want {
+		return guess
+	}
+	lo, hi := guess, guess
+	for range 4 {
+		hi = math.Nextafter(hi, math.Inf(1))
+		if a+hi == want {
+			return hi
+		}
+		if lo > 0 {
+			lo = math.Nextafter(lo, 0)
+			if a+lo == want {
+				return lo
+			}
+		}
+	}
+	return guess
 }
 
 // labelNeedsQuotes reports whether s cannot be written bare.
@@ -171,6 +298,8 @@ type pnode struct {
 	length   float64
 	off      int // offset of the node's first byte
 	leaf     bool
+	hasS     bool    // an [&s=...] annotation gave the time
+	s        float64 // its s = -log(1-t)
 }
 
 // ReadNewickTrees reads a file of Newick trees, one per line, as
@@ -271,6 +400,9 @@ type newickParser struct {
 	s   string
 	i   int
 	err *NewickError
+	// The last [&s=...] annotation passed by skip, if hasAnn.
+	ann    float64
+	hasAnn bool
 }
 
 func (p *newickParser) fail(off int, format string, args ...any) {
@@ -291,6 +423,15 @@ func (p *newickParser) skip() {
 				p.fail(p.i, "unterminated comment '['")
 				p.i = len(p.s)
 				return
+			}
+			if body := p.s[p.i+1 : p.i+1+end]; strings.HasPrefix(body, "&s=") {
+				x, err := strconv.ParseFloat(body[3:], 64)
+				if err != nil || !(x > 0) || math.IsInf(x, 1) {
+					p.fail(p.i, "invalid time annotation [%s]: want [&s=S] with S = -log(1-t) positive and finite", truncate(body, 40))
+					p.i = len(p.s)
+					return
+				}
+				p.ann, p.hasAnn = x, true
 			}
 			p.i += end + 2
 		default:
@@ -357,8 +498,8 @@ func (p *newickParser) length(nodeOff int) float64 {
 		p.fail(start, "invalid branch length %q", tok)
 		return 0
 	}
-	if !(x > 0) {
-		p.fail(start, "branch length %s is not positive", tok)
+	if x < 0 {
+		p.fail(start, "branch length %s is negative", tok)
 		return 0
 	}
 	return x
@@ -481,6 +622,7 @@ func ParseNewick(s string, labels []string) (*Tree, error) {
 			v := open[len(open)-1]
 			open = open[:len(open)-1]
 			p.i++
+			p.hasAnn = false
 			if k := len(nodes[v].children); k < 2 {
 				p.fail(nodes[v].off, "node has a single child: every branch point needs at least two")
 				singleChild = true
@@ -492,6 +634,8 @@ func ParseNewick(s string, labels []string) (*Tree, error) {
 			}
 			if p.err == nil {
 				nodes[v].length = p.length(nodes[v].off)
+				p.skip() // an annotation may follow the length
+				nodes[v].s, nodes[v].hasS = p.ann, p.hasAnn
 			}
 		case ';':
 			if len(open) > 0 {
@@ -679,18 +823,20 @@ func buildFromNewick(nodes []pnode, labels []string) (*Tree, error) {
 			ids[v] = NodeID(rows[v])
 			continue
 		}
-		var t Time
-		if cum[v] <= 0.5 {
-			t = TimeAt(cum[v])
-		} else {
-			t = TimeFromOneMinus(below[v])
+		t := newickTime(cum[v], below[v])
+		if nodes[v].hasS {
+			t = TimeFromS(nodes[v].s)
 		}
 		pt := Origin
 		if p := nodes[v].parent; p >= 0 {
 			pt = tr.Time(ids[p])
 		}
 		if !pt.Before(t) || !t.Before(Leaf) {
-			return nil, fail(nodes[v].off, "times not increasing: branch point at t = %v is not strictly between its parent's t = %v and 1", t.T(), pt.T())
+			hint := ""
+			if nodes[v].length == 0 && !nodes[v].hasS {
+				hint = " (its branch length is 0 and it has no [&s=...] annotation)"
+			}
+			return nil, fail(nodes[v].off, "times not increasing: branch point at %v is not strictly between its parent's %v and t = 1%s", t, pt, hint)
 		}
 		ids[v] = tr.NewInternal(t)
 	}

@@ -24,6 +24,8 @@ const (
 	timesUniform newickTimeMode = iota // uniform between parent and child
 	timesNear0                         // log-uniform, crowded against t = 0
 	timesNear1                         // 1-t log-uniform, crowded against t = 1
+	timesRawS                          // s = -log(1-t) uniform between parent and child: any float64 s
+	timesBeyond                        // s log-uniform up to 1e300: 1-t below the float64 range
 )
 
 // randomNewickTree builds a random multifurcating tree with n leaves by
@@ -65,6 +67,21 @@ func randomNewickTree(t testing.TB, rng *rand.Rand, n int, mode newickTimeMode) 
 					b = a * 1e-10
 				}
 				tm = TimeFromOneMinus(math.Exp(math.Log(a) + f*(math.Log(b)-math.Log(a))))
+			case timesRawS:
+				a, b := lo.S(), hi.S()
+				if math.IsInf(b, 1) {
+					b = a + 3
+				}
+				tm = TimeFromS(a + f*(b-a))
+			case timesBeyond:
+				a, b := lo.S(), hi.S()
+				if a == 0 {
+					a = 1
+				}
+				if math.IsInf(b, 1) {
+					b = math.Min(1e300, a*1e10)
+				}
+				tm = TimeFromS(math.Exp(math.Log(a) + f*(math.Log(b)-math.Log(a))))
 			}
 			if lo.Before(tm) && tm.Before(hi) {
 				tr.Attach(NodeID(i), Position{Node: u, Time: tm})
@@ -100,8 +117,11 @@ func cladeTimes(tr *Tree) map[string]Time {
 }
 
 // closeTimes reports whether two times agree to a few ulps in whichever of
-// t and 1-t is the smaller (the precisely kept one).
+// t and 1-t is the smaller, or are equal when rel = 0.
 func closeTimes(a, b Time, rel float64) bool {
+	if rel == 0 {
+		return a == b
+	}
 	if a.T() <= 0.5 {
 		return math.Abs(a.T()-b.T()) <= rel*a.T()
 	}
@@ -155,8 +175,13 @@ func TestNewickRoundTrip(t *testing.T) {
 		{"N10-near1", 10, timesNear1, false},
 		{"N30-near1-labels", 30, timesNear1, true},
 		{"N200-near1", 200, timesNear1, false},
+		{"N40-raw-s", 40, timesRawS, false},
+		{"N200-raw-s", 200, timesRawS, true},
+		{"N40-beyond", 40, timesBeyond, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			annotated, internal := 0, 0
+			defer func() { t.Logf("%d of %d branch points annotated", annotated, internal) }()
 			for rep := range 20 {
 				tr := randomNewickTree(t, rng, tc.n, tc.mode)
 				if tc.labels {
@@ -187,16 +212,9 @@ func TestNewickRoundTrip(t *testing.T) {
 				if err := got.Validate(); err != nil {
 					t.Fatalf("rep %d: parsed tree invalid: %v", rep, err)
 				}
-				sameTree(t, tr, got, 1e-13)
-				// Leaf-parent 1-t is written exactly and must read back exactly.
-				for i := range tc.n {
-					if p := tr.Parent(NodeID(i)); p != NoNode {
-						gp := got.Parent(NodeID(i))
-						if got.Time(gp).OneMinus() != tr.Time(p).OneMinus() && got.Time(gp).T() > 0.5 {
-							t.Fatalf("rep %d: leaf %d parent 1-t %v, want exactly %v", rep, i, got.Time(gp).OneMinus(), tr.Time(p).OneMinus())
-						}
-					}
-				}
+				sameTree(t, tr, got, 0)
+				annotated += strings.Count(s, "[&s=")
+				internal += tr.NumInternal()
 				// Without labels: names are read back as Labels (or rows
 				// when they are the numbers 1..N).
 				if !tc.labels {
@@ -214,31 +232,38 @@ func TestNewickRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("second parse: %v", err)
 				}
-				sameTree(t, got, again, 1e-13)
+				sameTree(t, got, again, 0)
 			}
 		})
 	}
 }
 
-// TestNewickNearOne checks that times within 1e-14 (and far closer) of 1
-// keep their 1-t through writing and reading.
+// TestNewickNearOne checks that times close to 1, and beyond the float64
+// range of 1-t (s > 745), are written and read back exactly (Time equality
+// is equality of s), through the lengths where they suffice and through an
+// [&s=...] annotation where they do not.
 func TestNewickNearOne(t *testing.T) {
-	for _, u := range []float64{1e-14, 3.3e-15, 1e-17, 1e-100, 1e-300, 5e-324} {
+	for _, s := range []float64{32.236, 34.0, 39.1, 230.3, 690.8, 700, 709.5, 744.4, 745.2, 800, 1e5, 1e20, 1e300} {
 		tr := New(3)
 		tr.Plant(0)
 		tr.Attach(1, Position{Node: 0, Time: TimeAt(0.25)})
-		tr.Attach(2, Position{Node: 1, Time: TimeFromOneMinus(u)})
-		s := tr.Newick()
-		got, err := ParseNewick(s, nil)
+		tr.Attach(2, Position{Node: 1, Time: TimeFromS(s)})
+		out := tr.Newick()
+		got, err := ParseNewick(out, nil)
 		if err != nil {
-			t.Fatalf("1-t = %g: %v", u, err)
+			t.Fatalf("s = %g: %v", s, err)
 		}
-		w := got.Parent(2)
-		if got.Time(w).OneMinus() != u {
-			t.Errorf("1-t = %g read back as %g from %s", u, got.Time(w).OneMinus(), s)
+		if w := got.Parent(2); got.Time(w) != TimeFromS(s) {
+			t.Errorf("s = %g read back as %v from %s", s, got.Time(w).S(), out)
 		}
 		if err := got.Validate(); err != nil {
-			t.Errorf("1-t = %g: %v", u, err)
+			t.Errorf("s = %g: %v", s, err)
+		}
+		if again := got.Newick(); again != out {
+			t.Errorf("s = %g: second writing %s differs from %s", s, again, out)
+		}
+		if under := math.Exp(-s) == 0; under != strings.Contains(out, "[&s=") && under {
+			t.Errorf("s = %g: 1-t underflows but %s has no annotation", s, out)
 		}
 	}
 	// Hand-written: a node at 1 - 1e-14 whose leaves are two edges down.
@@ -253,15 +278,30 @@ func TestNewickNearOne(t *testing.T) {
 		if got.IsLeaf(v) {
 			continue
 		}
-		if u := got.Time(v).OneMinus(); math.Abs(u-1e-14) > 1e-29 {
+		if u := got.Time(v).OneMinus(); math.Abs(u-1e-14) > 1e-28 {
 			t.Errorf("1-t = %v, want 1e-14", u)
 		}
 		for c := range got.Children(v) {
 			if !got.IsLeaf(c) {
-				if u := got.Time(c).OneMinus(); u != 4e-15 {
-					t.Errorf("inner 1-t = %v, want 4e-15 exactly", u)
+				if u := got.Time(c).OneMinus(); math.Abs(u-4e-15) > 4e-15*1e-14 {
+					t.Errorf("inner 1-t = %v, want 4e-15 to the precision of s", u)
 				}
 			}
+		}
+	}
+	// Annotations written by other tools' conventions: before or after the
+	// length, with an internal label.
+	for _, in := range []string{
+		"((1:0,2:0)[&s=800]:0.5,3:0.5):0.5;",
+		"((1:0,2:0):0.5[&s=800],3:0.5):0.5;",
+		"((1:0,2:0)lbl[&s=800]:0.5,3:0.5):0.5;",
+	} {
+		got, err := ParseNewick(in, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if w := got.Parent(0); got.Time(w).S() != 800 {
+			t.Errorf("%s: s = %v, want 800", in, got.Time(w).S())
 		}
 	}
 }

@@ -102,11 +102,7 @@ func priorSampleTree(rng *rand.Rand, n int, alpha, beta float64, div Divergence)
 		v, start := tr.Root(), Origin
 		for {
 			m := tr.Count(v)
-			td := div.InverseCumulative(div.Cumulative(start) + rng.ExpFloat64()/seqRate(m, alpha, beta))
-			if tr.IsLeaf(v) && !td.Before(Leaf) {
-				// Divergence later than float64 resolves: put it just after start.
-				td = TimeFromLogOneMinus(start.LogOneMinus() - 1)
-			}
+			td := div.Advance(start, rng.ExpFloat64()/seqRate(m, alpha, beta))
 			if start.Before(td) && td.Before(tr.Time(v)) {
 				tr.Attach(NodeID(i), Position{Node: v, Time: td})
 				break
@@ -534,4 +530,118 @@ func BenchmarkLogPrior(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestPriorBeyondFloat64 checks LogPrior on trees whose times lie beyond the
+// float64 range of 1-t (s = -log(1-t) from 800 to 1e6) against an
+// independent computation in the coordinate s: the sequential process, in
+// which a point that m earlier points preceded on a segment diverges with
+// hazard h_m dA/ds in s. The densities differ by the Jacobian: log p_t =
+// log p_s + Σ_b s_b. Only differences of s enter the reference.
+func TestPriorBeyondFloat64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	type sDiv struct {
+		div   Divergence
+		rateS func(s float64) float64      // dA/ds
+		dA    func(s1, s2 float64) float64 // A(s2) - A(s1)
+	}
+	divs := []sDiv{
+		{DivInv{C: 0.01}, func(float64) float64 { return 0.01 }, func(a, b float64) float64 { return 0.01 * (b - a) }},
+		{DivNeal{C0: 2, C1: 0.3, C2: 0},
+			func(s float64) float64 { return 2*math.Exp(-s) + 0.3 },
+			func(a, b float64) float64 { return 2*(math.Exp(-a)-math.Exp(-b)) + 0.3*(b-a) }},
+	}
+	for rep := range 12 {
+		n := 2 + rep%6
+		tr := New(n)
+		tr.Plant(0)
+		for i := 1; i < n; i++ {
+			nodes := tr.PreOrder(nil)
+			u := nodes[rng.IntN(len(nodes))]
+			if !tr.IsLeaf(u) && rng.IntN(3) == 0 {
+				tr.Attach(NodeID(i), Position{Node: u, AtNode: true})
+				continue
+			}
+			lo, hi := tr.ParentTime(u).S(), tr.Time(u).S()
+			if lo == 0 {
+				lo = 800
+			}
+			if math.IsInf(hi, 1) {
+				hi = lo * 1.5
+			}
+			tm := TimeFromS(lo + (hi-lo)*(0.05+0.9*rng.Float64()))
+			if tr.ParentTime(u).Before(tm) && tm.Before(tr.Time(u)) {
+				tr.Attach(NodeID(i), Position{Node: u, Time: tm})
+			} else {
+				i--
+			}
+		}
+		if err := tr.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		sumS := 0.0
+		for _, v := range tr.PreOrder(nil) {
+			if !tr.IsLeaf(v) {
+				if s := tr.Time(v).S(); s < 745 {
+					t.Fatalf("branch point at s = %v: the test wants 1-t below float64", s)
+				} else {
+					sumS += s
+				}
+			}
+		}
+		for _, d := range divs {
+			for _, p := range []struct{ alpha, beta float64 }{{0.5, 0.3}, {2, 0}, {-0.4, 0.6}} {
+				got := LogPrior(tr, p.alpha, p.beta, d.div, mustHarmonic(t, 0, 0))
+				want := seqLogDensityS(tr, p.alpha, p.beta, d.rateS, d.dA) + sumS
+				if !closeLog(got, want, 1e-11) {
+					t.Errorf("rep %d %v alpha=%v beta=%v: LogPrior %.17g, in s %.17g", rep, d.div, p.alpha, p.beta, got, want)
+				}
+			}
+		}
+	}
+}
+
+// seqLogDensityS is seqLogDensity in the coordinate s, in leaf order, with
+// the divergence function given by its rate in s and its increments.
+func seqLogDensityS(tr *Tree, alpha, beta float64, rateS func(float64) float64, dA func(s1, s2 float64) float64) float64 {
+	cnt := make([]int, tr.Cap())
+	logp := 0.0
+	for j := range tr.NumLeaves() {
+		leaf := NodeID(j)
+		if j > 0 {
+			d := tr.Parent(leaf)
+			for cnt[d] == 0 {
+				d = tr.Parent(d)
+			}
+			var path []NodeID
+			for v := d; v != NoNode; v = tr.Parent(v) {
+				path = append(path, v)
+			}
+			for i := len(path) - 1; i >= 0; i-- {
+				v := path[i]
+				m := cnt[v]
+				logp -= dA(tr.ParentTime(v).S(), tr.Time(v).S()) * seqRate(m, alpha, beta)
+				k := 0
+				for c := tr.FirstChild(v); c != NoNode; c = tr.NextSibling(c) {
+					if cnt[c] > 0 {
+						k++
+					}
+				}
+				switch {
+				case i > 0:
+					if k >= 2 {
+						logp += math.Log((float64(cnt[path[i-1]]) - beta) / (float64(m) + alpha))
+					}
+				case k >= 2:
+					logp += math.Log((alpha + beta*float64(k)) / (float64(m) + alpha))
+				default:
+					logp += math.Log(rateS(tr.Time(v).S()) * seqRate(m, alpha, beta))
+				}
+			}
+		}
+		for v := leaf; v != NoNode; v = tr.Parent(v) {
+			cnt[v]++
+		}
+	}
+	return logp
 }

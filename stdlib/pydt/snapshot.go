@@ -6,8 +6,12 @@ import (
 )
 
 // snapshot is the exact serialised form of a Tree: every link, count and
-// time (both t and 1-t), so that a tree restored from a checkpoint is
-// bit-for-bit the tree that was saved, child order included.
+// branch point time (as s = -log(1-t), the coordinate Time keeps), so that
+// a tree restored from a checkpoint is bit-for-bit the tree that was saved,
+// child order included. S holds the internal IDs N..2N-2 (leaves are at
+// s = +Inf, which JSON cannot hold). Snapshots written before times were
+// kept as s hold t and 1-t for every node instead; they are read by
+// converting the more precise of the two.
 type snapshot struct {
 	N      int       `json:"n"`
 	Root   NodeID    `json:"root"`
@@ -17,8 +21,9 @@ type snapshot struct {
 	Prev   []NodeID  `json:"prev"`
 	Degree []int32   `json:"degree"`
 	Count  []int32   `json:"count"`
-	T      []float64 `json:"t"`
-	U      []float64 `json:"one_minus_t"`
+	S      []float64 `json:"s"`
+	T      []float64 `json:"t,omitempty"`
+	U      []float64 `json:"one_minus_t,omitempty"`
 	InUse  []bool    `json:"in_use"`
 	Free   []NodeID  `json:"free"`
 	Labels []string  `json:"labels,omitempty"`
@@ -30,10 +35,10 @@ func (tr *Tree) MarshalJSON() ([]byte, error) {
 	s := snapshot{
 		N: tr.n, Root: tr.root, Parent: tr.parent, First: tr.first, Next: tr.next, Prev: tr.prev,
 		Degree: tr.degree, Count: tr.count, InUse: tr.inUse, Free: tr.free, Labels: tr.Labels,
-		T: make([]float64, len(tr.time)), U: make([]float64, len(tr.time)),
+		S: make([]float64, len(tr.time)-tr.n),
 	}
-	for i, x := range tr.time {
-		s.T[i], s.U[i] = x.T(), x.OneMinus()
+	for i, x := range tr.time[tr.n:] {
+		s.S[i] = x.s
 	}
 	return json.Marshal(s)
 }
@@ -49,10 +54,24 @@ func (tr *Tree) UnmarshalJSON(b []byte) error {
 	if s.N < 1 {
 		return fmt.Errorf("tree snapshot: %d leaves", s.N)
 	}
-	for _, l := range []int{len(s.Parent), len(s.First), len(s.Next), len(s.Prev), len(s.Degree), len(s.Count), len(s.T), len(s.U), len(s.InUse)} {
+	for _, l := range []int{len(s.Parent), len(s.First), len(s.Next), len(s.Prev), len(s.Degree), len(s.Count), len(s.InUse)} {
 		if l != size {
 			return fmt.Errorf("tree snapshot: arrays of length %d for %d leaves", l, s.N)
 		}
+	}
+	if s.S == nil && len(s.T) == size && len(s.U) == size {
+		// The older form: t and 1-t of every node.
+		s.S = make([]float64, size-s.N)
+		for i := range s.S {
+			if t := s.T[s.N+i]; t <= 0.5 {
+				s.S[i] = TimeAt(t).s
+			} else {
+				s.S[i] = TimeFromOneMinus(s.U[s.N+i]).s
+			}
+		}
+	}
+	if len(s.S) != size-s.N {
+		return fmt.Errorf("tree snapshot: %d branch point times for %d leaves", len(s.S), s.N)
 	}
 	ids := append(append(append(append([]NodeID{s.Root}, s.Parent...), s.First...), s.Next...), s.Prev...)
 	for _, id := range append(ids, s.Free...) {
@@ -66,7 +85,10 @@ func (tr *Tree) UnmarshalJSON(b []byte) error {
 		Labels: s.Labels, time: make([]Time, size),
 	}
 	for i := range tr.time {
-		tr.time[i] = Time{t: s.T[i], oneMinus: s.U[i], set: true}
+		tr.time[i] = Leaf
+		if i >= s.N {
+			tr.time[i] = Time{s: s.S[i-s.N]}
+		}
 	}
 	if err := tr.Validate(); err != nil {
 		return fmt.Errorf("tree snapshot: %w", err)

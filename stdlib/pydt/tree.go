@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math"
 )
 
 // NodeID names a node of a Tree. Leaves are 0..N-1, in the order of the data
@@ -464,11 +463,11 @@ func (tr *Tree) Validate() error {
 		}
 		seen[v] = true
 		tv := tr.time[v]
-		if !tv.Valid() || math.IsNaN(tv.T()) {
-			return bad("node %d has time %v outside [0, 1]", v, tv.T())
+		if !tv.Valid() {
+			return bad("node %d has time s = %v outside [0, +Inf] (t outside [0, 1])", v, tv.S())
 		}
 		if !tr.ParentTime(v).Before(tv) {
-			return bad("node %d at t=%v is not after its parent at t=%v", v, tv.T(), tr.ParentTime(v).T())
+			return bad("node %d at %v is not after its parent at %v", v, tv, tr.ParentTime(v))
 		}
 		if tr.IsLeaf(v) {
 			leaves++

@@ -75,9 +75,18 @@ var inf = math.Inf(1)
 // the caches and moving them costs more than it saves.
 const relayoutBytes = 2 << 20
 
-// ErrZeroEdge is wrapped by the errors reported for a tree with an edge of
-// zero (or negative, or NaN) length, on which the model has no density.
+// ErrZeroEdge is wrapped by the errors reported for a tree with an edge
+// whose lower end is not strictly after its upper end (an edge of zero,
+// negative or NaN length in time), on which the model has no density. An
+// edge between distinct times whose length underflows float64 is not one:
+// its variance is 0.
 var ErrZeroEdge = errors.New("bp: edge of non-positive length")
+
+// ErrNoDensity is wrapped by the errors reported when the evidence has no
+// finite density given the tree: exactly observed values that meet
+// through edges of variance 0 (lengths that underflow float64) differ (zero
+// density) or coincide (a point mass: LogLik is +Inf).
+var ErrNoDensity = errors.New("bp: no finite density")
 
 // Model holds the messages of Gaussian belief propagation on a tree. It
 // refers to the tree it was built with: change the tree through the Model's
@@ -94,7 +103,8 @@ type Model struct {
 	// nr holds one record per node, at off(v): the mean (d values) and the
 	// variance (d values) of the upward message about x_v from the subtree
 	// below v, then S and P, the log normaliser of that subtree being
-	// S - log(P)/2 (see merge), then a copy of v's time as t and 1-t, so
+	// S - log(P)/2 (see merge), then a copy of v's time as s = -log(1-t)
+	// and 1-t, so
 	// that a child's message through its edge is read from one place. For a leaf the record holds the evidence
 	// (variance 1/precision) with S = 0, P = 1. The message from the
 	// subtree is exp(lz) ∏_d N(x_{v,d}; mean, variance), dimensions of
@@ -185,7 +195,7 @@ func New(tr *pydt.Tree, dims int) *Model {
 		}
 		r[2*dims+1] = 1
 		t := tr.Time(pydt.NodeID(v))
-		r[2*dims+2], r[2*dims+3] = t.T(), t.OneMinus()
+		r[2*dims+2], r[2*dims+3] = t.S(), t.OneMinus()
 	}
 	m.seg.init(c, n, dims)
 	for v := range c {
@@ -367,8 +377,12 @@ func (m *Model) SubtreeLogZ(v pydt.NodeID) float64 {
 	return m.nr[i] - 0.5*math.Log(m.nr[i+1])
 }
 
-// Err reports the first edge of non-positive length in the tree below the
-// root, naming its lower node, or nil. It costs O(N).
+// Err reports the first edge in the tree below the root whose lower end is
+// not strictly after its upper end, naming its lower node, or, when
+// LogLik is +Inf, that exactly observed values coincide through edges of
+// variance 0 (ErrNoDensity); nil otherwise. A LogLik of -Inf on a valid
+// tree is not an error: exactly observed values that differ across edges
+// of variance 0 have zero density. It costs O(N).
 func (m *Model) Err() error {
 	tr := m.tr
 	if tr.Root() == pydt.NoNode {
@@ -376,9 +390,14 @@ func (m *Model) Err() error {
 	}
 	m.order = tr.PreOrder(m.order[:0])
 	for _, v := range m.order {
-		if l := tr.BranchLength(v); !(l > 0) {
-			return m.edgeError(v, l)
+		if !tr.ParentTime(v).Before(tr.Time(v)) {
+			return m.edgeError(v, tr.BranchLength(v))
 		}
+	}
+	if ll := m.LogLik(); math.IsInf(ll, 1) {
+		return fmt.Errorf("%w: log likelihood +Inf: exactly observed values coincide where their paths meet "+
+			"through edges whose length underflows float64 (times with 1-t below 5e-324); "+
+			"the density of exactly equal observations is infinite (use a noise model)", ErrNoDensity)
 	}
 	return nil
 }
@@ -388,6 +407,6 @@ func (m *Model) edgeError(v pydt.NodeID, l float64) error {
 	if m.tr.IsLeaf(v) {
 		name = "leaf " + m.tr.Label(v)
 	}
-	return fmt.Errorf("%w: the edge above %s (t = %v, parent t = %v) has length %v",
-		ErrZeroEdge, name, m.tr.Time(v).T(), m.tr.ParentTime(v).T(), l)
+	return fmt.Errorf("%w: the edge above %s (%v, parent %v) has length %v",
+		ErrZeroEdge, name, m.tr.Time(v), m.tr.ParentTime(v), l)
 }

@@ -32,10 +32,12 @@ func (m *Model) prepareDown(what string, dst ...[]float64) error {
 		m.order = m.order[:0]
 		return nil
 	}
-	if math.IsInf(m.LogLik(), -1) {
-		if err := m.Err(); err != nil {
-			return fmt.Errorf("bp: %s: %w", what, err)
+	if ll := m.LogLik(); math.IsInf(ll, 0) || math.IsNaN(ll) {
+		err := m.Err()
+		if err == nil {
+			err = fmt.Errorf("%w: exactly observed values differ across edges whose length underflows float64", ErrNoDensity)
 		}
+		return fmt.Errorf("bp: %s: %w", what, err)
 	}
 	m.order = m.tr.PreOrder(m.order[:0])
 	return nil
@@ -78,6 +80,11 @@ func (m *Model) Marginals(mean, variance []float64) error {
 			v := cv[k]
 			if v == inf {
 				om[k], ov[k] = pm[k], pv[k]+s
+				continue
+			}
+			if v == 0 {
+				// Exact evidence below (an edge of zero length included).
+				om[k], ov[k] = cm[k], 0
 				continue
 			}
 			w := v / (v + s)
@@ -136,7 +143,11 @@ func (m *Model) SampleLocations(rng *rand.Rand, dst []float64) error {
 // included, so n = (number of edges)·D. To integrate some locations out
 // instead, set them to NaN: a term whose lower end is NaN is skipped. The
 // locations below a NaN entry must then be NaN too (an error otherwise).
-// Edges of non-positive length are an error naming the node.
+// An edge whose length underflows float64 to 0 (both ends beyond
+// 1-t ≈ 5e-324) is skipped too: its two ends are drawn equal, and the
+// ratio ||x_b − x_a||²/(t_b − t_a) it would contribute is not
+// representable. Edges whose lower end is not strictly after the upper are
+// an error naming the node.
 func (m *Model) SuffStats(x []float64) (ss float64, n int, err error) {
 	tr, d := m.tr, m.d
 	if len(x) != tr.Cap()*d {
@@ -148,9 +159,12 @@ func (m *Model) SuffStats(x []float64) (ss float64, n int, err error) {
 	m.order = tr.PreOrder(m.order[:0])
 	for _, b := range m.order {
 		a := tr.Parent(b)
+		if !tr.ParentTime(b).Before(tr.Time(b)) {
+			return 0, 0, m.edgeError(b, tr.BranchLength(b))
+		}
 		l := tr.BranchLength(b)
-		if !(l > 0) {
-			return 0, 0, m.edgeError(b, l)
+		if l == 0 {
+			continue
 		}
 		xb := x[int(b)*d : int(b)*d+d]
 		var part float64

@@ -237,3 +237,126 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestBeyondFloat64 checks BP on a tree whose branch points lie beyond the
+// float64 range of 1-t (s = -log(1-t) > 745), where the lengths of the
+// edges below them underflow to 0. With noisy evidence the likelihood is
+// finite and equals the one of the tree with those edges at length 0 in
+// closed form: the leaves below a branch point at s > 745 share its
+// location. Exactly observed distinct values there have zero density
+// (-Inf, a valid answer, not an error); exactly observed equal values have
+// an infinite one, which Err reports (ErrNoDensity). Nothing is NaN.
+func TestBeyondFloat64(t *testing.T) {
+	// ((1,2)@s=900, 3)@t=0.5: leaves 1 and 2 meet 1e-391 before t = 1.
+	tr := pydt.New(3)
+	tr.Plant(0)
+	tr.Attach(2, pydt.Position{Node: 0, Time: pydt.TimeAt(0.5)})
+	tr.Attach(1, pydt.Position{Node: 0, Time: pydt.TimeFromS(900)})
+	if err := tr.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	m := New(tr, 1)
+	const s2, noise = 1.3, 0.2 // diffusion variance, evidence variance
+	if err := m.SetVariance(s2); err != nil {
+		t.Fatal(err)
+	}
+	y := []float64{0.3, -0.4, 1.1}
+	for i, v := range y {
+		if err := m.SetEvidence(pydt.NodeID(i), 0, v, 1/noise); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Closed form: x_r ~ N(0, s2/2) at t = 1/2; x_w = x_1 = x_2 (shared
+	// location, variance s2/2 from x_r: the edge r→w has length 1/2 to
+	// rounding); x_3 ~ N(x_r, s2/2). The data y_i = x_i + N(0, noise).
+	// (y1, y2, y3) is Gaussian with mean 0 and covariance
+	// C_ij = s2/2 + [i = j, or both below w] s2/2 + [i = j] noise.
+	c := [3][3]float64{}
+	for i := range 3 {
+		for j := range 3 {
+			c[i][j] = s2 / 2
+			if i == j || (i < 2 && j < 2) {
+				c[i][j] += s2 / 2
+			}
+			if i == j {
+				c[i][j] += noise
+			}
+		}
+	}
+	want := gauss3LogPDF(y, c)
+	if got := m.LogLik(); math.IsNaN(got) || math.Abs(got-want) > 1e-12 {
+		t.Errorf("noisy evidence: LogLik %v, closed form %v", got, want)
+	}
+	if err := m.Err(); err != nil {
+		t.Errorf("noisy evidence: Err %v", err)
+	}
+	// Exact observations of distinct values: zero density, no error.
+	if err := m.ObserveMatrix(y); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Recompute(); err != nil {
+		t.Errorf("distinct exact values: Recompute %v", err)
+	}
+	if got := m.LogLik(); !math.IsInf(got, -1) {
+		t.Errorf("distinct exact values: LogLik %v, want -Inf", got)
+	}
+	// Equal exact values: infinite density, reported.
+	if err := m.ObserveMatrix([]float64{0.3, 0.3, 1.1}); err != nil {
+		t.Fatal(err)
+	}
+	err := m.Recompute()
+	if got := m.LogLik(); !math.IsInf(got, 1) {
+		t.Errorf("equal exact values: LogLik %v, want +Inf", got)
+	}
+	if !errors.Is(err, ErrNoDensity) || !errors.Is(m.Err(), ErrNoDensity) {
+		t.Errorf("equal exact values: Recompute %v, Err %v; want ErrNoDensity", err, m.Err())
+	}
+	x := make([]float64, tr.Cap())
+	if err := m.SampleLocations(rand.New(rand.NewPCG(1, 1)), x); !errors.Is(err, ErrNoDensity) {
+		t.Errorf("equal exact values: SampleLocations %v, want ErrNoDensity", err)
+	}
+	// Noisy evidence on one of the pair: finite again, and the sampled
+	// locations are finite and give finite sufficient statistics.
+	if err := m.SetEvidence(1, 0, 0.3, 1/noise); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.LogLik(); math.IsInf(got, 0) || math.IsNaN(got) {
+		t.Errorf("one noisy value: LogLik %v", got)
+	}
+	if err := m.SampleLocations(rand.New(rand.NewPCG(1, 1)), x); err != nil {
+		t.Fatal(err)
+	}
+	ss, n, err := m.SuffStats(x)
+	if err != nil || math.IsNaN(ss) || math.IsInf(ss, 0) || n != 3 {
+		t.Errorf("SuffStats = %v, %v, %v; want finite over the 3 edges of positive length", ss, n, err)
+	}
+	mean, vr := make([]float64, tr.Cap()), make([]float64, tr.Cap())
+	if err := m.Marginals(mean, vr); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range tr.PreOrder(nil) {
+		if math.IsNaN(mean[v]) || math.IsNaN(vr[v]) {
+			t.Errorf("Marginals of node %d: %v, %v", v, mean[v], vr[v])
+		}
+	}
+}
+
+// gauss3LogPDF returns the log density of N(0, c) at y, for a 3×3 c.
+func gauss3LogPDF(y []float64, c [3][3]float64) float64 {
+	det := c[0][0]*(c[1][1]*c[2][2]-c[1][2]*c[2][1]) - c[0][1]*(c[1][0]*c[2][2]-c[1][2]*c[2][0]) + c[0][2]*(c[1][0]*c[2][1]-c[1][1]*c[2][0])
+	var inv [3][3]float64
+	for i := range 3 {
+		for j := range 3 {
+			a, b := (j+1)%3, (j+2)%3
+			p, q := (i+1)%3, (i+2)%3
+			inv[i][j] = (c[a][p]*c[b][q] - c[a][q]*c[b][p]) / det
+		}
+	}
+	quad := 0.0
+	for i := range 3 {
+		for j := range 3 {
+			quad += y[i] * inv[i][j] * y[j]
+		}
+	}
+	return -0.5 * (3*math.Log(2*math.Pi) + math.Log(det) + quad)
+}

@@ -11,11 +11,10 @@ const log2Pi = 1.8378770664093454835606594728112352797227949472755668
 // originLL returns the log of the integral of the message a about the
 // root's location, at time t, against the root's prior N(0, σ² t).
 func (m *Model) originLL(a []float64, t pydt.Time) float64 {
-	l := t.Since(pydt.Origin)
-	if !(l > 0) {
+	if !pydt.Origin.Before(t) {
 		return math.Inf(-1)
 	}
-	return mergeLL(a, 0, m.orig, m.s2*l)
+	return mergeLL(a, 0, m.orig, m.s2*t.T())
 }
 
 // bfs appends the subtree below r to m.order, parents before children (the
@@ -41,7 +40,8 @@ func (m *Model) bfs(r pydt.NodeID) {
 // before parents, and over every detached subtree, in O(N·D). It lays out
 // the segment trees afresh from the tree's child lists, so it also serves
 // after the tree was changed directly. It returns an error naming the node
-// if an edge of the tree has non-positive length (LogLik is then -Inf).
+// if an edge of the tree has non-positive length (LogLik is then -Inf), and
+// one wrapping ErrNoDensity if LogLik is +Inf (see Err).
 func (m *Model) Recompute() error {
 	tr := m.tr
 	for _, leaf := range m.pending {
@@ -97,7 +97,7 @@ func (m *Model) Recompute() error {
 	m.seg.reserve()
 	m.reserveJournal()
 	m.jr.valid = false
-	if root != pydt.NoNode && math.IsInf(m.LogLik(), -1) {
+	if root != pydt.NoNode && math.IsInf(m.LogLik(), 0) {
 		return m.Err()
 	}
 	return nil
@@ -245,29 +245,26 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 			panic("bp: LogLikIfAttached at a leaf with AtNode set")
 		}
 		tw := tr.Time(w)
-		l := tv.Since(tw)
-		if !(l > 0) {
+		if !tw.Before(tv) {
 			return math.Inf(-1)
 		}
-		merge(acc, m.node(w), 0, vr, m.s2*l)
+		merge(acc, m.node(w), 0, vr, m.s2*tv.Since(tw))
 		cur, ct = w, tw
 	} else {
 		u, t := pos.Node, pos.Time
-		lu := tr.Time(u).Since(t)
-		lv := tv.Since(t)
-		if !(lu > 0) || !(lv > 0) {
+		tu := tr.Time(u)
+		if !t.Before(tu) || !t.Before(tv) {
 			return math.Inf(-1)
 		}
-		merge(acc, m.node(u), m.s2*lu, vr, m.s2*lv)
+		merge(acc, m.node(u), m.s2*tu.Since(t), vr, m.s2*tv.Since(t))
 		cur, ct = u, t
 	}
 	for a := tr.Parent(cur); a != pydt.NoNode; a = tr.Parent(a) {
 		ta := tr.Time(a)
-		l := ct.Since(ta)
-		if !(l > 0) {
+		if !ta.Before(ct) {
 			return math.Inf(-1)
 		}
-		s := m.s2 * l
+		s := m.s2 * ct.Since(ta)
 		c := m.seg.capOf(a)
 		for i := c + int(m.seg.node[cur].slot); i > 1; i >>= 1 {
 			sib, ss := m.op(a, ta, c, i^1)

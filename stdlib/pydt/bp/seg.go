@@ -165,7 +165,7 @@ func slotsFor(k int) int {
 
 // Messages are records of rs = 2d+4 floats: the means (d values), the
 // variances (d values), then S and P, then (in node records) the node's
-// time as t and 1-t, which merge neither reads nor writes. A record r (with an edge variance s
+// time as s = -log(1-t) and 1-t, which merge neither reads nor writes. A record r (with an edge variance s
 // added on the fly, so that a child's stored message serves as its message
 // through the edge to its parent) stands for the function
 //
@@ -192,6 +192,12 @@ func fold(S, P float64) (float64, float64) {
 // variance sa) and b (sb). Per dimension where both carry information,
 // N(x; m1, v1) N(x; m2, v2) = N(m1 - m2; 0, v1 + v2) N(x; m, v). The output
 // may alias a or b.
+//
+// Variances may be 0: an exactly observed value, or an edge whose length
+// underflows float64 (both ends beyond 1-t ≈ 5e-324). Two exact values
+// meeting through such edges give a point mass: zero density (S = -Inf)
+// when they differ, and an infinite one (S = +Inf) when they are equal;
+// zero density dominates when both occur.
 func merge(o, a []float64, sa float64, b []float64, sb float64) {
 	n := (len(o) - 4) / 2
 	a, b, o = a[:2*n+2], b[:2*n+2], o[:2*n+2]
@@ -200,6 +206,7 @@ func merge(o, a []float64, sa float64, b []float64, sb float64) {
 	bm, bv := b[:n], b[n:2*n]
 	om, ov := o[:n], o[n:2*n]
 	quad, k := 0.0, 0
+	sing := false
 	for d := range om {
 		x := av[d] + sa
 		y := bv[d] + sb
@@ -216,22 +223,58 @@ func merge(o, a []float64, sa float64, b []float64, sb float64) {
 			continue
 		}
 		tot := x + y
-		inv := 1 / tot
 		diff := bm[d] - am[d]
-		quad += diff * diff * inv
-		om[d] = am[d] + x*inv*diff
-		ov[d] = x * y * inv
 		k++
 		if tot > pLo && tot < pHi {
+			inv := 1 / tot
+			quad += diff * diff * inv
+			om[d] = am[d] + x*inv*diff
+			ov[d] = x * y * inv
 			P *= tot
 			if P < pLo || P > pHi {
 				S, P = fold(S, P)
 			}
-		} else {
+			continue
+		}
+		w, q := extremeTerms(x, tot, diff, &sing)
+		quad += q
+		om[d] = am[d] + w*diff
+		ov[d] = w * y
+		if tot > 0 {
 			S -= 0.5 * math.Log(tot)
 		}
 	}
-	o[2*n], o[2*n+1] = fold(S-0.5*(quad+float64(k)*log2Pi), P)
+	o[2*n], o[2*n+1] = fold(logNorm(S, quad, k, sing), P)
+}
+
+// extremeTerms returns, for a dimension whose total variance tot = x + y
+// lies outside [pLo, pHi], the weight w = x/tot of the difference in the
+// product's mean and the quadratic term diff²/tot, formed by division so
+// that nothing overflows; for tot = 0 (two exact values) w = 0 and the
+// quadratic term is +Inf when they differ, while sing is set when they are
+// equal.
+func extremeTerms(x, tot, diff float64, sing *bool) (w, q float64) {
+	if tot > 0 {
+		return x / tot, diff * diff / tot
+	}
+	if diff != 0 {
+		return 0, inf
+	}
+	*sing = true
+	return 0, 0
+}
+
+// logNorm returns S - (quad + k log 2π)/2, the log normaliser of a product,
+// with zero density (S or quad infinite the wrong way) dominating an
+// infinite density (S = +Inf, or sing).
+func logNorm(S, quad float64, k int, sing bool) float64 {
+	switch {
+	case S == -inf || quad == inf || S != S:
+		return -inf
+	case sing || S == inf:
+		return inf
+	}
+	return S - 0.5*(quad+float64(k)*log2Pi)
 }
 
 // mergeLL returns the log of the integral over x of the product of the
@@ -244,6 +287,7 @@ func mergeLL(a []float64, sa float64, b []float64, sb float64) float64 {
 	am, av := a[:n], a[n:2*n]
 	bm, bv := b[:n], b[n:2*n]
 	quad, k := 0.0, 0
+	sing := false
 	for d := range am {
 		x := av[d] + sa
 		y := bv[d] + sb
@@ -252,18 +296,26 @@ func mergeLL(a []float64, sa float64, b []float64, sb float64) float64 {
 		}
 		tot := x + y
 		diff := bm[d] - am[d]
-		quad += diff * diff / tot
 		k++
 		if tot > pLo && tot < pHi {
+			quad += diff * diff / tot
 			P *= tot
 			if P < pLo || P > pHi {
 				S, P = fold(S, P)
 			}
-		} else {
+			continue
+		}
+		_, q := extremeTerms(x, tot, diff, &sing)
+		quad += q
+		if tot > 0 {
 			S -= 0.5 * math.Log(tot)
 		}
 	}
-	return S - 0.5*(quad+float64(k)*log2Pi+math.Log(P))
+	ll := logNorm(S, quad, k, sing)
+	if math.IsInf(ll, 0) {
+		return ll
+	}
+	return ll - 0.5*math.Log(P)
 }
 
 // node returns v's record.
@@ -276,34 +328,30 @@ func (m *Model) node(v pydt.NodeID) []float64 {
 func (m *Model) off(v pydt.NodeID) int { return int(m.seg.node[v].rec) * m.rs }
 
 // child returns the record of child c and the variance of its edge from a
-// parent at time t (1-t = u), or the record m.dead (no information, S =
-// -Inf) for an edge of non-positive length. The child's time is read from
-// its record, as pydt.Time.Since would compute it.
-func (m *Model) child(c pydt.NodeID, t, u float64) ([]float64, float64) {
-	return m.childRec(int(m.seg.node[c].rec), t, u)
+// parent at time s = -log(1-t) (1-t = u), or the record m.dead (no
+// information, S = -Inf) when the child is not strictly after the parent.
+// The child's time is read from its record, and the edge length computed
+// as pydt.Elapsed does (pydt.Time.Since); it is 0 when it underflows.
+func (m *Model) child(c pydt.NodeID, s, u float64) ([]float64, float64) {
+	return m.childRec(int(m.seg.node[c].rec), s, u)
 }
 
 // childRec is child for the record at index rec.
-func (m *Model) childRec(rec int, t, u float64) ([]float64, float64) {
+func (m *Model) childRec(rec int, s, u float64) ([]float64, float64) {
 	o := rec * m.rs
 	r := m.nr[o : o+m.rs]
-	var l float64
-	if tc := r[m.rs-2]; tc <= 0.5 {
-		l = tc - t
-	} else {
-		l = u - r[m.rs-1]
-	}
-	if !(l > 0) {
+	sc := r[m.rs-2]
+	if !(sc > s) {
 		return m.dead, 0
 	}
-	return r, m.s2 * l
+	return r, m.s2 * pydt.Elapsed(s, sc, u, r[m.rs-1])
 }
 
 // op returns the record and edge variance at heap index i (2 ≤ i < 2c)
 // of p's segment tree, p being at time tp with c slots.
 func (m *Model) op(p pydt.NodeID, tp pydt.Time, c, i int) ([]float64, float64) {
 	if i >= c {
-		return m.slotOp(m.seg.kidsOf(p)[i-c], tp.T(), tp.OneMinus())
+		return m.slotOp(m.seg.kidsOf(p)[i-c], tp.S(), tp.OneMinus())
 	}
 	r, _, _ := m.heapRec(m.seg.node[p], i)
 	return r, 0
@@ -334,7 +382,7 @@ func (m *Model) heapRec(sn segNode, i int) (out []float64, cls int8, off int) {
 
 // computeRec recomputes the record at heap index i (1 ≤ i < cap) of p's
 // segment tree from its two children; sn is p's bookkeeping and p is at
-// time t (1-t = u).
+// time s = -log(1-t) (1-t = u).
 func (m *Model) computeRec(p pydt.NodeID, t, u float64, sn segNode, i int) {
 	s := &m.seg
 	k, rs := int(sn.cls), m.rs
@@ -361,7 +409,7 @@ func (m *Model) computeRec(p pydt.NodeID, t, u float64, sn segNode, i int) {
 func (m *Model) build(p pydt.NodeID) {
 	sn := m.seg.node[p]
 	tp := m.tr.Time(p)
-	t, u := tp.T(), tp.OneMinus()
+	t, u := tp.S(), tp.OneMinus()
 	o := int(sn.rec)*m.rs + m.rs - 2
 	m.nr[o], m.nr[o+1] = t, u
 	for i := 1<<sn.cls - 1; i >= 1; i-- {
@@ -424,7 +472,7 @@ func (m *Model) layout(p pydt.NodeID, ks []pydt.NodeID) segNode {
 // records of its children, in slot order, are those at m.lo[i] onwards
 // (see relayout).
 func (m *Model) buildAt(p pydt.NodeID, sn segNode, i int) {
-	t, u := m.tm[i].T(), m.tm[i].OneMinus()
+	t, u := m.tm[i].S(), m.tm[i].OneMinus()
 	rs := m.rs
 	o := int(sn.rec)*rs + rs - 2
 	m.nr[o], m.nr[o+1] = t, u
@@ -434,7 +482,7 @@ func (m *Model) buildAt(p pydt.NodeID, sn segNode, i int) {
 	}
 }
 
-// slotAt returns the message of slot j of a branch point at time t (1-t =
+// slotAt returns the message of slot j of a branch point at time s (1-t =
 // u) whose k children have their records at indices base onwards.
 func (m *Model) slotAt(j, base, k int, t, u float64) ([]float64, float64) {
 	if j >= k {

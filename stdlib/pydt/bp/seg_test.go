@@ -49,7 +49,7 @@ func refLogLik(m *Model) float64 {
 					mean[d], vr[d] = cm[d], y
 				default:
 					lz += normLog(mean[d]-cm[d], x+y)
-					mean[d] = (mean[d]*y + cm[d]*x) / (x + y)
+					mean[d] += x / (x + y) * (cm[d] - mean[d])
 					vr[d] = x * y / (x + y)
 				}
 			}

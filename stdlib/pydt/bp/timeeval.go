@@ -72,11 +72,11 @@ func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
 	}
 	e.tp = tr.Time(m.path[1])
 	// The prior of x_root: the origin through an edge of length t_root.
-	acc, s := m.orig, m.s2*tr.Time(r).Since(pydt.Origin)
-	if !(s > 0) {
+	if !pydt.Origin.Before(tr.Time(r)) {
 		copy(e.out, m.dead)
 		return e
 	}
+	acc, s := m.orig, m.s2*tr.Time(r).T()
 	// Walk down from the root: at each ancestor a, multiply the message
 	// arriving from above by those of a's children off the path (the
 	// siblings along the path in a's segment tree), then carry the product
@@ -91,12 +91,12 @@ func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
 			acc, s = e.out, 0
 		}
 		if k > 1 {
-			l := tr.Time(b).Since(ta)
-			if !(l > 0) {
+			tb := tr.Time(b)
+			if !ta.Before(tb) {
 				copy(e.out, m.dead)
 				return e
 			}
-			s = m.s2 * l
+			s = m.s2 * tb.Since(ta)
 		}
 	}
 	return e
@@ -121,12 +121,8 @@ func (e *TimeEval) LogLik(t pydt.Time) float64 {
 	if !e.tp.Before(t) || !t.Before(e.hi) || math.IsInf(e.out[2*m.d], -1) {
 		return math.Inf(-1)
 	}
-	l := t.Since(e.tp)
-	if !(l > 0) {
-		return math.Inf(-1)
-	}
-	acc, s := e.out, m.s2*l
-	tt, tu := t.T(), t.OneMinus()
+	acc, s := e.out, m.s2*t.Since(e.tp)
+	tt, tu := t.S(), t.OneMinus()
 	k := m.tr.Degree(e.v)
 	ks := m.seg.kidsOf(e.v)[:k]
 	for j, c := range ks {

@@ -21,25 +21,22 @@
 //
 // # Numerics
 //
-// Times are pydt.Time values, which keep 1-t to full relative precision, so
-// divergences with 1-t far below 1e-16 are represented exactly. Three
-// guards keep every tree valid when float64 runs out:
+// Times are pydt.Time values, kept as s = -log(1-t), so divergences with
+// 1-t far below 1e-16, and below the float64 range of 1-t (s > 745), are
+// represented exactly, and each divergence time is drawn by
+// pydt.Divergence.Advance, in s, from the top of its segment. Two guards
+// remain, for what no float64 s can hold:
 //
-//   - A divergence time that rounds to or before the top of its segment
-//     (the increment E/h_m is below the resolution of A there) is moved to
-//     the next representable time after the top.
-//   - A drawn time that is not strictly before the branch point at the
-//     segment's lower end means the point reaches that branch point.
+//   - A divergence whose increment in s is below the resolution of s at the
+//     top of its segment (say 1e-10 after s = 1e7) is moved to the next
+//     float64 s after the top.
 //   - On a segment ending at a leaf, A(1) = ∞ puts the true time strictly
-//     before 1, but its 1-t can be below the smallest positive float64 (with
-//     a(t) = c/(1-t) this needs A(t) > 744 c, e.g. alpha = 8, c = 1). Such a
-//     time cannot be represented at all; it is placed halfway, in float64
-//     ordering, between the segment's top and t = 1, keeping the tree's
-//     structure (see placeOnLeafSegment). If even that is impossible (the top
-//     is already at the smallest 1-t) the point joins the branch point at
-//     the top as a new child. Draws in that regime do not follow the PYDT
-//     law exactly; the reference tests use parameters that never reach it,
-//     and check that they don't.
+//     before 1, but its s can exceed the largest float64 (with
+//     a(t) = c/(1-t) this needs E/(c h_m) > 1.8e308, so c below about
+//     1e-300). Such a time is placed halfway, in float64 ordering, between
+//     the top's s and the largest float64 (see placeOnLeafSegment); if no
+//     float64 fits, the point joins the branch point at the top. Draws in
+//     that regime do not follow the PYDT law exactly.
 package sim
 
 import (
@@ -172,14 +169,9 @@ func (d *drawer) run(n int) *pydt.Tree {
 	return d.tr
 }
 
-// after returns the representable time just after t: the next float64 in
-// whichever of t and 1-t Time keeps precisely. It is Leaf (t = 1) when 1-t
-// is already the smallest positive float64.
+// after returns the representable time just after t: the next float64 s.
 func after(t pydt.Time) pydt.Time {
-	if t.T() < 0.5 {
-		return pydt.TimeAt(math.Nextafter(t.T(), 1))
-	}
-	return pydt.TimeFromOneMinus(math.Nextafter(t.OneMinus(), 0))
+	return pydt.TimeFromS(math.Nextafter(t.S(), math.Inf(1)))
 }
 
 // addPoint runs the generative process for point (leaf) i.
@@ -195,15 +187,15 @@ func (d *drawer) addPoint(i pydt.NodeID) {
 		m := tr.Count(v) // earlier points that traversed the segment
 		// Divergence on (ta, tb): E ~ Exp(1), A(t) = A(ta) + E/h_m.
 		e := d.rng.ExpFloat64()
-		td := div.InverseCumulative(div.Cumulative(ta) + e*math.Exp(-d.logHazard(m)))
+		td := div.Advance(ta, e*math.Exp(-d.logHazard(m)))
 		if !ta.Before(td) {
-			// Rounding put the time at or before ta (E/h_m is below the
-			// resolution of A near ta): use the next representable time.
+			// Rounding put the time at ta (the increment in s is below
+			// the resolution of s there): use the next representable time.
 			td = after(ta)
 		}
-		if !td.Before(tb) && tr.IsLeaf(v) {
-			// A(1) = ∞, so the true time is before 1, but 1-t is below
-			// what float64 holds.
+		if td.IsLeaf() && tr.IsLeaf(v) {
+			// A(1) = ∞, so the true time is before 1, but its s is
+			// beyond the largest float64.
 			var ok bool
 			td, ok = d.placeOnLeafSegment(ta)
 			if !ok {
@@ -246,21 +238,17 @@ func (d *drawer) addPoint(i pydt.NodeID) {
 }
 
 // placeOnLeafSegment chooses a time for a divergence on a segment (ta, 1)
-// whose drawn time has 1-t too small for float64 (or rounded to t = 1). The
-// true time is beyond what Time can hold, so any choice distorts the times;
-// this one keeps the tree's structure: 1-t is put halfway, in the ordering of
-// positive float64 values, between ta's 1-t and 0 (for example about 1e-154
-// below ta = 0, about 1e-231 below 1-t = 1e-154), which leaves room for
-// about 60 further nested divergences below it. Clamping to the smallest
-// positive float64 instead would leave no room for the next point to
-// diverge below it, and turn such trees into stars. It reports false when
-// ta's 1-t is already the smallest positive float64, so that no time fits
-// strictly between ta and 1.
+// whose drawn s = -log(1-t) is beyond the largest float64. The true time
+// cannot be represented, so any choice distorts the times; this one keeps
+// the tree's structure: s is put halfway, in the ordering of float64
+// values, between ta's s and the largest float64, which leaves room for
+// further nested divergences below it. It reports false when no float64 s
+// lies strictly between.
 func (d *drawer) placeOnLeafSegment(ta pydt.Time) (pydt.Time, bool) {
 	d.clamped++
-	u := math.Float64frombits(math.Float64bits(ta.OneMinus()) / 2)
-	td := pydt.TimeFromOneMinus(u)
-	return td, u > 0 && ta.Before(td)
+	lo, hi := math.Float64bits(ta.S()), math.Float64bits(math.MaxFloat64)
+	td := pydt.TimeFromS(math.Float64frombits(lo + (hi-lo)/2))
+	return td, ta.Before(td) && !td.IsLeaf()
 }
 
 // divergeOnSegment attaches point i at a new branch point at time td on the
@@ -276,8 +264,11 @@ func (d *drawer) divergeOnSegment(i, v pydt.NodeID, ta, td pydt.Time) {
 	// Bridge from (ta, xa) to (tb, xb) at td: mean xa + w (xb - xa),
 	// variance σ² (td-ta)(tb-td)/(tb-ta), with w = (td-ta)/(tb-ta).
 	d1, d2 := td.Since(ta), tb.Since(td)
-	w := d1 / (d1 + d2)
-	sdBridge := math.Sqrt(d.p.Variance * d1 * (d2 / (d1 + d2)))
+	w, sdBridge := 0.0, 0.0
+	if d1+d2 > 0 { // else both lengths underflow: the bridge is a point
+		w = d1 / (d1 + d2)
+		sdBridge = math.Sqrt(d.p.Variance * d1 * (d2 / (d1 + d2)))
+	}
 	sdLeaf := math.Sqrt(d.p.Variance * td.OneMinus())
 	w0 := d.tr.Attach(i, pydt.Position{Node: v, Time: td})
 	xb := d.x[int(v)*D : int(v)*D+D]

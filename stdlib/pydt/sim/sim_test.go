@@ -436,8 +436,9 @@ func TestLargeTreesValidate(t *testing.T) {
 // TestTimesNearOne draws with a(t) = c/(1-t) and small c, or large alpha,
 // where a sizeable fraction of divergence times have 1-t below 1e-16 (for
 // N = 2, α = β = 0, c = 0.05: 1-T = exp(-E/c), so P(1-T < 1e-16) =
-// exp(-36.8 c) ≈ 0.16). Such trees must still validate, with every branch
-// point's 1-t > 0, and finite locations.
+// exp(-36.8 c) ≈ 0.16), and some beyond the float64 range of 1-t. Such
+// trees must still validate, with every branch point before t = 1 (finite
+// s), and finite locations; none needs clamping.
 func TestTimesNearOne(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
@@ -447,7 +448,8 @@ func TestTimesNearOne(t *testing.T) {
 		{Params{Alpha: 0, Beta: 0, Div: pydt.DivInv{C: 0.05}, Variance: 1, Dims: 1}, 30},
 		{Params{Alpha: 0.5, Beta: 0.5, Div: pydt.DivInv{C: 0.05}, Variance: 1, Dims: 1}, 30},
 		{Params{Alpha: 8, Beta: 0, Div: pydt.DivInv{C: 1}, Variance: 1, Dims: 1}, 30},
-		{Params{Alpha: 60, Beta: 0.1, Div: pydt.DivInv{C: 1}, Variance: 1, Dims: 1}, 10}, // beyond float64: see placeOnLeafSegment
+		{Params{Alpha: 60, Beta: 0.1, Div: pydt.DivInv{C: 1}, Variance: 1, Dims: 1}, 10}, // 1-t beyond float64
+		{Params{Alpha: 0.5, Beta: 0.2, Div: pydt.DivInv{C: 1e-4}, Variance: 1, Dims: 2}, 10},
 		{Params{Alpha: 0, Beta: 0, Div: pydt.DivNeal{C0: 0, C1: 0.02, C2: 0}, Variance: 1, Dims: 1}, 20},
 	} {
 		if err := tc.p.Check(); err != nil {
@@ -464,11 +466,10 @@ func TestTimesNearOne(t *testing.T) {
 					continue
 				}
 				total++
-				u := tr.Time(v).OneMinus()
-				if !(u > 0) {
-					t.Fatalf("branch point at 1-t = %v", u)
+				if tv := tr.Time(v); tv.IsLeaf() || !tv.Valid() {
+					t.Fatalf("branch point at %v", tv)
 				}
-				if u < 1e-16 {
+				if tr.Time(v).OneMinus() < 1e-16 {
 					tiny++
 				}
 			}
@@ -480,6 +481,9 @@ func TestTimesNearOne(t *testing.T) {
 		}
 		if tiny == 0 {
 			t.Errorf("%+v: no branch point with 1-t < 1e-16 among %d; the test does not exercise the regime", tc.p, total)
+		}
+		if clamped != 0 {
+			t.Errorf("%+v: %d divergences clamped", tc.p, clamped)
 		}
 		t.Logf("alpha=%v beta=%v a=%v: %d of %d branch points have 1-t < 1e-16, %d not representable (clamped)",
 			tc.p.Alpha, tc.p.Beta, tc.p.Div, tiny, total, clamped)
@@ -596,5 +600,67 @@ func BenchmarkDraw(b *testing.B) {
 		if _, _, err := Draw(rng, 1000, p); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestLawBeyondFloat64 checks the generative process where 1-t is far below
+// the float64 range (s = -log(1-t) around 1e4, c = 1e-4): for N = 2 the
+// root's s = E/(c h_1) is exponential with mean 1/(c h_1) (a
+// Kolmogorov-Smirnov test), and for N = 3 the topology has the exact law
+// of the process, which does not depend on c. Before times were kept as s,
+// every such time was clamped.
+func TestLawBeyondFloat64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	const c = 1e-4
+	alpha, beta := 0.7, 0.3
+	p := Params{Alpha: alpha, Beta: beta, Div: pydt.DivInv{C: c}}
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	h1 := math.Exp(lg(1-beta) - lg(2+alpha))
+	const draws = 20000
+	u := make([]float64, draws)
+	beyond := 0
+	for i := range u {
+		tr, err := DrawTree(rng, 2, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := tr.Time(tr.Root()).S()
+		if s > 745 {
+			beyond++
+		}
+		u[i] = 1 - math.Exp(-c*h1*s) // uniform under the law
+	}
+	if beyond < draws/2 {
+		t.Fatalf("only %d of %d roots beyond 1-t = 5e-324: the test misses the regime", beyond, draws)
+	}
+	slices.Sort(u)
+	dmax := 0.0
+	for i, x := range u {
+		dmax = max(dmax, math.Abs(x-float64(i)/draws), math.Abs(x-float64(i+1)/draws))
+	}
+	// The 0.001 critical value of the KS statistic is about 1.95/sqrt(n).
+	if crit := 1.95 / math.Sqrt(draws); dmax > crit {
+		t.Errorf("N = 2: KS distance %.4f of the root's s from Exp(c h_1) exceeds %.4f", dmax, crit)
+	}
+
+	// N = 3: the third point leaves the root edge with probability
+	// h2/(h1+h2), h2/h1 = (1-β)/(2+α); otherwise at the root it starts a
+	// new branch with (α+2β)/(2+α).
+	r := (1 - beta) / (2 + alpha)
+	three := 1 / (1 + r) * (alpha + 2*beta) / (2 + alpha)
+	n3 := 0
+	for range draws {
+		tr, err := DrawTree(rng, 3, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustValidate(t, tr)
+		if tr.NumInternal() == 1 {
+			n3++
+		}
+	}
+	got := float64(n3) / draws
+	if se := math.Sqrt(three * (1 - three) / draws); math.Abs(got-three) > 4*se {
+		t.Errorf("N = 3: P(three-way split) = %.4f, exact %.4f ± %.4f", got, three, se)
 	}
 }
