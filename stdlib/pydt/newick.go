@@ -163,7 +163,7 @@ func (tr *Tree) newickLayout() newickLayout {
 		if p := tr.parent[v]; p != NoNode {
 			cp = cum[p]
 		}
-		l := tr.BranchLength(v)
+		l := tr.displayLength(v)
 		if !tr.IsLeaf(v) {
 			if t := tr.time[v].T(); t <= 0.5 {
 				if f := fitSum(cp, t-cp, t); f >= 0 {
@@ -201,6 +201,29 @@ func (tr *Tree) newickLayout() newickLayout {
 		}
 	}
 	return lay
+}
+
+// displayLength returns the length printed above v when no time is rebuilt
+// from it: the difference of the two ends' t (when t_v <= 1/2) or 1-t
+// (otherwise), which gives the decimal lengths people write back as
+// written (1 - 0.2 = 0.8 above a leaf whose parent is at t = 0.2), unless
+// the edge is short enough for that difference to lose more than a few
+// units in the last place; then the exact length (Since).
+func (tr *Tree) displayLength(v NodeID) float64 {
+	tp, tv := tr.ParentTime(v), tr.time[v]
+	exact := tv.Since(tp)
+	var naive, ref float64
+	if t := tv.T(); t <= 0.5 {
+		naive, ref = t-tp.T(), t
+	} else if tp.T() <= 0.5 {
+		naive, ref = (1-tp.T())-tv.OneMinus(), 1-tp.T()
+	} else {
+		naive, ref = tp.OneMinus()-tv.OneMinus(), tp.OneMinus()
+	}
+	if 8*exact >= ref && naive > 0 {
+		return naive
+	}
+	return exact
 }
 
 // nearestLeafChild returns the child of v with the fewest edges down to a
