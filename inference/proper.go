@@ -54,6 +54,14 @@ var ErrImproper = errors.New("the posterior is improper")
 // a + E > 0 (with c = c1). DivInvSq is always proper here, and so is every
 // Normal or Probit likelihood with a fixed noise level (the noise bounds
 // the pair's density).
+//
+// A Normal noise model X ~ Normal(Z, sd) bounds the duplicates' density by
+// (sd² + σ²λ)^{-(r-1)D/2}, so a latent sd whose prior density behaves as
+// sd^{a_sd - 1} near 0 brings the singularity back: the integral over λ
+// scales as sd^{2E}, and the condition becomes a_sd/2 + E > 0 (the terms
+// add: a + a_sd/2 + E > 0 for DivNeal with c2 latent as well). An sd given
+// as 1/sqrt(precision) with a Gamma prior on the precision makes sd -> 0
+// exponentially unlikely: proper, and not analysed here.
 
 // dupGroup is a group of identical rows.
 type dupGroup struct {
@@ -185,7 +193,16 @@ func minH(n int, alpha, lo, hi float64) (h, beta float64) {
 // can: parameters given by expressions of latent variables other than a
 // plain reference are not analysed (nil is returned).
 func (m *Model) CheckProper(env *graph.Env) error {
-	if m.Link != LinkDirect {
+	noise := paramRange{shape: 0}
+	switch m.Link {
+	case LinkDirect:
+	case LinkNormal:
+		r, ok := m.rangeOf(m.LinkFactor.Args[1], env)
+		if !ok || !r.free || r.lo > 0 {
+			return nil // a noise sd bounded away from 0 bounds the duplicates' density
+		}
+		noise = r
+	default:
 		return nil
 	}
 	groups := m.duplicateGroups(env)
@@ -227,17 +244,17 @@ func (m *Model) CheckProper(env *graph.Env) error {
 		r, d := len(g.rows), float64(g.dims)
 		need := float64(r-1) * d / 2
 		h, b := minH(r-1, alpha.hi, beta.lo, beta.hi)
-		e := c2.shape + c.lo*h - need
+		e := c2.shape + noise.shape/2 + c.lo*h - need
 		if e > 1e-12*need {
 			continue
 		}
-		return m.improperError(g, c, alpha, beta, c2, h, b, need, div.Type.Name)
+		return m.improperError(g, c, alpha, beta, c2, noise, h, b, need, div.Type.Name)
 	}
 	return nil
 }
 
 // improperError explains the refusal for the group g.
-func (m *Model) improperError(g dupGroup, c, alpha, beta, c2 paramRange, h, b, need float64, divName string) error {
+func (m *Model) improperError(g dupGroup, c, alpha, beta, c2, noise paramRange, h, b, need float64, divName string) error {
 	var sb strings.Builder
 	x := m.Data.Name
 	r := len(g.rows)
@@ -253,18 +270,37 @@ func (m *Model) improperError(g dupGroup, c, alpha, beta, c2 paramRange, h, b, n
 	if c2.free {
 		plusA = " + a"
 	}
+	if noise.free {
+		plusA += " + a_sd/2"
+	}
+	how := fmt.Sprintf("%s is observed without noise", x)
+	if noise.free {
+		how = fmt.Sprintf("the noise sd of %s (%s) can approach 0, where %s is observed almost without noise", x, noise.desc, x)
+	}
+	noiseNote := ""
+	if noise.free {
+		noiseNote = " for 1-t above sd²/σ² (bounded below it)"
+	}
 	if r == 2 {
-		fmt.Fprintf(&sb, "rows %s and %s of %s are identical and %s is observed without noise: as their divergence time t goes to 1 "+
-			"the posterior density behaves as (1-t)^(%s·k - 1 - D/2) with k = Γ(1-β)/Γ(2+α) and D = %d observed values per row, "+
-			"which cannot be integrated when %s·k%s <= D/2 = %g", rows[0], rows[1], x, x, cName, g.dims, cName, plusA, need)
+		fmt.Fprintf(&sb, "rows %s and %s of %s are identical and %s: as their divergence time t goes to 1 "+
+			"the posterior density behaves as (1-t)^(%s·k - 1 - D/2)%s with k = Γ(1-β)/Γ(2+α) and D = %d observed values per row, "+
+			"which cannot be integrated when %s·k%s <= D/2 = %g", rows[0], rows[1], x, how, cName, noiseNote, g.dims, cName, plusA, need)
 	} else {
-		fmt.Fprintf(&sb, "rows %s of %s are identical and %s is observed without noise: as their %d divergence times go to t = 1 together "+
+		fmt.Fprintf(&sb, "rows %s of %s are identical and %s: as their %d divergence times go to t = 1 together "+
 			"the posterior density behaves as λ^(%s·H - 1 - (r-1)·D/2) in their scale λ, with H = Σ_{i<r} Γ(i-β)/Γ(i+1+α), r = %d rows and D = %d observed values per row, "+
-			"which cannot be integrated when %s·H%s <= (r-1)·D/2 = %g", strings.Join(rows, ", "), x, x, r-1, cName, r, g.dims, cName, plusA, need)
+			"which cannot be integrated when %s·H%s <= (r-1)·D/2 = %g", strings.Join(rows, ", "), x, how, r-1, cName, r, g.dims, cName, plusA, need)
 	}
 	if c2.free {
 		fmt.Fprintf(&sb, ", where a = %g: %s has density ∝ c2^(a-1) near 0, and as c2 -> 0 the factor e^(-c2·k/(1-t)) no longer keeps t from 1",
 			c2.shape, c2.desc)
+	}
+	if noise.free {
+		fmt.Fprintf(&sb, ", where a_sd = %g: %s has density ∝ sd^(a_sd-1) near 0, and the duplicates' density grows as (sd² + σ²(1-t))^(-D/2)",
+			noise.shape, noise.desc)
+	}
+	advice := fmt.Sprintf("Use a Normal noise model (%s ~ Normal(Z, sd) with param Z : real[N, D] and Z ~ PYDT(...))", x)
+	if noise.free {
+		advice = fmt.Sprintf("Give the noise a prior that keeps sd from 0: a Gamma prior on its precision (%s ~ Normal(Z, 1 / sqrt(noise)) with noise ~ Gamma(1, 1), as examples/gaussian-noise.pydt), or clamp sd with --set", x)
 	}
 	var why []string
 	if c.free && c.lo <= 0 {
@@ -286,7 +322,7 @@ func (m *Model) improperError(g dupGroup, c, alpha, beta, c2 paramRange, h, b, n
 			c.desc, alpha.desc, beta.desc, lhs, c.lo*h, at))
 	}
 	fmt.Fprintf(&sb, "; %s. The posterior is therefore improper and a sampler would drift towards t = 1. "+
-		"Use a Normal noise model (%s ~ Normal(Z, sd) with param Z : real[N, D] and Z ~ PYDT(...)), or remove the duplicated rows",
-		strings.Join(why, "; "), x)
+		"%s, or remove the duplicated rows",
+		strings.Join(why, "; "), advice)
 	return fmt.Errorf("%w: %s", ErrImproper, sb.String())
 }

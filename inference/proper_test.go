@@ -208,6 +208,21 @@ c1 ~ Gamma(1, 1)
 c2 ~ Gamma(1, 1)
 X ~ PYDT(alpha, beta, DivNeal(0, c1, c2), 1)
 `
+	noiseSD := func(prior string) string {
+		return strings.Replace(noise, "X ~ Normal(Z, 0.5)", "sd ~ "+prior+"\nX ~ Normal(Z, sd)", 1)
+	}
+	const noisePrec = `
+dim N, D
+data X : real[N, D]
+param Z : real[N, D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+c ~ Gamma(1, 1)
+prec ~ Gamma(1, 1)
+noise ~ Gamma(1, 1)
+Z ~ PYDT(alpha, beta, c, 1 / prec)
+X ~ Normal(Z, 1 / sqrt(noise))
+`
 	set := func(kv ...float64) map[string]float64 {
 		names := []string{"c", "alpha", "beta"}
 		m := map[string]float64{}
@@ -243,6 +258,14 @@ X ~ PYDT(alpha, beta, DivNeal(0, c1, c2), 1)
 		{"triple proper", direct, dupRows(8, 2, 3), set(3.1, 1, 0), false, ""},
 		{"DDT by clamping", direct, dupRows(8, 2, 2), set(nan, 0, 0), true, "close to 0"},
 		{"Normal noise", noise, dupRows(8, 4, 2), nil, false, ""},
+		// A latent sd ~ Gamma(a, ·) adds a/2: improper for a = 1, D = 4 with
+		// c free; for a = 2, D = 4, c·k = 0.5 (c = 0.5, alpha = beta = 0):
+		// 1 + 0.5 <= 2 (TestNoiseExponent checks this case numerically);
+		// proper for a = 6, c·k = 0.5: 3 + 0.5 > 2.
+		{"latent noise sd", noiseSD("Gamma(1, 1)"), dupRows(8, 4, 2), nil, true, "can approach 0"},
+		{"latent noise sd, c clamped", noiseSD("Gamma(2, 4)"), dupRows(8, 4, 2), set(0.5, 0, 0), true, "a_sd = 2"},
+		{"latent noise sd, proper", noiseSD("Gamma(6, 1)"), dupRows(8, 4, 2), set(0.5, 0, 0), false, ""},
+		{"noise precision (examples/gaussian-noise.pydt)", noisePrec, dupRows(8, 4, 2), nil, false, ""},
 		{"DivInvSq", invSq, dupRows(8, 4, 2), nil, false, ""},
 		// DivNeal: c2 ~ Gamma(1, 1) adds 1 to the exponent: improper for
 		// D = 2 (1 + c1·k <= 1 as c1 -> 0), proper for D = 1.
@@ -261,7 +284,11 @@ X ~ PYDT(alpha, beta, DivNeal(0, c1, c2), 1)
 			if err == nil {
 				return
 			}
-			for _, want := range []string{tc.says, "Normal noise model", "X ~ Normal(Z, sd)"} {
+			advice := []string{"Normal noise model", "X ~ Normal(Z, sd)"}
+			if strings.Contains(tc.src, "sd ~") {
+				advice = []string{"keeps sd from 0", "1 / sqrt(noise)"}
+			}
+			for _, want := range append(advice, tc.says) {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
@@ -282,5 +309,63 @@ func TestRunRefusesImproper(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Errorf("the refused run created %s", dir)
+	}
+}
+
+// TestNoiseExponent checks the power counting of CheckProper for a latent
+// noise sd numerically: for two identical rows with divergence time
+// t = 1 - u, u having the prior density c·k·u^(c·k-1), and sd with density
+// ∝ sd^(a-1) e^(-b·sd), the integral of the pair's density
+// (2π·2(u + sd²))^(-D/2) over sd > ε and u grows as ε^(a + 2·c·k - D) as
+// ε -> 0 when that exponent is negative (improper), and converges when it
+// is positive.
+func TestNoiseExponent(t *testing.T) {
+	integral := func(eps, ck, a, b float64, d int) float64 {
+		inner := func(sd float64) float64 { // ∫_0^1 ck u^(ck-1) (u + sd²)^(-D/2) du, u = e^x
+			const n = 2000
+			lo, h := math.Log(1e-30), -math.Log(1e-30)/n
+			var sum float64
+			for i := range n + 1 {
+				u := math.Exp(lo + float64(i)*h)
+				w := 1.0
+				if i == 0 || i == n {
+					w = 0.5
+				}
+				sum += w * ck * math.Pow(u, ck) * math.Pow(u+sd*sd, -float64(d)/2)
+			}
+			return sum * h
+		}
+		const n = 300
+		lo := math.Log(eps)
+		h := (math.Log(5) - lo) / n
+		var sum float64
+		for i := range n + 1 {
+			sd := math.Exp(lo + float64(i)*h)
+			w := 1.0
+			if i == 0 || i == n {
+				w = 0.5
+			}
+			sum += w * math.Pow(sd, a) * math.Exp(-b*sd) * inner(sd) // sd^(a-1)·sd from d(log sd)
+		}
+		return sum * h
+	}
+	cases := []struct {
+		ck, a float64
+		d     int
+	}{
+		{0.5, 2, 4}, // exponent -1: improper
+		{0.2, 1, 2}, // exponent -0.6: improper
+		{0.5, 6, 4}, // exponent 3: proper
+	}
+	for _, tc := range cases {
+		e := tc.a + 2*tc.ck - float64(tc.d)
+		i1, i2 := integral(1e-3, tc.ck, tc.a, 4, tc.d), integral(1e-4, tc.ck, tc.a, 4, tc.d)
+		slope := math.Log(i2/i1) / math.Log(1e-4/1e-3)
+		if e < 0 && math.Abs(slope-e) > 0.05 {
+			t.Errorf("c·k = %g, a = %g, D = %d: the integral grows as ε^%.3f, want ε^%g", tc.ck, tc.a, tc.d, slope, e)
+		}
+		if e > 0 && math.Abs(i2/i1-1) > 1e-3 {
+			t.Errorf("c·k = %g, a = %g, D = %d: the integral changed by %g from ε = 1e-3 to 1e-4, want convergence", tc.ck, tc.a, tc.d, i2/i1-1)
+		}
 	}
 }
