@@ -1,0 +1,384 @@
+package predict
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+)
+
+// DefaultTrees is the number of kept trees PredictRun averages over when
+// RunOptions.Trees is zero: the kept (chain, iteration) pairs of the run,
+// thinned evenly.
+const DefaultTrees = 100
+
+// RunOptions tune PredictRun.
+type RunOptions struct {
+	// Trees is the number of kept trees to average over, chosen evenly
+	// spaced among all kept trees of all chains; zero means DefaultTrees.
+	// A negative value means all of them.
+	Trees int
+	// Nodes is the number of quadrature nodes per edge (Options.Nodes).
+	Nodes int
+}
+
+// RunResult is the posterior predictive of a run at test rows.
+type RunResult struct {
+	// LogDensity holds, per test row, the log posterior predictive density
+	// of its observed entries, in the data's units (a standardized run's
+	// Jacobian included).
+	LogDensity []float64
+	// Imputed holds each test row with its missing entries replaced by
+	// their posterior predictive conditional mean given the observed
+	// entries; rows without missing entries are copied.
+	Imputed [][]float64
+	// Trees is the number of trees averaged over.
+	Trees int
+}
+
+// ReadScaling returns the scaling recorded in a run directory's run.json
+// when the run standardized its data, or nil.
+func ReadScaling(dir string) (*inference.Scaling, error) {
+	b, err := os.ReadFile(filepath.Join(dir, inference.RunFile))
+	if err != nil {
+		return nil, fmt.Errorf("predict: %w", err)
+	}
+	var rf struct {
+		Standardize *inference.Scaling `json:"standardize"`
+	}
+	if err := json.Unmarshal(b, &rf); err != nil {
+		return nil, fmt.Errorf("predict: %s: %w", filepath.Join(dir, inference.RunFile), err)
+	}
+	return rf.Standardize, nil
+}
+
+// ErrProbit is returned by PredictRun for a model with a Probit likelihood:
+// a run directory does not keep the auxiliary variables, so the posterior
+// of the latent locations given a tree is not Gaussian and has no closed
+// form; Mixture.LogProbBinary handles binary rows given Gaussian location
+// marginals.
+var ErrProbit = errors.New("prediction from a run of a Probit model is not supported: the run does not keep the auxiliary variables that make the locations' posterior Gaussian")
+
+// PredictRun computes the posterior predictive density at every test row
+// (NaN entries missing) from the run in dir, fitted with m: m must be bound
+// to the run's training data (and standardized when the run was, see
+// ReadScaling). Test rows are in the data's units. It averages the
+// predictive mixtures of up to opt.Trees kept trees, each with the
+// hyperparameters of its own iteration in trace.csv.
+func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions) (*RunResult, error) {
+	switch m.Link {
+	case inference.LinkDirect, inference.LinkNormal:
+	case inference.LinkProbit:
+		return nil, fmt.Errorf("predict: %w", ErrProbit)
+	default:
+		return nil, errors.New("predict: the model observes no data at the PYDT's leaves")
+	}
+	for i, row := range test {
+		if len(row) != m.D {
+			return nil, fmt.Errorf("predict: test row %d has %d columns, the model's data %d", i+1, len(row), m.D)
+		}
+	}
+	draws, err := readTrace(m, dir)
+	if err != nil {
+		return nil, err
+	}
+	pick := choose(len(draws), opt.Trees)
+	if err := readTrees(m, dir, draws, pick); err != nil {
+		return nil, err
+	}
+	sc := m.Scaling
+	scaled := make([][]float64, len(test))
+	jac := make([]float64, len(test))
+	for i, row := range test {
+		scaled[i] = make([]float64, len(row))
+		for k, x := range row {
+			if sc != nil && !math.IsNaN(x) {
+				scaled[i][k] = sc.Scale(k, x)
+				jac[i] -= math.Log(sc.SD[k])
+			} else {
+				scaled[i][k] = x
+			}
+		}
+	}
+	// Per row, per tree: log density and conditional means.
+	ld := make([][]float64, len(test))
+	cm := make([][][]float64, len(test))
+	dst := make([]float64, m.D)
+	for _, j := range pick {
+		mx, err := treeMixture(m, draws[j], Options{Nodes: opt.Nodes})
+		if err != nil {
+			return nil, fmt.Errorf("predict: chain %d, iteration %d: %w", draws[j].chain, draws[j].iter, err)
+		}
+		for i, x := range scaled {
+			ld[i] = append(ld[i], mx.Conditional(x, dst))
+			cm[i] = append(cm[i], append([]float64(nil), dst...))
+		}
+		draws[j].tree = nil
+	}
+	res := &RunResult{Trees: len(pick), LogDensity: make([]float64, len(test)), Imputed: make([][]float64, len(test))}
+	for i, x := range scaled {
+		out := make([]float64, m.D)
+		res.LogDensity[i] = combine(ld[i], cm[i], x, out) + jac[i]
+		for k := range out {
+			if sc != nil && math.IsNaN(x[k]) {
+				out[k] = sc.Unscale(k, out[k])
+			}
+			if !math.IsNaN(test[i][k]) {
+				out[k] = test[i][k]
+			}
+		}
+		res.Imputed[i] = out
+	}
+	return res, nil
+}
+
+// draw is one kept state of a run.
+type draw struct {
+	chain, iter int
+	index       int // within the chain's tree file
+	vals        map[string]float64
+	tree        *pydt.Tree
+}
+
+// readTrace reads trace.csv: one draw per row, in file order.
+func readTrace(m *inference.Model, dir string) ([]*draw, error) {
+	path := filepath.Join(dir, inference.TraceFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("predict: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("predict: %s: %w", path, err)
+	}
+	if len(head) < 4 || head[0] != "chain" || head[1] != "iteration" {
+		return nil, fmt.Errorf("predict: %s: not a run's trace (header %q)", path, head)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	for _, v := range m.Scalars() {
+		if _, ok := col[v.Name]; !ok {
+			return nil, fmt.Errorf("predict: %s has no column %s: the model is not the run's", path, v.Name)
+		}
+	}
+	var out []*draw
+	perChain := map[int]int{}
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("predict: %s: %w", path, err)
+		}
+		d := &draw{vals: map[string]float64{}}
+		if d.chain, err = strconv.Atoi(rec[0]); err == nil {
+			d.iter, err = strconv.Atoi(rec[1])
+		}
+		if err != nil || d.chain < 1 {
+			return nil, fmt.Errorf("predict: %s, line %d: bad chain or iteration", path, line)
+		}
+		for _, v := range m.Scalars() {
+			x, err := strconv.ParseFloat(rec[col[v.Name]], 64)
+			if err != nil {
+				return nil, fmt.Errorf("predict: %s, line %d, column %s: %w", path, line, v.Name, err)
+			}
+			d.vals[v.Name] = x
+		}
+		d.index = perChain[d.chain]
+		perChain[d.chain]++
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("predict: %s holds no kept iterations", path)
+	}
+	return out, nil
+}
+
+// choose returns up to k indices in [0, n) evenly spaced (all for k < 0 or
+// k >= n; DefaultTrees for k = 0).
+func choose(n, k int) []int {
+	if k == 0 {
+		k = DefaultTrees
+	}
+	if k < 0 || k > n {
+		k = n
+	}
+	out := make([]int, k)
+	for i := range k {
+		out[i] = int((float64(i) + 0.5) * float64(n) / float64(k))
+	}
+	return out
+}
+
+// readTrees reads the trees of the picked draws from the chains' tree
+// files, keeping only those.
+func readTrees(m *inference.Model, dir string, draws []*draw, pick []int) error {
+	want := map[int]map[int]*draw{}
+	for _, j := range pick {
+		d := draws[j]
+		if want[d.chain] == nil {
+			want[d.chain] = map[int]*draw{}
+		}
+		want[d.chain][d.index] = d
+	}
+	for chain, byIndex := range want {
+		path := filepath.Join(dir, inference.TreesFile(chain))
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("predict: %w", err)
+		}
+		i := 0
+		err = pydt.ForEachNewick(f, m.Labels, func(tr *pydt.Tree) error {
+			if d, ok := byIndex[i]; ok {
+				d.tree = tr
+			}
+			i++
+			return nil
+		})
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("predict: %s: %w", path, err)
+		}
+		for idx, d := range byIndex {
+			if d.tree == nil {
+				return fmt.Errorf("predict: %s has %d trees, fewer than the %d kept iterations of chain %d in %s", path, i, idx+1, chain, inference.TraceFile)
+			}
+		}
+	}
+	return nil
+}
+
+// treeMixture binds a draw's values in the model and returns its tree's
+// predictive mixture.
+func treeMixture(m *inference.Model, d *draw, opt Options) (*Mixture, error) {
+	st := m.NewState()
+	env := st.Env
+	for _, v := range m.Scalars() {
+		env.Values[v.ID][0] = d.vals[v.Name]
+	}
+	m.Refresh(env)
+	tp, err := m.TreeParams(env)
+	if err != nil {
+		return nil, err
+	}
+	if d.tree.NumLeaves() != m.N {
+		return nil, fmt.Errorf("the tree has %d leaves, the data %d rows", d.tree.NumLeaves(), m.N)
+	}
+	lik := bp.New(d.tree, m.D)
+	p := Params{Alpha: tp.Alpha, Beta: tp.Beta, Div: tp.Div, Variance: tp.Variance}
+	var first error
+	err = m.Evidence(env, func(i, k int, mean, prec float64) {
+		if e := lik.SetEvidence(pydt.NodeID(i), k, mean, prec); e != nil && first == nil {
+			first = e
+		}
+	})
+	if err == nil {
+		err = first
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.Link == inference.LinkNormal {
+		if p.Noise, err = noiseVariances(m, env); err != nil {
+			return nil, err
+		}
+	}
+	return Tree(lik, p, opt)
+}
+
+// noiseVariances returns the Normal link's sd² per dimension, evaluated
+// through the compiled model with every data entry made present; it is an
+// error for the sd to differ between rows, as a new row then has none.
+func noiseVariances(m *inference.Model, env *graph.Env) ([]float64, error) {
+	y := env.Values[m.Data.ID]
+	saved := append([]float64(nil), y...)
+	for i := range y {
+		y[i] = 0
+	}
+	defer copy(y, saved)
+	out := make([]float64, m.D)
+	for k := range out {
+		out[k] = math.NaN()
+	}
+	var bad error
+	err := m.Evidence(env, func(i, k int, _, prec float64) {
+		v := 1 / prec
+		switch {
+		case math.IsNaN(out[k]):
+			out[k] = v
+		case out[k] != v && bad == nil:
+			bad = fmt.Errorf("the noise sd of column %d differs between rows (%g and %g); a new row has no sd of its own", k+1, math.Sqrt(out[k]), math.Sqrt(v))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, bad
+}
+
+// Summary is the mean of per-row log predictive densities with its
+// standard error (the sample standard deviation over √n), as Neal's
+// dft-pred reports them.
+type Summary struct {
+	Mean, SE float64
+	N        int
+}
+
+// Summarize returns the mean and standard error of the finite-or-not
+// values l (an infinite value makes the mean infinite).
+func Summarize(l []float64) Summary {
+	n := len(l)
+	if n == 0 {
+		return Summary{Mean: math.NaN(), SE: math.NaN()}
+	}
+	var s float64
+	for _, v := range l {
+		s += v
+	}
+	mean := s / float64(n)
+	if n < 2 {
+		return Summary{Mean: mean, SE: math.NaN(), N: n}
+	}
+	var ss float64
+	for _, v := range l {
+		ss += (v - mean) * (v - mean)
+	}
+	return Summary{Mean: mean, SE: math.Sqrt(ss / float64(n-1) / float64(n)), N: n}
+}
+
+// RMSE returns the root mean squared error of the imputed entries against
+// the truth over the entries missing in test and present in truth, and
+// their number.
+func RMSE(test, imputed, truth [][]float64) (float64, int) {
+	var ss float64
+	n := 0
+	for i := range test {
+		for k, x := range test[i] {
+			if !math.IsNaN(x) || i >= len(truth) || k >= len(truth[i]) || math.IsNaN(truth[i][k]) {
+				continue
+			}
+			d := imputed[i][k] - truth[i][k]
+			ss += d * d
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	return math.Sqrt(ss / float64(n)), n
+}

@@ -1,0 +1,264 @@
+package predict
+
+import (
+	"context"
+	"encoding/csv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/lang"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+)
+
+const gaussianSrc = `dim N, D
+data X : real[N, D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+c ~ Gamma(1, 1)
+prec ~ Gamma(1, 1)
+X ~ PYDT(alpha, beta, c, 1 / prec)
+`
+
+const noiseSrc = `dim N, D
+data X : real[N, D]
+param Z : real[N, D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+c ~ Gamma(1, 1)
+prec ~ Gamma(1, 1)
+noise ~ Gamma(1, 1)
+Z ~ PYDT(alpha, beta, c, 1 / prec)
+X ~ Normal(Z, 1 / sqrt(noise))
+`
+
+func compile(t *testing.T, src string, x *dataset.Matrix) *inference.Model {
+	t.Helper()
+	f, err := lang.Parse("test.pydt", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"X": x}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := inference.NewModel(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func toyData(n, d int, seed uint64) *dataset.Matrix {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "x.csv"}
+	for i := range n {
+		for k := range d {
+			x.Data[i*d+k] = float64(i%2)*2 + 0.4*rng.NormFloat64() + 3*float64(k)
+		}
+	}
+	return x
+}
+
+// readAll reads the trace and the trees of a run without the package's
+// own reader.
+func readAll(t *testing.T, dir string, chains int, labels []string) (rows []map[string]float64, trees [][]*pydt.Tree) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "trace.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs[1:] {
+		m := map[string]float64{}
+		for i, h := range recs[0] {
+			m[h], _ = strconv.ParseFloat(r[i], 64)
+		}
+		rows = append(rows, m)
+	}
+	for k := 1; k <= chains; k++ {
+		b, err := os.ReadFile(filepath.Join(dir, "trees-"+strconv.Itoa(k)+".nwk"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := pydt.ReadNewickTrees(strings.NewReader(string(b)), labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees = append(trees, ts)
+	}
+	return rows, trees
+}
+
+// TestPredictRun checks PredictRun on a short run against the mixture
+// average computed by hand from the trace's alpha, beta, c, prec (and
+// noise) columns, for the direct and the Normal-noise link, with and
+// without standardization and with a missing test entry.
+func TestPredictRun(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		src   string
+		stdz  bool
+		noise bool
+	}{
+		{"direct", gaussianSrc, false, false},
+		{"noise, standardized", noiseSrc, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x := toyData(8, 2, 4)
+			raw := append([]float64(nil), x.Data...)
+			m := compile(t, c.src, x)
+			if c.stdz {
+				if _, err := m.Standardize(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir := t.TempDir()
+			if _, err := inference.Run(context.Background(), m, inference.Config{Iters: 30, Chains: 2, Seed: 3, Out: dir}); err != nil {
+				t.Fatal(err)
+			}
+			test := [][]float64{{0.1, 3.2}, {2.3, math.NaN()}, {-1, 5}}
+			res, err := PredictRun(m, dir, test, RunOptions{Trees: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, trees := readAll(t, dir, 2, nil)
+			if res.Trees != len(rows) {
+				t.Fatalf("averaged %d trees, the run kept %d", res.Trees, len(rows))
+			}
+			mean, sd := []float64{0, 0}, []float64{1, 1}
+			if c.stdz {
+				mean, sd = inference.ColumnScaling(raw, 8, 2)
+			}
+			perChain := map[int]int{}
+			lds := make([][]float64, len(test))
+			imp := make([][]float64, len(test))
+			for _, r := range rows {
+				ch := int(r["chain"])
+				tr := trees[ch-1][perChain[ch]]
+				perChain[ch]++
+				lik := bp.New(tr, 2)
+				for i := range 8 {
+					for k := range 2 {
+						v := (raw[i*2+k] - mean[k]) / sd[k]
+						var err error
+						if c.noise {
+							err = lik.SetEvidence(pydt.NodeID(i), k, v, r["noise"])
+						} else {
+							err = lik.Observe(pydt.NodeID(i), k, v)
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				p := Params{Alpha: r["alpha"], Beta: r["beta"], Div: pydt.DivInv{C: r["c"]}, Variance: 1 / r["prec"]}
+				if c.noise {
+					p.Noise = []float64{1 / r["noise"], 1 / r["noise"]}
+				}
+				mx, err := Tree(lik, p, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, row := range test {
+					s := make([]float64, 2)
+					for k := range row {
+						s[k] = (row[k] - mean[k]) / sd[k]
+					}
+					dst := make([]float64, 2)
+					lds[i] = append(lds[i], mx.Conditional(s, dst))
+					imp[i] = append(imp[i], dst[1])
+				}
+			}
+			for i, row := range test {
+				lz := logSumExp(lds[i])
+				want := lz - math.Log(float64(len(lds[i])))
+				for k := range row {
+					if !math.IsNaN(row[k]) {
+						want -= math.Log(sd[k])
+					}
+				}
+				if math.Abs(res.LogDensity[i]-want) > 1e-9*math.Abs(want)+1e-12 {
+					t.Errorf("row %d: log density %v, by hand %v", i, res.LogDensity[i], want)
+				}
+				if math.IsNaN(row[1]) {
+					var e float64
+					for j, l := range lds[i] {
+						e += math.Exp(l-lz) * imp[i][j]
+					}
+					e = e*sd[1] + mean[1]
+					if math.Abs(res.Imputed[i][1]-e) > 1e-9 || res.Imputed[i][0] != row[0] {
+						t.Errorf("row %d: imputed %v, by hand %v", i, res.Imputed[i], e)
+					}
+				}
+			}
+			// Thinning: a subset of the trees.
+			sub, err := PredictRun(m, dir, test, RunOptions{Trees: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sub.Trees != 5 {
+				t.Errorf("Trees: 5 averaged %d", sub.Trees)
+			}
+		})
+	}
+}
+
+func TestSummarizeAndRMSE(t *testing.T) {
+	s := Summarize([]float64{-1, -2, -3, -6})
+	// mean -3, sample variance (4+1+0+9)/3 = 14/3, se = sqrt(14/3/4).
+	if s.Mean != -3 || math.Abs(s.SE-math.Sqrt(14.0/12)) > 1e-15 || s.N != 4 {
+		t.Errorf("Summarize: %+v", s)
+	}
+	nan := math.NaN()
+	test := [][]float64{{1, nan}, {nan, nan}, {3, 4}}
+	imp := [][]float64{{1, 2}, {0, 1}, {3, 4}}
+	truth := [][]float64{{1, 3}, {2, nan}, {3, 5}}
+	// errors: (2-3), (0-2); the third row is observed, (1, nan) has no truth.
+	r, n := RMSE(test, imp, truth)
+	if n != 2 || math.Abs(r-math.Sqrt(2.5)) > 1e-15 {
+		t.Errorf("RMSE = %v over %d, want %v over 2", r, n, math.Sqrt(2.5))
+	}
+}
+
+func TestChoose(t *testing.T) {
+	for _, c := range []struct {
+		n, k int
+		want []int
+	}{
+		{10, 5, []int{1, 3, 5, 7, 9}},
+		{3, 5, []int{0, 1, 2}},
+		{4, -1, []int{0, 1, 2, 3}},
+		{250, 0, nil},
+	} {
+		got := choose(c.n, c.k)
+		if c.want == nil {
+			if len(got) != DefaultTrees {
+				t.Errorf("choose(%d, 0): %d indices", c.n, len(got))
+			}
+			continue
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("choose(%d, %d) = %v, want %v", c.n, c.k, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("choose(%d, %d) = %v, want %v", c.n, c.k, got, c.want)
+				break
+			}
+		}
+	}
+}
