@@ -132,6 +132,10 @@ type Result struct {
 	// chain's longest such run (see stuck.go).
 	Stuck        []int `json:"stuck_chains"`
 	LongestStall []int `json:"longest_stall_sweeps"`
+	// Refused counts the tree-move density evaluations after burn-in that
+	// were refused because float64 could not evaluate them (NaN or +Inf;
+	// treemove.Stats.NonFinite).
+	Refused int `json:"refused_non_finite"`
 	// SummaryTree describes summary.nwk; nil when no tree was kept.
 	SummaryTree *SummaryInfo `json:"summary_tree,omitempty"`
 	Schedule    []string     `json:"schedule"`
@@ -476,6 +480,7 @@ func (r *runner) result(done int, wall float64) *Result {
 	for _, ch := range r.chains {
 		res.Skipped += ch.Skipped
 		res.addStall(len(res.LongestStall)+1, ch.LongestStall)
+		res.Refused += ch.moves.Stats.NonFinite
 		ridge.Proposed += ch.RidgeProposed
 		ridge.Accepted += ch.RidgeAccepted
 		s := ch.moves.Stats

@@ -36,8 +36,13 @@ func (res *Result) stuckList() string {
 	return strings.Join(parts, ", ")
 }
 
-// writeStuck adds the stuck chains to the printed table.
+// writeStuck adds the stuck chains, and the proposals refused as not
+// finite, to the printed table.
 func (res *Result) writeStuck(w io.Writer) {
+	if res.Refused > 0 {
+		fmt.Fprintf(w, "refused %d tree-move evaluations whose density float64 could not evaluate (NaN or +Inf): "+
+			"the chains visited states near its limits (divergences at t = 1); consider run --standardize\n", res.Refused)
+	}
 	if len(res.Stuck) == 0 {
 		return
 	}

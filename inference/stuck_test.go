@@ -133,3 +133,18 @@ func TestStuckResume(t *testing.T) {
 		t.Fatalf("resumed run: %v, stuck %v, longest %v", err, res.Stuck, res.LongestStall)
 	}
 }
+
+// TestTableReportsRefusals checks that the table says when proposals were
+// refused as not finite, and stays silent otherwise.
+func TestTableReportsRefusals(t *testing.T) {
+	for _, refused := range []int{0, 7} {
+		res := &Result{Chains: 1, Iterations: 10, Completed: 10, Refused: refused, Acceptance: map[string]float64{"time": 1}}
+		var b bytes.Buffer
+		if err := res.WriteTable(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "refused 7 tree-move evaluations"); got != (refused > 0) {
+			t.Errorf("refused %d: table\n%s", refused, b.String())
+		}
+	}
+}
