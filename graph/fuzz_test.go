@@ -97,8 +97,10 @@ func compileChecked(t *testing.T, file *lang.File, src []byte, opts Options) *Gr
 		if !errors.As(err, &list) || len(list) == 0 {
 			t.Fatalf("Compile error %#v is not a non-empty ErrorList", err)
 		}
+		lines := 1 + bytes.Count(src, []byte("\n")) + bytes.Count(src, []byte("\r"))
 		for _, e := range list {
-			inModel := e.Pos.Filename == "fuzz.pydt" && e.Pos.Line >= 1 && e.Pos.Column >= 1
+			inModel := e.Pos.Filename == "fuzz.pydt" && e.Pos.Line >= 1 && e.Pos.Column >= 1 &&
+				e.Pos.Line <= lines && e.Pos.Offset <= len(src)
 			binding := e.Pos.Line == 0 && strings.HasPrefix(e.Pos.Filename, "--set ")
 			if !inModel && !binding {
 				t.Errorf("error without a position: %q at %#v\n--- model\n%s", e.Msg, e.Pos, src)
