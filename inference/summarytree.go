@@ -295,8 +295,18 @@ type cladeSet struct {
 // newCladeSet arranges compatible clades (the root clade among them) into
 // a tree.
 func newCladeSet(n int, cl []sumClade) (*cladeSet, error) {
-	// Larger clades first: a clade's parent comes before it.
-	slices.SortStableFunc(cl, func(a, b sumClade) int { return cmp.Compare(len(b.leaves), len(a.leaves)) })
+	// Larger clades first, so that a clade's parent comes before it; then
+	// by smallest row, so that the order does not depend on how the clades
+	// were found (map order).
+	for i := range cl {
+		slices.Sort(cl[i].leaves)
+	}
+	slices.SortFunc(cl, func(a, b sumClade) int {
+		if c := cmp.Compare(len(b.leaves), len(a.leaves)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.leaves[0], b.leaves[0])
+	})
 	if n > 1 && (len(cl) == 0 || len(cl[0].leaves) != n) {
 		return nil, fmt.Errorf("%w: the root clade is missing", ErrCladeCollision)
 	}
@@ -553,6 +563,11 @@ func (c *CladeCounts) Summaries(src TreeSource, mea, consensus bool) (meaTree, c
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("summary tree: %w", err)
+	}
+	for _, k := range cons {
+		if k.leaves == nil {
+			return nil, nil, errors.New("summary tree: a counted clade is not in the replayed trees")
+		}
 	}
 	var sets []*cladeSet
 	if mea {

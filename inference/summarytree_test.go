@@ -259,6 +259,33 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 	}
 }
 
+// TestSummariesAreDeterministic checks that the summaries do not depend on
+// map iteration order: repeated summaries of one sample are identical.
+func TestSummariesAreDeterministic(t *testing.T) {
+	// Majority clades of equal sizes: {1,2}, {3,4}, {5,6}.
+	var nwk []string
+	for range 6 {
+		nwk = append(nwk, "((1:0.4,2:0.4):0.4,(3:0.2,4:0.2):0.6,(5:0.5,6:0.5):0.3):0.2;")
+	}
+	for range 4 {
+		nwk = append(nwk, "(1:0.5,2:0.5,3:0.5,4:0.5,5:0.5,6:0.5):0.5;")
+	}
+	trees := parseTrees(t, nwk...)
+	var first []string
+	for i := range 20 {
+		s, err := SummarizeTrees(TreeSlice(trees), 6, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{s.Linkage.Newick(), s.MaxAccuracy.Newick(), s.Consensus.Newick()}
+		if i == 0 {
+			first = got
+		} else if !slices.Equal(got, first) {
+			t.Fatalf("summary %d differs:\n%v\nfirst:\n%v", i+1, got, first)
+		}
+	}
+}
+
 // TestSummaryIsNotBiasedToStars is the regression test of the maximum
 // clade credibility tree, which multiplied clade frequencies and so chose
 // a star tree (score log 1 = 0) over resolved trees whose clades are in 60%
