@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pydtlang/pydtlang/lang"
 )
@@ -26,13 +25,12 @@ func compileSrc(t *testing.T, src string) (*Graph, lang.ErrorList) {
 }
 
 // TestCompileLongSum compiles the longest flat sum a statement may hold and
-// prints it: both must take time linear in its length (printing a chain
-// by concatenation was quadratic).
+// prints it (printing a chain by concatenation was quadratic; its cost is
+// measured by BenchmarkCompileLongSum).
 func TestCompileLongSum(t *testing.T) {
 	terms := lang.MaxStatementTokens/2 - 20
 	src := "dim N, D\ndata X : real[N, D]\nprec ~ Gamma(1, 1)\nX ~ PYDT(1, 0.5, 1, 1 / prec" +
 		strings.Repeat(" + 0", terms) + ")\n"
-	start := time.Now()
 	g, errs := compileSrc(t, src)
 	if errs != nil {
 		t.Fatal(errs)
@@ -40,9 +38,6 @@ func TestCompileLongSum(t *testing.T) {
 	want := "1 / prec" + strings.Repeat(" + 0", terms)
 	if got := g.PYDT.Args[3].String(); got != want {
 		t.Errorf("the variance prints as %.80q…", got)
-	}
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("took %v", d)
 	}
 }
 
@@ -92,7 +87,6 @@ func TestManyUnknownNames(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&b, "v%d ~ Normal(0, 1)\nw%d ~ Normal(u%d, 1)\n", i, i, i)
 	}
-	start := time.Now()
 	_, errs := compileSrc(t, b.String())
 	if len(errs) != n {
 		t.Fatalf("got %d errors, want %d", len(errs), n)
@@ -106,7 +100,23 @@ func TestManyUnknownNames(t *testing.T) {
 	if hints == 0 || hints > maxHints {
 		t.Errorf("%d hints, want 1 to %d", hints, maxHints)
 	}
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("took %v", d)
+}
+
+// BenchmarkCompileLongSum measures compiling and printing the longest flat
+// sum a statement may hold (printing a chain by concatenation was
+// quadratic); compare runs with benchstat.
+func BenchmarkCompileLongSum(b *testing.B) {
+	src := "dim N, D\ndata X : real[N, D]\nprec ~ Gamma(1, 1)\nX ~ PYDT(1, 0.5, 1, 1 / prec" +
+		strings.Repeat(" + 0", lang.MaxStatementTokens/2-20) + ")\n"
+	f, err := lang.Parse("model.pydt", []byte(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		g, err := Compile(f, Options{Partial: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = g.PYDT.Args[3].String()
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 // parseErrors parses src and returns its diagnostics, failing the test if
@@ -32,7 +31,6 @@ func sum(terms int) string {
 // under the limit parses and formats (the formatter and Walk recurse once
 // per operator of a chain).
 func TestLongStatement(t *testing.T) {
-	start := time.Now()
 	list := parseErrors(t, sum(20_000)+"beta ~ Beta(1, 1) $\n")
 	if len(list) != 2 {
 		t.Fatalf("got %d errors, want 2:\n%v", len(list), list)
@@ -44,9 +42,6 @@ func TestLongStatement(t *testing.T) {
 	// The parser resynchronises after the long statement.
 	if got := list[1].Error(); got != `model.pydt:3:19: invalid character "$"` {
 		t.Errorf("second error %q", got)
-	}
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("took %v", d)
 	}
 
 	// A cut between two items of a list is not also a second statement.
@@ -136,15 +131,11 @@ func TestNestingLimits(t *testing.T) {
 // MaxSuggestLen rather than spending time quadratic in their length.
 func TestSuggestLongName(t *testing.T) {
 	long := strings.Repeat("a", 20_000)
-	start := time.Now()
 	if got := Suggest(long, []string{long + "b", "alpha"}); got != "" {
 		t.Errorf("Suggest matched a name of %d runes", len(long))
 	}
 	if got := Suggest("alpah", []string{long, "alpha"}); got != "alpha" {
 		t.Errorf("Suggest(alpah) = %q with a long candidate", got)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("took %v", d)
 	}
 	name := strings.Repeat("b", MaxSuggestLen)
 	if got := Suggest(name, []string{name[1:] + "c"}); got != name[1:]+"c" {
@@ -276,5 +267,26 @@ func TestFormatManyErrors(t *testing.T) {
 	}
 	if b.Len() > 40_000 || !strings.HasSuffix(b.String(), "\n... and 199900 more errors\n") {
 		t.Errorf("%d bytes, ending %q", b.Len(), b.String()[max(0, b.Len()-100):])
+	}
+}
+
+// BenchmarkLongStatement measures parsing a statement just under
+// MaxStatementTokens, so that a change that makes it superlinear shows up
+// under benchstat rather than as a timed assertion in a test.
+func BenchmarkLongStatement(b *testing.B) {
+	src := sum(MaxStatementTokens/2 - 20)
+	for b.Loop() {
+		if _, err := Parse("model.pydt", []byte(src)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSuggestLongName measures Suggest against a candidate far longer
+// than MaxSuggestLen, which it must skip rather than compare.
+func BenchmarkSuggestLongName(b *testing.B) {
+	long := strings.Repeat("a", 20_000)
+	for b.Loop() {
+		Suggest("alpah", []string{long, "alpha"})
 	}
 }
