@@ -57,6 +57,10 @@ func (r *runner) writeMap(ch *Chain) error {
 	return atomicfile.Write(filepath.Join(r.cfg.Out, MapFile), []byte(r.bestTree+"\n"))
 }
 
+// wantCoclust reports whether a run on n rows writes coclust.csv and
+// summary.nwk: up to CoclustDefaultMax rows, or when asked.
+func wantCoclust(n int, asked bool) bool { return asked || n <= CoclustDefaultMax }
+
 // writeTreeSummary summarises the kept trees of every chain by streaming
 // the tree files (so that a resumed run summarises exactly the trees an
 // uninterrupted one would) and writes mea.nwk, consensus.nwk and, for up
@@ -72,8 +76,7 @@ func (r *runner) writeTreeSummary(res *Result) error {
 	if res.Completed <= r.cfg.Burn {
 		return nil // no kept trees yet
 	}
-	coclust := r.cfg.Coclust || r.m.N <= CoclustDefaultMax
-	s, err := SummarizeTrees(NewickFiles(r.m.Labels, paths...), r.m.N, coclust)
+	s, err := SummarizeTrees(NewickFiles(r.m.Labels, paths...), r.m.N, wantCoclust(r.m.N, r.cfg.Coclust))
 	if err != nil {
 		return fmt.Errorf("summary tree: %w", err)
 	}

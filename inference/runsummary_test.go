@@ -118,6 +118,18 @@ func TestRunWritesTreeSummaries(t *testing.T) {
 	}
 }
 
+func TestWantCoclust(t *testing.T) {
+	for _, tc := range []struct {
+		n     int
+		asked bool
+		want  bool
+	}{{1, false, true}, {2000, false, true}, {2001, false, false}, {2001, true, true}, {100000, true, true}} {
+		if got := wantCoclust(tc.n, tc.asked); got != tc.want {
+			t.Errorf("wantCoclust(%d, %v) = %v, want %v", tc.n, tc.asked, got, tc.want)
+		}
+	}
+}
+
 // animalGroup is the paper's five groups of the animals data (as in
 // internal/clusterstudy): land mammals, aquatic animals, reptiles, birds
 // and insects.
