@@ -261,7 +261,7 @@ func TestScoreErrors(t *testing.T) {
 }
 
 func TestHelpTeaches(t *testing.T) {
-	for _, cmd := range []string{"check", "fmt", "sample", "score", "run", "predict"} {
+	for _, cmd := range []string{"check", "fmt", "sample", "score", "run", "predict", "evaluate"} {
 		code, out, _ := runCmd(t, cmd, "--help")
 		if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "Usage:") {
 			t.Errorf("%s --help: status %d:\n%s", cmd, code, out)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEvaluateCommand runs the held-out experiment on the synthetic data
+// with very short chains and checks the report's shape, the DDT's clamped
+// alpha = beta = 0 in its trace, and the bare-FILE form of --data.
+func TestEvaluateCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ev")
+	code, out, errOut := runCmd(t, "evaluate", "../../examples/gaussian.pydt", "--data", "../../examples/data/synthetic.csv",
+		"--test-fraction", "0.1", "--seed", "4", "--iters", "20", "--trees", "4", "--out", dir, "--json")
+	if code != 0 {
+		t.Fatalf("evaluate: status %d\n%s", code, errOut)
+	}
+	var rep struct {
+		Rows     int
+		TestRows []string `json:"test_rows"`
+		Models   []struct {
+			Model string
+			Mean  *float64 `json:"mean_log_density"`
+			SE    *float64
+			Rows  []*float64 `json:"log_density"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Rows != 100 || len(rep.TestRows) != 10 || len(rep.Models) != 4 {
+		t.Fatalf("report:\n%s", out)
+	}
+	for i, want := range []string{"PYDT", "DDT", "KDE", "Gaussian"} {
+		m := rep.Models[i]
+		if m.Model != want || m.Mean == nil || m.SE == nil || len(m.Rows) != 10 {
+			t.Errorf("model %d: %+v, want %s with 10 rows", i, m, want)
+		}
+	}
+	trace, err := os.ReadFile(filepath.Join(dir, "ddt", "trace.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(trace), "\n")
+	if lines[0] != "chain,iteration,log_joint,log_lik,alpha,beta,c,prec" || !strings.Contains(lines[1], ",0,0,") {
+		t.Errorf("DDT trace does not have alpha = beta = 0:\n%s\n%s", lines[0], lines[1])
+	}
+	if _, err := os.Stat(filepath.Join(dir, "evaluate.json")); err != nil {
+		t.Error(err)
+	}
+	// Errors.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"evaluate", "../../examples/gaussian.pydt"}, "give the data once"},
+		{[]string{"evaluate", "../../examples/gaussian.pydt", "--data", "../../examples/data/synthetic.csv", "--test-fraction", "1"}, "strictly between 0 and 1"},
+		{[]string{"evaluate", "../../examples/binary.pydt", "--data", "../../examples/data/animals.csv", "--iters", "4", "--no-ddt"}, "Probit"},
+	} {
+		if code, _, errOut := runCmd(t, c.args...); code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: status %d, %q", c.args, code, errOut)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package predict
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference"
+)
+
+// Builder compiles the model to fit with the training data bound and the
+// extra scalars clamped (on top of the user's own --set values).
+type Builder func(train *dataset.Matrix, clamp map[string]float64) (*inference.Model, error)
+
+// EvalConfig controls Evaluate.
+type EvalConfig struct {
+	// Fraction of rows held out, and the seed of the split (Split).
+	Fraction float64
+	Seed     uint64
+	// Run configures each MCMC fit; Out is replaced by Dir/pydt and
+	// Dir/ddt.
+	Run inference.Config
+	// Dir holds the runs.
+	Dir string
+	// Standardize fits the PYDT and DDT to standardized data (reported in
+	// the data's units all the same).
+	Standardize bool
+	// NoDDT skips the DDT fit.
+	NoDDT bool
+	// Trees and Nodes are passed to PredictRun.
+	Trees, Nodes int
+	// Progress, if not nil, is told when each fit starts.
+	Progress func(name string)
+}
+
+// EvalModel is one model's held-out score.
+type EvalModel struct {
+	Name       string    `json:"model"`
+	Summary    Summary   `json:"-"`
+	Mean       float64   `json:"mean_log_density"`
+	SE         float64   `json:"se"`
+	Note       string    `json:"note,omitempty"`
+	LogDensity []float64 `json:"-"`
+	// Stuck lists the chains of a fit that were flagged stuck.
+	Stuck []int `json:"stuck_chains,omitempty"`
+}
+
+// EvalResult is the outcome of Evaluate.
+type EvalResult struct {
+	Train, Test []int
+	Models      []EvalModel
+	// KDEBandwidth is the KDE's chosen relative bandwidth H (KDE).
+	KDEBandwidth float64
+}
+
+// Evaluate is the paper's density experiment: it splits the rows of data
+// (Split), fits the model to the training rows by MCMC (inference.Run
+// into cfg.Dir/pydt) and, unless NoDDT, Neal's Dirichlet diffusion tree
+// (the same model with the PYDT's alpha and beta clamped to 0, into
+// cfg.Dir/ddt), and reports the mean held-out log predictive density of
+// each (PredictRun), of a Gaussian KDE with its bandwidth chosen by
+// leave-one-out likelihood on the training rows (NewKDE), and of a single
+// Gaussian fitted by maximum likelihood (NewGaussian).
+func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg EvalConfig) (*EvalResult, error) {
+	train, test, err := Split(data.Rows, cfg.Fraction, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	res := &EvalResult{Train: train, Test: test}
+	trainM := subset(data, train)
+	testRows := rowsOfMatrix(subset(data, test))
+	trainRows := rowsOfMatrix(trainM)
+
+	fit := func(name, dir string, clamp map[string]float64) (*inference.Model, error) {
+		m, err := build(copyMatrix(trainM), clamp)
+		if err != nil {
+			return nil, err
+		}
+		if m.Link == inference.LinkProbit {
+			return nil, ErrProbit
+		}
+		if cfg.Standardize {
+			if _, err := m.Standardize(); err != nil {
+				return nil, err
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(name)
+		}
+		rc := cfg.Run
+		rc.Out = filepath.Join(cfg.Dir, dir)
+		rc.AllowStuck = true
+		r, err := inference.Run(ctx, m, rc)
+		if err != nil {
+			return nil, fmt.Errorf("fitting the %s: %w", name, err)
+		}
+		pr, err := PredictRun(m, rc.Out, testRows, RunOptions{Trees: cfg.Trees, Nodes: cfg.Nodes})
+		if err != nil {
+			return nil, fmt.Errorf("predicting with the %s: %w", name, err)
+		}
+		em := scored(name, pr.LogDensity)
+		em.Stuck = r.Stuck
+		if len(r.Stuck) > 0 {
+			em.Note = fmt.Sprintf("chains %v stuck", r.Stuck)
+		}
+		res.Models = append(res.Models, em)
+		return m, nil
+	}
+	m, err := fit("PYDT", "pydt", nil)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.NoDDT {
+		clamp, err := DDTClamps(m)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := fit("DDT", "ddt", clamp); err != nil {
+			return nil, err
+		}
+	}
+	kde, _, err := NewKDE(trainRows, nil)
+	if err != nil {
+		return nil, err
+	}
+	res.KDEBandwidth = kde.H
+	l := make([]float64, len(testRows))
+	for i, x := range testRows {
+		l[i] = kde.LogDensity(x)
+	}
+	em := scored("KDE", l)
+	em.Note = fmt.Sprintf("bandwidth %.3g × column sd (leave-one-out)", kde.H)
+	res.Models = append(res.Models, em)
+	g, err := NewGaussian(trainRows)
+	if err != nil {
+		return nil, err
+	}
+	for i, x := range testRows {
+		l[i] = g.LogDensity(x)
+	}
+	em = scored("Gaussian", l)
+	em.Note = "maximum likelihood mean and covariance"
+	res.Models = append(res.Models, em)
+	return res, nil
+}
+
+func scored(name string, l []float64) EvalModel {
+	s := Summarize(l)
+	return EvalModel{Name: name, Summary: s, Mean: s.Mean, SE: s.SE, LogDensity: append([]float64(nil), l...)}
+}
+
+// DDTClamps returns the clamps that turn m's PYDT into Neal's Dirichlet
+// diffusion tree: its alpha and beta arguments, which must be scalar
+// variables (or already the constant 0), set to 0.
+func DDTClamps(m *inference.Model) (map[string]float64, error) {
+	out := map[string]float64{}
+	for i, what := range []string{"alpha", "beta"} {
+		switch a := m.Tree.Args[i].(type) {
+		case graph.Ref:
+			out[a.V.Name] = 0
+		case graph.Num:
+			if a.V != 0 {
+				return nil, fmt.Errorf("the PYDT's %s is the constant %v: the DDT needs it to be 0", what, a.V)
+			}
+		default:
+			return nil, errors.New("the PYDT's " + what + " is an expression, not a variable that can be clamped to 0 for the DDT")
+		}
+	}
+	return out, nil
+}
+
+func subset(x *dataset.Matrix, rows []int) *dataset.Matrix {
+	out := &dataset.Matrix{Rows: len(rows), Cols: x.Cols, ColNames: x.ColNames, Source: x.Source}
+	for _, i := range rows {
+		out.Data = append(out.Data, x.Data[i*x.Cols:(i+1)*x.Cols]...)
+		if x.RowLabels != nil {
+			out.RowLabels = append(out.RowLabels, x.RowLabels[i])
+		}
+	}
+	return out
+}
+
+func copyMatrix(x *dataset.Matrix) *dataset.Matrix {
+	c := *x
+	c.Data = append([]float64(nil), x.Data...)
+	return &c
+}
+
+func rowsOfMatrix(x *dataset.Matrix) [][]float64 {
+	out := make([][]float64, x.Rows)
+	for i := range out {
+		out[i] = x.Data[i*x.Cols : (i+1)*x.Cols]
+	}
+	return out
+}
