@@ -31,8 +31,16 @@ import (
 // star tree scores best), both gain from every clade with p > 1/2; both
 // leave out clades with p < 1/2, which cost more than they gain.
 //
-// Each branch point's time is the posterior mean of the time of the most
-// recent common ancestor of its leaves, taken over every sampled tree (not
+// Where exact clades are rarely repeated (tens of rows or more), both are
+// unresolved exactly where a dendrogram is wanted. A run's summary.nwk is
+// therefore the average-linkage tree of the posterior mean LCA times
+// (Coclust.AverageLinkage), which approximately minimises the posterior
+// expected squared error of the LCA times over pairs of rows; see
+// docs/summaries.md for a comparison on labelled data.
+//
+// In the clade summaries each branch point's time is the posterior mean of
+// the time of the most recent common ancestor of its leaves, taken over
+// every sampled tree (not
 // only those that contain the clade), so a branch point always comes
 // before its descendants. Its credibility p is written as its Newick label.
 //
