@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -67,4 +68,29 @@ func (m *Model) Score(st *State) (Scores, error) {
 		return s, fmt.Errorf("score: the log density is NaN (log_tree %v, log_lik %v, log_hyper %v)", s.LogTree, s.LogLik, s.LogHyper)
 	}
 	return s, nil
+}
+
+// MarshalJSON writes the scores as a JSON object. JSON has no infinities:
+// a log density of −∞ (a tree of zero probability, such as a
+// multifurcation when alpha = −2·beta, which admits only binary trees) is
+// written as the string "-Inf", and +∞ and NaN as "+Inf" and "NaN".
+func (s Scores) MarshalJSON() ([]byte, error) {
+	num := func(x float64) any {
+		switch {
+		case math.IsInf(x, -1):
+			return "-Inf"
+		case math.IsInf(x, 1):
+			return "+Inf"
+		case math.IsNaN(x):
+			return "NaN"
+		}
+		return x
+	}
+	return json.Marshal(struct {
+		LogTree  any      `json:"log_tree"`
+		LogLik   any      `json:"log_lik"`
+		LogHyper any      `json:"log_hyper"`
+		LogJoint any      `json:"log_joint"`
+		Omitted  []string `json:"omitted,omitempty"`
+	}{num(s.LogTree), num(s.LogLik), num(s.LogHyper), num(s.LogJoint), s.Omitted})
 }

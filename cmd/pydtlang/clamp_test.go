@@ -70,3 +70,24 @@ func TestDDTByClampingCommands(t *testing.T) {
 		t.Errorf("run --set beta=1: status %d\n%s", code, errOut)
 	}
 }
+
+// TestScoreJSONZeroDensity: a multifurcating tree has zero density under
+// the DDT (alpha = beta = 0); score --json says so with "-Inf" instead of
+// failing to encode the number.
+func TestScoreJSONZeroDensity(t *testing.T) {
+	code, stdout, errOut := runCmd(t, "score", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv",
+		"--tree", "../../examples/data/synthetic-tree.nwk", "--set", "alpha=0,beta=0,c=1,prec=2", "--json")
+	if code != 0 {
+		t.Fatalf("status %d\n%s", code, errOut)
+	}
+	var s map[string]any
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s["log_tree"] != "-Inf" || s["log_joint"] != "-Inf" {
+		t.Errorf("log_tree %v, log_joint %v, want \"-Inf\"", s["log_tree"], s["log_joint"])
+	}
+	if _, ok := s["log_lik"].(float64); !ok {
+		t.Errorf("log_lik %v is not a number", s["log_lik"])
+	}
+}

@@ -43,7 +43,9 @@ of the scalars, and its parts:
 Every stochastic scalar needs a value from --set. The tree's leaves must match
 the data's rows: by row label when the data file has a label column, else by
 1-based row number. A file of several trees (one per line) gives one line of
-scores per tree; it may be at most 1 GiB, and each tree at most 16 MiB. --json prints JSON instead of "name value" lines.
+scores per tree; it may be at most 1 GiB, and each tree at most 16 MiB. --json prints JSON instead of "name value" lines; JSON has
+no infinities, so a log density of -Inf (a tree of zero probability, such as
+a multifurcation when alpha = -2 beta) is written there as the string "-Inf".
 
 The output of sample scores directly: its NAME.csv holds every draw (header
 draw,row,...), and --draw K takes draw K of it and the K-th tree (line) of the
