@@ -374,12 +374,12 @@ func (ch *Chain) sliceTarget(s *sliceStep, x float64) float64 {
 	switch {
 	case s.alphaBeta:
 		env := ch.st.Env
-		lp += ch.abStats.LogPrior(ch.m.Tree.Args[0].Eval(env), ch.m.Tree.Args[1].Eval(env), &ch.abH)
+		lp += ch.abStats.LogPriorS(ch.m.Tree.Args[0].Eval(env), ch.m.Tree.Args[1].Eval(env), &ch.abH)
 	case s.prior:
 		if err := ch.syncPrior(); err != nil {
 			return math.Inf(-1)
 		}
-		lp += ch.logTree()
+		lp += ch.logTreeS()
 	}
 	if s.variance {
 		if err := ch.syncVariance(); err != nil {
@@ -671,6 +671,15 @@ func (ch *Chain) syncEvidence() error {
 func (ch *Chain) logTree() float64 {
 	s := ch.moves
 	return pydt.LogPrior(ch.Tree, s.Alpha(), s.Beta(), s.Divergence(), s.Harmonic())
+}
+
+// logTreeS is the log prior of the current tree with its times in the
+// coordinates s = -log(1-t) (pydt.LogPriorS): logTree less Σ_b s_b, which
+// is the target for MCMC updates (of parameters, or of times in s), since
+// near t = 1 that sum swamps the terms they change.
+func (ch *Chain) logTreeS() float64 {
+	s := ch.moves
+	return pydt.LogPriorS(ch.Tree, s.Alpha(), s.Beta(), s.Divergence(), s.Harmonic())
 }
 
 // logFactor is the log density of a scalar factor at the current values,

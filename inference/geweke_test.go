@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/dataset"
@@ -107,11 +108,22 @@ X ~ PYDT(alpha, beta, c, 1 / prec)
 // branch with probability (α+2β)/(2+α): P(three-way split) =
 // h1/(h1+h2) (α+2β)/(2+α), and by exchangeability each of the three binary
 // topologies has (1 - P(three-way))/3.
+//
+// The topology law does not depend on the divergence function: the test
+// runs with DivInv (the default), DivInvSq and DivNeal.
 func TestAllMissingRecoversPrior(t *testing.T) {
+	for _, div := range []string{"c", "DivInvSq(c)", "DivNeal(0.4, c, 0.3)"} {
+		t.Run(div, func(t *testing.T) {
+			allMissingRecoversPrior(t, strings.Replace(gaussianModel, "PYDT(alpha, beta, c,", "PYDT(alpha, beta, "+div+",", 1))
+		})
+	}
+}
+
+func allMissingRecoversPrior(t *testing.T, model string) {
 	nan := math.NaN()
 	rows := [][]float64{{nan}, {nan}, {nan}}
 	alpha, beta := 1.5, 0.3
-	m := compileWithData(t, gaussianModel, rows, map[string]float64{"alpha": alpha, "beta": beta, "c": 1, "prec": 1})
+	m := compileWithData(t, model, rows, map[string]float64{"alpha": alpha, "beta": beta, "c": 1, "prec": 1})
 	sched, err := NewSchedule(m)
 	if err != nil {
 		t.Fatal(err)

@@ -286,10 +286,8 @@ func (s *timeScaleStep) at(ch *Chain, c0, delta float64) float64 {
 	if !validTimes(tr, ch.internal) || ch.syncPrior() != nil || ch.lik.Recompute() != nil {
 		return math.Inf(-1)
 	}
-	lp := ch.logFactor(s.v.Def) + math.Log(c) + ch.logTree() + ch.lik.LogLik() + float64(len(ch.internal))*delta
-	for _, b := range ch.internal {
-		lp += tr.Time(b).LogOneMinus()
-	}
+	// The tree prior in the coordinates s (LogPrior times Π(1-t'_b)).
+	lp := ch.logFactor(s.v.Def) + math.Log(c) + ch.logTreeS() + ch.lik.LogLik() + float64(len(ch.internal))*delta
 	if math.IsNaN(lp) || math.IsInf(lp, 1) {
 		return math.Inf(-1)
 	}

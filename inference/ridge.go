@@ -71,11 +71,8 @@ func (r *ridgeStep) update(ch *Chain) error {
 func (r *ridgeStep) target(ch *Chain) float64 {
 	x := ch.get(r.v)
 	lp := ch.logFactor(r.v.Def) + math.Log(x)
-	lp += ch.logTree() + ch.lik.LogLik()
-	for _, b := range ch.internal {
-		lp += ch.Tree.Time(b).LogOneMinus()
-	}
-	return lp
+	// The tree prior in the coordinates s: LogPrior times Π(1-t_i).
+	return lp + ch.logTreeS() + ch.lik.LogLik()
 }
 
 func (r *ridgeStep) once(ch *Chain) error {

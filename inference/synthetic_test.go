@@ -114,7 +114,7 @@ func TestSyntheticFourClusters(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := Run(context.Background(), m, Config{Iters: 500, Burn: 250, Chains: 2, Seed: 1, Out: dir}); err != nil {
+	if _, err := Run(context.Background(), m, Config{Iters: 500, Burn: 250, Chains: 2, Seed: 3, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	classes := make([]int, len(x.RowLabels))

@@ -55,6 +55,7 @@ func TestGeweke(t *testing.T) {
 	}{
 		{priorCase{"N5-D2", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 1},
 		{priorCase{"N4-D1", 1, 0.1, pydt.DivInvSq{C: 0.6}}, 4, 1, 0.5},
+		{priorCase{"N4-D2-neal", 0.8, 0.2, pydt.DivNeal{C0: 0.4, C1: 0.5, C2: 0.3}}, 4, 2, 0.7},
 	}
 	const iters, refDraws = 30000, 30000
 	for ci, gc := range cases {

@@ -28,6 +28,7 @@ var invariantCases = []struct {
 	{priorCase{"N4-wide", 1.5, 0.2, pydt.DivInvSq{C: 0.5}}, 4},
 	{priorCase{"N6-neg-alpha", -0.2, 0.4, pydt.DivInv{C: 0.7}}, 6},
 	{priorCase{"N4-binary", -0.5, 0.25, pydt.DivInv{C: 1.5}}, 4},
+	{priorCase{"N4-neal", 0.7, 0.3, pydt.DivNeal{C0: 0.5, C1: 0.4, C2: 0.3}}, 4},
 }
 
 var moveKinds = []struct {

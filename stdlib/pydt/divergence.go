@@ -26,6 +26,12 @@ type Divergence interface {
 	// inc >= 0, computed in s without forming A(from), so that it keeps
 	// its precision where A(from) is much larger than inc.
 	Advance(from Time, inc float64) Time
+	// Increment returns A(to) - A(from), formed from the difference of s
+	// (with expm1 where A has exponential terms) rather than as the
+	// difference of two cumulative hazards, which cancels when both are
+	// large and close. It is +Inf where the increment exceeds the float64
+	// maximum and +Inf when to is t = 1.
+	Increment(from, to Time) float64
 	// Check reports parameter values for which the function is not a valid
 	// divergence function.
 	Check() error
@@ -53,6 +59,9 @@ func (d DivInv) InverseCumulative(a float64) Time { return TimeFromS(a / d.C) }
 
 // Advance returns the time with s = s_from + inc/C.
 func (d DivInv) Advance(from Time, inc float64) Time { return TimeFromS(from.S() + inc/d.C) }
+
+// Increment returns C (s_to - s_from).
+func (d DivInv) Increment(from, to Time) float64 { return d.C * (to.S() - from.S()) }
 
 // Check requires C > 0 and finite.
 func (d DivInv) Check() error { return checkPositive("c", d.C) }
@@ -98,6 +107,11 @@ func (d DivInvSq) Advance(from Time, inc float64) Time {
 		r = math.Exp(lr)
 	}
 	return TimeFromS(s0 + math.Log1p(r))
+}
+
+// Increment returns C (e^s_to - e^s_from).
+func (d DivInvSq) Increment(from, to Time) float64 {
+	return expDiff(math.Log(d.C), from.S(), to.S())
 }
 
 // Check requires C > 0 and finite.
@@ -295,6 +309,23 @@ func (d DivNeal) Advance(from Time, inc float64) Time {
 	return TimeFromS(s0 + x)
 }
 
+// Increment returns A(to) - A(from) = C0 (e^-s_from - e^-s_to) +
+// C1 (s_to - s_from) + C2 (e^s_to - e^s_from).
+func (d DivNeal) Increment(from, to Time) float64 {
+	a, b := from.S(), to.S()
+	if math.IsInf(b, 1) {
+		return b
+	}
+	v := d.C1 * (b - a)
+	if d.C0 > 0 {
+		v += d.C0 * math.Exp(-a) * -math.Expm1(a-b)
+	}
+	if d.C2 > 0 {
+		v += expDiff(math.Log(d.C2), a, b)
+	}
+	return v
+}
+
 // Check requires non-negative finite coefficients with C1 + C2 > 0.
 func (d DivNeal) Check() error {
 	for _, p := range []struct {
@@ -323,6 +354,20 @@ func scaledExpm1(c, s float64) float64 {
 		return c * math.Expm1(s)
 	}
 	return math.Exp(math.Log(c) + s)
+}
+
+// expDiff returns e^(logC + b) - e^(logC + a) for b >= a, as
+// e^(logC + b) (1 - e^(a - b)), in logs so that it overflows only when the
+// result does.
+func expDiff(logC, a, b float64) float64 {
+	if math.IsInf(b, 1) {
+		return b
+	}
+	d := b - a
+	if d <= 0 {
+		return 0
+	}
+	return math.Exp(logC + b + math.Log(-math.Expm1(-d)))
 }
 
 // log1pRatio returns log(1 + a/c) for a, c > 0, without overflow in a/c.

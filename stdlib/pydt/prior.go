@@ -48,23 +48,61 @@ func CheckPrior(alpha, beta float64, div Divergence) error {
 // t = 1, or a multifurcation where alpha + 2 beta = 0. Subtrees detached from
 // tr are ignored. It does not allocate once h is large enough.
 func LogPrior(tr *Tree, alpha, beta float64, div Divergence, h *Harmonic) float64 {
+	lp, sumS := logPriorS(tr, alpha, beta, div, h)
+	return lp + sumS
+}
+
+// LogPriorS returns the log density of the tree structure and of the
+// divergence times in the coordinates s_b = -log(1-t_b) that Time keeps:
+// LogPrior less the Jacobian Σ_b s_b, formed without it. Where times lie
+// close to t = 1, log a(t) and Σ_b s_b are large (s beyond 1e15 makes them
+// swamp every other term in float64), while this density keeps its
+// precision: it is the one to use as an MCMC target, for updates of the
+// times in s and of any parameter (the Jacobian does not depend on them).
+// Each branch point contributes, in the edge form of NodeEdgeLogPrior,
+//
+//	log dA/ds(t_b) + [structure of b] - (A(t_b) - A(t_a)) H_{m_b-1},
+//
+// the increments from Divergence.Increment. Its domain is LogPrior's.
+func LogPriorS(tr *Tree, alpha, beta float64, div Divergence, h *Harmonic) float64 {
+	lp, _ := logPriorS(tr, alpha, beta, div, h)
+	return lp
+}
+
+// logPriorS returns LogPriorS and Σ_b s_b.
+func logPriorS(tr *Tree, alpha, beta float64, div Divergence, h *Harmonic) (lp, sumS float64) {
 	if tr.Root() == NoNode || CheckPrior(alpha, beta, div) != nil || !h.use(alpha, beta) {
-		return math.Inf(-1)
+		return math.Inf(-1), 0
 	}
 	h.Grow(tr.Count(tr.Root()))
 	lg1b := lgamma(1 - beta)
-	ev := newDivEval(div)
+	inv, isInv := div.(DivInv)
+	logC := 0.0
+	if isInv {
+		logC = math.Log(inv.C)
+	}
 	root := tr.Root()
-	total := 0.0
 	for v := root; v != NoNode; v = priorNext(tr, root, v) {
 		if tr.IsLeaf(v) {
 			continue
 		}
+		s := nodeStructureCached(tr, v, lg1b, h)
 		// Checking each branch point against its parent covers every
 		// internal edge; edges into leaves need t_b < 1 only.
-		total += nodeLogPrior(tr, v, lg1b, ev, h, false)
+		if math.IsInf(s, -1) || !timesOrdered(tr, v, false) {
+			return math.Inf(-1), 0
+		}
+		ta, tb := tr.ParentTime(v), tr.Time(v)
+		var rate, inc float64
+		if isInv {
+			rate, inc = logC, inv.C*(tb.s-ta.s)
+		} else {
+			rate, inc = div.LogRateS(tb), div.Increment(ta, tb)
+		}
+		lp += s + rate - inc*h.H(tr.Count(v)-1)
+		sumS += tb.s
 	}
-	return total
+	return lp, sumS
 }
 
 // NodeLogPrior returns the log prior factor of the internal node b in its
@@ -146,7 +184,7 @@ func NodeEdgeLogPrior(tr *Tree, b NodeID, alpha, beta float64, div Divergence, h
 		return math.Inf(-1)
 	}
 	ta, tb := tr.ParentTime(b), tr.Time(b)
-	return s + div.LogRate(tb) + (div.Cumulative(ta)-div.Cumulative(tb))*h.H(tr.Count(b)-1)
+	return s + div.LogRate(tb) - div.Increment(ta, tb)*h.H(tr.Count(b)-1)
 }
 
 // LogStructure returns the part of LogPrior that depends on the tree
@@ -268,7 +306,10 @@ func CStats(tr *Tree, alpha, beta float64, h *Harmonic) (internal int, s float64
 
 // CStatsFor is CStats for any divergence function unit(t) scaled by c,
 // a(t) = c unit(t) (for example DivInvSq{C: 1}): it returns the number of
-// internal nodes and S = sum_b J_b U(t_b), U being unit's cumulative.
+// internal nodes and S = sum_b J_b U(t_b), U being unit's cumulative,
+// summed in its edge form sum_b (U(t_b) - U(t_a)) H_{m_b-1} (increments
+// from Divergence.Increment, all non-negative: no cancellation where
+// U is large).
 func CStatsFor(tr *Tree, alpha, beta float64, unit Divergence, h *Harmonic) (internal int, s float64) {
 	if !h.use(alpha, beta) {
 		panic(fmt.Sprintf("pydt: CStats: %v", CheckPitmanYor(alpha, beta)))
@@ -283,7 +324,7 @@ func CStatsFor(tr *Tree, alpha, beta float64, unit Divergence, h *Harmonic) (int
 			continue
 		}
 		internal++
-		s += nodeJ(tr, v, h) * unit.Cumulative(tr.Time(v))
+		s += unit.Increment(tr.ParentTime(v), tr.Time(v)) * h.H(tr.Count(v)-1)
 	}
 	return internal, s
 }
@@ -335,7 +376,8 @@ func lgamma(x float64) float64 {
 // counts), not O(N) calls of lgamma.
 type AlphaBetaStats struct {
 	possible bool
-	logRate  float64 // sum_b log a(t_b)
+	logRate  float64 // sum_b log dA/ds(t_b)
+	sumS     float64 // sum_b s_b
 	sumKm1   int     // sum_b (K_b - 1) - (number of leaf children)
 	maxCount int
 	child    []countMult   // children with n >= 2: (n, multiplicity)
@@ -364,7 +406,7 @@ func NewAlphaBetaStats(tr *Tree, div Divergence) *AlphaBetaStats {
 // Reset recomputes the statistics for tr under div, reusing storage.
 func (s *AlphaBetaStats) Reset(tr *Tree, div Divergence) {
 	s.possible = false
-	s.logRate, s.sumKm1, s.maxCount = 0, 0, 0
+	s.logRate, s.sumS, s.sumKm1, s.maxCount = 0, 0, 0, 0
 	s.child, s.node, s.degree, s.edge = s.child[:0], s.node[:0], s.degree[:0], s.edge[:0]
 	root := tr.Root()
 	if root == NoNode || div == nil || div.Check() != nil {
@@ -403,8 +445,9 @@ func (s *AlphaBetaStats) Reset(tr *Tree, div Divergence) {
 			}
 		}
 		tv := tr.Time(v)
-		s.logRate += div.LogRate(tv)
-		w[m] += div.Cumulative(tv) - div.Cumulative(tr.ParentTime(v))
+		s.logRate += div.LogRateS(tv)
+		s.sumS += tv.s
+		w[m] += div.Increment(tr.ParentTime(v), tv)
 	}
 	for i := range size {
 		if childH[i] > 0 {
@@ -455,6 +498,14 @@ func (s *AlphaBetaStats) LogStructure(alpha, beta float64) float64 {
 // if it holds other parameters. It returns -Inf outside the parameter range
 // and for impossible trees.
 func (s *AlphaBetaStats) LogPrior(alpha, beta float64, h *Harmonic) float64 {
+	return s.LogPriorS(alpha, beta, h) + s.sumS
+}
+
+// LogPriorS returns LogPriorS of the tree at (alpha, beta): LogPrior less
+// the Jacobian Σ_b s_b, which does not depend on (alpha, beta) and would
+// swamp the terms that do where times lie very close to t = 1. It is the
+// target for updates of alpha and beta.
+func (s *AlphaBetaStats) LogPriorS(alpha, beta float64, h *Harmonic) float64 {
 	total := s.LogStructure(alpha, beta)
 	if math.IsInf(total, -1) || !h.use(alpha, beta) {
 		return math.Inf(-1)
