@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/inference/cluster"
+)
+
+func newCut() *cobra.Command {
+	var (
+		opt       inference.CutOptions
+		loss, out string
+	)
+	cmd := &cobra.Command{
+		Use:   "cut RUNDIR (--k K | --time T) [--tree FILE] [--posterior [--loss binder|ari]] [--out FILE]",
+		Short: "Flat cluster labels from a finished run's trees",
+		Long: `cut writes flat cluster labels, a CSV of "row,cluster" (clusters numbered 1, 2,
+... in order of their first row), made from the run in RUNDIR.
+
+By default it cuts the summary tree, RUNDIR/summary.nwk (--tree mea.nwk,
+consensus.nwk or map.nwk cuts another): --time T cuts it at time T in [0, 1]
+(a branch point at or before T is split), and --k K cuts it at the time of
+the earliest branch point that gives at least K clusters. Where a
+multifurcation, or branch points at equal times, make exactly K impossible,
+the cut is the one with the fewest clusters above K, and a note on stderr
+says so.
+
+--posterior makes the partition from the posterior as a whole: every kept
+tree of every chain is cut the same way (at K, or at T), and among those
+cuts and the summary tree's, the partition chosen is the one that minimises
+the posterior expected Binder loss (the expected fraction of pairs of rows
+on which it and a sampled cut disagree, together in one and apart in the
+other; equivalently it maximises the expected Rand index), or with
+--loss ari the one that maximises the posterior expected adjusted Rand index
+against the sampled cuts. It reports both scores, and those of the summary
+tree's cut, on stderr. Binder's loss costs O(N²) per candidate, the ARI O(N)
+per pair of a candidate and a distinct sampled cut.
+
+Rows are in the order of the data (read from RUNDIR/coclust.csv), or in the
+tree file's order when the run wrote no coclust.csv.`,
+		Example: `  pydtlang run examples/binary.pydt --data Y=examples/data/animals.csv --out fit
+  pydtlang cut fit --k 5
+  pydtlang cut fit --k 5 --posterior --out clusters.csv
+  pydtlang cut fit --time 0.5 --tree consensus.nwk`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			kSet, tSet := cmd.Flags().Changed("k"), cmd.Flags().Changed("time")
+			if kSet == tSet {
+				return &exitError{code: 2, err: errors.New("cut: give exactly one of --k K and --time T")}
+			}
+			if kSet && opt.K < 1 {
+				return &exitError{code: 2, err: fmt.Errorf("cut: --k %d: need at least one cluster", opt.K)}
+			}
+			if tSet && !(opt.Time >= 0 && opt.Time <= 1) {
+				return &exitError{code: 2, err: fmt.Errorf("cut: --time %v is not in [0, 1]", opt.Time)}
+			}
+			var err error
+			if opt.Loss, err = cluster.ParseLoss(loss); err != nil {
+				return &exitError{code: 2, err: fmt.Errorf("cut: --loss: %w", err)}
+			}
+			res, err := inference.CutRun(args[0], opt)
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			stderr := cmd.ErrOrStderr()
+			part := res.Partition
+			if !res.Exact {
+				fmt.Fprintf(stderr, "note: %s has no cut with exactly %d clusters (a multifurcation or branch points at one time); this cut, at t = %.6g, has %d\n",
+					res.Tree, opt.K, res.CutTime, part.NumClusters())
+			}
+			if res.Posterior != nil {
+				p := res.Posterior
+				fmt.Fprintf(stderr, "posterior: %d clusters chosen among %d candidate partitions (the cuts of %d kept trees and of %s) by %s loss: expected Binder loss %.4g per pair, expected ARI %.4g; the %s cut (%d clusters): %.4g, %.4g\n",
+					p.Partition.NumClusters(), p.Candidates, res.Trees, res.Tree, opt.Loss, p.ExpectedBinder, p.ExpectedARI,
+					res.Tree, part.NumClusters(), res.SummaryBinder, res.SummaryARI)
+				part = p.Partition
+			}
+			var b bytes.Buffer
+			w := csv.NewWriter(&b)
+			_ = w.Write([]string{"row", "cluster"})
+			for i, name := range res.Rows {
+				_ = w.Write([]string{name, strconv.Itoa(part[i])})
+			}
+			w.Flush()
+			if err := w.Error(); err != nil {
+				return err
+			}
+			if out == "" {
+				_, err = cmd.OutOrStdout().Write(b.Bytes())
+				return err
+			}
+			if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+				return &exitError{code: 1, err: fmt.Errorf("cut: %w", err)}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&opt.K, "k", 0, "number of clusters (the fewest at least K where exactly K is impossible)")
+	f.Float64Var(&opt.Time, "time", 0, "cut at this time in [0, 1]")
+	f.StringVar(&opt.Tree, "tree", inference.SummaryTreeFile, "the tree file in RUNDIR to cut")
+	f.BoolVar(&opt.Posterior, "posterior", false, "choose the partition from the cuts of all kept trees (Bayes decision under --loss)")
+	f.StringVar(&loss, "loss", "binder", "posterior criterion: binder (least expected Binder loss) or ari (greatest expected adjusted Rand index)")
+	f.StringVar(&out, "out", "", "write the CSV to this file instead of stdout")
+	return cmd
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cutRunDir writes a hand-made run directory: a summary tree whose root
+// splits three ways, row names in coclust.csv's header, and two chains of
+// kept trees.
+func cutRunDir(t *testing.T) string {
+	dir := t.TempDir()
+	files := map[string]string{
+		"summary.nwk": "((a:0.5,b:0.5)0.9:0.2,(c:0.6,d:0.6)1:0.1,e:0.7)1:0.3;\n",
+		"coclust.csv": ",e,d,c,b,a\ne,1,0,0,0,0\n", // the data's order is e, d, c, b, a
+		// Cut at K = 2: {a,b,c}{d,e} twice, {a,b}{c,d,e} once.
+		"trees-1.nwk": "(((a:0.2,b:0.2):0.3,c:0.5):0.3,(d:0.4,e:0.4):0.4):0.2;\n(((a:0.2,b:0.2):0.3,c:0.5):0.3,(d:0.4,e:0.4):0.4):0.2;\n",
+		"trees-2.nwk": "((a:0.5,b:0.5):0.3,(c:0.6,(d:0.3,e:0.3):0.3):0.2):0.2;\n",
+	}
+	for name, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestCutCommand(t *testing.T) {
+	dir := cutRunDir(t)
+	for _, c := range []struct {
+		args       []string
+		out, note  string
+		noNoteWant bool
+	}{
+		// Rows in the data's order (e, d, c, b, a), clusters numbered by
+		// first row.
+		{[]string{"--k", "3"}, "row,cluster\ne,1\nd,2\nc,2\nb,3\na,3\n", "", true},
+		{[]string{"--k", "2"}, "row,cluster\ne,1\nd,2\nc,2\nb,3\na,3\n", "no cut with exactly 2 clusters", false},
+		{[]string{"--k", "4"}, "row,cluster\ne,1\nd,2\nc,3\nb,4\na,4\n", "", true},
+		{[]string{"--time", "0.2"}, "row,cluster\ne,1\nd,1\nc,1\nb,1\na,1\n", "", true},
+		{[]string{"--time", "0.55"}, "row,cluster\ne,1\nd,2\nc,3\nb,4\na,5\n", "", true},
+		// P(d,e) = 1, P(a,b) = 1, P(a,c) = P(b,c) = 2/3, P(c,d) = P(c,e) =
+		// 1/3, other pairs 0: {a,b,c}{d,e} disagrees on (1/3·2 + 1/3·2)/10 =
+		// 2/15 of the pairs, {a,b}{c,d,e} on (2/3·2 + 2/3·2)/10 = 4/15, the
+		// summary's {a,b}{c,d}{e} on (2/3 + 2/3·2 + 1/3 + 1)/10 = 1/3. ARI of
+		// {a,b,c}{d,e} against {a,b}{c,d,e}: (2 − 4·4/10)/(4 − 1.6) = 1/6, so
+		// its expected ARI is (1 + 1 + 1/6)/3 = 13/18.
+		{[]string{"--k", "2", "--posterior"}, "row,cluster\ne,1\nd,1\nc,2\nb,2\na,2\n", "expected Binder loss 0.1333 per pair, expected ARI 0.7222; the summary.nwk cut (3 clusters): 0.3333", false},
+		{[]string{"--k", "2", "--posterior", "--loss", "ari"}, "row,cluster\ne,1\nd,1\nc,2\nb,2\na,2\n", "by ari loss", false},
+	} {
+		args := append([]string{"cut", dir}, c.args...)
+		code, out, errOut := runCmd(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: status %d: %s", c.args, code, errOut)
+		}
+		if out != c.out {
+			t.Errorf("%v: got\n%swant\n%s", c.args, out, c.out)
+		}
+		if c.noNoteWant && errOut != "" {
+			t.Errorf("%v: unexpected stderr %q", c.args, errOut)
+		}
+		if c.note != "" && !strings.Contains(errOut, c.note) {
+			t.Errorf("%v: stderr %q lacks %q", c.args, errOut, c.note)
+		}
+	}
+	// --out writes the file.
+	outFile := filepath.Join(dir, "c.csv")
+	if code, _, errOut := runCmd(t, "cut", dir, "--k", "3", "--out", outFile); code != 0 {
+		t.Fatalf("--out: %s", errOut)
+	}
+	if b, _ := os.ReadFile(outFile); string(b) != "row,cluster\ne,1\nd,2\nc,2\nb,3\na,3\n" {
+		t.Errorf("--out wrote %q", b)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cut", dir}, "exactly one of --k K and --time T"},
+		{[]string{"cut", dir, "--k", "2", "--time", "0.5"}, "exactly one of"},
+		{[]string{"cut", dir, "--k", "0"}, "at least one cluster"},
+		{[]string{"cut", dir, "--k", "6"}, "6 clusters asked for a tree of 5 leaves"},
+		{[]string{"cut", dir, "--time", "1.5"}, "not in [0, 1]"},
+		{[]string{"cut", dir, "--k", "2", "--loss", "foo"}, "unknown loss"},
+		{[]string{"cut", dir, "--k", "2", "--tree", "mea.nwk"}, "mea.nwk"},
+		{[]string{"cut", t.TempDir(), "--k", "2", "--posterior"}, "summary.nwk"},
+	} {
+		if code, _, errOut := runCmd(t, c.args...); code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: status %d, %q", c.args, code, errOut)
+		}
+	}
+}
+
+// TestCutRun cuts a short real run of the synthetic data.
+func TestCutRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fit")
+	if code, _, errOut := runCmd(t, "run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv",
+		"--iters", "20", "--chains", "2", "--seed", "3", "--out", dir); code != 0 {
+		t.Fatalf("run: %s", errOut)
+	}
+	code, out, errOut := runCmd(t, "cut", dir, "--k", "4", "--posterior")
+	if code != 0 || !strings.Contains(errOut, "the cuts of 20 kept trees") {
+		t.Fatalf("status %d: %s", code, errOut)
+	}
+	if lines := strings.Count(out, "\n"); lines != 101 {
+		t.Errorf("%d lines, want a header and 100 rows", lines)
+	}
+}

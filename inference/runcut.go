@@ -1,0 +1,164 @@
+package inference
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/pydtlang/pydtlang/inference/cluster"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// CutOptions tell CutRun how to cut a run's trees.
+type CutOptions struct {
+	// K asks for K clusters (at least K where a multifurcation or tied
+	// branch points make exactly K impossible); zero cuts at Time instead.
+	K int
+	// Time is the time of the cut when K is zero, in [0, 1].
+	Time float64
+	// Tree is the summary tree file to cut, in the run directory:
+	// SummaryTreeFile when empty.
+	Tree string
+	// Posterior also cuts every kept tree of the run and chooses, among
+	// those cuts and the summary tree's, the partition that optimises Loss.
+	Posterior bool
+	// Loss is the posterior criterion (cluster.Binder or cluster.ARI).
+	Loss cluster.Loss
+}
+
+// RunCut is the result of CutRun.
+type RunCut struct {
+	// Rows names the data rows, in the order of the data when the run
+	// wrote coclust.csv, and otherwise in the order of the tree file.
+	Rows []string
+	// Tree is the file cut, and Partition its cut (Rows' clusters).
+	Tree      string
+	Partition cluster.Partition
+	// CutTime is the time of the summary tree's cut, and Exact whether it
+	// has exactly the K clusters asked (always true for a cut at a time).
+	CutTime float64
+	Exact   bool
+	// Posterior is the partition chosen from the kept trees' cuts, when
+	// asked for; Trees is the number of kept trees cut.
+	Posterior *cluster.Choice
+	Trees     int
+	// SummaryBinder and SummaryARI are the summary tree cut's posterior
+	// expected Binder loss (per pair) and adjusted Rand index, when
+	// Posterior is set.
+	SummaryBinder, SummaryARI float64
+}
+
+// runRowNames returns the row names in the header of dir's coclust.csv,
+// or nil when there is no such file.
+func runRowNames(dir string) ([]string, error) {
+	f, err := os.Open(filepath.Join(dir, CoclustFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head, err := csv.NewReader(f).Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", CoclustFile, err)
+	}
+	if len(head) < 2 {
+		return nil, fmt.Errorf("%s: a header of %d cells", CoclustFile, len(head))
+	}
+	return head[1:], nil
+}
+
+// RunTreeFiles returns the paths of the kept-tree files of the run in dir,
+// trees-1.nwk, trees-2.nwk, ..., as many as exist.
+func RunTreeFiles(dir string) []string {
+	var paths []string
+	for k := 1; ; k++ {
+		p := filepath.Join(dir, TreesFile(k))
+		if _, err := os.Stat(p); err != nil {
+			return paths
+		}
+		paths = append(paths, p)
+	}
+}
+
+// CutRun makes flat clusters from the run in dir: the cut of its summary
+// tree (opt.Tree, summary.nwk by default) at opt.K clusters or at
+// opt.Time, and, with opt.Posterior, the Bayes choice among the cuts of
+// the kept trees and of the summary tree (cluster.CutSample.Best).
+func CutRun(dir string, opt CutOptions) (*RunCut, error) {
+	if opt.Tree == "" {
+		opt.Tree = SummaryTreeFile
+	}
+	if opt.K < 0 {
+		return nil, fmt.Errorf("cut: %d clusters", opt.K)
+	}
+	names, err := runRowNames(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cut: %w", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, opt.Tree))
+	if err != nil {
+		return nil, fmt.Errorf("cut: %w (a run writes summary.nwk for up to %d rows or with --coclust; try --tree %s)", err, CoclustDefaultMax, MEAFile)
+	}
+	tr, err := pydt.ParseNewick(string(b), names)
+	if err != nil {
+		return nil, fmt.Errorf("cut: %s: %w", opt.Tree, err)
+	}
+	if names == nil {
+		names = tr.Labels
+	}
+	n := tr.NumLeaves()
+	if names == nil {
+		names = make([]string, n)
+		for i := range names {
+			names[i] = strconv.Itoa(i + 1)
+		}
+	}
+	var cut cluster.Cutter
+	res := &RunCut{Rows: names, Tree: opt.Tree, Exact: true}
+	if opt.K > 0 {
+		c, err := cluster.CutK(tr, opt.K)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", opt.Tree, err)
+		}
+		res.Partition, res.CutTime, res.Exact = c.Partition, c.Time, c.Exact
+		cut = cluster.AtK(opt.K)
+	} else {
+		if res.Partition, err = cluster.CutAtTime(tr, opt.Time); err != nil {
+			return nil, fmt.Errorf("%s: %w", opt.Tree, err)
+		}
+		res.CutTime = opt.Time
+		cut = cluster.AtTime(opt.Time)
+	}
+	if !opt.Posterior {
+		return res, nil
+	}
+	paths := RunTreeFiles(dir)
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("cut --posterior: %s has no %s", dir, TreesFile(1))
+	}
+	src := NewickFiles(tr.Labels, paths...)
+	s, err := cluster.CutTrees(func(fn func(*pydt.Tree) error) error { return src(fn) }, n, cut)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = errors.New("no kept trees")
+		}
+		return nil, fmt.Errorf("cut --posterior: %w", err)
+	}
+	res.Trees = s.Trees()
+	if res.Posterior, err = s.Best(opt.Loss, res.Partition); err != nil {
+		return nil, fmt.Errorf("cut --posterior: %w", err)
+	}
+	if res.SummaryBinder, err = s.ExpectedBinder(res.Partition); err != nil {
+		return nil, err
+	}
+	if res.SummaryARI, err = s.ExpectedARI(res.Partition); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
