@@ -74,5 +74,6 @@ second data set, then fit the model to a real data set.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newCheck(), newFmt(), newSample(), newScore(), newRun(), newPredict(), newEvaluate(), newCut())
+	root.AddCommand(newPlot())
 	return root
 }

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/plot"
+)
+
+func newPlot() *cobra.Command {
+	var (
+		out, format, labelsFile, tree, variable string
+		prior                                   []string
+	)
+	cmd := &cobra.Command{
+		Use:   "plot RUNDIR | plot --prior DIR",
+		Short: "draw a run's tree, traces and co-clustering, or draws from the prior, as SVG or PNG",
+		Long: `plot draws the pictures of the run in RUNDIR, one file each in --out
+(default RUNDIR/plots), in --format svg (default) or png:
+
+  dendrogram   the summary tree (--tree: summary, mea, consensus or map),
+               divergence time across from t = 0 to the leaves at t = 1, one
+               row per leaf; a multifurcation is one vertical bar spanning
+               all its children. Branch points are discs shaded by their
+               clade's credibility (the tree file's branch-point labels), white
+               for 0 to black for 1. The picture is as tall as N needs for
+               every label to be readable (6-point labels from N = 150: about
+               a metre at N = 500, best read as SVG)
+  tree-data    for data with two columns, the data with the tree drawn over
+               them (the paper's Figure 1): runs do not record the branch
+               points' locations, so they are their posterior mean locations
+               given the tree, with every latent scalar at its posterior mean
+               (belief propagation). Needs the model and data files named in
+               RUNDIR/run.json, unchanged
+  trace        log_joint, log_lik and every latent scalar of trace.csv
+               against iteration, one colour per chain
+  coclust      coclust.csv (posterior mean LCA time of every pair of rows) as
+               a heat map, rows and columns in the dendrogram's leaf order
+
+--labels-file F colours the leaves (and the data points, and a strip along
+the heat map) by class: F is CSV with rows label,class, labels as in the
+data's first column; leaves not in F are grey.
+
+plot --prior DIR draws the output of "pydtlang sample" for 2-D data (the
+paper's Figure 4): one panel per draw, titled with its parameter values,
+points coloured by the subtree below the root they belong to. --prior may
+be repeated, to set draws made with different --set values side by side;
+the picture goes to --out (default: the first DIR's plots). --var names the
+data variable when a DIR holds several.
+
+Examples:
+  pydtlang run examples/gaussian.pydt --data X=examples/data/synthetic.csv --iters 2000 --out fit
+  pydtlang plot fit                              # fit/plots/dendrogram.svg, ...
+  pydtlang plot fit --format png --out pics --labels-file classes.csv
+  pydtlang plot fit --tree mea
+  pydtlang sample examples/gaussian.pydt --set N=500,D=2,alpha=1,beta=0,c=1,prec=1 --draws 4 --seed 1 --out draws
+  pydtlang plot --prior draws --format png
+  pydtlang sample examples/gaussian.pydt --set N=1000,D=2,alpha=0,beta=0,c=1,prec=1 --draws 1 --out ddt
+  pydtlang sample examples/gaussian.pydt --set N=1000,D=2,alpha=1.5,beta=0,c=3,prec=1 --draws 1 --out pydt
+  pydtlang plot --prior ddt --prior pydt --out fig4`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(prior) > 0 {
+				if len(args) > 0 {
+					return &exitError{code: 2, err: errors.New("plot --prior DIR takes no RUNDIR")}
+				}
+				return nil
+			}
+			if len(args) != 1 {
+				return &exitError{code: 2, err: errors.New("plot: give a run directory (or --prior DIR)")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "svg" && format != "png" {
+				return &exitError{code: 2, err: fmt.Errorf("--format %q: want svg or png", format)}
+			}
+			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			var figs []plot.Named
+			var notes []string
+			if len(prior) > 0 {
+				if labelsFile != "" || cmd.Flags().Changed("tree") {
+					return &exitError{code: 2, err: errors.New("plot --prior takes neither --labels-file nor --tree")}
+				}
+				var draws []plot.PriorDraw
+				for _, dir := range prior {
+					d, err := plot.ReadPrior(dir, variable)
+					if err != nil {
+						return &exitError{code: 1, err: err}
+					}
+					if len(prior) > 1 {
+						for i := range d {
+							d[i].Title = filepath.Base(filepath.Clean(dir)) + ", " + d[i].Title
+						}
+					}
+					draws = append(draws, d...)
+				}
+				f, err := plot.PriorScatter(draws, plot.PriorOptions{Title: "Draws from the prior"})
+				if err != nil {
+					return &exitError{code: 1, err: err}
+				}
+				figs = []plot.Named{{Name: "prior", Figure: f}}
+				if out == "" {
+					out = filepath.Join(prior[0], "plots")
+				}
+			} else {
+				if variable != "" {
+					return &exitError{code: 2, err: errors.New("--var is for plot --prior")}
+				}
+				dir := args[0]
+				if _, err := os.Stat(filepath.Join(dir, inference.RunFile)); err != nil {
+					return &exitError{code: 1, err: fmt.Errorf("%s is not a run directory: %w", dir, err)}
+				}
+				opt := plot.RunOptions{Tree: tree}
+				if labelsFile != "" {
+					cl, err := plot.ReadClassesFile(labelsFile)
+					if err != nil {
+						return &exitError{code: 1, err: err}
+					}
+					opt.Classes = cl
+				}
+				m, err := runModel(dir)
+				if err != nil {
+					notes = append(notes, fmt.Sprintf("no tree-over-data picture: %v", err))
+				}
+				opt.Model = m
+				var more []string
+				figs, more, err = plot.RunFigures(dir, opt)
+				if err != nil {
+					return &exitError{code: 1, err: err}
+				}
+				notes = append(notes, more...)
+				if out == "" {
+					out = filepath.Join(dir, "plots")
+				}
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			for _, n := range figs {
+				path := filepath.Join(out, n.Name+"."+format)
+				if err := n.Figure.Save(path); err != nil {
+					return &exitError{code: 1, err: err}
+				}
+				fmt.Fprintln(stdout, path)
+			}
+			for _, n := range notes {
+				fmt.Fprintf(stderr, "pydtlang: note: %s\n", n)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "directory for the pictures (default RUNDIR/plots, or DIR/plots with --prior)")
+	f.StringVar(&format, "format", "svg", "picture format: svg or png")
+	f.StringVar(&labelsFile, "labels-file", "", "CSV of label,class rows: colour the leaves by class")
+	f.StringVar(&tree, "tree", "", "the tree to draw: summary (default; mea when the run has no summary.nwk), mea, consensus or map")
+	f.StringArrayVar(&prior, "prior", nil, "draw the 2-D draws in DIR, written by pydtlang sample, instead of a run (repeatable: the draws of every DIR, one panel each)")
+	f.StringVar(&variable, "var", "", "with --prior: the data variable to draw, when DIR holds several")
+	return cmd
+}
+
+// runModel rebuilds the model of the run in dir, with its data bound as
+// the run had them (--set, --draw, --standardize), from run.json, and
+// checks that the model and data files have not changed since.
+func runModel(dir string) (*inference.Model, error) {
+	meta, err := inference.ReadRunMeta(dir)
+	if err != nil {
+		return nil, err
+	}
+	model, _ := meta["model"].(string)
+	if model == "" {
+		return nil, fmt.Errorf("%s names no model file", filepath.Join(dir, inference.RunFile))
+	}
+	var b bindings
+	if data, ok := meta["data"].(map[string]any); ok {
+		for name, file := range data {
+			b.data = append(b.data, fmt.Sprintf("%s=%v", name, file))
+		}
+	}
+	if sets, ok := meta["set"].([]any); ok {
+		for _, s := range sets {
+			b.set = append(b.set, fmt.Sprint(s))
+		}
+	}
+	if k, ok := meta["draw"].(float64); ok {
+		b.draw = int(k)
+	}
+	l, m, err := loadModel(model, &b, io.Discard)
+	if err != nil {
+		if errors.Is(err, failed) {
+			return nil, fmt.Errorf("the model %s does not compile with its data", model)
+		}
+		return nil, err
+	}
+	if sums, ok := meta["sha256"].(map[string]any); ok {
+		if err := sameInputs(sums, l.sums); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, inference.RunFile))
+	if err != nil {
+		return nil, err
+	}
+	var rf struct {
+		Standardize json.RawMessage `json:"standardize"`
+	}
+	if err := json.Unmarshal(raw, &rf); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, inference.RunFile), err)
+	}
+	if len(rf.Standardize) > 0 && string(rf.Standardize) != "null" {
+		if _, err := m.Standardize(); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,192 @@
+package plot
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure is a picture of a fixed size, drawn on demand in SVG or PNG.
+type Figure struct {
+	// Width and Height are the size of the picture.
+	Width, Height vg.Length
+	draw          func(c draw.Canvas)
+}
+
+// Draw draws the figure on c, which should be Width × Height.
+func (f *Figure) Draw(c draw.Canvas) { f.draw(c) }
+
+// PNGDPI is the resolution of PNG output, in dots per inch.
+const PNGDPI = 96
+
+// Formats lists the output formats, by their file extension.
+var Formats = []string{"svg", "png"}
+
+// FormatOf returns the format of an output file from its extension: "svg"
+// or "png".
+func FormatOf(path string) (string, error) {
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	for _, f := range Formats {
+		if ext == f {
+			return f, nil
+		}
+	}
+	if ext == "" {
+		return "", fmt.Errorf("%s: no file extension: want .svg or .png", path)
+	}
+	return "", fmt.Errorf("%s: unknown picture format %q: want .svg or .png", path, ext)
+}
+
+// Write draws the figure in format ("svg" or "png") to w.
+func (f *Figure) Write(w io.Writer, format string) error {
+	var c vg.CanvasWriterTo
+	switch format {
+	case "svg":
+		c = vgsvg.New(f.Width, f.Height)
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(PNGDPI),
+			vgimg.UseBackgroundColor(color.White))}
+	default:
+		return fmt.Errorf("unknown picture format %q: want svg or png", format)
+	}
+	dc := draw.New(c)
+	if format == "svg" {
+		dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
+	}
+	f.draw(dc)
+	_, err := c.WriteTo(w)
+	return err
+}
+
+// Save writes the figure to path, in the format its extension names (.svg
+// or .png). A file that cannot be written completely is removed.
+func (f *Figure) Save(path string) (err error) {
+	format, err := FormatOf(path)
+	if err != nil {
+		return err
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			err = errors.Join(fmt.Errorf("writing %s: %w", path, err), os.Remove(path))
+		}
+	}()
+	bw := bufio.NewWriter(file)
+	if err := f.Write(bw, format); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// sans is the typeface of every text.
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// textStyle returns a left-aligned, vertically centred text style.
+func textStyle(size vg.Length, clr color.Color) text.Style {
+	return text.Style{
+		Color:   clr,
+		Font:    font.From(sans, size),
+		Handler: gplot.DefaultTextHandler,
+		XAlign:  draw.XLeft,
+		YAlign:  draw.YCenter,
+	}
+}
+
+// newPlot returns a plot whose texts are in the sans-serif face.
+func newPlot() *gplot.Plot {
+	p := gplot.New()
+	for _, s := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle,
+		&p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+		s.Font = font.From(sans, s.Font.Size)
+	}
+	p.X.Label.TextStyle.Font.Size = 11
+	p.Y.Label.TextStyle.Font.Size = 11
+	return p
+}
+
+// header draws a title (and an optional smaller subtitle under it) at the top
+// of c and returns the canvas below them.
+func header(c draw.Canvas, title, subtitle string) draw.Canvas {
+	top := c.Max.Y - margin
+	if title != "" {
+		sty := textStyle(titleSize, color.Black)
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: top}, title)
+		top -= sty.Height(title) + 2
+	}
+	if subtitle != "" {
+		sty := textStyle(subtitleSize, color.Gray{Y: 0x40})
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		for _, line := range wrap(subtitle, sty, c.Max.X-c.Min.X-2*margin) {
+			c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: top}, line)
+			top -= sty.Height(line) + 1
+		}
+		top--
+	}
+	c.Max.Y = top
+	return c
+}
+
+// headerHeight is the height header takes in a canvas of the given width.
+func headerHeight(title, subtitle string, width vg.Length) vg.Length {
+	h := margin
+	if title != "" {
+		h += textStyle(titleSize, color.Black).Height(title) + 2
+	}
+	if subtitle != "" {
+		sty := textStyle(subtitleSize, color.Black)
+		for _, line := range wrap(subtitle, sty, width-2*margin) {
+			h += sty.Height(line) + 1
+		}
+		h++
+	}
+	return h
+}
+
+// wrap breaks s into lines no wider than width, at spaces.
+func wrap(s string, sty text.Style, width vg.Length) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		try := w
+		if line != "" {
+			try = line + " " + w
+		}
+		if line != "" && sty.Width(try) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		line = try
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+const (
+	margin       = vg.Length(8)
+	titleSize    = vg.Length(13)
+	subtitleSize = vg.Length(9)
+	legendSize   = vg.Length(9)
+)

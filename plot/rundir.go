@@ -1,0 +1,153 @@
+package plot
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/pydtlang/pydtlang/inference"
+)
+
+// Named is a figure and the base name of its file (without extension).
+type Named struct {
+	Name   string
+	Figure *Figure
+}
+
+// RunOptions controls RunFigures.
+type RunOptions struct {
+	// Tree names the tree to draw: "summary" (summary.nwk, the default),
+	// "mea", "consensus" or "map". With the default, a run without
+	// summary.nwk (above 2000 rows without --coclust) falls back to
+	// mea.nwk.
+	Tree string
+	// Classes colours the leaves.
+	Classes Classes
+	// Model is the run's model with its data bound (as the run had them);
+	// with two data columns it adds the tree drawn over the data. nil
+	// leaves that picture out.
+	Model *inference.Model
+}
+
+// TreeFiles maps RunOptions.Tree to file names.
+var TreeFiles = map[string]string{"summary": "summary.nwk", "mea": "mea.nwk", "consensus": "consensus.nwk", "map": "map.nwk"}
+
+// treeTitles describes each tree.
+var treeTitles = map[string]string{
+	"summary":   "Summary tree (average linkage of the posterior mean LCA times)",
+	"mea":       "Maximum expected clade accuracy tree",
+	"consensus": "Majority-rule consensus tree",
+	"map":       "Highest log-joint tree seen",
+}
+
+// RunFigures makes the pictures of the run in dir: "dendrogram" (the
+// chosen tree, branch points shaded by clade credibility), "tree-data"
+// (with a Model of two data columns: the data with the tree over it,
+// branch points at their posterior mean locations given the tree at the
+// posterior mean hyperparameters, by MeanLocations), "trace" (every column
+// of trace.csv) and "coclust" (coclust.csv in the tree's leaf order, when
+// the run wrote it). notes says what was left out and why.
+func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err error) {
+	which := opt.Tree
+	if which == "" {
+		which = "summary"
+		if _, err := os.Stat(filepath.Join(dir, TreeFiles[which])); errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(dir, TreeFiles["mea"])); err == nil {
+				which = "mea"
+				notes = append(notes, fmt.Sprintf("%s has no summary.nwk (it is written with coclust.csv); drawing mea.nwk", dir))
+			}
+		}
+	}
+	file, ok := TreeFiles[which]
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown tree %q: want summary, mea, consensus or map", which)
+	}
+	var labels []string
+	if opt.Model != nil {
+		labels = opt.Model.Labels
+	}
+	tr, cred, err := ReadLabeledNewick(filepath.Join(dir, file), labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	if which == "map" {
+		cred = nil // map.nwk carries no credibilities
+	}
+	title := treeTitles[which] + " (" + file + ")"
+	dg, err := Dendrogram(tr, DendrogramOptions{Title: title, Credibility: cred, Classes: opt.Classes})
+	if err != nil {
+		return nil, nil, fmt.Errorf("dendrogram of %s: %w", file, err)
+	}
+	figs = append(figs, Named{"dendrogram", dg})
+
+	trace, err := ReadTraceFile(filepath.Join(dir, "trace.csv"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if m := opt.Model; m != nil {
+		switch {
+		case m.D != 2:
+			notes = append(notes, fmt.Sprintf("no tree-over-data picture: the data have %d columns, not 2", m.D))
+		default:
+			loc, err := MeanLocations(m, tr, trace.Mean)
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("no tree-over-data picture: %v", err))
+				break
+			}
+			xl, yl := "column 1", "column 2"
+			if d := m.Data.Data; d != nil && len(d.ColNames) == 2 {
+				xl, yl = d.ColNames[0], d.ColNames[1]
+			}
+			sc, err := TreeScatter(tr, loc, ScatterOptions{
+				Title:       "Data and " + file,
+				Subtitle:    "branch points at their posterior mean locations given this tree and the posterior mean hyperparameters (belief propagation)",
+				XLabel:      xl,
+				YLabel:      yl,
+				Credibility: cred,
+				Classes:     opt.Classes,
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("tree over data: %w", err)
+			}
+			figs = append(figs, Named{"tree-data", sc})
+		}
+	}
+
+	tp, err := TracePlot(trace, TraceOptions{Title: "Trace of " + filepath.Join(filepath.Base(dir), "trace.csv")})
+	if err != nil {
+		return nil, nil, err
+	}
+	figs = append(figs, Named{"trace", tp})
+
+	cpath := filepath.Join(dir, "coclust.csv")
+	if _, err := os.Stat(cpath); errors.Is(err, fs.ErrNotExist) {
+		notes = append(notes, "no co-clustering picture: the run wrote no coclust.csv")
+		return figs, notes, nil
+	}
+	cm, err := ReadCoclustFile(cpath)
+	if err != nil {
+		return nil, nil, err
+	}
+	lay, err := NewLayout(tr)
+	if err != nil {
+		return nil, nil, err
+	}
+	order := make([]string, len(lay.Leaves))
+	for k, v := range lay.Leaves {
+		order[k] = tr.Label(v)
+	}
+	hm, err := Heatmap(cm, HeatmapOptions{
+		Title:     "Co-clustering (coclust.csv)",
+		Order:     order,
+		OrderNote: "the order of the leaves of " + file,
+		Classes:   opt.Classes,
+		Label:     "posterior mean time of the rows' lowest common ancestor",
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", cpath, err)
+	}
+	figs = append(figs, Named{"coclust", hm})
+	return figs, notes, nil
+}
