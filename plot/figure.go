@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -23,13 +24,16 @@ import (
 type Figure struct {
 	// Width and Height are the size of the picture.
 	Width, Height vg.Length
-	draw          func(c draw.Canvas)
+	// DPI is the resolution of PNG output in dots per inch; 0 means
+	// PNGDPI.
+	DPI  int
+	draw func(c draw.Canvas)
 }
 
 // Draw draws the figure on c, which should be Width × Height.
 func (f *Figure) Draw(c draw.Canvas) { f.draw(c) }
 
-// PNGDPI is the resolution of PNG output, in dots per inch.
+// PNGDPI is the default resolution of PNG output, in dots per inch.
 const PNGDPI = 96
 
 // Formats lists the output formats, by their file extension.
@@ -50,25 +54,28 @@ func FormatOf(path string) (string, error) {
 	return "", fmt.Errorf("%s: unknown picture format %q: want .svg or .png", path, ext)
 }
 
-// Write draws the figure in format ("svg" or "png") to w.
+// Write draws the figure in format ("svg" or "png") to w. PNG is drawn at
+// DPI (default PNGDPI) and compressed as much as image/png can.
 func (f *Figure) Write(w io.Writer, format string) error {
-	var c vg.CanvasWriterTo
 	switch format {
 	case "svg":
-		c = vgsvg.New(f.Width, f.Height)
-	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(PNGDPI),
-			vgimg.UseBackgroundColor(color.White))}
-	default:
-		return fmt.Errorf("unknown picture format %q: want svg or png", format)
-	}
-	dc := draw.New(c)
-	if format == "svg" {
+		c := vgsvg.New(f.Width, f.Height)
+		dc := draw.New(c)
 		dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
+		f.draw(dc)
+		_, err := c.WriteTo(w)
+		return err
+	case "png":
+		dpi := f.DPI
+		if dpi <= 0 {
+			dpi = PNGDPI
+		}
+		c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+		f.draw(draw.New(c))
+		enc := png.Encoder{CompressionLevel: png.BestCompression}
+		return enc.Encode(w, c.Image())
 	}
-	f.draw(dc)
-	_, err := c.WriteTo(w)
-	return err
+	return fmt.Errorf("unknown picture format %q: want svg or png", format)
 }
 
 // Save writes the figure to path, in the format its extension names (.svg

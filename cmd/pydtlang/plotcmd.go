@@ -17,6 +17,7 @@ import (
 func newPlot() *cobra.Command {
 	var (
 		out, format, labelsFile, tree, variable string
+		dpi                                     int
 		prior                                   []string
 	)
 	cmd := &cobra.Command{
@@ -81,6 +82,9 @@ Examples:
 			if format != "svg" && format != "png" {
 				return &exitError{code: 2, err: fmt.Errorf("--format %q: want svg or png", format)}
 			}
+			if dpi < 10 || dpi > 1200 {
+				return &exitError{code: 2, err: fmt.Errorf("--dpi %d: want 10 to 1200", dpi)}
+			}
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var figs []plot.Named
 			var notes []string
@@ -144,6 +148,7 @@ Examples:
 				return &exitError{code: 1, err: err}
 			}
 			for _, n := range figs {
+				n.Figure.DPI = dpi
 				path := filepath.Join(out, n.Name+"."+format)
 				if err := n.Figure.Save(path); err != nil {
 					return &exitError{code: 1, err: err}
@@ -159,6 +164,7 @@ Examples:
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "directory for the pictures (default RUNDIR/plots, or DIR/plots with --prior)")
 	f.StringVar(&format, "format", "svg", "picture format: svg or png")
+	f.IntVar(&dpi, "dpi", plot.PNGDPI, "resolution of PNG pictures, in dots per inch")
 	f.StringVar(&labelsFile, "labels-file", "", "CSV of label,class rows: colour the leaves by class")
 	f.StringVar(&tree, "tree", "", "the tree to draw: summary (default; mea when the run has no summary.nwk), mea, consensus or map")
 	f.StringArrayVar(&prior, "prior", nil, "draw the 2-D draws in DIR, written by pydtlang sample, instead of a run (repeatable: the draws of every DIR, one panel each)")

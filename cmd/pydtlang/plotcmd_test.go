@@ -80,6 +80,7 @@ func TestPlotErrors(t *testing.T) {
 		{[]string{"plot", "--prior", dir}, 1, "no data file"},
 		{[]string{"plot", "--prior", dir, "--tree", "mea"}, 2, "neither"},
 		{[]string{"plot", dir, "--var", "X"}, 2, "--var is for plot --prior"},
+		{[]string{"plot", "--prior", dir, "--dpi", "5"}, 2, "want 10 to 1200"},
 	} {
 		code, _, stderr := runCmd(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
