@@ -152,7 +152,7 @@ func TestTreeAgainstMonteCarlo(t *testing.T) {
 		{"binary PY, c/(1-t)^2", Params{Alpha: -0.4, Beta: 0.2, Div: pydt.DivInvSq{C: 0.8}, Variance: 1}, 6, 2, nil, nil},
 		{"Neal's a(t)", Params{Alpha: 2, Beta: 0.5, Div: pydt.DivNeal{C0: 0.2, C1: 0.5, C2: 0.3}, Variance: 1.3}, 5, 1, []float64{0.04}, nil},
 	}
-	draws := 200000
+	draws := 100000
 	if testing.Short() {
 		draws = 40000
 	}
@@ -221,7 +221,7 @@ func TestIntegratesToOne(t *testing.T) {
 			var total float64
 			switch c.d {
 			case 1:
-				const n = 24000
+				const n = 8000
 				h := (hi - lo) / n
 				for i := range n {
 					total += math.Exp(mx.LogDensity([]float64{lo + (float64(i)+0.5)*h})) * h
@@ -253,7 +253,7 @@ func TestMarginalAndConditional(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x1 := range []float64{-1.2, 0, 0.7, 2} {
-		const lo, hi, n = -14.0, 14.0, 20000
+		const lo, hi, n = -14.0, 14.0, 6000
 		h := (hi - lo) / n
 		var z, m float64
 		for i := range n {
