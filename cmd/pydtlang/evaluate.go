@@ -36,7 +36,9 @@ of the data at random (--test-fraction of them held out, chosen by --seed),
 fits MODEL to the training rows by MCMC (as run does, into DIR/pydt), fits
 Neal's Dirichlet diffusion tree (the same model with the PYDT's alpha and beta
 clamped to 0, into DIR/ddt; --no-ddt skips it), and reports the mean log
-predictive density of the held-out rows, with its standard error, under:
+predictive density of the held-out rows, with its standard error, and each
+model's paired difference from the KDE (mean over held-out rows of the
+difference, with its standard error), under:
 
   PYDT      the posterior predictive of the fit (as predict computes it)
   DDT       the same with alpha = beta = 0
@@ -203,6 +205,8 @@ func writeEvalJSON(w io.Writer, r evalReport) error {
 		Name  string    `json:"model"`
 		Mean  jsonNum   `json:"mean_log_density"`
 		SE    jsonNum   `json:"se"`
+		VsKDE jsonNum   `json:"minus_kde"`
+		VsSE  jsonNum   `json:"minus_kde_se"`
 		Note  string    `json:"note,omitempty"`
 		Stuck []int     `json:"stuck_chains,omitempty"`
 		Rows  []jsonNum `json:"log_density"`
@@ -212,7 +216,7 @@ func writeEvalJSON(w io.Writer, r evalReport) error {
 		Models []model `json:"models"`
 	}{evalReport: r}
 	for _, m := range r.Models {
-		mm := model{Name: m.Name, Mean: jsonNum(m.Mean), SE: jsonNum(m.SE), Note: m.Note, Stuck: m.Stuck}
+		mm := model{Name: m.Name, Mean: jsonNum(m.Mean), SE: jsonNum(m.SE), VsKDE: jsonNum(m.VsKDE), VsSE: jsonNum(m.VsKDESE), Note: m.Note, Stuck: m.Stuck}
 		for _, v := range m.LogDensity {
 			mm.Rows = append(mm.Rows, jsonNum(v))
 		}
@@ -227,9 +231,9 @@ func writeEvalTable(w io.Writer, r evalReport, nTrain int) error {
 	fmt.Fprintf(w, "%d training rows, %d held out (fraction %g, seed %d); MCMC %d chains × %d iterations\n\n",
 		nTrain, len(r.TestRows), r.TestFraction, r.Seed, r.Chains, r.Iterations)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tmean log density\tse\tnote")
+	fmt.Fprintln(tw, "model\tmean log density\tse\tminus KDE (paired)\tse\tnote")
 	for _, m := range r.Models {
-		fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%s\n", m.Name, m.Mean, m.SE, m.Note)
+		fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%.4f\t%.4f\t%s\n", m.Name, m.Mean, m.SE, m.VsKDE, m.VsKDESE, m.Note)
 	}
 	return tw.Flush()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,7 @@ func TestEvaluateCommand(t *testing.T) {
 			Mean  *float64 `json:"mean_log_density"`
 			SE    *float64
 			Rows  []*float64 `json:"log_density"`
+			VsKDE *float64   `json:"minus_kde"`
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -38,6 +40,16 @@ func TestEvaluateCommand(t *testing.T) {
 		m := rep.Models[i]
 		if m.Model != want || m.Mean == nil || m.SE == nil || len(m.Rows) != 10 {
 			t.Errorf("model %d: %+v, want %s with 10 rows", i, m, want)
+		}
+	}
+	// The paired difference from the KDE is the mean of the row differences.
+	for _, m := range rep.Models {
+		var s float64
+		for j, v := range m.Rows {
+			s += *v - *rep.Models[2].Rows[j]
+		}
+		if m.VsKDE == nil || math.Abs(*m.VsKDE-s/10) > 1e-9 {
+			t.Errorf("%s: minus_kde %v, rows give %v", m.Model, m.VsKDE, s/10)
 		}
 	}
 	trace, err := os.ReadFile(filepath.Join(dir, "ddt", "trace.csv"))

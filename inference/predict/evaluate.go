@@ -44,6 +44,11 @@ type EvalModel struct {
 	SE         float64   `json:"se"`
 	Note       string    `json:"note,omitempty"`
 	LogDensity []float64 `json:"-"`
+	// VsKDE is the mean over test rows of this model's log density minus
+	// the KDE's, and VsKDESE its standard error: the paired comparison,
+	// much tighter than the difference of the two means' errors.
+	VsKDE   float64 `json:"minus_kde"`
+	VsKDESE float64 `json:"minus_kde_se"`
 	// Stuck lists the chains of a fit that were flagged stuck.
 	Stuck []int `json:"stuck_chains,omitempty"`
 }
@@ -144,6 +149,20 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 	em = scored("Gaussian", l)
 	em.Note = "maximum likelihood mean and covariance"
 	res.Models = append(res.Models, em)
+	var kdeL []float64
+	for _, m := range res.Models {
+		if m.Name == "KDE" {
+			kdeL = m.LogDensity
+		}
+	}
+	for i := range res.Models {
+		d := make([]float64, len(kdeL))
+		for j := range d {
+			d[j] = res.Models[i].LogDensity[j] - kdeL[j]
+		}
+		s := Summarize(d)
+		res.Models[i].VsKDE, res.Models[i].VsKDESE = s.Mean, s.SE
+	}
 	return res, nil
 }
 
