@@ -354,6 +354,16 @@ func TestRunFigures(t *testing.T) {
 	if got := strings.Join(names, ","); got != "dendrogram,tree-data,trace,coclust" {
 		t.Errorf("figures %s", got)
 	}
+	// A model whose rows are not the tree's leaves: no tree over the
+	// data, and a note.
+	other := testModel(t, directModel, strings.NewReplacer("a,", "p,", "b,", "q,").Replace(fiveRows))
+	figs, notes, err = RunFigures(dir, RunOptions{Model: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) != 3 || len(notes) != 1 || !strings.Contains(notes[0], "do not match") {
+		t.Errorf("rows that are not the leaves: %d figures, notes %q", len(figs), notes)
+	}
 	// Without a model: no tree over the data; with another tree.
 	figs, _, err = RunFigures(dir, RunOptions{Tree: "mea"})
 	if err != nil {
@@ -364,6 +374,23 @@ func TestRunFigures(t *testing.T) {
 	}
 	if _, _, err := RunFigures(dir, RunOptions{Tree: "best"}); err == nil {
 		t.Error("no error for an unknown tree")
+	}
+	// A coclust.csv whose rows are not the tree's leaves is drawn in its
+	// own order, with a note.
+	cc := filepath.Join(dir, "coclust.csv")
+	b, err := os.ReadFile(cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cc, []byte(strings.ReplaceAll(string(b), "a", "z")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	figs, notes, err = RunFigures(dir, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) != 3 || len(notes) != 1 || !strings.Contains(notes[0], "own row order") {
+		t.Errorf("renamed coclust.csv rows: %d figures, notes %q", len(figs), notes)
 	}
 	// A run without summary.nwk and coclust.csv (N above 2000) falls back
 	// to mea.nwk and leaves out the heat map, saying so.

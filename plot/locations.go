@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
@@ -23,6 +24,16 @@ import (
 func MeanLocations(m *inference.Model, tr *pydt.Tree, value func(name string) (float64, bool)) ([]float64, error) {
 	if tr.NumLeaves() != m.N {
 		return nil, fmt.Errorf("the tree has %d leaves, the data %d rows", tr.NumLeaves(), m.N)
+	}
+	// Leaf i must be data row i: the same labels, or numbers for both.
+	for i := range m.N {
+		want := strconv.Itoa(i + 1)
+		if m.Labels != nil && m.Labels[i] != "" {
+			want = m.Labels[i]
+		}
+		if got := tr.Label(pydt.NodeID(i)); got != want {
+			return nil, fmt.Errorf("leaf %d of the tree is %q but data row %d is %q: read the tree with the data's row labels", i+1, got, i+1, want)
+		}
 	}
 	st := m.NewState()
 	for _, v := range m.Scalars() {

@@ -182,6 +182,15 @@ func TestMeanLocationsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Leaves in another order than the data's rows.
+	other, err := pydt.ParseNewick("(a:0.5,b:0.5,c:0.5,d:0.5,e:0.5):0.5;", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Labels = []string{"b", "a", "c", "d", "e"}
+	if _, err := MeanLocations(m, other, all); err == nil || !strings.Contains(err.Error(), "data row 1") {
+		t.Errorf("leaves not in the data's order: %v", err)
+	}
 	none := func(string) (float64, bool) { return 0, false }
 	if _, err := MeanLocations(m, tr5, none); err == nil || !strings.Contains(err.Error(), "no value") {
 		t.Errorf("no values: %v", err)

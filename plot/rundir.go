@@ -69,6 +69,14 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 		labels = opt.Model.Labels
 	}
 	tr, cred, err := ReadLabeledNewick(filepath.Join(dir, file), labels)
+	if err != nil && labels != nil {
+		// The model's rows are not the tree's leaves (the data have
+		// changed, or the run named its rows otherwise): draw the tree
+		// alone.
+		notes = append(notes, fmt.Sprintf("no tree-over-data picture: the data's rows do not match the leaves of %s: %v", file, err))
+		opt.Model = nil
+		tr, cred, err = ReadLabeledNewick(filepath.Join(dir, file), nil)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -138,13 +146,19 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 	for k, v := range lay.Leaves {
 		order[k] = tr.Label(v)
 	}
-	hm, err := Heatmap(cm, HeatmapOptions{
+	hopt := HeatmapOptions{
 		Title:     "Co-clustering (coclust.csv)",
 		Order:     order,
 		OrderNote: "the order of the leaves of " + file,
 		Classes:   opt.Classes,
 		Label:     "posterior mean time of the rows' lowest common ancestor",
-	})
+	}
+	hm, err := Heatmap(cm, hopt)
+	if err != nil && hopt.Order != nil {
+		notes = append(notes, fmt.Sprintf("coclust.csv drawn in its own row order: its rows are not the leaves of %s (%v)", file, err))
+		hopt.Order, hopt.OrderNote = nil, "the order of coclust.csv"
+		hm, err = Heatmap(cm, hopt)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", cpath, err)
 	}
