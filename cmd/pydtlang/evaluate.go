@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -53,7 +56,10 @@ Densities are in the data's units (also with --standardize, which fits the
 trees to standardized data). The KDE and the Gaussian use the training rows
 without missing entries; missing test entries are marginalised by all four.
 DIR defaults to a temporary directory that is removed afterwards; with --out
-it keeps both runs (read them with predict, plot, ...) and evaluate.json.
+it keeps both runs, the split as DIR/train.csv and DIR/test.csv, and
+evaluate.json; each run's run.json names train.csv, so that
+"pydtlang predict DIR/pydt --test DIR/test.csv" repeats the PYDT's number (and
+plot, cut and the rest read the runs as any other).
 The MCMC settings (--iters, --burn, --chains, --thin) apply to both fits, and
 --seed seeds both the split and the chains. A stuck chain does not stop the
 evaluation; it is noted in the table.`,
@@ -119,8 +125,20 @@ evaluation; it is noted in the table.`,
 					return &exitError{code: 1, err: err}
 				}
 				defer os.RemoveAll(cfg.Dir)
-			} else if err := os.MkdirAll(out, 0o755); err != nil {
-				return &exitError{code: 1, err: err}
+			} else {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return &exitError{code: 1, err: err}
+				}
+				cfg.WriteSplit = true
+				cfg.Meta = func(trainFile string, clamp map[string]float64) map[string]any {
+					all := maps.Clone(sets)
+					maps.Copy(all, clamp)
+					var set []string
+					for _, k := range slices.Sorted(maps.Keys(all)) {
+						set = append(set, k+"="+strconv.FormatFloat(all[k], 'g', -1, 64))
+					}
+					return map[string]any{"model": absPath(args[0]), "data": map[string]string{name: absPath(trainFile)}, "set": set}
+				}
 			}
 			cfg.Seed = cfg.Run.Seed
 			cfg.Run.Force = true

@@ -63,6 +63,23 @@ func TestEvaluateCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "evaluate.json")); err != nil {
 		t.Error(err)
 	}
+	// The kept runs and split read back: predict repeats the PYDT's and
+	// the DDT's numbers.
+	for i, run := range []string{"pydt", "ddt"} {
+		code, out, errOut := runCmd(t, "predict", filepath.Join(dir, run), "--test", filepath.Join(dir, "test.csv"), "--trees", "4", "--json")
+		if code != 0 {
+			t.Fatalf("predict %s: status %d\n%s", run, code, errOut)
+		}
+		var p struct {
+			Mean float64 `json:"mean_log_density"`
+		}
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(p.Mean-*rep.Models[i].Mean) > 1e-9 {
+			t.Errorf("predict %s: mean %v, evaluate %v", run, p.Mean, *rep.Models[i].Mean)
+		}
+	}
 	// Errors.
 	for _, c := range []struct {
 		args []string

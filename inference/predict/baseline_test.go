@@ -1,9 +1,13 @@
 package predict
 
 import (
+	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/pydtlang/pydtlang/dataset"
 )
 
 // Standard normal densities, by hand: φ(z) = exp(−z²/2)/√(2π).
@@ -88,6 +92,19 @@ func TestSplit(t *testing.T) {
 	for _, f := range []float64{0, 1, -0.1, math.NaN()} {
 		if _, _, err := Split(10, f, 1); err == nil {
 			t.Errorf("fraction %v: no error", f)
+		}
+	}
+}
+
+func TestWriteMatrixRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for i, x := range []*dataset.Matrix{
+		{Rows: 2, Cols: 3, Data: []float64{0.1, -2e-7, math.NaN(), 1.0 / 3, 5, -0.25}},
+		{Rows: 2, Cols: 2, Data: []float64{1, 2, math.NaN(), 4}, RowLabels: []string{"a b", "c,d"}, ColNames: []string{"x", "y"}},
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("m%d.csv", i))
+		if err := WriteMatrix(path, x); err != nil {
+			t.Errorf("case %d: %v", i, err)
 		}
 	}
 }

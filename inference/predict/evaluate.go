@@ -2,9 +2,14 @@ package predict
 
 import (
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
@@ -32,6 +37,12 @@ type EvalConfig struct {
 	NoDDT bool
 	// Trees and Nodes are passed to PredictRun.
 	Trees, Nodes int
+	// WriteSplit writes the training and test rows to Dir/train.csv and
+	// Dir/test.csv (WriteMatrix), and Meta, if not nil, gives the Meta of
+	// each run (inference.Config.Meta) from the training file's path and
+	// the fit's clamps, so that a tool can rebuild the run's model later.
+	WriteSplit bool
+	Meta       func(trainFile string, clamp map[string]float64) map[string]any
 	// Progress, if not nil, is told when each fit starts.
 	Progress func(name string)
 }
@@ -78,6 +89,16 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 	trainM := subset(data, train)
 	testRows := rowsOfMatrix(subset(data, test))
 	trainRows := rowsOfMatrix(trainM)
+	trainFile := ""
+	if cfg.WriteSplit {
+		trainFile = filepath.Join(cfg.Dir, "train.csv")
+		if err := WriteMatrix(trainFile, trainM); err != nil {
+			return nil, err
+		}
+		if err := WriteMatrix(filepath.Join(cfg.Dir, "test.csv"), subset(data, test)); err != nil {
+			return nil, err
+		}
+	}
 
 	fit := func(name, dir string, clamp map[string]float64) (*inference.Model, error) {
 		m, err := build(copyMatrix(trainM), clamp)
@@ -98,6 +119,9 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 		rc := cfg.Run
 		rc.Out = filepath.Join(cfg.Dir, dir)
 		rc.AllowStuck = true
+		if cfg.Meta != nil && trainFile != "" {
+			rc.Meta = cfg.Meta(trainFile, clamp)
+		}
 		r, err := inference.Run(ctx, m, rc)
 		if err != nil {
 			return nil, fmt.Errorf("fitting the %s: %w", name, err)
@@ -214,4 +238,61 @@ func rowsOfMatrix(x *dataset.Matrix) [][]float64 {
 		out[i] = x.Data[i*x.Cols : (i+1)*x.Cols]
 	}
 	return out
+}
+
+// WriteMatrix writes x as CSV: a header row when x has column names (with
+// "row" over a label column), a label column when x has row labels, values
+// in the shortest form that reads back exactly, NA for missing. It then
+// reads the file back with dataset.ReadFile and returns an error if that
+// does not give x again, so a file it accepts is a faithful copy.
+func WriteMatrix(path string, x *dataset.Matrix) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	if x.ColNames != nil {
+		var head []string
+		if x.RowLabels != nil {
+			head = append(head, "row")
+		}
+		w.Write(append(head, x.ColNames...))
+	}
+	rec := make([]string, 0, x.Cols+1)
+	for i := range x.Rows {
+		rec = rec[:0]
+		if x.RowLabels != nil {
+			rec = append(rec, x.RowLabels[i])
+		}
+		for k := range x.Cols {
+			v := x.At(i, k)
+			if math.IsNaN(v) {
+				rec = append(rec, "NA")
+			} else {
+				rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
+			}
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	back, err := dataset.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s does not read back: %w", path, err)
+	}
+	same := back.Rows == x.Rows && back.Cols == x.Cols && slices.Equal(back.RowLabels, x.RowLabels) && len(back.Data) == len(x.Data)
+	for i := 0; same && i < len(x.Data); i++ {
+		a, b := x.Data[i], back.Data[i]
+		same = a == b || math.IsNaN(a) && math.IsNaN(b)
+	}
+	if !same {
+		return fmt.Errorf("%s does not read back as the rows written", path)
+	}
+	return nil
 }
