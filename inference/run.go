@@ -521,6 +521,10 @@ func (res *Result) WriteTable(w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	res.writeStuck(w)
+	if st := res.SummaryTree; st != nil && st.ASDSF != nil {
+		fmt.Fprintf(w, "trees: average standard deviation of clade frequencies across chains (ASDSF) %.4g, largest %.4g, over %d clades with frequency >= %g in some chain\n",
+			*st.ASDSF, *st.MaxSDSF, st.ASDSFClades, MinSplitFreq)
+	}
 	chains := "chains"
 	if res.Chains == 1 {
 		chains = "chain"
@@ -551,6 +555,11 @@ func (res *Result) writeWarnings(w io.Writer) error {
 	}
 	if len(rhat) > 0 {
 		if _, err := fmt.Fprintf(w, "warning: split R-hat above 1.01 for %s: the chains disagree; run longer before trusting these estimates\n", strings.Join(rhat, ", ")); err != nil {
+			return err
+		}
+	}
+	if st := res.SummaryTree; st != nil && st.ASDSF != nil && *st.ASDSF > ASDSFWarn {
+		if _, err := fmt.Fprintf(w, "warning: ASDSF %.3g above %g: the chains disagree on the trees' clades; run longer\n", *st.ASDSF, ASDSFWarn); err != nil {
 			return err
 		}
 	}

@@ -38,7 +38,18 @@ type SummaryInfo struct {
 	// ConsensusBranchPoints is the number of branch points of
 	// consensus.nwk: the clades in more than half of the kept trees.
 	ConsensusBranchPoints int `json:"consensus_branch_points"`
+	// ASDSF is the average standard deviation of clade frequencies across
+	// chains, MaxSDSF the largest, over ASDSFClades clades (SplitSD); nil
+	// for one chain or when no clade reaches MinSplitFreq in any chain.
+	ASDSF       *float64 `json:"asdsf,omitempty"`
+	MaxSDSF     *float64 `json:"max_sdsf,omitempty"`
+	ASDSFClades int      `json:"asdsf_clades,omitempty"`
 }
+
+// ASDSFWarn is the ASDSF above which a run's table warns that the chains
+// disagree on the trees (MrBayes's manual calls values below 0.05
+// acceptable, below 0.01 very good).
+const ASDSFWarn = 0.05
 
 // writeMap writes the chain's tree as map.nwk, the highest-log-joint tree
 // seen. For a Probit link it writes nothing: the log joint the sampler
@@ -76,7 +87,11 @@ func (r *runner) writeTreeSummary(res *Result) error {
 	if res.Completed <= r.cfg.Burn {
 		return nil // no kept trees yet
 	}
-	s, err := SummarizeTrees(NewickFiles(r.m.Labels, paths...), r.m.N, wantCoclust(r.m.N, r.cfg.Coclust))
+	var srcs []TreeSource
+	for _, p := range paths {
+		srcs = append(srcs, NewickFiles(r.m.Labels, p))
+	}
+	s, err := SummarizeChains(srcs, r.m.N, wantCoclust(r.m.N, r.cfg.Coclust))
 	if err != nil {
 		return fmt.Errorf("summary tree: %w", err)
 	}
@@ -103,6 +118,10 @@ func (r *runner) writeTreeSummary(res *Result) error {
 		Trees: s.Clades.Trees(), DistinctClades: s.Clades.Distinct(), Summary: s.Linkage != nil,
 		MEABranchPoints: len(s.MaxAccuracy.Credibility), MEAExpectedCorrect: s.MaxAccuracy.ExpectedCorrect(),
 		ConsensusBranchPoints: len(s.Consensus.Credibility),
+	}
+	if sd := s.SplitSD; sd != nil && sd.Clades > 0 {
+		avg, mx := sd.Average, sd.Max
+		res.SummaryTree.ASDSF, res.SummaryTree.MaxSDSF, res.SummaryTree.ASDSFClades = &avg, &mx, sd.Clades
 	}
 	return nil
 }

@@ -72,6 +72,9 @@ func TestProbitRunWritesNoMapTree(t *testing.T) {
 	if res.SummaryTree == nil || res.SummaryTree.Trees != 10 {
 		t.Errorf("summary tree info %+v, want 10 trees", res.SummaryTree)
 	}
+	if res.SummaryTree != nil && res.SummaryTree.ASDSF != nil {
+		t.Errorf("one chain has an ASDSF: %v", *res.SummaryTree.ASDSF)
+	}
 	if _, err := os.Stat(filepath.Join(dir, SummaryTreeFile)); err != nil {
 		t.Error(err)
 	}
@@ -92,6 +95,7 @@ func TestRunWritesTreeSummaries(t *testing.T) {
 	if s == nil || s.Trees != 40 || !s.Summary || s.MEABranchPoints < 1 || s.ConsensusBranchPoints < 1 || s.DistinctClades < s.MEABranchPoints {
 		t.Fatalf("summary tree info %+v", s)
 	}
+	checkRunASDSF(t, dir, 2, m.Labels, s)
 	for _, name := range []string{SummaryTreeFile, MEAFile, ConsensusFile} {
 		text := strings.TrimSpace(string(must(os.ReadFile(filepath.Join(dir, name)))))
 		if _, err := pydt.ParseNewick(text, m.Labels); err != nil {

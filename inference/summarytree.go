@@ -681,6 +681,9 @@ type TreeSummary struct {
 	// Coclust holds the posterior mean LCA time of every pair of rows, or
 	// is nil when it was not asked for.
 	Coclust *Coclust
+	// SplitSD is the standard deviation of clade frequencies across
+	// chains (SplitFrequencySD with MinSplitFreq), or nil for one chain.
+	SplitSD *SplitSD
 }
 
 // SummarizeTrees reads a sample of trees on n leaves from src: once to
@@ -690,6 +693,15 @@ type TreeSummary struct {
 // does not grow with the number of trees beyond the number of distinct
 // clades.
 func SummarizeTrees(src TreeSource, n int, coclust bool) (*TreeSummary, error) {
+	return SummarizeChains([]TreeSource{src}, n, coclust)
+}
+
+// SummarizeChains is SummarizeTrees over the trees of several chains
+// together, one source per chain; with two chains or more it also reports
+// the standard deviation of clade frequencies across them (SplitSD),
+// counting each chain's clades apart (memory for the distinct clades of
+// each chain, then for all).
+func SummarizeChains(chains []TreeSource, n int, coclust bool) (*TreeSummary, error) {
 	counts, err := NewCladeCounts(n)
 	if err != nil {
 		return nil, err
@@ -700,17 +712,43 @@ func SummarizeTrees(src TreeSource, n int, coclust bool) (*TreeSummary, error) {
 			return nil, err
 		}
 	}
-	err = src(func(tr *pydt.Tree) error {
-		if err := counts.Add(tr); err != nil {
-			return err
+	var per []*CladeCounts
+	for _, src := range chains {
+		cc, err := NewCladeCounts(n)
+		if err != nil {
+			return nil, err
 		}
-		if out.Coclust != nil {
-			return out.Coclust.Add(tr)
+		err = src(func(tr *pydt.Tree) error {
+			if err := cc.Add(tr); err != nil {
+				return err
+			}
+			if out.Coclust != nil {
+				return out.Coclust.Add(tr)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := counts.Merge(cc); err != nil {
+			return nil, err
+		}
+		per = append(per, cc)
+	}
+	if len(chains) >= 2 {
+		sd, err := SplitFrequencySD(per, MinSplitFreq)
+		if err != nil {
+			return nil, err
+		}
+		out.SplitSD = &sd
+	}
+	src := func(fn func(tr *pydt.Tree) error) error {
+		for _, c := range chains {
+			if err := c(fn); err != nil {
+				return err
+			}
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	if out.MaxAccuracy, out.Consensus, err = counts.Summaries(src, true, true); err != nil {
 		return nil, err
