@@ -538,9 +538,14 @@ func NewChain(m *Model, sched *Schedule, seed, stream uint64) (*Chain, error) {
 
 // spreadInitialTree redraws the initial tree from moderate parameters
 // (alpha at most 1, c at least 1, the drawn beta and variance kept): a large
-// alpha or a small c puts divergences closer to t = 1 than float64
-// resolves, which is a useless starting point. The starting point does not
-// affect the chain's stationary distribution.
+// alpha or a small c puts divergences very close to t = 1 (with the
+// examples' priors a quarter of prior draws at N = 4 have the root beyond
+// 1-t = 5e-324). Such trees are represented exactly (pydt.Time keeps
+// s = -log(1-t)), but they are useless starting points: their edges have
+// variance near or below the float64 minimum, so distinct exactly observed
+// rows have a log likelihood near or at -Inf, from which the chain cannot
+// start or needs very long to leave. The starting point does not affect
+// the chain's stationary distribution.
 func (m *Model) spreadInitialTree(rng *rand.Rand, st *State) error {
 	p, err := m.TreeParams(st.Env)
 	if err != nil {

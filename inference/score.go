@@ -2,6 +2,7 @@ package inference
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 
@@ -46,7 +47,10 @@ func (m *Model) Score(st *State) (Scores, error) {
 		return s, fmt.Errorf("score: %w", err)
 	}
 	if err := lik.Recompute(); err != nil {
-		return s, fmt.Errorf("score: PYDT node %s: %w (a branch of zero length: check the tree's times)", m.Leaves.Name, err)
+		if errors.Is(err, bp.ErrZeroEdge) {
+			return s, fmt.Errorf("score: PYDT node %s: %w (a branch of zero length: check the tree's times)", m.Leaves.Name, err)
+		}
+		return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
 	}
 	hyper, data, err := m.LogHyper(st.Env)
 	if err != nil {

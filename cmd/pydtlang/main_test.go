@@ -352,3 +352,51 @@ func TestRunCommand(t *testing.T) {
 		t.Errorf("missing --out: status %d, %q", code, errOut)
 	}
 }
+
+// TestSampleTinyCScores is the regression test of issue 13's "sample --set
+// c=1e-20 writes a tree that score rejects": with c = 1e-20 every
+// divergence lies about s = -log(1-t) = 1e20 from the origin, far beyond
+// the float64 range of 1-t. Such times are kept as s, written to Newick
+// with [&s=...] annotations (their branch lengths underflow), and read
+// back exactly, so that score accepts the tree: with the Normal noise model
+// the scores are finite; without noise the sampled rows are bitwise equal
+// (their split is 1e-(4e19) before t = 1), whose density is infinite, and
+// score says so instead of rejecting the tree.
+func TestSampleTinyCScores(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCmd(t, "sample", "../../examples/gaussian-noise.pydt", "--set", "N=6,D=2,c=1e-20", "--draws", "3", "--seed", "1", "--out", dir)
+	if code != 0 {
+		t.Fatalf("sample: %s", errOut)
+	}
+	trees, _ := os.ReadFile(filepath.Join(dir, "trees.nwk"))
+	if !strings.Contains(string(trees), "[&s=") {
+		t.Errorf("trees.nwk has no [&s=...] annotation:\n%s", trees)
+	}
+	for _, draw := range []string{"1", "2", "3"} {
+		code, out, errOut := runCmd(t, "score", "../../examples/gaussian-noise.pydt", "--data", "X="+filepath.Join(dir, "X.csv"),
+			"--tree", filepath.Join(dir, "trees.nwk"), "--draw", draw, "--set", "alpha=1,beta=0.2,c=1e-20,prec=2,noise=1", "--json")
+		if code != 0 {
+			t.Fatalf("score draw %s: status %d: %s", draw, code, errOut)
+		}
+		var s map[string]any
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatalf("score draw %s: %v\n%s", draw, err, out)
+		}
+		for _, k := range []string{"log_tree", "log_lik", "log_joint"} {
+			if _, ok := s[k].(float64); !ok {
+				t.Errorf("score draw %s: %s = %v, want a finite number", draw, k, s[k])
+			}
+		}
+	}
+	// Without noise: the rows are equal, and score says why it has no
+	// finite log_lik.
+	dir2 := t.TempDir()
+	if code, _, errOut := runCmd(t, "sample", "../../examples/gaussian.pydt", "--set", "N=6,D=2,c=1e-20", "--draws", "1", "--seed", "1", "--out", dir2); code != 0 {
+		t.Fatalf("sample: %s", errOut)
+	}
+	code, _, errOut = runCmd(t, "score", "../../examples/gaussian.pydt", "--data", "X="+filepath.Join(dir2, "X.csv"),
+		"--tree", filepath.Join(dir2, "trees.nwk"), "--set", "alpha=1,beta=0.2,c=1e-20,prec=2")
+	if code == 0 || !strings.Contains(errOut, "log likelihood +Inf") || strings.Contains(errOut, "newick") {
+		t.Errorf("noise-free score: status %d, stderr %s; want the infinite density reported", code, errOut)
+	}
+}

@@ -21,6 +21,15 @@ import (
 //
 //	((1:0.2,2:0.2):0.5,3:0.7):0.3;
 //
+// Times are kept as s = -log(1-t) (see Time). The writer chooses each
+// length, within a few units in the last place of the exact one, so that
+// ParseNewick rebuilds every branch point's s exactly; where no length can
+// (mostly where 1-t is below the float64 range and the lengths below are 0)
+// it writes s in a comment after the branch point's closing parenthesis
+// (and label), which ParseNewick reads and other tools ignore:
+//
+//	((1:0,2:0)[&s=912.5]:0.6,3:0.6):0.4;
+//
 // Leaves are named by the tree's Labels, or by their 1-based row numbers when
 // a row has no label (see Tree.Label). Labels that contain white space,
 // punctuation used by Newick ( ()[]':;, ) or control characters are written
@@ -548,8 +557,10 @@ func (p *newickParser) length(nodeOff int) float64 {
 // Branch point times are rebuilt so that both t and 1-t stay precise: t as
 // the sum of lengths from the top when that sum is at most 1/2, and
 // otherwise 1-t as the sum of lengths below the node down to its nearest
-// leaf (fewest edges). A length above a leaf, which Newick writes as its
-// parent's 1-t, therefore reads back exactly.
+// leaf (fewest edges), each converted to s by TimeAt or TimeFromOneMinus.
+// An annotation [&s=S] on a branch point, before or after its length, gives
+// its time instead. Lengths may be 0; times must increase strictly down the
+// tree.
 //
 // Every error wraps ErrNewick and is a *NewickError giving the byte offset.
 func ParseNewick(s string, labels []string) (*Tree, error) {
