@@ -20,8 +20,9 @@ var noClass = color.RGBA{0x99, 0x99, 0x99, 0xff}
 // DendrogramOptions controls Dendrogram. The zero value draws an unshaded
 // tree with black labels and sizes chosen from N.
 type DendrogramOptions struct {
-	// Title is drawn above the tree.
-	Title string
+	// Title is drawn above the tree, and Subtitle under it (before a line
+	// giving N).
+	Title, Subtitle string
 	// Credibility shades each branch point by its clade's posterior
 	// probability, from white (0) to black (1); nil draws no branch point
 	// markers. Branch points missing from a non-nil map are drawn white with
@@ -106,6 +107,10 @@ func Dendrogram(tr *pydt.Tree, opt DendrogramOptions) (*Figure, error) {
 		lgH += l.height(width - 2*margin)
 	}
 	sub := fmt.Sprintf("N = %d; divergence time t across; branch points at their times", n)
+	if opt.Subtitle != "" {
+		sub = opt.Subtitle + ". " + sub
+	}
+	width = max(width, textStyle(titleSize, color.Black).Width(opt.Title)*1.06+2*margin)
 	height := headerHeight(opt.Title, sub, width) + lgH + vg.Length(n)*rowH + 50 + 2*margin
 
 	d := &dendro{tr: tr, lay: lay, labels: labels, idx: idx, cred: opt.Credibility, font: fs, gap: gap, labelW: labelW, rowH: rowH}

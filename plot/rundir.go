@@ -35,11 +35,11 @@ type RunOptions struct {
 var TreeFiles = map[string]string{"summary": "summary.nwk", "mea": "mea.nwk", "consensus": "consensus.nwk", "map": "map.nwk"}
 
 // treeTitles describes each tree.
-var treeTitles = map[string]string{
-	"summary":   "Summary tree (average linkage of the posterior mean LCA times)",
-	"mea":       "Maximum expected clade accuracy tree",
-	"consensus": "Majority-rule consensus tree",
-	"map":       "Highest log-joint tree seen",
+var treeTitles = map[string][2]string{
+	"summary":   {"Summary tree", "The average-linkage tree of the posterior mean LCA times"},
+	"mea":       {"Maximum expected clade accuracy tree", "The kept tree with the greatest sum of 2p - 1 over its clades"},
+	"consensus": {"Majority-rule consensus tree", "The clades in more than half of the kept trees"},
+	"map":       {"Highest log-joint tree seen", ""},
 }
 
 // RunFigures makes the pictures of the run in dir: "dendrogram" (the
@@ -83,8 +83,8 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 	if which == "map" {
 		cred = nil // map.nwk carries no credibilities
 	}
-	title := treeTitles[which] + " (" + file + ")"
-	dg, err := Dendrogram(tr, DendrogramOptions{Title: title, Credibility: cred, Classes: opt.Classes})
+	title := treeTitles[which][0] + " (" + file + ")"
+	dg, err := Dendrogram(tr, DendrogramOptions{Title: title, Subtitle: treeTitles[which][1], Credibility: cred, Classes: opt.Classes})
 	if err != nil {
 		return nil, nil, fmt.Errorf("dendrogram of %s: %w", file, err)
 	}
