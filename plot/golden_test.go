@@ -72,9 +72,11 @@ func TestGoldenStructure(t *testing.T) {
 		"tree-data": func() (*Figure, error) {
 			return TreeScatter(tr, loc, ScatterOptions{Title: "Data", Subtitle: "sub", Credibility: cred, Classes: classes, XLabel: "x", YLabel: "y"})
 		},
-		"trace":   func() (*Figure, error) { return TracePlot(trace, TraceOptions{Title: "Trace"}) },
-		"coclust": func() (*Figure, error) { return Heatmap(cm, HeatmapOptions{Title: "Co", Label: "L", Order: []string{"c", "b", "a"}}) },
-		"prior":   func() (*Figure, error) { return PriorScatter(draws, PriorOptions{Title: "Prior"}) },
+		"trace": func() (*Figure, error) { return TracePlot(trace, TraceOptions{Title: "Trace"}) },
+		"coclust": func() (*Figure, error) {
+			return Heatmap(cm, HeatmapOptions{Title: "Co", Label: "L", Order: []string{"c", "b", "a"}})
+		},
+		"prior": func() (*Figure, error) { return PriorScatter(draws, PriorOptions{Title: "Prior"}) },
 	}
 	for name, mk := range figs {
 		t.Run(name, func(t *testing.T) {
