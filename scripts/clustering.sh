@@ -9,7 +9,8 @@
 # ITERS (default 4000), CHAINS (2), THIN (10) and SEED (1) set the runs'
 # length. The runs take about an hour of one core at the defaults, most of
 # it on ccle (N = 504); they run under nice -n 10. A finished run directory
-# is kept, so the script can be re-run to finish or re-tabulate a study.
+# (one with a summary.json; delete it to fit it again) is kept, so the
+# script can be re-run to finish or re-tabulate a study.
 set -eu
 DIR=${1:-clustering-study}
 ITERS=${ITERS:-4000}
@@ -44,12 +45,17 @@ fit synthetic-tight $T X="$DIR/synthetic.csv"
 fit synthetic-ddt $G X="$DIR/synthetic.csv" --set alpha=0,beta=0
 fit stretch-gauss $G X="$DIR/stretch.csv"
 fit stretch-z-gauss $G X="$DIR/stretch.csv" --standardize
+fit synnoise1-z-gauss $G X="$DIR/synnoise1.csv" --standardize
+fit synnoise2-z-gauss $G X="$DIR/synnoise2.csv" --standardize
 fit synnoise-z-gauss $G X="$DIR/synnoise.csv" --standardize
 fit synnoise-z-tight $T X="$DIR/synnoise.csv" --standardize
 fit animals-probit examples/binary.pydt Y="$DIR/animals.csv"
+fit animals-gauss $G X="$DIR/animals.csv"
 fit animals-z-gauss $G X="$DIR/animals.csv" --standardize
 fit animals-z-noise $N X="$DIR/animals.csv" --standardize
 fit animals-z-tight $T X="$DIR/animals.csv" --standardize
+# Mixing: the same model, 4 chains of 20,000 sweeps (kept every 50th).
+(ITERS=20000 CHAINS=4 THIN=50 SEED=2; fit synthetic-long-gauss $G X="$DIR/synthetic.csv")
 fit ccle-gauss $G X="$DIR/ccle.csv"
 fit ccle-z-gauss $G X="$DIR/ccle.csv" --standardize
 fit ccle-z-tight $T X="$DIR/ccle.csv" --standardize

@@ -141,7 +141,9 @@ run warns about columns far from that. --standardize fits the data with each
 column shifted and scaled to mean 0 and sd 1: the scalars in trace.csv (the
 diffusion variance, a noise sd) are then in standardized units, impute.csv
 is in the data's units, and run.json records each column's mean and sd
-("standardize"), which --resume applies again.
+("standardize"), which --resume applies again. It is meant for real-valued
+columns on different scales: standardizing 0/1 columns turns rare features
+into large values (docs/clustering.md).
 
 Load the trace in Python with ArviZ:
   df = pandas.read_csv("DIR/trace.csv")

@@ -9,7 +9,8 @@
 // The data sets (labels in parentheses): synthetic.csv, the paper's four
 // clusters (the row label's letter); stretch.csv, the same with the first
 // column multiplied by 10; synnoise.csv, the same with four more columns of
-// independent N(0, 1) noise; animals.csv, 33 animals (five groups,
+// independent N(0, 1) noise (synnoise1.csv, synnoise2.csv: one, two);
+// animals.csv, 33 animals (five groups,
 // see animalGroup); ccle.csv, 504 cell lines × 24 drugs (the tissue in the
 // cell name). NAME-z.csv is NAME.csv with every column standardized to mean
 // 0 and sample standard deviation 1.
@@ -101,8 +102,14 @@ func writeData(dir string) error {
 	if err := writeCSV(filepath.Join(dir, "stretch.csv"), stretch(syn)); err != nil {
 		return err
 	}
-	if err := writeCSV(filepath.Join(dir, "synnoise.csv"), noiseColumns(syn, 4)); err != nil {
-		return err
+	for _, k := range []int{1, 2, 4} {
+		name := "synnoise.csv"
+		if k < 4 {
+			name = fmt.Sprintf("synnoise%d.csv", k)
+		}
+		if err := writeCSV(filepath.Join(dir, name), noiseColumns(syn, k)); err != nil {
+			return err
+		}
 	}
 	m, err := readCCLE(filepath.Join(sharedData(), "ccle"))
 	if err != nil {
@@ -228,7 +235,7 @@ var animalGroup = map[string]string{
 // row is unlabelled.
 func classOf(name, label string) (string, error) {
 	switch name {
-	case "synthetic", "stretch", "synnoise":
+	case "synthetic", "stretch", "synnoise1", "synnoise2", "synnoise":
 		return label[:1], nil // a1, b2, ...: the cluster is the letter
 	case "animals":
 		g, ok := animalGroup[label]

@@ -18,17 +18,15 @@ import (
 // table prints, per data set, the dendrogram purity of the three linkages
 // on the raw and standardized columns, then that of every run under
 // dir/runs whose name starts with the data set's name: the posterior mean
-// over the kept trees of all chains (with the spread of the chains' means),
-// and the purity of the summary tree (summary.nwk, else mcc.nwk) and of
-// map.nwk.
+// over the kept trees of all chains (with the range of the chains' means),
+// and the purity of the summary tree (summary.nwk, else mcc.nwk), of
+// mea.nwk, consensus.nwk and map.nwk where the run wrote them.
 func table(w io.Writer, dir string) error {
 	runs, err := filepath.Glob(filepath.Join(dir, "runs", "*"))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "| data | method | columns | posterior mean purity | summary tree | consensus tree | MAP tree | kept trees | R-hat, bulk ESS of log_joint |")
-	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-	for _, name := range []string{"synthetic", "stretch", "synnoise", "animals", "ccle"} {
+	for _, name := range []string{"synthetic", "stretch", "synnoise1", "synnoise2", "synnoise", "animals", "ccle"} {
 		raw, err := dataset.ReadFile(filepath.Join(dir, name+".csv"))
 		if err != nil {
 			return err
@@ -37,6 +35,9 @@ func table(w io.Writer, dir string) error {
 		if err != nil {
 			return err
 		}
+		fmt.Fprintf(w, "### %s: %d rows × %d columns, %d classes\n\n", name, raw.Rows, raw.Cols, len(names))
+		fmt.Fprintln(w, "| data | method | columns | posterior mean purity | summary tree | MEA tree | consensus tree | MAP tree | classes that are clades | kept trees | R-hat, bulk ESS of log_joint |")
+		fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 		for _, cols := range []string{"raw", "standardized"} {
 			m := raw
 			if cols == "standardized" {
@@ -51,12 +52,16 @@ func table(w io.Writer, dir string) error {
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", name, l, err)
 				}
-				fmt.Fprintf(w, "| %s | %s linkage | %s | | %.3f | | | | |\n", name, l, cols, p)
+				fmt.Fprintf(w, "| %s | %s linkage | %s | | %.3f | | | | %.2f | | |\n", name, l, cols, p, cladeFraction(tr, class))
 			}
 		}
 		for _, run := range runs {
 			base := filepath.Base(run)
-			if !strings.HasPrefix(base, name+"-") {
+			if fi, err := os.Stat(run); err != nil || !fi.IsDir() || !strings.HasPrefix(base, name+"-") {
+				continue // the runs' logs sit beside them
+			}
+			if _, err := os.Stat(filepath.Join(run, "summary.json")); err != nil {
+				fmt.Fprintf(w, "| %s | %s | (not finished) | | | | | | | | |\n", name, base)
 				continue
 			}
 			r, err := runPurity(run, raw.RowLabels, class)
@@ -71,10 +76,10 @@ func table(w io.Writer, dir string) error {
 			if r.standardized {
 				cols = "standardized"
 			}
-			fmt.Fprintf(w, "| %s | PYDT %s | %s | %s | %.3f%s | %s | %s | %d | %s |\n",
-				name, model, cols, r.mean, r.summary, r.summaryNote, num(r.consensus), num(r.mapTree), r.trees, r.conv)
+			fmt.Fprintf(w, "| %s | PYDT %s | %s | %s | %.3f%s | %s | %s | %s | %.2f | %d | %s |\n",
+				name, model, cols, r.mean, r.summary, r.summaryNote, num(r.mea), num(r.consensus), num(r.mapTree), r.clades, r.trees, r.conv)
 		}
-		fmt.Fprintf(w, "\n%s: %d rows, %d classes (%s)\n\n", name, len(class), len(names), strings.Join(names, ", "))
+		fmt.Fprintf(w, "\nClasses: %s.\n\n", strings.Join(names, ", "))
 	}
 	return nil
 }
@@ -88,12 +93,13 @@ func rows(m *dataset.Matrix) [][]float64 {
 }
 
 type runResult struct {
-	mean                        string // posterior mean and the range of the chains' means
-	summary, consensus, mapTree float64
-	summaryNote                 string // " (mcc.nwk)" for a run made before summary.nwk
-	trees                       int
-	conv                        string // R-hat and bulk ESS of log_joint
-	standardized                bool   // run --standardize
+	mean                             string // posterior mean and the range of the chains' means
+	summary, mea, consensus, mapTree float64
+	summaryNote                      string // " (mcc.nwk)" for a run made before summary.nwk
+	trees                            int
+	clades                           float64 // mean over kept trees of cladeFraction
+	conv                             string  // R-hat and bulk ESS of log_joint
+	standardized                     bool    // run --standardize
 }
 
 func num(x float64) string {
@@ -121,10 +127,14 @@ func runPurity(dir string, labels []string, class []int) (runResult, error) {
 			return r, fmt.Errorf("%s: %w", f, err)
 		}
 		means = append(means, m)
+		for _, tr := range trees {
+			r.clades += cladeFraction(tr, class)
+		}
 		sum += m * float64(len(trees))
 		r.trees += len(trees)
 	}
 	mean := sum / float64(r.trees)
+	r.clades /= float64(r.trees)
 	lo, hi := slices.Min(means), slices.Max(means)
 	r.mean = fmt.Sprintf("%.3f (chains %.3f–%.3f)", mean, lo, hi)
 	if len(means) == 1 {
@@ -136,6 +146,9 @@ func runPurity(dir string, labels []string, class []int) (runResult, error) {
 	}
 	if r.summary, err = treePurity(filepath.Join(dir, summary), labels, class); err != nil {
 		return r, err
+	}
+	if r.mea, err = treePurity(filepath.Join(dir, "mea.nwk"), labels, class); err != nil {
+		r.mea = math.NaN()
 	}
 	if r.consensus, err = treePurity(filepath.Join(dir, "consensus.nwk"), labels, class); err != nil {
 		r.consensus = math.NaN()
@@ -188,4 +201,49 @@ func treePurity(path string, labels []string, class []int) (float64, error) {
 		return 0, fmt.Errorf("%s: want one tree, got %d", path, len(trees))
 	}
 	return cluster.DendrogramPurity(trees[0], class)
+}
+
+// cladeFraction is the fraction of the classes (of two or more leaves)
+// whose leaves are exactly the leaf set of a branch point of tr.
+func cladeFraction(tr *pydt.Tree, class []int) float64 {
+	k := slices.Max(class) + 1
+	size := make([]int, k)
+	for _, c := range class {
+		if c >= 0 {
+			size[c]++
+		}
+	}
+	counts := make(map[pydt.NodeID][]int)
+	found := make([]bool, k)
+	for _, v := range tr.PostOrder(nil) {
+		h := make([]int, k)
+		if tr.IsLeaf(v) {
+			if c := class[v]; c >= 0 {
+				h[c]++
+			}
+		} else {
+			for c := range tr.Children(v) {
+				for j, x := range counts[c] {
+					h[j] += x
+				}
+				delete(counts, c)
+			}
+			for j, x := range h {
+				if x == size[j] && x == tr.Count(v) {
+					found[j] = true
+				}
+			}
+		}
+		counts[v] = h
+	}
+	n, hit := 0, 0
+	for j := range k {
+		if size[j] >= 2 {
+			n++
+			if found[j] {
+				hit++
+			}
+		}
+	}
+	return float64(hit) / float64(n)
 }
