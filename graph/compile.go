@@ -22,6 +22,11 @@ type Options struct {
 	// for checking a model without data. Unbound shapes are then -1 and
 	// shape checks that need them are skipped.
 	Partial bool
+	// NeedPYDT makes a model without a PYDT statement an error, reported
+	// at its first stochastic statement: the pydtlang commands fit,
+	// sample and score the tree of a PYDT. Without it such a model
+	// compiles, as the fragments of the language reference do.
+	NeedPYDT bool
 }
 
 // SetPos returns the position reported for errors about --set NAME=VALUE.
@@ -94,6 +99,9 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c.roles()
 	c.order()
 	c.stochastic(f)
+	if len(c.errs) == 0 && c.opts.NeedPYDT {
+		c.needPYDT(f)
+	}
 	if len(c.errs) == 0 {
 		c.checkClamped()
 	}
@@ -520,6 +528,35 @@ func (c *compiler) stochastic(f *lang.File) {
 	if !found {
 		c.errs.Add(f.Pos(), "the model has no stochastic statement: add at least one, such as X ~ PYDT(alpha, beta, c, 1 / prec)")
 	}
+}
+
+// needPYDT reports a model that has stochastic statements but no PYDT, at
+// its first stochastic statement. It runs only on an otherwise correct
+// model, since a PYDT statement with an error is not recorded.
+func (c *compiler) needPYDT(f *lang.File) {
+	if c.g.PYDT != nil {
+		return
+	}
+	pos := f.Pos()
+	var find func([]lang.Stmt) bool
+	find = func(stmts []lang.Stmt) bool {
+		for _, s := range stmts {
+			switch s := s.(type) {
+			case *lang.Assign:
+				if s.Op == lang.Sample {
+					pos = s.OpPos
+					return true
+				}
+			case *lang.ForBlock:
+				if find(s.Body) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	find(f.Stmts)
+	c.errs.Add(pos, "the model has no PYDT: pydtlang fits, samples and scores the tree of a PYDT statement, such as X ~ PYDT(alpha, beta, c, 1 / prec)")
 }
 
 // defines compiles the deterministic definitions "x = ..." first, so that
@@ -949,9 +986,16 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
 	tmp.Args = args
 	before := len(c.errs)
 	c.checkArgs(&tmp, stdlib.PYDTParams, pos)
-	// alpha >= -2 beta when both are constants and individually valid.
-	if a, b := f.Args[0], f.Args[1]; len(c.errs) == before && len(Vars(a)) == 0 && len(Vars(b)) == 0 {
-		if err := stdlib.CheckPYDT(a.Eval(&Env{}), b.Eval(&Env{})); err != nil {
+	// alpha >= -2 beta when both are constants and individually valid;
+	// a constant alpha with a variable beta must be above -2, since
+	// -2 beta > -2 for every beta in [0, 1).
+	if a, b := f.Args[0], f.Args[1]; len(c.errs) == before && len(Vars(a)) == 0 && !hasLoop(a) {
+		alpha := a.Eval(&Env{})
+		if len(Vars(b)) == 0 && !hasLoop(b) {
+			if err := stdlib.CheckPYDT(alpha, b.Eval(&Env{})); err != nil {
+				c.errs.Addf(pos[0], "%v", err)
+			}
+		} else if err := fixedAlpha(alpha); err != nil {
 			c.errs.Addf(pos[0], "%v", err)
 		}
 	}
@@ -1454,6 +1498,12 @@ func (c *compiler) checkClamped() {
 				c.errs.Addf(SetPos(name), "value %v: with it, the PYDT at %s is invalid: %v", c.g.ByName[name].Value[0], shortPos(f.Pos), err)
 			}
 		}
+		if okA && !okB && len(clA) > 0 && len(c.errs) == before {
+			if err := fixedAlpha(vals[0]); err != nil {
+				name := clA[0].Name
+				c.errs.Addf(SetPos(name), "value %v: with it, the PYDT at %s is invalid: %v", c.g.ByName[name].Value[0], shortPos(f.Pos), err)
+			}
+		}
 		if d := f.Divergence; d != nil {
 			dvals, all, some, name := check(f, d.Type.Name, d.Args, d.Type.Params)
 			if all && some {
@@ -1463,4 +1513,13 @@ func (c *compiler) checkClamped() {
 			}
 		}
 	}
+}
+
+// fixedAlpha checks a fixed PYDT alpha whose beta is not fixed: no beta in
+// [0, 1) satisfies alpha >= -2 beta unless alpha > -2.
+func fixedAlpha(alpha float64) error {
+	if !(alpha > -2) || math.IsInf(alpha, 1) {
+		return fmt.Errorf("PYDT alpha = %v is fixed, but no beta in [0, 1) satisfies alpha >= -2 beta: a fixed alpha must be finite and greater than -2", alpha)
+	}
+	return nil
 }

@@ -20,6 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 //	#! set N=2 D=3
 //	#! data Y=y.csv   (relative to testdata)
 //	#! partial
+//	#! needpydt
 func options(t *testing.T, src []byte) Options {
 	t.Helper()
 	opts := Options{Set: map[string]float64{}, Data: map[string]*dataset.Matrix{}}
@@ -32,6 +33,8 @@ func options(t *testing.T, src []byte) Options {
 		switch fields[0] {
 		case "partial":
 			opts.Partial = true
+		case "needpydt":
+			opts.NeedPYDT = true
 		case "set":
 			for _, kv := range fields[1:] {
 				k, v, _ := strings.Cut(kv, "=")

@@ -30,6 +30,10 @@ func TestCheckHostileModels(t *testing.T) {
 		{"wide.pydt", "x ~ Normal(0, 1) " + strings.Repeat("y", 900_000) + "\n",
 			"wide.pydt:1:18: statements on one line must be separated by \";\"\nx ~ Normal(0, 1) " + strings.Repeat("y", 61) + "…\n"},
 		{"bom_cr.pydt", "\uFEFF" + strings.ReplaceAll(string(gaussian), "\n", "\r"), ""},
+		{"no_pydt.pydt", "dim N, D\nparam mu : real[D]\nfor d in 1:D { mu[d] ~ Normal(0, 1) }\n",
+			"no_pydt.pydt:3:22: the model has no PYDT"},
+		{"fixed_alpha.pydt", strings.Replace(string(gaussian), "PYDT(alpha,", "PYDT(-2.5,", 1),
+			"fixed_alpha.pydt:11:10: PYDT alpha = -2.5 is fixed, but no beta in [0, 1) satisfies alpha >= -2 beta"},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {

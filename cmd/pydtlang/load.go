@@ -130,7 +130,7 @@ func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, er
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	opts := graph.Options{Set: sets, Data: map[string]*dataset.Matrix{}, Partial: partial}
+	opts := graph.Options{Set: sets, Data: map[string]*dataset.Matrix{}, Partial: partial, NeedPYDT: true}
 	usedDraw := false
 	for _, kv := range b.data {
 		name, file, ok := strings.Cut(kv, "=")
