@@ -251,6 +251,17 @@ func TestTreeScatter(t *testing.T) {
 	if n := strings.Count(svg, `style="fill:#4D4D4D"`); n != 1 {
 		t.Errorf("%d discs of credibility 0.7, want 1", n)
 	}
+	// Data apart from the leaves: drawn there, the leaves as small dots.
+	fig, err = TreeScatter(tr, loc, ScatterOptions{Data: []float64{5, 5, 6, 6, 7, 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts := texts(svgOf(t, fig)); count(ts, "leaf (latent location)") != 1 {
+		t.Errorf("no legend entry for the leaves: %q", ts)
+	}
+	if _, err := TreeScatter(tr, loc, ScatterOptions{Data: []float64{1, 2}}); err == nil {
+		t.Error("no error for too few data values")
+	}
 	loc[0] = nan
 	if _, err := TreeScatter(tr, loc, ScatterOptions{}); err == nil {
 		t.Error("no error for a NaN location")

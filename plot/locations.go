@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/pydtlang/pydtlang/graph"
@@ -83,4 +84,23 @@ func MeanLocations(m *inference.Model, tr *pydt.Tree, value func(name string) (f
 		}
 	}
 	return mean, nil
+}
+
+// Observed returns the data observed at the leaves of a model with a
+// Normal noise model (N rows of D values, in the data's units), and nil for
+// data observed directly at the leaves (the leaves' locations then are the
+// data) or a model without Gaussian data.
+func Observed(m *inference.Model) []float64 {
+	if m.Link != inference.LinkNormal || m.Data == nil {
+		return nil
+	}
+	x := slices.Clone(m.Data.Value)
+	if s := m.Scaling; s != nil {
+		for i, v := range x {
+			if !math.IsNaN(v) {
+				x[i] = s.Unscale(i%m.D, v)
+			}
+		}
+	}
+	return x
 }

@@ -196,3 +196,22 @@ func TestMeanLocationsErrors(t *testing.T) {
 		t.Errorf("no values: %v", err)
 	}
 }
+
+// TestObserved: the data of a Normal noise model in the data's units (after
+// Standardize too); nil when the data are the leaves.
+func TestObserved(t *testing.T) {
+	want := []float64{0.1, 0.2, 0.3, -0.1, 1.5, 1.0, 1.2, 0.7, -1.0, 0.4}
+	if x := Observed(testModel(t, directModel, fiveRows)); x != nil {
+		t.Errorf("direct link: %v, want nil", x)
+	}
+	m := testModel(t, noiseModel, fiveRows)
+	if _, err := m.Standardize(); err != nil {
+		t.Fatal(err)
+	}
+	got := Observed(m)
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("Observed = %v, want %v", got, want)
+		}
+	}
+}

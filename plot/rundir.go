@@ -108,9 +108,15 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 			if d := m.Data.Data; d != nil && len(d.ColNames) == 2 {
 				xl, yl = d.ColNames[0], d.ColNames[1]
 			}
+			sub := "branch points at their posterior mean locations given this tree and the posterior mean hyperparameters (belief propagation)"
+			data := Observed(m)
+			if data != nil {
+				sub = "branch points and leaves at their posterior mean latent locations given this tree and the posterior mean hyperparameters (belief propagation); each data point joined to its leaf"
+			}
 			sc, err := TreeScatter(tr, loc, ScatterOptions{
 				Title:       "Data and " + file,
-				Subtitle:    "branch points at their posterior mean locations given this tree and the posterior mean hyperparameters (belief propagation)",
+				Subtitle:    sub,
+				Data:        data,
 				XLabel:      xl,
 				YLabel:      yl,
 				Credibility: cred,

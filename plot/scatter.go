@@ -13,8 +13,12 @@ import (
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
-// dataColor is the colour of data points without classes.
-var dataColor = qualitative[0]
+// dataColor is the colour of data points without classes, and leafColor
+// that of leaves drawn apart from their data.
+var (
+	dataColor = qualitative[0]
+	leafColor = color.Gray{Y: 0x50}
+)
 
 // ScatterOptions controls TreeScatter.
 type ScatterOptions struct {
@@ -31,6 +35,11 @@ type ScatterOptions struct {
 	// Names writes each point's label next to it; it is done anyway for
 	// up to 40 points unless NoNames is set.
 	Names, NoNames bool
+	// Data, when not nil, holds the observed points (N rows of two values)
+	// where they differ from the leaves' locations, as with a noise model:
+	// the points are drawn there, each joined to its leaf by a dotted
+	// line, and the leaves are small grey dots.
+	Data []float64
 }
 
 // TreeScatter draws 2-D data with a tree over it, as the paper's
@@ -56,6 +65,9 @@ func TreeScatter(tr *pydt.Tree, loc []float64, opt ScatterOptions) (*Figure, err
 		}
 	}
 	n := tr.NumLeaves()
+	if opt.Data != nil && len(opt.Data) != 2*n {
+		return nil, fmt.Errorf("%d data values for %d leaves in 2 dimensions", len(opt.Data), n)
+	}
 	labels := make([]string, n)
 	for i := range n {
 		labels[i] = tr.Label(pydt.NodeID(i))
@@ -69,7 +81,7 @@ func TreeScatter(tr *pydt.Tree, loc []float64, opt ScatterOptions) (*Figure, err
 
 	p := newPlot()
 	p.X.Label.Text, p.Y.Label.Text = opt.XLabel, opt.YLabel
-	s := &treeScatter{tr: tr, loc: loc, post: post, idx: idx, cred: opt.Credibility, labels: labels, names: names}
+	s := &treeScatter{tr: tr, loc: loc, data: opt.Data, post: post, idx: idx, cred: opt.Credibility, labels: labels, names: names}
 	p.Add(s)
 	// Equal scales on both axes.
 	xmin, xmax, ymin, ymax := s.DataRange()
@@ -86,6 +98,9 @@ func TreeScatter(tr *pydt.Tree, loc []float64, opt ScatterOptions) (*Figure, err
 		lg = append(lg, legend{title: "class:", entries: classLegend(idx, cnames)})
 	} else {
 		lg = append(lg, legend{entries: []legendEntry{{"data", glyphThumb(dataColor, draw.CircleGlyph{})}}})
+	}
+	if opt.Data != nil {
+		lg[len(lg)-1].entries = append(lg[len(lg)-1].entries, legendEntry{"leaf (latent location)", glyphThumb(leafColor, draw.CircleGlyph{})})
 	}
 	if opt.Credibility != nil {
 		lg = append(lg, legend{title: "branch points, by clade credibility:", entries: []legendEntry{
@@ -114,6 +129,7 @@ func TreeScatter(tr *pydt.Tree, loc []float64, opt ScatterOptions) (*Figure, err
 type treeScatter struct {
 	tr     *pydt.Tree
 	loc    []float64
+	data   []float64
 	post   []pydt.NodeID
 	idx    []int
 	cred   map[pydt.NodeID]float64
@@ -130,6 +146,10 @@ func (s *treeScatter) DataRange() (xmin, xmax, ymin, ymax float64) {
 		xmin, xmax = min(xmin, x), max(xmax, x)
 		ymin, ymax = min(ymin, y), max(ymax, y)
 	}
+	for i := 0; i+1 < len(s.data); i += 2 {
+		xmin, xmax = min(xmin, s.data[i]), max(xmax, s.data[i])
+		ymin, ymax = min(ymin, s.data[i+1]), max(ymax, s.data[i+1])
+	}
 	return
 }
 
@@ -143,6 +163,21 @@ func (s *treeScatter) Plot(c draw.Canvas, p *gplot.Plot) {
 			c.StrokeLines(edge, []vg.Point{pt(q), pt(v)})
 		}
 	}
+	point := pt
+	if s.data != nil {
+		point = func(v pydt.NodeID) vg.Point { return vg.Point{X: trX(s.data[2*v]), Y: trY(s.data[2*v+1])} }
+		dots := draw.LineStyle{Color: color.Gray{Y: 0x90}, Width: 0.5, Dashes: []vg.Length{1, 1.5}}
+		for _, v := range s.post {
+			if s.tr.IsLeaf(v) {
+				c.StrokeLines(dots, []vg.Point{pt(v), point(v)})
+			}
+		}
+		for _, v := range s.post {
+			if s.tr.IsLeaf(v) {
+				c.DrawGlyph(draw.GlyphStyle{Color: leafColor, Radius: 1.2, Shape: draw.CircleGlyph{}}, pt(v))
+			}
+		}
+	}
 	for _, v := range s.post {
 		if !s.tr.IsLeaf(v) {
 			continue
@@ -154,7 +189,7 @@ func (s *treeScatter) Plot(c draw.Canvas, p *gplot.Plot) {
 				clr, shape = classColor(k)
 			}
 		}
-		c.DrawGlyph(draw.GlyphStyle{Color: clr, Radius: 2.6, Shape: shape}, pt(v))
+		c.DrawGlyph(draw.GlyphStyle{Color: clr, Radius: 2.6, Shape: shape}, point(v))
 	}
 	for _, v := range s.post {
 		if s.tr.IsLeaf(v) {
@@ -173,7 +208,7 @@ func (s *treeScatter) Plot(c draw.Canvas, p *gplot.Plot) {
 		sty := textStyle(7, color.Gray{Y: 0x30})
 		for _, v := range s.post {
 			if s.tr.IsLeaf(v) {
-				q := pt(v)
+				q := point(v)
 				c.FillText(sty, vg.Point{X: q.X + 3.5, Y: q.Y + 3}, s.labels[v])
 			}
 		}

@@ -38,8 +38,10 @@ func newPlot() *cobra.Command {
                them (the paper's Figure 1): runs do not record the branch
                points' locations, so they are their posterior mean locations
                given the tree, with every latent scalar at its posterior mean
-               (belief propagation). Needs the model and data files named in
-               RUNDIR/run.json, unchanged
+               (belief propagation); with a Normal noise model the leaves
+               too are at their posterior mean latent locations, each joined
+               to its data point by a dotted line. Needs the model and data
+               files named in RUNDIR/run.json, unchanged
   trace        log_joint, log_lik and every latent scalar of trace.csv
                against iteration, one colour per chain
   coclust      coclust.csv (posterior mean LCA time of every pair of rows) as
