@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,13 +28,16 @@ type bindings struct {
 	// draw is --draw K: the draw of a long-format data file to use; 0 when
 	// not given.
 	draw int
-	cmd  *cobra.Command
+	// labels is --labels FILE: row names, one per line, for the data.
+	labels string
+	cmd    *cobra.Command
 }
 
 func (b *bindings) register(cmd *cobra.Command, withData bool) {
 	b.cmd = cmd
 	if withData {
 		cmd.Flags().StringArrayVar(&b.data, "data", nil, "bind a data variable to a file: NAME=FILE (CSV, TSV or whitespace-separated, at most 256 MiB; how headers and row labels are read: spec.md section 8; repeatable)")
+		cmd.Flags().StringVar(&b.labels, "labels", "", "row names kept in a file of their own, one per line (as animal_names.txt, cell_names.txt): they name the rows of every --data file, which must have no label column")
 		cmd.Flags().IntVar(&b.draw, "draw", 0, "use draw K of a data file of draws (header draw,row,..., as sample writes)")
 	}
 	cmd.Flags().StringArrayVar(&b.set, "set", nil, "clamp a scalar or bind a dimension: NAME=VALUE[,NAME=VALUE...] with decimal VALUEs such as 2, 0.5, 1e-3 (repeatable)")
@@ -107,6 +112,8 @@ type loaded struct {
 	// sums maps the absolute path of the model and of every data file to
 	// the SHA-256 of its contents, in hex.
 	sums map[string]string
+	// labels is the absolute path of the --labels file, if any.
+	labels string
 }
 
 // load parses and compiles the model at path with the bindings. On
@@ -154,6 +161,11 @@ func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, er
 		l.data[name] = absPath(file)
 		l.sums[absPath(file)] = sum
 	}
+	if b.labels != "" {
+		if err := l.bindLabels(b.labels, opts.Data); err != nil {
+			return nil, err
+		}
+	}
 	if b.draw > 0 && !usedDraw {
 		return nil, &exitError{code: 2, err: fmt.Errorf("--draw %d: no --data file is a file of draws (a header starting draw,row, as sample writes)", b.draw)}
 	}
@@ -164,6 +176,32 @@ func load(path string, b *bindings, partial bool, stderr io.Writer) (*loaded, er
 	}
 	l.g = g
 	return l, nil
+}
+
+// bindLabels names the rows of every data matrix by the lines of the file
+// at path, and records the file and its SHA-256.
+func (l *loaded) bindLabels(path string, data map[string]*dataset.Matrix) error {
+	if len(data) == 0 {
+		return &exitError{code: 2, err: fmt.Errorf("--labels %s: no --data file to name the rows of", path)}
+	}
+	src, err := bounded.ReadFile(path, bounded.Options{What: "labels file", Max: dataset.MaxFileBytes})
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	for _, name := range slices.Sorted(maps.Keys(data)) {
+		m := data[name]
+		if m.RowLabels != nil {
+			return &exitError{code: 1, err: fmt.Errorf("--labels %s: %s already names its rows in its first column", path, m.Source)}
+		}
+		names, err := dataset.ReadLabels(path, m.Rows)
+		if err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("--labels: %w", err)}
+		}
+		m.RowLabels = names
+	}
+	l.labels = absPath(path)
+	l.sums[l.labels] = sha256Hex(src)
+	return nil
 }
 
 // loadModel loads the model at path with its data bound (not partial) and

@@ -68,6 +68,7 @@ second data set, then fit the model to a real data set.
   pydtlang score examples/gaussian.pydt --data X=draws/X.csv --tree draws/trees.nwk --draw 2 \
       --set alpha=1,beta=0.2,c=1,prec=2
   pydtlang run examples/gaussian.pydt --data X=examples/data/synthetic.csv --iters 400 --out fit`,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

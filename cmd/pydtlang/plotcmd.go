@@ -186,20 +186,7 @@ func runModel(dir string) (*inference.Model, error) {
 	if model == "" {
 		return nil, fmt.Errorf("%s names no model file", filepath.Join(dir, inference.RunFile))
 	}
-	var b bindings
-	if data, ok := meta["data"].(map[string]any); ok {
-		for name, file := range data {
-			b.data = append(b.data, fmt.Sprintf("%s=%v", name, file))
-		}
-	}
-	if sets, ok := meta["set"].([]any); ok {
-		for _, s := range sets {
-			b.set = append(b.set, fmt.Sprint(s))
-		}
-	}
-	if k, ok := meta["draw"].(float64); ok {
-		b.draw = int(k)
-	}
+	b := bindingsFromMeta(meta)
 	l, m, err := loadModel(model, &b, io.Discard)
 	if err != nil {
 		if errors.Is(err, failed) {

@@ -112,20 +112,7 @@ func loadRun(cmd *cobra.Command, dir string) (*inference.Model, error) {
 	if model == "" {
 		return nil, &exitError{code: 1, err: fmt.Errorf("%s: %s names no model file", dir, inference.RunFile)}
 	}
-	var b bindings
-	if data, ok := meta["data"].(map[string]any); ok {
-		for name, file := range data {
-			b.data = append(b.data, fmt.Sprintf("%s=%v", name, file))
-		}
-	}
-	if sets, ok := meta["set"].([]any); ok {
-		for _, s := range sets {
-			b.set = append(b.set, fmt.Sprint(s))
-		}
-	}
-	if k, ok := meta["draw"].(float64); ok {
-		b.draw = int(k)
-	}
+	b := bindingsFromMeta(meta)
 	l, m, err := loadModel(model, &b, cmd.ErrOrStderr())
 	if err != nil {
 		return nil, err

@@ -122,6 +122,14 @@ with status 1 unless --allow-stuck is given. With data observed without noise
 (the duplicates' divergence goes to t = 1 with infinite mass); run refuses
 such a model before sampling and suggests a Normal noise model.
 
+On a terminal, a progress bar shows the sweeps done; when stderr is not a
+terminal (a log file), a line such as
+  Iteration: 1200 / 4000 [ 30%]  41.2 sweeps/s  ETA 1m8s  log joint -1234.56 (chain 1)
+is printed every --progress-every (default 5s; 0 for none).
+
+--labels FILE names the data rows by the lines of FILE (one name per line,
+distinct, as animal_names.txt), for data files without a label column.
+
 Ctrl-C stops after the current sweep, writes a checkpoint and the summary;
 "run --resume DIR" continues exactly as if the run had not stopped. It takes
 no other flags, since a run's settings are fixed when it starts (extending a
@@ -202,6 +210,9 @@ and in R with posterior:
 			if b.draw > 0 {
 				meta["draw"] = b.draw
 			}
+			if l.labels != "" {
+				meta["labels"] = l.labels
+			}
 			cfg.Meta = meta
 			return execute(cmd, func(ctx context.Context, progress func(int, int, float64)) (*inference.Result, error) {
 				cfg.Progress = progress
@@ -224,6 +235,7 @@ and in R with posterior:
 	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags)")
 	f.BoolVar(&force, "force", false, "replace the run already in --out DIR, deleting its output files")
 	f.BoolVar(&stdz, "standardize", false, "fit the data with every column shifted and scaled to mean 0 and sd 1 (recorded in run.json)")
+	f.Duration("progress-every", 5*time.Second, "when stderr is not a terminal, print a progress line (iteration, rate, ETA, log joint) this often; 0 for none")
 	f.BoolVar(&cfg.AllowStuck, "allow-stuck", false, "exit 0 even when a chain is stuck (its tree accepted no move for 100 consecutive sweeps)")
 	return cmd
 }
@@ -263,12 +275,15 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 		extra = append(extra, "MODEL "+args[0])
 	}
 	named := 0
-	for _, name := range []string{"data", "draw", "set", "iters", "burn", "thin", "chains", "seed", "out",
+	for _, name := range []string{"data", "draw", "labels", "set", "iters", "burn", "thin", "chains", "seed", "out",
 		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize", "allow-stuck"} {
 		if cmd.Flags().Changed(name) {
 			extra = append(extra, "--"+name)
 			named++
 		}
+	}
+	if cmd.Flags().Changed("progress-every") {
+		named++ // allowed: it changes what is printed, not the run
 	}
 	if cmd.Flags().NFlag() > 1+named { // --resume itself, and a flag not listed above
 		extra = append(extra, "other flags")
@@ -291,20 +306,7 @@ func resumeRun(cmd *cobra.Command, dir string) error {
 	if model == "" {
 		return &exitError{code: 1, err: fmt.Errorf("resume %s: %s names no model file", dir, inference.RunFile)}
 	}
-	var b bindings
-	if data, ok := meta["data"].(map[string]any); ok {
-		for name, file := range data {
-			b.data = append(b.data, fmt.Sprintf("%s=%v", name, file))
-		}
-	}
-	if sets, ok := meta["set"].([]any); ok {
-		for _, s := range sets {
-			b.set = append(b.set, fmt.Sprint(s))
-		}
-	}
-	if k, ok := meta["draw"].(float64); ok {
-		b.draw = int(k)
-	}
+	b := bindingsFromMeta(meta)
 	l, m, err := loadModel(model, &b, cmd.ErrOrStderr())
 	if err != nil {
 		return err
@@ -321,6 +323,29 @@ func resumeRun(cmd *cobra.Command, dir string) error {
 	return execute(cmd, func(ctx context.Context, progress func(int, int, float64)) (*inference.Result, error) {
 		return inference.Resume(ctx, m, dir, progress)
 	}, dir)
+}
+
+// bindingsFromMeta rebuilds the --data, --set, --draw and --labels of the
+// command line that started a run, from its run.json.
+func bindingsFromMeta(meta map[string]any) bindings {
+	var b bindings
+	if data, ok := meta["data"].(map[string]any); ok {
+		for _, name := range slices.Sorted(maps.Keys(data)) {
+			b.data = append(b.data, fmt.Sprintf("%s=%v", name, data[name]))
+		}
+	}
+	if sets, ok := meta["set"].([]any); ok {
+		for _, s := range sets {
+			b.set = append(b.set, fmt.Sprint(s))
+		}
+	}
+	if k, ok := meta["draw"].(float64); ok {
+		b.draw = int(k)
+	}
+	if path, ok := meta["labels"].(string); ok {
+		b.labels = path
+	}
+	return b
 }
 
 // sameInputs compares the SHA-256 sums stored when a run started with
@@ -358,6 +383,8 @@ func execute(cmd *cobra.Command, fn func(context.Context, func(int, int, float64
 			bar.Describe(fmt.Sprintf("log joint %.6g", lj))
 			bar.Set(done)
 		}
+	} else if every := progressEvery(cmd); every > 0 {
+		progress = newLineProgress(stderr, every).report
 	}
 	res, err := fn(ctx, progress)
 	if res != nil {
@@ -375,6 +402,16 @@ func execute(cmd *cobra.Command, fn func(context.Context, func(int, int, float64
 		return &exitError{code: 1, err: err}
 	}
 	return nil
+}
+
+// progressEvery is the interval of the progress lines when stderr is not a
+// terminal: --progress-every, 0 for none.
+func progressEvery(cmd *cobra.Command) time.Duration {
+	d, err := cmd.Flags().GetDuration("progress-every")
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
 }
 
 func isTerminal(w io.Writer) bool {
