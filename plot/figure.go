@@ -36,6 +36,10 @@ func (f *Figure) Draw(c draw.Canvas) { f.draw(c) }
 // PNGDPI is the default resolution of PNG output, in dots per inch.
 const PNGDPI = 96
 
+// MaxPNGPixels bounds the size of a PNG picture (4 bytes a pixel in
+// memory): a dendrogram of many thousand leaves is better written as SVG.
+const MaxPNGPixels = 100_000_000
+
 // Formats lists the output formats, by their file extension.
 var Formats = []string{"svg", "png"}
 
@@ -69,6 +73,10 @@ func (f *Figure) Write(w io.Writer, format string) error {
 		dpi := f.DPI
 		if dpi <= 0 {
 			dpi = PNGDPI
+		}
+		if px := f.Width.Dots(float64(dpi)) * f.Height.Dots(float64(dpi)); px > MaxPNGPixels {
+			return fmt.Errorf("a %.0f × %.0f point picture at %d dpi has %.0f million pixels, more than the %d million a PNG may have here: write SVG, or lower --dpi",
+				f.Width.Points(), f.Height.Points(), dpi, px/1e6, MaxPNGPixels/1000000)
 		}
 		c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
 		f.draw(draw.New(c))

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/vg/draw"
+
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
@@ -329,6 +331,10 @@ func TestSavePNG(t *testing.T) {
 	w := int(fig.Width.Points()*PNGDPI/72 + 0.5)
 	if b := img.Bounds(); b.Dx() != w {
 		t.Errorf("PNG %d pixels wide, want %d", b.Dx(), w)
+	}
+	huge := &Figure{Width: 10 * 72, Height: 2000 * 72, draw: func(draw.Canvas) { t.Fatal("drew a huge PNG") }}
+	if err := huge.Write(io.Discard, "png"); err == nil || !strings.Contains(err.Error(), "write SVG") {
+		t.Errorf("huge PNG: %v", err)
 	}
 	if err := fig.Save(filepath.Join(t.TempDir(), "d.gif")); err == nil {
 		t.Error("no error for .gif")
