@@ -89,7 +89,7 @@ func ReadPrior(dir, name string) ([]PriorDraw, error) {
 		}
 		d := PriorDraw{Title: fmt.Sprintf("draw %d", k), X: x.Data}
 		if p, ok := params[k]; ok {
-			d.Title += ": " + p
+			d.Title += "\n" + p
 		}
 		if k-1 < len(trees) {
 			tr := trees[k-1]
