@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/internal/bounded"
 )
 
@@ -457,8 +458,8 @@ func (p *newickParser) skip() {
 				return
 			}
 			if body := p.s[p.i+1 : p.i+1+end]; strings.HasPrefix(body, "&s=") {
-				x, err := strconv.ParseFloat(body[3:], 64)
-				if err != nil || !(x > 0) || math.IsInf(x, 1) {
+				x, err := dataset.ParseNumber(body[3:])
+				if err != nil || !(x > 0) {
 					p.fail(p.i, "invalid time annotation [%s]: want [&s=S] with S = -log(1-t) positive and finite", truncate(body, 40))
 					p.i = len(p.s)
 					return
@@ -525,9 +526,11 @@ func (p *newickParser) length(nodeOff int) float64 {
 		p.fail(start, "missing branch length after ':'")
 		return 0
 	}
-	x, err := strconv.ParseFloat(tok, 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		p.fail(start, "invalid branch length %q", tok)
+	// The one number syntax of data files and --set: no 1_0, 0x1p-2, inf
+	// or nan, and nothing that underflows to 0 or overflows.
+	x, err := dataset.ParseNumber(tok)
+	if err != nil {
+		p.fail(start, "invalid branch length: %v", err)
 		return 0
 	}
 	if x < 0 {
