@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/lang"
+
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -59,25 +63,46 @@ func TestStartRespectsAlphaBeta(t *testing.T) {
 }
 
 // TestImpossibleFixedAlphaBeta refuses a fixed alpha that no draw of beta
-// can make valid, with a message naming it. (Both fixed and invalid is a
-// compile error.)
+// can make valid, with a message naming it: --set values when the model is
+// compiled (so that check refuses them too), and an alpha fixed through a
+// deterministic definition when the chain starts.
 func TestImpossibleFixedAlphaBeta(t *testing.T) {
+	data := &dataset.Matrix{Rows: len(smallData), Cols: len(smallData[0]), Source: "x.csv"}
+	for _, r := range smallData {
+		data.Data = append(data.Data, r...)
+	}
 	for _, c := range []struct {
 		sets map[string]float64
 		want string
 	}{
-		{map[string]float64{"alpha": -2}, "alpha = -2 is fixed (a constant or --set), and no beta in [0, 1) satisfies alpha >= -2 beta"},
+		{map[string]float64{"alpha": -2}, "alpha = -2 is fixed, but no beta in [0, 1) satisfies alpha >= -2 beta"},
 		{map[string]float64{"alpha": -3.5}, "a fixed alpha must be finite and greater than -2"},
 	} {
-		m := compileWithData(t, negAlphaModel, smallData, c.sets)
-		sched, err := NewSchedule(m)
+		f, err := lang.Parse("test.pydt", []byte(negAlphaModel))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = NewChain(m, sched, 1, 1)
+		_, err = graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"X": data}, Set: c.sets})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error containing %q", c.sets, err, c.want)
 		}
+	}
+	const derived = `
+dim N, D
+data X : real[N, D]
+a = 0 - 2
+beta ~ Beta(1, 1)
+X ~ PYDT(a, beta, 1, 1)
+`
+	m := compileWithData(t, derived, smallData, nil)
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewChain(m, sched, 1, 1)
+	want := "alpha = -2 is fixed (a constant or --set), and no beta in [0, 1) satisfies alpha >= -2 beta"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a = 0 - 2: %v, want an error containing %q", err, want)
 	}
 }
 
