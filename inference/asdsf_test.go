@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -160,4 +161,44 @@ func readTreesFile(t *testing.T, path string, labels []string) []*pydt.Tree {
 		t.Fatal(err)
 	}
 	return trees
+}
+
+// TestTreeThin checks that TreeThin writes exactly every TreeThin-th
+// kept tree of the run without it (same seed, so the same chains), that
+// the trace is unchanged, and that run.json records it for Resume.
+func TestTreeThin(t *testing.T) {
+	m := compileWithData(t, gaussianModel, smallData, nil)
+	full, thinned := t.TempDir(), t.TempDir()
+	for _, c := range []struct {
+		dir      string
+		treeThin int
+	}{{full, 1}, {thinned, 4}} {
+		res, err := Run(context.Background(), m, Config{Iters: 40, Chains: 2, Seed: 3, TreeThin: c.treeThin, Out: c.dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.TreeThin != c.treeThin {
+			t.Errorf("Result.TreeThin %d, want %d", res.TreeThin, c.treeThin)
+		}
+	}
+	if a, b := must(os.ReadFile(filepath.Join(full, TraceFile))), must(os.ReadFile(filepath.Join(thinned, TraceFile))); string(a) != string(b) {
+		t.Error("tree thinning changed trace.csv")
+	}
+	for k := 1; k <= 2; k++ {
+		all := strings.Split(strings.TrimSpace(string(must(os.ReadFile(filepath.Join(full, TreesFile(k)))))), "\n")
+		got := strings.Split(strings.TrimSpace(string(must(os.ReadFile(filepath.Join(thinned, TreesFile(k)))))), "\n")
+		var want []string
+		for i := 3; i < len(all); i += 4 {
+			want = append(want, all[i])
+		}
+		if len(all) != 20 || !slices.Equal(got, want) {
+			t.Errorf("chain %d: %d trees, want every 4th of %d (%d)", k, len(got), len(all), len(want))
+		}
+	}
+	if k, err := RunTreeThin(thinned); err != nil || k != 4 {
+		t.Errorf("RunTreeThin = %d, %v", k, err)
+	}
+	if _, err := Run(context.Background(), m, Config{Iters: 40, TreeThin: -1, Out: t.TempDir()}); err == nil {
+		t.Error("TreeThin -1: no error")
+	}
 }

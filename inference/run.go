@@ -36,6 +36,12 @@ type Config struct {
 	Burn int
 	// Thin keeps every Thin-th sweep after burn-in. Zero means 1.
 	Thin int
+	// TreeThin writes the tree of every TreeThin-th kept sweep to the
+	// tree files (the kept sweeps numbered from 1 after burn-in, so the
+	// trees are those of kept sweeps TreeThin, 2·TreeThin, ...); trace.csv
+	// keeps every kept sweep. The tree summaries are made from the trees
+	// written. Zero means 1.
+	TreeThin int
 	// Chains is the number of independent chains, run in parallel. Zero
 	// means 4.
 	Chains int
@@ -81,6 +87,9 @@ func (c Config) withDefaults() Config {
 	if c.Thin == 0 {
 		c.Thin = 1
 	}
+	if c.TreeThin == 0 {
+		c.TreeThin = 1
+	}
 	if c.Chains == 0 {
 		c.Chains = 4
 	}
@@ -100,6 +109,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("run: burn-in (%d) must be less than the iterations (%d)", c.Burn, c.Iters)
 	case c.Thin < 1:
 		return fmt.Errorf("run: thin must be positive, got %d", c.Thin)
+	case c.TreeThin < 1:
+		return fmt.Errorf("run: tree thin must be positive, got %d", c.TreeThin)
 	case c.Chains < 1:
 		return fmt.Errorf("run: chains must be positive, got %d", c.Chains)
 	case c.CheckpointEvery < 1:
@@ -120,6 +131,7 @@ type Result struct {
 	Iterations  int                   `json:"iterations"`
 	Burn        int                   `json:"burn"`
 	Thin        int                   `json:"thin"`
+	TreeThin    int                   `json:"tree_thin"`
 	Chains      int                   `json:"chains"`
 	Seed        uint64                `json:"seed"`
 	Completed   int                   `json:"completed_iterations"`
@@ -386,8 +398,10 @@ func (r *runner) record(it int, keep bool, points []Point) error {
 		if err := r.trace.write(b.String()); err != nil {
 			return err
 		}
-		if err := r.trees[k].write(ch.Tree.Newick() + "\n"); err != nil {
-			return err
+		if ((it-r.cfg.Burn)/r.cfg.Thin)%r.cfg.TreeThin == 0 {
+			if err := r.trees[k].write(ch.Tree.Newick() + "\n"); err != nil {
+				return err
+			}
 		}
 		if r.impute != nil {
 			if err := r.writeImputed(k, it, ch); err != nil {
@@ -464,7 +478,7 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 
 func (r *runner) result(done int, wall float64) *Result {
 	res := &Result{
-		Iterations: r.cfg.Iters, Burn: r.cfg.Burn, Thin: r.cfg.Thin, Chains: r.cfg.Chains, Seed: r.cfg.Seed,
+		Iterations: r.cfg.Iters, Burn: r.cfg.Burn, Thin: r.cfg.Thin, TreeThin: r.cfg.TreeThin, Chains: r.cfg.Chains, Seed: r.cfg.Seed,
 		Completed: done, WallTime: wall, MapLogJoint: r.best, Acceptance: map[string]float64{}, Stuck: []int{},
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", r.keptLJ))
@@ -577,6 +591,7 @@ type runFile struct {
 	Iters           int            `json:"iterations"`
 	Burn            int            `json:"burn"`
 	Thin            int            `json:"thin"`
+	TreeThin        int            `json:"tree_thin,omitempty"`
 	Chains          int            `json:"chains"`
 	CheckpointEvery int            `json:"checkpoint_every"`
 	Seed            uint64         `json:"seed"`
@@ -591,9 +606,20 @@ type runFile struct {
 func (r *runner) writeRunFile() error {
 	c := r.cfg
 	return writeJSONFile(filepath.Join(c.Out, RunFile), runFile{
-		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
+		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, TreeThin: c.TreeThin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
 		Seed: c.Seed, Impute: c.Impute, Coclust: c.Coclust, AllowStuck: c.AllowStuck, Meta: c.Meta, Standardize: r.m.Scaling,
 	})
+}
+
+// RunTreeThin returns the TreeThin of the run in dir, from its run.json:
+// its tree files hold the trees of kept sweeps TreeThin, 2·TreeThin, ...
+// of each chain.
+func RunTreeThin(dir string) (int, error) {
+	var rf runFile
+	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
+		return 0, err
+	}
+	return max(rf.TreeThin, 1), nil
 }
 
 // ReadRunMeta returns the Meta stored with a run, so that a tool can
@@ -700,7 +726,7 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 	if err := sameScaling(m, rf.Standardize); err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
-	cfg := Config{Iters: rf.Iters, Burn: rf.Burn, Thin: rf.Thin, Chains: rf.Chains, CheckpointEvery: rf.CheckpointEvery,
+	cfg := Config{Iters: rf.Iters, Burn: rf.Burn, Thin: rf.Thin, TreeThin: rf.TreeThin, Chains: rf.Chains, CheckpointEvery: rf.CheckpointEvery,
 		Seed: rf.Seed, Impute: rf.Impute, Coclust: rf.Coclust, AllowStuck: rf.AllowStuck, Meta: rf.Meta, Out: dir, Progress: progress}
 	if cfg.Burn == 0 {
 		cfg.Burn = -1 // stored burn-in of 0 means none

@@ -735,7 +735,7 @@ func SummarizeChains(chains []TreeSource, n int, coclust bool) (*TreeSummary, er
 		}
 		per = append(per, cc)
 	}
-	if len(chains) >= 2 {
+	if len(chains) >= 2 && !slices.ContainsFunc(per, func(c *CladeCounts) bool { return c.Trees() == 0 }) {
 		sd, err := SplitFrequencySD(per, MinSplitFreq)
 		if err != nil {
 			return nil, err

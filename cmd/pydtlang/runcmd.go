@@ -52,7 +52,11 @@ propagation; missing data are marginalised.
 
 Each chain runs --iters sweeps; the first --burn of them (default: half of
 --iters; --burn 0 for none) are discarded and tune the slice widths, and
-every --thin-th sweep after them is kept. --iters, --thin, --chains and
+every --thin-th sweep after them is kept. --tree-thin K writes the tree of
+every K-th kept sweep only (kept sweeps K, 2K, ...), so that tree files stay
+small on long runs (about 15 kB per tree and chain at N = 500); trace.csv
+keeps every kept sweep, and the tree summaries, cut and predict use the trees
+written. --iters, --thin, --chains and
 --checkpoint-every must be at least 1.
 
 Chains run in parallel with independent streams; the same --seed gives the
@@ -229,6 +233,7 @@ and in R with posterior:
 	f.IntVar(&cfg.Iters, "iters", 1000, "sweeps per chain, burn-in included")
 	f.IntVar(&burn, "burn", 0, "sweeps discarded at the start; 0 for none (default: half of --iters)")
 	f.IntVar(&cfg.Thin, "thin", 1, "keep every T-th sweep after burn-in")
+	f.IntVar(&cfg.TreeThin, "tree-thin", 1, "write the tree of every K-th kept sweep only (trace.csv keeps all); the summaries use the trees written")
 	f.IntVar(&cfg.Chains, "chains", 4, "independent chains, run in parallel")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "random seed; the same seed gives the same output")
 	f.StringVar(&cfg.Out, "out", "", "output directory")
@@ -250,7 +255,7 @@ func runFlags(cmd *cobra.Command, cfg *inference.Config, burn int) error {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"iters", cfg.Iters}, {"thin", cfg.Thin}, {"chains", cfg.Chains}, {"checkpoint-every", cfg.CheckpointEvery}} {
+	}{{"iters", cfg.Iters}, {"thin", cfg.Thin}, {"tree-thin", cfg.TreeThin}, {"chains", cfg.Chains}, {"checkpoint-every", cfg.CheckpointEvery}} {
 		if c.v < 1 {
 			return &exitError{code: 2, err: fmt.Errorf("run: --%s must be at least 1, got %d", c.name, c.v)}
 		}
@@ -279,7 +284,7 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 		extra = append(extra, "MODEL "+args[0])
 	}
 	named := 0
-	for _, name := range []string{"data", "draw", "labels", "set", "iters", "burn", "thin", "chains", "seed", "out",
+	for _, name := range []string{"data", "draw", "labels", "set", "iters", "burn", "thin", "tree-thin", "chains", "seed", "out",
 		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize", "allow-stuck"} {
 		if cmd.Flags().Changed(name) {
 			extra = append(extra, "--"+name)

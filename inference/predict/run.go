@@ -92,6 +92,14 @@ func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions
 	if err != nil {
 		return nil, err
 	}
+	treeThin, err := inference.RunTreeThin(dir)
+	if err != nil {
+		return nil, fmt.Errorf("predict: %w", err)
+	}
+	draws = withTrees(draws, treeThin)
+	if len(draws) == 0 {
+		return nil, fmt.Errorf("predict: %s has no kept tree", dir)
+	}
 	pick := choose(len(draws), opt.Trees)
 	if err := readTrees(m, dir, draws, pick); err != nil {
 		return nil, err
@@ -148,6 +156,23 @@ type draw struct {
 	index       int // within the chain's tree file
 	vals        map[string]float64
 	tree        *pydt.Tree
+}
+
+// withTrees keeps the draws whose tree is in the tree files of a run with
+// tree thinning k (kept sweeps k, 2k, ... of each chain) and renumbers
+// their index within the tree file.
+func withTrees(draws []*draw, k int) []*draw {
+	if k <= 1 {
+		return draws
+	}
+	var out []*draw
+	for _, d := range draws {
+		if (d.index+1)%k == 0 {
+			d.index = (d.index+1)/k - 1
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // readTrace reads trace.csv: one draw per row, in file order.

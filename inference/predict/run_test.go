@@ -262,3 +262,49 @@ func TestChoose(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictRunTreeThin checks that a run with TreeThin matches each kept
+// tree to its own iteration: every draw PredictRun would use from a run
+// with TreeThin 3 gets the tree that the same run without tree thinning
+// (same seed, so the same chains) wrote for that chain and iteration.
+func TestPredictRunTreeThin(t *testing.T) {
+	x := toyData(8, 2, 4)
+	m := compile(t, gaussianSrc, x)
+	full, thinned := t.TempDir(), t.TempDir()
+	for _, c := range []struct {
+		dir      string
+		treeThin int
+	}{{full, 1}, {thinned, 3}} {
+		if _, err := inference.Run(context.Background(), m, inference.Config{Iters: 30, Thin: 2, Chains: 2, Seed: 3, TreeThin: c.treeThin, Out: c.dir}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, fullTrees := readAll(t, full, 2, m.Labels)
+	draws, err := readTrace(m, thinned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each chain keeps sweeps 17, 19, ..., 29 (7 draws); trees of kept
+	// draws 3 and 6, sweeps 21 and 27.
+	draws = withTrees(draws, 3)
+	if len(draws) != 4 {
+		t.Fatalf("%d draws with trees, want 4", len(draws))
+	}
+	pick := []int{0, 1, 2, 3}
+	if err := readTrees(m, thinned, draws, pick); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range draws {
+		if d.iter != 21 && d.iter != 27 {
+			t.Errorf("chain %d: a tree for sweep %d", d.chain, d.iter)
+		}
+		want := fullTrees[d.chain-1][(d.iter-17)/2].Newick()
+		if got := d.tree.Newick(); got != want {
+			t.Errorf("chain %d, sweep %d: tree %s, want %s", d.chain, d.iter, got, want)
+		}
+	}
+	res, err := PredictRun(m, thinned, [][]float64{{0.1, 3.2}}, RunOptions{Trees: -1})
+	if err != nil || res.Trees != 4 {
+		t.Errorf("PredictRun on the thinned run: %v trees, %v", res, err)
+	}
+}
