@@ -255,10 +255,13 @@ func runFlags(cmd *cobra.Command, cfg *inference.Config, burn int) error {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"iters", cfg.Iters}, {"thin", cfg.Thin}, {"tree-thin", cfg.TreeThin}, {"chains", cfg.Chains}, {"checkpoint-every", cfg.CheckpointEvery}} {
+	}{{"iters", cfg.Iters}, {"thin", cfg.Thin}, {"chains", cfg.Chains}, {"checkpoint-every", cfg.CheckpointEvery}} {
 		if c.v < 1 {
 			return &exitError{code: 2, err: fmt.Errorf("run: --%s must be at least 1, got %d", c.name, c.v)}
 		}
+	}
+	if cmd.Flags().Lookup("tree-thin") != nil && cfg.TreeThin < 1 {
+		return &exitError{code: 2, err: fmt.Errorf("run: --tree-thin must be at least 1, got %d", cfg.TreeThin)}
 	}
 	cfg.Burn = 0 // the library's default, Iters/2
 	if cmd.Flags().Changed("burn") {
