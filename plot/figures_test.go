@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"image/color"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -467,5 +469,44 @@ for i in 1:N, d in 1:D {
 	}
 	if len(figs) != 3 || len(notes) != 1 || !strings.Contains(notes[0], "Probit") {
 		t.Errorf("%d figures, notes %q", len(figs), notes)
+	}
+}
+
+// TestCellImage: cells of several pixels for a small matrix; block means
+// for one above maxCellPixels rows.
+func TestCellImage(t *testing.T) {
+	grey := func(v float64) color.RGBA {
+		if math.IsNaN(v) {
+			return color.RGBA{0, 0, 255, 255}
+		}
+		return color.RGBA{uint8(v), 0, 0, 255}
+	}
+	small := cellImage(3, func(a, b int) float64 { return float64(10*a + b) }, grey)
+	if b := small.Bounds(); b.Dx() != 3*400 || small.RGBAAt(401, 0).R != 1 || small.RGBAAt(0, 801).R != 20 {
+		t.Errorf("small: %v, (401,0) %v, (0,801) %v", b, small.RGBAAt(401, 0), small.RGBAAt(0, 801))
+	}
+	n := 2*maxCellPixels + 1 // blocks of 3×3, the last ones 2 cells wide
+	big := cellImage(n, func(a, b int) float64 {
+		if a == 0 && b == 0 {
+			return math.NaN()
+		}
+		return float64((a + b) % 2 * 90)
+	}, grey)
+	side := (n + 2) / 3
+	if b := big.Bounds(); b.Dx() != side || b.Dy() != side {
+		t.Fatalf("big: %v, want %d a side", b, side)
+	}
+	// Block (0,0): 8 cells without the NaN, 4 of them 90: mean 45. Block
+	// (1,0), rows 3-5 and columns 0-2: a+b odd in 5 of its 9 cells.
+	if got := big.RGBAAt(0, 0).R; got != 45 {
+		t.Errorf("block (0,0) = %d, want 45", got)
+	}
+	if got := big.RGBAAt(0, 1).R; got != 50 { // 5 of 9 odd sums: 450/9
+		t.Errorf("block (1,0) = %d, want 50", got)
+	}
+	// The last block, rows and columns n-2 and n-1: two of its four sums
+	// odd.
+	if got := big.RGBAAt(side-1, side-1).R; got != 45 {
+		t.Errorf("last block = %d, want 45", got)
 	}
 }

@@ -170,19 +170,7 @@ func Heatmap(m *Matrix, opt HeatmapOptions) (*Figure, error) {
 		return nil, fmt.Errorf("colour scale from %v to %v is empty", lo, hi)
 	}
 	scaled := func(x float64) color.RGBA { return sequential((x - lo) / (hi - lo)) }
-	// Cells of s×s pixels, so that scaling blurs only the cells' edges.
-	s := max(1, (1200+n-1)/n)
-	img := image.NewRGBA(image.Rect(0, 0, n*s, n*s))
-	for a := range n {
-		for b := range n {
-			clr := scaled(m.At(perm[a], perm[b]))
-			for y := a * s; y < (a+1)*s; y++ {
-				for x := b * s; x < (b+1)*s; x++ {
-					img.SetRGBA(x, y, clr)
-				}
-			}
-		}
-	}
+	img := cellImage(n, func(a, b int) float64 { return m.At(perm[a], perm[b]) }, scaled)
 	p := newPlot()
 	p.Add(plotter.NewImage(img, 0, 0, float64(n), float64(n)))
 	var idx []int
@@ -191,6 +179,7 @@ func Heatmap(m *Matrix, opt HeatmapOptions) (*Figure, error) {
 	if opt.Classes != nil {
 		idx, cnames = opt.Classes.index(names)
 		strip = max(0.6, float64(n)/40)
+		s := max(1, (1200+n-1)/n) // pixels a cell, as in the map
 		col := image.NewRGBA(image.Rect(0, 0, 4, n*s))
 		row := image.NewRGBA(image.Rect(0, 0, n*s, 4))
 		for k := range n {
@@ -268,4 +257,52 @@ func Heatmap(m *Matrix, opt HeatmapOptions) (*Figure, error) {
 		p.Draw(draw.Crop(c, margin, -margin, 0, 0))
 	}
 	return f, nil
+}
+
+// maxCellPixels is the largest side of the heat map's image: above it,
+// each pixel is the mean of a block of cells.
+const maxCellPixels = 2000
+
+// cellImage renders an n×n matrix: each cell s×s pixels (so that scaling
+// blurs only the cells' edges) up to 1200 pixels a side, and above
+// maxCellPixels rows, each pixel the mean of a k×k block of cells (NaN
+// cells left out), so that the image stays within maxCellPixels a side.
+func cellImage(n int, at func(a, b int) float64, clr func(float64) color.RGBA) *image.RGBA {
+	if n > maxCellPixels {
+		k := (n + maxCellPixels - 1) / maxCellPixels
+		side := (n + k - 1) / k
+		img := image.NewRGBA(image.Rect(0, 0, side, side))
+		for y := range side {
+			for x := range side {
+				sum, cnt := 0.0, 0
+				for a := y * k; a < min((y+1)*k, n); a++ {
+					for b := x * k; b < min((x+1)*k, n); b++ {
+						if v := at(a, b); !math.IsNaN(v) {
+							sum += v
+							cnt++
+						}
+					}
+				}
+				v := nan
+				if cnt > 0 {
+					v = sum / float64(cnt)
+				}
+				img.SetRGBA(x, y, clr(v))
+			}
+		}
+		return img
+	}
+	s := max(1, (1200+n-1)/n)
+	img := image.NewRGBA(image.Rect(0, 0, n*s, n*s))
+	for a := range n {
+		for b := range n {
+			c := clr(at(a, b))
+			for y := a * s; y < (a+1)*s; y++ {
+				for x := b * s; x < (b+1)*s; x++ {
+					img.SetRGBA(x, y, c)
+				}
+			}
+		}
+	}
+	return img
 }

@@ -46,6 +46,7 @@ func newPlot() *cobra.Command {
                against iteration, one colour per chain
   coclust      coclust.csv (posterior mean LCA time of every pair of rows) as
                a heat map, rows and columns in the dendrogram's leaf order
+               (above 2000 rows, each pixel the mean of a block of cells)
 
 --labels-file F colours the leaves (and the data points, and a strip along
 the heat map) by class: F is CSV with rows label,class, labels as in the
