@@ -515,6 +515,9 @@ type Chain struct {
 	internal, order []pydt.NodeID
 	saved           []pydt.Time
 
+	// probit is scratch space of the probit moves (probitmove.go).
+	probit probitScratch
+
 	// abStats and abH score alpha and beta on a fixed tree for their slice
 	// updates.
 	abStats pydt.AlphaBetaStats

@@ -42,10 +42,6 @@ type probitScaleStep struct {
 	v          *graph.Var
 	reciprocal bool // variance = 1/v (a precision), else variance = v
 	slice      scalar.Slice
-	// obs lists the observed entries k = i·D + d of Y, whose auxiliaries
-	// the move scales; sign is scratch.
-	obs  []int
-	sign []float64
 }
 
 // probitScale returns the scale move when the model has a Probit link and
@@ -67,6 +63,16 @@ func (p *probitScaleStep) Name() string { return "scale(" + p.v.Name + ", u)" }
 func (p *probitScaleStep) Explain() string {
 	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000; PX-DA): scales the Probit auxiliaries u by g and the variance by g², "+
 		"g drawn by slice sampling of log g from its conditional (locations integrated out), so %s and u move together", p.v.Name)
+}
+
+// probitScratch is a chain's scratch space for the probit moves: the steps
+// of a schedule are shared by chains that run in parallel, so they hold no
+// state of their own.
+type probitScratch struct {
+	// obs lists the observed entries k = i·D + d of Y and sign their signs
+	// (+1 where Y = 1, -1 where Y = 0).
+	obs  []int
+	sign []float64
 }
 
 // observed lists the entries k = i·D + d of Y that are observed, and their
@@ -100,12 +106,12 @@ func (p *probitScaleStep) at(ch *Chain, x0, delta float64) float64 {
 	}
 	g := math.Exp(delta)
 	d := ch.m.D
-	for _, k := range p.obs {
+	for _, k := range ch.probit.obs {
 		if err := ch.lik.SetEvidence(pydt.NodeID(k/d), k%d, g*ch.aux[k], 1); err != nil {
 			return math.Inf(-1)
 		}
 	}
-	lp += ch.lik.LogLik() + float64(len(p.obs))*delta
+	lp += ch.lik.LogLik() + float64(len(ch.probit.obs))*delta
 	if math.IsNaN(lp) || math.IsInf(lp, 1) {
 		return math.Inf(-1)
 	}
@@ -113,8 +119,8 @@ func (p *probitScaleStep) at(ch *Chain, x0, delta float64) float64 {
 }
 
 func (p *probitScaleStep) update(ch *Chain) error {
-	p.obs, p.sign = observed(ch, p.obs, p.sign)
-	obs := p.obs
+	ch.probit.obs, ch.probit.sign = observed(ch, ch.probit.obs, ch.probit.sign)
+	obs := ch.probit.obs
 	if len(obs) == 0 {
 		return nil // nothing observed: the auxiliaries are not part of the state
 	}
@@ -156,10 +162,6 @@ type probitLatentScaleStep struct {
 	v          *graph.Var
 	reciprocal bool
 	slice      scalar.Slice
-	// obs and sign list the observed entries and their signs (see
-	// observed).
-	obs  []int
-	sign []float64
 }
 
 func probitLatentScale(m *Model) (Updater, bool) {
@@ -195,10 +197,10 @@ func (p *probitLatentScaleStep) at(ch *Chain, x0, delta float64) float64 {
 		return math.Inf(-1)
 	}
 	g := math.Exp(delta)
-	for j, k := range p.obs {
+	for j, k := range ch.probit.obs {
 		// log Φ(x) > -1.2e-19 for x > 9: such terms vanish next to the
 		// others in float64, and skipping them halves the cost.
-		if x := p.sign[j] * g * ch.locs[k]; x < 9 {
+		if x := ch.probit.sign[j] * g * ch.locs[k]; x < 9 {
 			lp += stdlib.LogNormCDF(x)
 		}
 	}
@@ -209,7 +211,7 @@ func (p *probitLatentScaleStep) at(ch *Chain, x0, delta float64) float64 {
 }
 
 func (p *probitLatentScaleStep) update(ch *Chain) error {
-	p.obs, p.sign = observed(ch, p.obs, p.sign)
+	ch.probit.obs, ch.probit.sign = observed(ch, ch.probit.obs, ch.probit.sign)
 	x0 := ch.get(p.v)
 	if f0 := p.at(ch, x0, 0); math.IsInf(f0, -1) {
 		return nil
