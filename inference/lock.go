@@ -91,3 +91,16 @@ func (l *dirLock) release() {
 	l.f.Close()
 	l.f = nil
 }
+
+// LockDir takes the lock that run holds on an output directory, for
+// another command that writes there (sample): it refuses, naming the
+// holder, while a run or another such command is alive in dir, and makes
+// a run started meanwhile wait its turn. dir must exist. The returned
+// function gives the lock up.
+func LockDir(dir string) (release func(), err error) {
+	l, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return l.release, nil
+}

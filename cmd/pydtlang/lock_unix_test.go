@@ -45,3 +45,54 @@ func TestRunRefusesALockedDirectory(t *testing.T) {
 		t.Error("a refused run changed the live run's trace")
 	}
 }
+
+// TestSampleOutputDirectory: sample takes the directory's lock as run does
+// (a second writer is refused), refuses a run's directory and a file of its
+// output names that an earlier sample did not write, and rewrites an
+// earlier sample's files (issue 13: sample --out took no lock and
+// overwrote anything).
+func TestSampleOutputDirectory(t *testing.T) {
+	dir := t.TempDir()
+	args := func(out string) []string {
+		return []string{"sample", "../../examples/gaussian.pydt", "--set", "N=4,D=2", "--out", filepath.Join(dir, out)}
+	}
+	for i := range 2 { // an earlier sample's files are rewritten
+		if code, _, errOut := runCmd(t, args("prior")...); code != 0 {
+			t.Fatalf("sample %d: %s", i+1, errOut)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "mine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"x.csv": tinyData, "mine/X.csv": "my,data\n1,2\n"})
+	fit := filepath.Join(dir, "fit")
+	if code, _, errOut := runCmd(t, "run", "../../examples/gaussian.pydt", "--data", "X="+filepath.Join(dir, "x.csv"),
+		"--iters", "4", "--chains", "1", "--out", fit); code != 0 {
+		t.Fatal(errOut)
+	}
+	cases := []struct{ out, want string }{
+		{"fit", fit + " holds a run (run.json): sample into another directory"},
+		{"mine", filepath.Join(dir, "mine") + " already holds X.csv, which sample did not write"},
+	}
+	for _, c := range cases {
+		code, _, errOut := runCmd(t, args(c.out)...)
+		if code != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("--out %s: status %d, stderr %q, want %q", c.out, code, errOut, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "mine", "X.csv")); string(b) != "my,data\n1,2\n" {
+		t.Errorf("a refused sample changed a foreign file: %q", b)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "prior", inference.LockFile), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "prior") + " is in use by another run"
+	if code, _, errOut := runCmd(t, args("prior")...); code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("locked: status %d, stderr %q, want %q", code, errOut, want)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -42,7 +43,10 @@ It writes to DIR:
                 check and run read draw K of it with --draw K
   params.csv    the drawn scalars: header draw,NAME,...
 
-The same --seed gives the same files.`,
+The same --seed gives the same files. Sampling again into a DIR of an earlier
+sample rewrites its files; a DIR holding a run (run.json), or a file of one of
+the names above that sample did not write, is refused. Like run, sample holds
+a lock on DIR/.lock while it writes, and a second writer is refused.`,
 		Example: `  pydtlang sample examples/gaussian.pydt --set N=3,D=1 --draws 1000 --seed 7 --out prior
   pydtlang sample examples/gaussian.pydt --set N=50,D=2,alpha=1,beta=0.2,c=1,prec=2 --out one`,
 		Args: cobra.ExactArgs(1),
@@ -105,6 +109,14 @@ func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) 
 func writeSamples(m *inference.Model, draws int, seed uint64, out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return &exitError{code: 1, err: err}
+	}
+	release, err := inference.LockDir(out)
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("sample: %w", err)}
+	}
+	defer release()
+	if err := checkSampleDir(out, m); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("sample: %w", err)}
 	}
 	rng := rand.New(rand.NewPCG(seed, seedStream))
 	trees, err := os.Create(filepath.Join(out, "trees.nwk"))
@@ -197,4 +209,47 @@ func writeSamples(m *inference.Model, draws int, seed uint64, out string) error 
 		return &exitError{code: 1, err: err}
 	}
 	return nil
+}
+
+// checkSampleDir refuses an output directory that sample would spoil: one
+// holding a run (run.json), or one holding a file of a name sample writes
+// (trees.nwk, params.csv, NAME.csv) that an earlier sample did not write,
+// which is told by params.csv starting with sample's "draw" header.
+// Rewriting an earlier sample's files is allowed.
+func checkSampleDir(out string, m *inference.Model) error {
+	if _, err := os.Lstat(filepath.Join(out, inference.RunFile)); err == nil {
+		return fmt.Errorf("%s holds a run (%s): sample into another directory", out, inference.RunFile)
+	}
+	names := []string{"trees.nwk", "params.csv"}
+	for _, v := range m.G.Vars {
+		if v.IsData {
+			names = append(names, v.Name+".csv")
+		}
+	}
+	if ours, _ := firstLineIs(filepath.Join(out, "params.csv"), "draw"); ours {
+		return nil
+	}
+	for _, name := range names {
+		if _, err := os.Lstat(filepath.Join(out, name)); err == nil {
+			return fmt.Errorf("%s already holds %s, which sample did not write (its params.csv does not start with the header draw,...): "+
+				"sample into another directory, or remove the file", out, name)
+		}
+	}
+	return nil
+}
+
+// firstLineIs reports whether the file at path starts with a line whose
+// first comma-separated field is field.
+func firstLineIs(path, field string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(io.LimitReader(f, 1<<20)).ReadString('\n')
+	if err != nil && line == "" {
+		return false, err
+	}
+	first, _, _ := strings.Cut(strings.TrimRight(line, "\r\n"), ",")
+	return first == field, nil
 }
