@@ -425,6 +425,13 @@ func TestRunFigures(t *testing.T) {
 	if len(figs) != 2 || len(notes) != 2 {
 		t.Errorf("%d figures and notes %q, want 2 and 2", len(figs), notes)
 	}
+	// No tree summaries at all: an error that says so.
+	if err := os.Remove(filepath.Join(dir, "mea.nwk")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := RunFigures(dir, RunOptions{}); err == nil || !strings.Contains(err.Error(), "no tree summaries") {
+		t.Errorf("no summaries: %v", err)
+	}
 }
 
 // TestRunFiguresProbit: a Probit model's data are not locations; the

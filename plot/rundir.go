@@ -64,6 +64,13 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 	if !ok {
 		return nil, nil, fmt.Errorf("unknown tree %q: want summary, mea, consensus or map", which)
 	}
+	if _, err := os.Stat(filepath.Join(dir, file)); errors.Is(err, fs.ErrNotExist) {
+		hint := ""
+		if _, err := os.Stat(filepath.Join(dir, TreeFiles["map"])); err == nil && which != "map" {
+			hint = "; --tree map draws the highest log-joint tree, map.nwk"
+		}
+		return nil, nil, fmt.Errorf("%s has no %s: the run wrote no tree summaries (did it stop before its end?)%s", dir, file, hint)
+	}
 	var labels []string
 	if opt.Model != nil {
 		labels = opt.Model.Labels
