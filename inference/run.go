@@ -711,6 +711,21 @@ func (r *runner) checkpoint(it int, wall float64) error {
 // power) starts again from sweep 1 with the settings of run.json; being
 // deterministic, it then writes what the uninterrupted run would have.
 func Resume(ctx context.Context, m *Model, dir string, progress func(done, total int, logJoint float64)) (*Result, error) {
+	return ResumeTo(ctx, m, dir, 0, progress)
+}
+
+// ResumeTo is Resume with a new number of sweeps per chain: it extends a
+// finished or stopped run to iters sweeps (or, for a stopped run, sets a
+// nearer end), keeping its burn-in, thinning, tuning and random streams,
+// so that the result is bit for bit that of a run started with those
+// iterations and the original burn-in (Config.Burn = the run's burn-in;
+// only the wall times differ). run.json records the new number, so that a
+// later Resume goes on to it. iters must be at least the sweeps already
+// done and more than the burn-in; 0 keeps the run's number.
+func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress func(done, total int, logJoint float64)) (*Result, error) {
+	if iters < 0 {
+		return nil, fmt.Errorf("resume: %d iterations", iters)
+	}
 	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
@@ -735,15 +750,25 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("resume: %s: %w", RunFile, err)
 	}
+	extend := iters > 0 && iters != cfg.Iters
+	if extend {
+		if iters <= cfg.Burn {
+			return nil, fmt.Errorf("resume: %d iterations must be more than the run's burn-in, %d", iters, cfg.Burn)
+		}
+		cfg.Iters = iters
+	}
 	sched, err := NewSchedule(m)
 	if err != nil {
 		return nil, err
 	}
 	var cp checkpointFile
 	if err := readJSONFile(filepath.Join(dir, CheckpointFile), &cp); errors.Is(err, fs.ErrNotExist) {
-		return start(ctx, m, sched, cfg)
+		return start(ctx, m, sched, cfg) // writes run.json with cfg.Iters
 	} else if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
+	}
+	if cp.Iteration > cfg.Iters {
+		return nil, fmt.Errorf("resume: the run has done %d iterations, more than the %d asked for", cp.Iteration, cfg.Iters)
 	}
 	if len(cp.Chains) != cfg.Chains {
 		return nil, fmt.Errorf("resume: checkpoint has %d chains, run.json says %d", len(cp.Chains), cfg.Chains)
@@ -790,6 +815,11 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 			t.Slice.Width = ts.Width
 		}
 		r.chains = append(r.chains, ch)
+	}
+	if extend {
+		if err := r.writeRunFile(); err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
 	}
 	if err := r.openFiles(cp.Sizes); err != nil {
 		return nil, err

@@ -107,3 +107,30 @@ func TestCutRun(t *testing.T) {
 		t.Errorf("%d lines, want a header and 100 rows", lines)
 	}
 }
+
+// TestResumeIters extends a finished run of 30 sweeps to 50 with
+// --resume DIR --iters 50: its files equal those of a run started with
+// --iters 50 --burn 15 (the first run's burn-in).
+func TestResumeIters(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv", "--chains", "2", "--seed", "4"}
+	if code, _, errOut := runCmd(t, append(args, "--iters", "30", "--out", dir+"/short")...); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := runCmd(t, "run", "--resume", dir+"/short", "--iters", "50"); code != 0 {
+		t.Fatalf("extend: %s", errOut)
+	}
+	if code, _, errOut := runCmd(t, append(args, "--iters", "50", "--burn", "15", "--out", dir+"/long")...); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, f := range []string{"trace.csv", "trees-1.nwk", "trees-2.nwk", "summary.nwk", "coclust.csv", "map.nwk"} {
+		a, _ := os.ReadFile(filepath.Join(dir, "short", f))
+		b, _ := os.ReadFile(filepath.Join(dir, "long", f))
+		if len(a) == 0 || string(a) != string(b) {
+			t.Errorf("%s differs between the extended run and the run of 50 sweeps", f)
+		}
+	}
+	if code, _, errOut := runCmd(t, "run", "--resume", dir+"/short", "--iters", "10"); code == 0 || !strings.Contains(errOut, "must be more than the run's burn-in, 15") {
+		t.Errorf("--iters 10 after a burn-in of 15: status %d, %q", code, errOut)
+	}
+}

@@ -140,9 +140,14 @@ distinct, as animal_names.txt), for data files without a label column.
 
 Ctrl-C stops after the current sweep, writes a checkpoint and the summary;
 "run --resume DIR" continues exactly as if the run had not stopped. It takes
-no other flags, since a run's settings are fixed when it starts (extending a
-run is not supported yet), and refuses if the model or a data file has
-changed since.
+no other flags but --iters, since a run's settings are fixed when it starts,
+and refuses if the model or a data file has changed since.
+
+"run --resume DIR --iters M" extends a finished or stopped run to M sweeps
+per chain, keeping its burn-in, thinning, tuning and random streams: the
+result is bit for bit that of a run started with --iters M and --burn B, B
+the original run's burn-in (only the wall times differ). run.json then
+records M. M must be at least the sweeps done and more than the burn-in.
 
 After a kill -9 or a crash, the files above end at a whole row and may run
 past the last checkpoint; --resume cuts them back and continues exactly.
@@ -179,7 +184,14 @@ and in R with posterior:
 				if err := resumeAlone(cmd, args); err != nil {
 					return err
 				}
-				return resumeRun(cmd, resume)
+				iters := 0
+				if cmd.Flags().Changed("iters") {
+					if cfg.Iters < 1 {
+						return &exitError{code: 2, err: fmt.Errorf("run: --iters must be at least 1, got %d", cfg.Iters)}
+					}
+					iters = cfg.Iters
+				}
+				return resumeRun(cmd, resume, iters)
 			}
 			if len(args) != 1 {
 				return &exitError{code: 2, err: errors.New("run: give a MODEL file (or --resume DIR)")}
@@ -241,7 +253,7 @@ and in R with posterior:
 	f.BoolVar(&cfg.Impute, "impute", false, "write posterior draws of missing data entries to impute.csv")
 	f.BoolVar(&cfg.Coclust, "coclust", false, "write coclust.csv and summary.nwk also for more than 2000 rows (O(N²) memory and file)")
 	f.BoolVar(&explain, "explain", false, "print the chosen updates of one sweep and exit")
-	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags)")
+	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags but --iters M, which extends it to M sweeps)")
 	f.BoolVar(&force, "force", false, "replace the run already in --out DIR, deleting its output files")
 	f.BoolVar(&stdz, "standardize", false, "fit the data with every column shifted and scaled to mean 0 and sd 1 (recorded in run.json)")
 	f.Duration("progress-every", 5*time.Second, "when stderr is not a terminal, print a progress line (iteration, rate, ETA, log joint) this often; 0 for none")
@@ -287,21 +299,23 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 		extra = append(extra, "MODEL "+args[0])
 	}
 	named := 0
-	for _, name := range []string{"data", "draw", "labels", "set", "iters", "burn", "thin", "tree-thin", "chains", "seed", "out",
+	for _, name := range []string{"data", "draw", "labels", "set", "burn", "thin", "tree-thin", "chains", "seed", "out",
 		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize", "allow-stuck"} {
 		if cmd.Flags().Changed(name) {
 			extra = append(extra, "--"+name)
 			named++
 		}
 	}
-	if cmd.Flags().Changed("progress-every") {
-		named++ // allowed: it changes what is printed, not the run
+	for _, name := range []string{"progress-every", "iters"} {
+		if cmd.Flags().Changed(name) {
+			named++ // allowed: --iters extends the run, --progress-every changes only what is printed
+		}
 	}
 	if cmd.Flags().NFlag() > 1+named { // --resume itself, and a flag not listed above
 		extra = append(extra, "other flags")
 	}
 	if len(extra) > 0 {
-		return &exitError{code: 2, err: fmt.Errorf("run --resume takes no other arguments or flags (got %s): a run's settings are fixed when it starts, and extending a run is not supported yet",
+		return &exitError{code: 2, err: fmt.Errorf("run --resume takes no other arguments or flags but --iters (got %s): a run's settings are fixed when it starts",
 			strings.Join(extra, ", "))}
 	}
 	return nil
@@ -309,7 +323,7 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 
 // resumeRun rebuilds the model from run.json, checks that the model and
 // data files are those the run started with, and continues the run.
-func resumeRun(cmd *cobra.Command, dir string) error {
+func resumeRun(cmd *cobra.Command, dir string, iters int) error {
 	meta, err := inference.ReadRunMeta(dir)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("resume %s: %w", dir, err)}
@@ -333,7 +347,7 @@ func resumeRun(cmd *cobra.Command, dir string) error {
 			dir, inference.CheckpointFile, inference.RunFile)
 	}
 	return execute(cmd, func(ctx context.Context, progress func(int, int, float64)) (*inference.Result, error) {
-		return inference.Resume(ctx, m, dir, progress)
+		return inference.ResumeTo(ctx, m, dir, iters, progress)
 	}, dir)
 }
 
