@@ -32,6 +32,7 @@ type TimeEval struct {
 	m      *Model
 	v      pydt.NodeID
 	tp, hi pydt.Time // the parent's time (Origin for the root), the earliest child's
+	up     float64   // tp's 1-t
 	out    []float64 // outside message about x_parent, a record
 	scr    []float64
 	gen    uint64
@@ -67,10 +68,11 @@ func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
 	if v == r {
 		// The outside of the root is the origin: x = 0 exactly.
 		copy(e.out, m.orig)
-		e.tp = pydt.Origin
+		e.tp, e.up = pydt.Origin, 1
 		return e
 	}
 	e.tp = tr.Time(m.path[1])
+	e.up = e.tp.OneMinus()
 	// The prior of x_root: the origin through an edge of length t_root.
 	if !pydt.Origin.Before(tr.Time(r)) {
 		copy(e.out, m.dead)
@@ -121,8 +123,8 @@ func (e *TimeEval) LogLik(t pydt.Time) float64 {
 	if !e.tp.Before(t) || !t.Before(e.hi) || math.IsInf(e.out[2*m.d], -1) {
 		return math.Inf(-1)
 	}
-	acc, s := e.out, m.s2*t.Since(e.tp)
 	tt, tu := t.S(), t.OneMinus()
+	acc, s := e.out, m.s2*pydt.Elapsed(e.tp.S(), tt, e.up, tu)
 	k := m.tr.Degree(e.v)
 	ks := m.seg.kidsOf(e.v)[:k]
 	for j, c := range ks {
