@@ -162,23 +162,31 @@ type newickLayout struct {
 // is annotated.
 func (tr *Tree) newickLayout() newickLayout {
 	c := tr.Cap()
-	lay := newickLayout{length: make([]float64, c), ann: make([]bool, c)}
-	order := tr.PreOrder(make([]NodeID, 0, c))
-	cum := make([]float64, c)
-	below := make([]float64, c)
+	// One allocation for the scratch: t, 1-t, the sums from the top and
+	// from below, per node.
+	f := make([]float64, 5*c)
+	lay := newickLayout{length: f[:c:c], ann: make([]bool, c)}
+	tt, uu, cum, below := f[c:2*c:2*c], f[2*c:3*c:3*c], f[3*c:4*c:4*c], f[4*c:]
 	hops := make([]int32, c)
+	order := tr.PreOrder(make([]NodeID, 0, c))
 	length := lay.length
 	for _, v := range order {
-		cp := 0.0
-		if p := tr.parent[v]; p != NoNode {
-			cp = cum[p]
+		if tr.IsLeaf(v) {
+			tt[v], uu[v] = 1, 0
+		} else {
+			x := tr.time[v].s
+			tt[v], uu[v] = -math.Expm1(-x), math.Exp(-x)
 		}
-		l := tr.displayLength(v)
-		if !tr.IsLeaf(v) {
-			if t := tr.time[v].T(); t <= 0.5 {
-				if f := fitSum(cp, t-cp, t); f >= 0 {
-					l = f
-				}
+	}
+	for _, v := range order {
+		cp, tp, up, sp := 0.0, 0.0, 1.0, 0.0
+		if p := tr.parent[v]; p != NoNode {
+			cp, tp, up, sp = cum[p], tt[p], uu[p], tr.time[p].s
+		}
+		l := displayLength(sp, tr.time[v].s, tp, up, tt[v], uu[v])
+		if t := tt[v]; !tr.IsLeaf(v) && t <= 0.5 {
+			if f := fitSum(cp, t-cp, t); f >= 0 {
+				l = f
 			}
 		}
 		length[v] = l
@@ -192,7 +200,7 @@ func (tr *Tree) newickLayout() newickLayout {
 		best := tr.nearestLeafChild(v, hops)
 		hops[v] = hops[best] + 1
 		if cum[v] > 0.5 && !tr.IsLeaf(best) {
-			u := tr.time[v].OneMinus()
+			u := uu[v]
 			if f := fitSum(below[best], u-below[best], u); f >= 0 {
 				length[best] = f
 			}
@@ -213,22 +221,23 @@ func (tr *Tree) newickLayout() newickLayout {
 	return lay
 }
 
-// displayLength returns the length printed above v when no time is rebuilt
-// from it: the difference of the two ends' t (when t_v <= 1/2) or 1-t
-// (otherwise), which gives the decimal lengths people write back as
-// written (1 - 0.2 = 0.8 above a leaf whose parent is at t = 0.2), unless
-// the edge is short enough for that difference to lose more than a few
-// units in the last place; then the exact length (Since).
-func (tr *Tree) displayLength(v NodeID) float64 {
-	tp, tv := tr.ParentTime(v), tr.time[v]
-	exact := tv.Since(tp)
+// displayLength returns the length printed above a node at s = sv (t = tv,
+// 1-t = uv) below a parent at s = sp (t = tp, 1-t = up) when no time is
+// rebuilt from it: the difference of the two ends' t (when tv <= 1/2) or 1-t
+// (otherwise), which gives the decimal lengths people write back as written
+// (1 - 0.2 = 0.8 above a leaf whose parent is at t = 0.2), unless the edge
+// is short enough for that difference to lose more than a few units in the
+// last place; then the exact length (Elapsed).
+func displayLength(sp, sv, tp, up, tv, uv float64) float64 {
+	exact := Elapsed(sp, sv, up, uv)
 	var naive, ref float64
-	if t := tv.T(); t <= 0.5 {
-		naive, ref = t-tp.T(), t
-	} else if tp.T() <= 0.5 {
-		naive, ref = (1-tp.T())-tv.OneMinus(), 1-tp.T()
-	} else {
-		naive, ref = tp.OneMinus()-tv.OneMinus(), tp.OneMinus()
+	switch {
+	case tv <= 0.5:
+		naive, ref = tv-tp, tv
+	case tp <= 0.5:
+		naive, ref = (1-tp)-uv, 1-tp
+	default:
+		naive, ref = up-uv, up
 	}
 	if 8*exact >= ref && naive > 0 {
 		return naive
