@@ -28,6 +28,10 @@ type CutOptions struct {
 	Posterior bool
 	// Loss is the posterior criterion (cluster.Binder or cluster.ARI).
 	Loss cluster.Loss
+	// Labels, when not nil, are the data's row names, which the tree's
+	// leaf names are matched to (so that leaf i is data row i); otherwise
+	// they are read from coclust.csv.
+	Labels []string
 }
 
 // RunCut is the result of CutRun.
@@ -42,6 +46,9 @@ type RunCut struct {
 	// has exactly the K clusters asked (always true for a cut at a time).
 	CutTime float64
 	Exact   bool
+	// SummaryTree is the tree cut, and At the time of its cut.
+	SummaryTree *pydt.Tree
+	At          pydt.Time
 	// Posterior is the partition chosen from the kept trees' cuts, when
 	// asked for; Trees is the number of kept trees cut.
 	Posterior *cluster.Choice
@@ -97,9 +104,12 @@ func CutRun(dir string, opt CutOptions) (*RunCut, error) {
 	if opt.K < 0 {
 		return nil, fmt.Errorf("cut: %d clusters", opt.K)
 	}
-	names, err := runRowNames(dir)
-	if err != nil {
-		return nil, fmt.Errorf("cut: %w", err)
+	names := opt.Labels
+	if names == nil {
+		var err error
+		if names, err = runRowNames(dir); err != nil {
+			return nil, fmt.Errorf("cut: %w", err)
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, opt.Tree))
 	if err != nil {
@@ -120,19 +130,19 @@ func CutRun(dir string, opt CutOptions) (*RunCut, error) {
 		}
 	}
 	var cut cluster.Cutter
-	res := &RunCut{Rows: names, Tree: opt.Tree, Exact: true}
+	res := &RunCut{Rows: names, Tree: opt.Tree, Exact: true, SummaryTree: tr}
 	if opt.K > 0 {
 		c, err := cluster.CutK(tr, opt.K)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", opt.Tree, err)
 		}
-		res.Partition, res.CutTime, res.Exact = c.Partition, c.Time, c.Exact
+		res.Partition, res.CutTime, res.At, res.Exact = c.Partition, c.Time, c.At, c.Exact
 		cut = cluster.AtK(opt.K)
 	} else {
 		if res.Partition, err = cluster.CutAtTime(tr, opt.Time); err != nil {
 			return nil, fmt.Errorf("%s: %w", opt.Tree, err)
 		}
-		res.CutTime = opt.Time
+		res.CutTime, res.At = opt.Time, pydt.TimeAt(opt.Time)
 		cut = cluster.AtTime(opt.Time)
 	}
 	if !opt.Posterior {

@@ -12,12 +12,16 @@ import (
 
 	"github.com/pydtlang/pydtlang/inference"
 	"github.com/pydtlang/pydtlang/inference/cluster"
+	"github.com/pydtlang/pydtlang/inference/predict"
 )
+
+func fmtProb(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
 func newCut() *cobra.Command {
 	var (
 		opt       inference.CutOptions
 		loss, out string
+		testPath  string
 	)
 	cmd := &cobra.Command{
 		Use:   "cut RUNDIR (--k K | --time T) [--tree FILE] [--posterior [--loss binder|ari]] [--out FILE]",
@@ -45,11 +49,24 @@ tree's cut, on stderr. Binder's loss costs O(N²) per candidate, the ARI O(N)
 per pair of a candidate and a distinct sampled cut.
 
 Rows are in the order of the data (read from RUNDIR/coclust.csv), or in the
-tree file's order when the run wrote no coclust.csv.`,
+tree file's order when the run wrote no coclust.csv.
+
+--test FILE places held-out rows (a data file with the training data's
+columns; missing entries allowed) in the clusters of the tree's cut, by
+their predictive probability (paper, Section 6.3) under the cut tree with
+the hyperparameters at their posterior means over the kept iterations: a new
+point follows the tree's generative process, and the cluster it lands in is
+the one whose subtree it joins after the cut, or a new cluster of its own
+(cluster 0) when it diverges at or before the cut. It then writes, for the
+test rows only, "row,cluster,probability,p_new,p_1,...,p_K": the most
+probable cluster, its probability, and every cluster's. The model and data
+files recorded in run.json must be unchanged; Probit models are not
+supported; not with --posterior.`,
 		Example: `  pydtlang run examples/binary.pydt --data Y=examples/data/animals.csv --out fit
   pydtlang cut fit --k 5
   pydtlang cut fit --k 5 --posterior --out clusters.csv
-  pydtlang cut fit --time 0.5 --tree consensus.nwk`,
+  pydtlang cut fit --time 0.5 --tree consensus.nwk
+  pydtlang cut fit --k 4 --test held-out.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kSet, tSet := cmd.Flags().Changed("k"), cmd.Flags().Changed("time")
@@ -65,6 +82,22 @@ tree file's order when the run wrote no coclust.csv.`,
 			var err error
 			if opt.Loss, err = cluster.ParseLoss(loss); err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("cut: --loss: %w", err)}
+			}
+			var m *inference.Model
+			if testPath != "" {
+				if opt.Posterior {
+					return &exitError{code: 2, err: errors.New("cut: --test places rows in the summary tree's cut, not with --posterior")}
+				}
+				if m, err = loadRun(cmd, args[0]); err != nil {
+					return err
+				}
+				opt.Labels = m.Labels
+				if opt.Labels == nil {
+					opt.Labels = make([]string, m.N)
+					for i := range opt.Labels {
+						opt.Labels[i] = strconv.Itoa(i + 1)
+					}
+				}
 			}
 			res, err := inference.CutRun(args[0], opt)
 			if err != nil {
@@ -85,9 +118,38 @@ tree file's order when the run wrote no coclust.csv.`,
 			}
 			var b bytes.Buffer
 			w := csv.NewWriter(&b)
-			_ = w.Write([]string{"row", "cluster"})
-			for i, name := range res.Rows {
-				_ = w.Write([]string{name, strconv.Itoa(part[i])})
+			if m != nil {
+				test, err := readRows(testPath, m.D)
+				if err != nil {
+					return &exitError{code: 1, err: fmt.Errorf("cut: --test: %w", err)}
+				}
+				probs, err := predict.PlaceRows(m, args[0], res.SummaryTree, part, res.At, rowsOf(test), predict.Options{})
+				if err != nil {
+					return &exitError{code: 1, err: fmt.Errorf("cut: %w", err)}
+				}
+				head := []string{"row", "cluster", "probability", "p_new"}
+				for c := 1; c <= part.NumClusters(); c++ {
+					head = append(head, "p_"+strconv.Itoa(c))
+				}
+				_ = w.Write(head)
+				for i, p := range probs {
+					best := 0
+					for c := range p {
+						if p[c] > p[best] {
+							best = c
+						}
+					}
+					rec := []string{rowName(test, i), strconv.Itoa(best), fmtProb(p[best])}
+					for _, x := range p {
+						rec = append(rec, fmtProb(x))
+					}
+					_ = w.Write(rec)
+				}
+			} else {
+				_ = w.Write([]string{"row", "cluster"})
+				for i, name := range res.Rows {
+					_ = w.Write([]string{name, strconv.Itoa(part[i])})
+				}
 			}
 			w.Flush()
 			if err := w.Error(); err != nil {
@@ -109,6 +171,7 @@ tree file's order when the run wrote no coclust.csv.`,
 	f.StringVar(&opt.Tree, "tree", inference.SummaryTreeFile, "the tree file in RUNDIR to cut")
 	f.BoolVar(&opt.Posterior, "posterior", false, "choose the partition from the cuts of all kept trees (Bayes decision under --loss)")
 	f.StringVar(&loss, "loss", "binder", "posterior criterion: binder (least expected Binder loss) or ari (greatest expected adjusted Rand index)")
+	f.StringVar(&testPath, "test", "", "place the held-out rows of this data file in the cut's clusters by predictive probability")
 	f.StringVar(&out, "out", "", "write the CSV to this file instead of stdout")
 	return cmd
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -105,6 +108,34 @@ func TestCutRun(t *testing.T) {
 	}
 	if lines := strings.Count(out, "\n"); lines != 101 {
 		t.Errorf("%d lines, want a header and 100 rows", lines)
+	}
+	// Held-out rows: one far from all data lands in a new cluster; each
+	// row's probabilities sum to one.
+	test := filepath.Join(t.TempDir(), "test.csv")
+	os.WriteFile(test, []byte("name,x,y\nnear,-0.95,-1\ngap,NA,1\nfar,30,30\n"), 0o644)
+	code, out, errOut = runCmd(t, "cut", dir, "--k", "4", "--test", test)
+	if code != 0 {
+		t.Fatalf("--test: status %d: %s", code, errOut)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 4 || recs[0][0] != "row" || recs[0][3] != "p_new" {
+		t.Fatalf("--test output %q, %v", out, err)
+	}
+	for _, r := range recs[1:] {
+		var sum float64
+		for _, f := range r[3:] {
+			x, _ := strconv.ParseFloat(f, 64)
+			sum += x
+		}
+		if math.Abs(sum-1) > 1e-4 {
+			t.Errorf("row %s: probabilities sum to %v", r[0], sum)
+		}
+	}
+	if recs[3][0] != "far" || recs[3][1] != "0" {
+		t.Errorf("the far row: %v, want a new cluster (0)", recs[3])
+	}
+	if code, _, errOut := runCmd(t, "cut", dir, "--k", "4", "--test", test, "--posterior"); code != 2 || !strings.Contains(errOut, "not with --posterior") {
+		t.Errorf("--test --posterior: status %d, %q", code, errOut)
 	}
 }
 

@@ -92,6 +92,9 @@ type KCut struct {
 	// Time is the latest time at which the tree has Partition's clusters:
 	// the time of the last branch point split (0 when none is).
 	Time float64
+	// At is the same time as a pydt.Time, exactly that of the branch
+	// point (pydt.Origin when none is split).
+	At pydt.Time
 	// Exact reports whether the cut has exactly the K clusters asked for.
 	// It has more when the branch point(s) that reach K split into more
 	// than the clusters missing: a multifurcation, or branch points at the
@@ -141,5 +144,5 @@ func CutK(tr *pydt.Tree, k int) (*KCut, error) {
 		return nil, fmt.Errorf("cut: the tree has only %d clusters at its last branch point, %d asked", clusters, k)
 	}
 	p := cutAt(tr, at)
-	return &KCut{Partition: p, Time: at.T(), Exact: p.NumClusters() == k}, nil
+	return &KCut{Partition: p, Time: at.T(), At: at, Exact: p.NumClusters() == k}, nil
 }

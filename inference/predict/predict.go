@@ -74,15 +74,23 @@ type Mixture struct {
 	LogW []float64
 	Mean []float64
 	Var  []float64
+	// Node and At say where component j's new point joins the tree: it
+	// diverges from the path to Node[j] at time At[j], on the edge above
+	// Node[j] when At[j] is before Node[j]'s time, or at the branch point
+	// Node[j] itself when it is that time.
+	Node []pydt.NodeID
+	At   []pydt.Time
 }
 
 // Len returns the number of components.
 func (mx *Mixture) Len() int { return len(mx.LogW) }
 
-func (mx *Mixture) add(logw float64, mean, v []float64) {
+func (mx *Mixture) add(logw float64, mean, v []float64, node pydt.NodeID, at pydt.Time) {
 	if math.IsInf(logw, -1) || math.IsNaN(logw) {
 		return
 	}
+	mx.Node = append(mx.Node, node)
+	mx.At = append(mx.At, at)
 	mx.LogW = append(mx.LogW, logw)
 	mx.Mean = append(mx.Mean, mean...)
 	mx.Var = append(mx.Var, v...)
@@ -170,8 +178,9 @@ func (w *walker) parent(b pydt.NodeID) (mean, vr []float64, t pydt.Time) {
 	return w.mean[i : i+w.d], w.vr[i : i+w.d], w.tr.Time(a)
 }
 
-// emit adds the component of divergence at time t from location N(ym, yv).
-func (w *walker) emit(logw float64, t pydt.Time) {
+// emit adds the component of divergence at time t, on the path to node b,
+// from location N(ym, yv).
+func (w *walker) emit(logw float64, t pydt.Time, b pydt.NodeID) {
 	rest := w.s2 * t.OneMinus()
 	for k := range w.d {
 		w.cm[k] = w.ym[k]
@@ -180,7 +189,7 @@ func (w *walker) emit(logw float64, t pydt.Time) {
 			w.cv[k] += w.p.Noise[k]
 		}
 	}
-	w.mx.add(logw, w.cm, w.cv)
+	w.mx.add(logw, w.cm, w.cv, b, t)
 }
 
 // edge adds the components of the new point's paths through the edge
@@ -209,7 +218,7 @@ func (w *walker) edge(b pydt.NodeID, logP float64) error {
 				continue // rounding put the node on an end: weight negligible
 			}
 			w.onEdge(b, pm, pv, ta, tb, t)
-			w.emit(logP+math.Log(pDiv)+math.Log(w.gw[q]), t)
+			w.emit(logP+math.Log(pDiv)+math.Log(w.gw[q]), t, b)
 		}
 	}
 	if math.IsInf(logStay, -1) {
@@ -221,7 +230,7 @@ func (w *walker) edge(b pydt.NodeID, logP float64) error {
 		// Only when A(1) is finite: the point reaches the leaf itself.
 		copy(w.ym, w.mean[i:i+w.d])
 		copy(w.yv, w.vr[i:i+w.d])
-		w.emit(logP, tb)
+		w.emit(logP, tb, b)
 		return nil
 	}
 	K := tr.Degree(b)
@@ -229,7 +238,7 @@ func (w *walker) edge(b pydt.NodeID, logP float64) error {
 	if nw := w.p.Alpha + w.p.Beta*float64(K); nw > 0 {
 		copy(w.ym, w.mean[i:i+w.d])
 		copy(w.yv, w.vr[i:i+w.d])
-		w.emit(logP+math.Log(nw)-den, tb)
+		w.emit(logP+math.Log(nw)-den, tb, b)
 	}
 	for c := range tr.Children(b) {
 		if err := w.edge(c, logP+math.Log(float64(tr.Count(c))-w.p.Beta)-den); err != nil {
