@@ -29,7 +29,12 @@ func (c *Coclust) AverageLinkage() (*pydt.Tree, error) {
 	if c.trees == 0 {
 		return nil, errors.New("average linkage: no trees added")
 	}
-	n := c.n
+	return averageLinkage(c.n, c.MeanDistance)
+}
+
+// averageLinkage builds the average-linkage tree of n rows under the
+// distance dist(i, j) = 1 − t, for i > j.
+func averageLinkage(n int, dist func(i, j int) float64) (*pydt.Tree, error) {
 	tr := pydt.New(n)
 	if n == 1 {
 		tr.Plant(0)
@@ -40,7 +45,7 @@ func (c *Coclust) AverageLinkage() (*pydt.Tree, error) {
 	d := make([]float64, n*n)
 	for i := range n {
 		for j := range i {
-			x := c.MeanDistance(i, j)
+			x := dist(i, j)
 			d[i*n+j], d[j*n+i] = x, x
 		}
 	}
@@ -62,9 +67,13 @@ func (c *Coclust) AverageLinkage() (*pydt.Tree, error) {
 		// A branch point is strictly between t = 0 and t = 1.
 		dist = min(max(dist, math.SmallestNonzeroFloat64), math.Nextafter(1, 0))
 		var kids []int
+		at := pydt.TimeFromOneMinus(dist)
 		for _, x := range []int{node[a], node[b]} {
-			if x >= n && nodes[x].dist >= dist {
-				kids = append(kids, nodes[x].kids...) // joined at the same time: one branch point
+			// A child group joined no later than this one, as the tree
+			// stores times (distinct distances can share one s = −log(1−t)),
+			// is the same branch point: a multifurcation.
+			if x >= n && !at.Before(pydt.TimeFromOneMinus(nodes[x].dist)) {
+				kids = append(kids, nodes[x].kids...)
 			} else {
 				kids = append(kids, x)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // TestAverageLinkageAgainstNaive compares the nearest-neighbour-chain
@@ -96,4 +98,40 @@ func sortedKey(ls []int) string {
 		}
 	}
 	return fmt.Sprint(s)
+}
+
+// TestAverageLinkageNearTies checks that joins whose distances differ in
+// their last bits but map to the same stored time (s = −log(1−t) is
+// coarser than 1 − t) make one branch point rather than an invalid tree:
+// a ccle run failed with "node … is not after its parent".
+func TestAverageLinkageNearTies(t *testing.T) {
+	same := func(a, b float64) bool {
+		ta, tb := pydt.TimeFromOneMinus(a), pydt.TimeFromOneMinus(b)
+		return !ta.Before(tb) && !tb.Before(ta)
+	}
+	u := 0.116
+	next := math.Nextafter(u, 1)
+	for range 8 {
+		if same(u, next) {
+			break
+		}
+		next = math.Nextafter(next, 1)
+	}
+	if !same(u, next) {
+		t.Skipf("no distance just above %v shares its stored time", u)
+	}
+	// Rows 0 and 1 join at 1 − t = u; row 2 joins them at next > u.
+	d := func(i, j int) float64 {
+		if i == 1 && j == 0 {
+			return u
+		}
+		return next
+	}
+	tr, err := averageLinkage(3, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Degree(tr.Root()) != 3 {
+		t.Errorf("tree %s, want one branch point with three children", tr.Newick())
+	}
 }
