@@ -741,8 +741,16 @@ func (ch *Chain) Sweep() error {
 
 // Point is what a chain reports after a sweep.
 type Point struct {
+	// LogJoint is the log joint density with the divergence times in t
+	// (what Model.Score returns for the same state); LogLik its part from
+	// the data.
 	LogJoint, LogLik float64
-	Scalars          []float64
+	// LogJointS is the log joint density with the times in the samplers'
+	// coordinates s = -log(1-t): LogJoint less Σ_b s_b, formed without
+	// that sum (pydt.LogPriorS), so that it keeps its precision near t = 1.
+	// map.nwk is ranked by it.
+	LogJointS float64
+	Scalars   []float64
 }
 
 // Measure computes the log joint density of the chain's state and its
@@ -757,6 +765,7 @@ func (ch *Chain) Measure(scalars []*graph.Var) (Point, error) {
 	}
 	p.LogLik = ch.lik.LogLik() + data
 	p.LogJoint = ch.logTree() + hyper + p.LogLik
+	p.LogJointS = ch.logTreeS() + hyper + p.LogLik
 	for _, v := range scalars {
 		p.Scalars = append(p.Scalars, ch.get(v))
 	}

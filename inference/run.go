@@ -137,6 +137,10 @@ type Result struct {
 	Completed   int                   `json:"completed_iterations"`
 	WallTime    float64               `json:"wall_time_seconds"`
 	MapLogJoint float64               `json:"map_log_joint"`
+	// MapLogJointS is the map.nwk state's log joint density with the
+	// times in s = -log(1-t) (Point.LogJointS), by which it is ranked;
+	// MapLogJoint is its log_joint (in t, as score prints it).
+	MapLogJointS float64 `json:"map_log_joint_s"`
 	// Skipped counts conditional updates skipped for numerical reasons.
 	Skipped int `json:"skipped_updates"`
 	// Stuck lists the chains (from 1) whose tree accepted no move for
@@ -186,7 +190,8 @@ type runner struct {
 	kept     [][][]float64 // [scalar][chain][draw]
 	keptLJ   [][]float64   // log_joint per chain
 	keptLL   [][]float64
-	best     float64
+	best     float64 // LogJointS of the map.nwk state
+	bestT    float64 // its LogJoint
 	bestTree string
 	wall     float64 // seconds spent before this session (resumed runs)
 }
@@ -223,7 +228,7 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 // start begins the run of cfg in cfg.Out, which the caller has locked and
 // prepared, from the chains' first draws.
 func start(ctx context.Context, m *Model, sched *Schedule, cfg Config) (*Result, error) {
-	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: 1, best: math.Inf(-1)}
+	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: 1, best: math.Inf(-1), bestT: math.Inf(-1)}
 	for k := range cfg.Chains {
 		ch, err := NewChain(m, sched, cfg.Seed, seedStream(k))
 		if err != nil {
@@ -377,8 +382,11 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 func (r *runner) record(it int, keep bool, points []Point) error {
 	for k, ch := range r.chains {
 		p := points[k]
-		if p.LogJoint > r.best {
-			r.best = p.LogJoint
+		// Ranked in s: the density in t carries Σ_b s_b, unbounded as
+		// times approach 1, and picked early states with times within
+		// 1e-20 of 1 under a Normal noise model.
+		if p.LogJointS > r.best {
+			r.best, r.bestT = p.LogJointS, p.LogJoint
 			if err := r.writeMap(ch); err != nil {
 				return err
 			}
@@ -479,7 +487,7 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 func (r *runner) result(done int, wall float64) *Result {
 	res := &Result{
 		Iterations: r.cfg.Iters, Burn: r.cfg.Burn, Thin: r.cfg.Thin, TreeThin: r.cfg.TreeThin, Chains: r.cfg.Chains, Seed: r.cfg.Seed,
-		Completed: done, WallTime: wall, MapLogJoint: r.best, Acceptance: map[string]float64{}, Stuck: []int{},
+		Completed: done, WallTime: wall, MapLogJoint: r.bestT, MapLogJointS: r.best, Acceptance: map[string]float64{}, Stuck: []int{},
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", r.keptLJ))
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_lik", r.keptLL))
@@ -638,6 +646,7 @@ type checkpointFile struct {
 	Wall      float64           `json:"wall_time_seconds"`
 	Sizes     map[string]int64  `json:"file_sizes"`
 	Best      float64           `json:"best_log_joint"`
+	BestS     *float64          `json:"best_log_joint_s,omitempty"`
 	BestTree  string            `json:"best_tree"`
 	Chains    []chainCheckpoint `json:"chains"`
 }
@@ -662,7 +671,7 @@ type tunerState struct {
 // checkpoint writes checkpoint.json atomically: everything needed to
 // continue after sweep it exactly as an uninterrupted run would.
 func (r *runner) checkpoint(it int, wall float64) error {
-	cp := checkpointFile{Iteration: it, Wall: r.wall + wall, Sizes: map[string]int64{}, Best: r.best, BestTree: r.bestTree}
+	cp := checkpointFile{Iteration: it, Wall: r.wall + wall, Sizes: map[string]int64{}, Best: r.bestT, BestS: &r.best, BestTree: r.bestTree}
 	for _, f := range append([]*appendFile{r.trace, r.impute}, r.trees...) {
 		if f == nil {
 			continue
@@ -774,7 +783,10 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 		return nil, fmt.Errorf("resume: checkpoint has %d chains, run.json says %d", len(cp.Chains), cfg.Chains)
 	}
 	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: cp.Iteration + 1,
-		best: cp.Best, bestTree: cp.BestTree, wall: cp.Wall}
+		best: math.Inf(-1), bestT: cp.Best, bestTree: cp.BestTree, wall: cp.Wall}
+	if cp.BestS != nil {
+		r.best = *cp.BestS
+	}
 	for k, cc := range cp.Chains {
 		st := m.NewState()
 		for name, vals := range cc.Values {

@@ -97,11 +97,12 @@ It writes to DIR, as it goes:
                    on the diagonal; 1 - it is a distance for clustering and
                    heat maps). Written for up to 2000 rows, and above that
                    with --coclust (memory about 10·N² bytes, file 10·N²)
-  map.nwk          the highest-log-joint tree seen: the mode with the times
-                   in t (log_joint is the density score prints, not the
-                   samplers' density in s = -log(1-t)), which with a Normal
-                   noise model can be a state with times very close to 1;
-                   read summary.nwk first. Not written for a Probit
+  map.nwk          the tree of the state of highest log joint density with
+                   the times in s = -log(1-t) (log_joint, the density in t
+                   that score prints, less the sum of s over the branch
+                   points; in t the mode can be a state with times within
+                   1e-20 of 1). One state: read summary.nwk first. Not
+                   written for a Probit
                    likelihood: its log joint is that of the augmented state
                    (one draw of the auxiliaries u), which is not comparable
                    across states, and p(Y | tree) has no closed form
