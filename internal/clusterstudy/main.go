@@ -66,12 +66,17 @@ func repoFile(rel string) (string, error) {
 	}
 }
 
-// sharedData is where the ccle data live; CLUSTERSTUDY_SHARED overrides it.
+// sharedData is where the ccle data live: ../shared/data beside the
+// repository, as in every checkout and in CI; CLUSTERSTUDY_SHARED
+// overrides it.
 func sharedData() string {
 	if s := os.Getenv("CLUSTERSTUDY_SHARED"); s != "" {
 		return s
 	}
-	return "/work/shared/data"
+	if p, err := repoFile(filepath.Join("..", "shared", "data")); err == nil {
+		return p
+	}
+	return filepath.Join("..", "shared", "data")
 }
 
 // writeData writes the study's data sets to dir.
