@@ -11,28 +11,12 @@ import (
 	"testing"
 
 	"github.com/pydtlang/pydtlang/dataset"
-	"github.com/pydtlang/pydtlang/graph"
-	"github.com/pydtlang/pydtlang/lang"
 )
 
 // compileData compiles src with the matrix x bound to X.
 func compileData(t testing.TB, src string, x *dataset.Matrix, sets map[string]float64) *Model {
 	t.Helper()
-	f, err := lang.Parse("test.pydt", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"X": x}, Set: sets})
-	if err != nil {
-		var b strings.Builder
-		err.(lang.ErrorList).Format(&b, []byte(src))
-		t.Fatal(b.String())
-	}
-	m, err := NewModel(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return compileSource(t, "test.pydt", []byte(src), map[string]*dataset.Matrix{"X": x}, sets)
 }
 
 // paperModel is examples/gaussian.pydt: the paper's model with its

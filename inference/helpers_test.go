@@ -2,6 +2,7 @@ package inference
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -15,22 +16,44 @@ import (
 // compileModel compiles src with an all-zero N×D data matrix bound to X.
 func compileModel(t testing.TB, src string, n, d int, sets map[string]float64) *Model {
 	t.Helper()
-	f, err := lang.Parse("test.pydt", []byte(src))
+	x := &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "x.csv"}
+	return compileData(t, src, x, sets)
+}
+
+// compileSource compiles the model source src (called name in messages)
+// with the data matrices bound by variable name; a compile error is
+// reported with its source context.
+func compileSource(t testing.TB, name string, src []byte, data map[string]*dataset.Matrix, sets map[string]float64) *Model {
+	t.Helper()
+	f, err := lang.Parse(name, src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "x.csv"}
-	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"X": x}, Set: sets})
+	g, err := graph.Compile(f, graph.Options{Data: data, Set: sets})
 	if err != nil {
-		var b strings.Builder
-		err.(lang.ErrorList).Format(&b, []byte(src))
-		t.Fatal(b.String())
+		if el, ok := err.(lang.ErrorList); ok {
+			var b strings.Builder
+			el.Format(&b, src)
+			t.Fatal(b.String())
+		}
+		t.Fatal(err)
 	}
 	m, err := NewModel(g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// compileExampleFile compiles the model file examples/name with the data
+// matrices bound by variable name.
+func compileExampleFile(t testing.TB, name string, data map[string]*dataset.Matrix) *Model {
+	t.Helper()
+	src, err := os.ReadFile("../examples/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compileSource(t, name, src, data, nil)
 }
 
 // stats are the Geweke test statistics of a state.
@@ -49,9 +72,10 @@ func treeStats(m *Model, env *graph.Env, tr *pydt.Tree) []float64 {
 	return out
 }
 
-// redrawData draws X from its conditional given the tree and the
-// variance: the leaf locations of the diffusion on the current tree.
-func redrawData(t testing.TB, ch *Chain) {
+// sampleLeafLocations draws the locations of the diffusion on the chain's
+// current tree at its current variance (Tree.Cap()×D values; the leaves
+// come first).
+func sampleLeafLocations(t testing.TB, ch *Chain) []float64 {
 	free := bp.New(ch.Tree, ch.m.D)
 	free.SetVariance(ch.lik.Variance())
 	if err := free.Recompute(); err != nil {
@@ -61,7 +85,46 @@ func redrawData(t testing.TB, ch *Chain) {
 	if err := free.SampleLocations(ch.rng, locs); err != nil {
 		t.Fatal(err)
 	}
+	return locs
+}
+
+// redrawData draws X from its conditional given the tree and the
+// variance: the leaf locations of the diffusion on the current tree.
+func redrawData(t testing.TB, ch *Chain) {
+	locs := sampleLeafLocations(t, ch)
 	copy(ch.st.Env.Values[ch.m.Leaves.ID], locs[:ch.m.N*ch.m.D])
+	if err := ch.syncEvidence(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// redrawNoisy draws X given the tree, the variance and the noise: the leaf
+// locations of the diffusion on the current tree plus Normal noise.
+func redrawNoisy(t testing.TB, ch *Chain) {
+	locs := sampleLeafLocations(t, ch)
+	sd := ch.m.LinkFactor.Args[1].Eval(ch.st.Env)
+	x := ch.st.Env.Values[ch.m.Data.ID]
+	for k := range x {
+		x[k] = locs[k] + sd*ch.rng.NormFloat64()
+	}
+	if err := ch.syncEvidence(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// redrawProbit draws a Probit model's (u, Y) given the tree: Z at the
+// leaves from the diffusion, u = Z + ε, Y = 1 when u > 0.
+func redrawProbit(t testing.TB, ch *Chain) {
+	locs := sampleLeafLocations(t, ch)
+	yv := ch.st.Env.Values[ch.m.Data.ID]
+	for k := range ch.m.N * ch.m.D {
+		u := locs[k] + ch.rng.NormFloat64()
+		ch.aux[k] = u
+		yv[k] = 0
+		if u > 0 {
+			yv[k] = 1
+		}
+	}
 	if err := ch.syncEvidence(); err != nil {
 		t.Fatal(err)
 	}
@@ -120,17 +183,5 @@ for i in 1:N, d in 1:D {
 // compileProbit binds probitModel to the binary data y.
 func compileProbit(t testing.TB, y *dataset.Matrix) *Model {
 	t.Helper()
-	f, err := lang.Parse("probit.pydt", []byte(probitModel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"Y": y}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return compileSource(t, "probit.pydt", []byte(probitModel), map[string]*dataset.Matrix{"Y": y}, nil)
 }

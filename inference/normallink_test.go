@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
-	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
 const normalLinkModel = `
@@ -21,28 +20,6 @@ noise ~ Gamma(4, 2)
 Z ~ PYDT(alpha, beta, c, 1 / prec)
 X ~ Normal(Z, 1 / sqrt(noise))
 `
-
-// redrawNoisy draws X given the tree, the variance and the noise: the leaf
-// locations of the diffusion on the current tree plus Normal noise.
-func redrawNoisy(t testing.TB, ch *Chain) {
-	free := bp.New(ch.Tree, ch.m.D)
-	free.SetVariance(ch.lik.Variance())
-	if err := free.Recompute(); err != nil {
-		t.Fatal(err)
-	}
-	locs := make([]float64, ch.Tree.Cap()*ch.m.D)
-	if err := free.SampleLocations(ch.rng, locs); err != nil {
-		t.Fatal(err)
-	}
-	sd := ch.m.LinkFactor.Args[1].Eval(ch.st.Env)
-	x := ch.st.Env.Values[ch.m.Data.ID]
-	for k := range x {
-		x[k] = locs[k] + sd*ch.rng.NormFloat64()
-	}
-	if err := ch.syncEvidence(); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestGewekeNormalLink is Geweke's joint-distribution test (see TestGeweke)
 // of the schedule for a Normal noise model, whose precision is slice

@@ -3,7 +3,6 @@ package inference
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 
@@ -235,23 +234,7 @@ func TestProbitLeavesDegenerateState(t *testing.T) {
 // model with the examples' own priors, with y bound to Y.
 func compileBinaryExample(t testing.TB, y *dataset.Matrix) *Model {
 	t.Helper()
-	src, err := os.ReadFile("../examples/binary.pydt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := lang.Parse("binary.pydt", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"Y": y}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return compileExampleFile(t, "binary.pydt", map[string]*dataset.Matrix{"Y": y})
 }
 
 // TestProbitScheduleClampedVariance checks the probit schedule when the
