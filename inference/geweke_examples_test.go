@@ -77,46 +77,8 @@ func compileExample(t testing.TB, name, data string, n, d int) *Model {
 func gewekeRun(t *testing.T, m *Model, names []string, stats func(*graph.Env, *pydt.Tree) []float64,
 	sample func(*rand.Rand) (*State, error), redraw func(*Chain), chains, burn, iters int) {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(31, 32))
-	const draws = 20000
-	prior := make([][]float64, len(names))
-	for range draws {
-		st, err := sample(rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, s := range stats(st.Env, st.Tree) {
-			prior[i] = append(prior[i], s)
-		}
-	}
-	sched, err := NewSchedule(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chainMeans := make([][]float64, len(names))
-	for k := range chains {
-		ch, err := NewChain(m, sched, 41, uint64(300+k))
-		if err != nil {
-			t.Fatal(err)
-		}
-		redraw(ch)
-		sums := make([]float64, len(names))
-		for it := range burn + iters {
-			if err := ch.Sweep(); err != nil {
-				t.Fatal(err)
-			}
-			redraw(ch)
-			if it < burn {
-				continue
-			}
-			for i, s := range stats(ch.st.Env, ch.Tree) {
-				sums[i] += s
-			}
-		}
-		for i := range sums {
-			chainMeans[i] = append(chainMeans[i], sums[i]/float64(iters))
-		}
-	}
+	setup := gewekeSetup{priorSeed: [2]uint64{31, 32}, chainSeed: 41, firstStream: 300, chains: chains, burn: burn, iters: iters}
+	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, sample, redraw)
 	compareMeans(t, names, prior, chainMeans)
 	// A chain that ran away (a non-finite or huge mean) can pass the
 	// comparison by its huge standard error: require the chains' standard
@@ -124,18 +86,14 @@ func gewekeRun(t *testing.T, m *Model, names []string, stats func(*graph.Env, *p
 	for i, name := range names {
 		_, pse := meanSE(prior[i])
 		_, cse := meanSE(chainMeans[i])
-		if sd := pse * math.Sqrt(draws); !(cse <= 0.25*sd) {
+		if sd := pse * math.Sqrt(gewekeDraws); !(cse <= 0.25*sd) {
 			t.Errorf("%s: the chains' mean has standard error %g, the prior's spread is %g: the chains did not mix", name, cse, sd)
 		}
 	}
 }
 
 func baseNames(m *Model) []string {
-	names := []string{"internal nodes", "root time", "root degree", "sum of times"}
-	for _, v := range m.Scalars() {
-		names = append(names, v.Name)
-	}
-	return append(names, sStatNames...)
+	return append(treeStatNames(m), sStatNames...)
 }
 
 // TestGewekeExamplePriors is the joint-distribution test of the sampler on
@@ -196,30 +154,7 @@ func TestGewekeExamplePriorsProbit(t *testing.T) {
 		return append(out, ones)
 	}
 	names := append(baseNames(m), "number of ones")
-	redraw := func(ch *Chain) {
-		free := bp.New(ch.Tree, d)
-		free.SetVariance(ch.lik.Variance())
-		if err := free.Recompute(); err != nil {
-			t.Fatal(err)
-		}
-		locs := make([]float64, ch.Tree.Cap()*d)
-		if err := free.SampleLocations(ch.rng, locs); err != nil {
-			t.Fatal(err)
-		}
-		yv := ch.st.Env.Values[m.Data.ID]
-		for k := range n * d {
-			u := locs[k] + ch.rng.NormFloat64()
-			ch.aux[k] = u
-			yv[k] = 0
-			if u > 0 {
-				yv[k] = 1
-			}
-		}
-		if err := ch.syncEvidence(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gewekeRun(t, m, names, stats, m.SampleJoint, redraw, 8, 500, 3000)
+	gewekeRun(t, m, names, stats, m.SampleJoint, func(ch *Chain) { redrawProbit(t, ch) }, 8, 500, 3000)
 }
 
 // TestGewekeExamplePriorsNoiseFree measures, for examples/gaussian.pydt

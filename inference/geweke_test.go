@@ -10,7 +10,6 @@ import (
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
-	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
 // The priors keep divergence times where float64 represents them: with a
@@ -38,63 +37,18 @@ c ~ Gamma(4, 2)
 prec ~ Gamma(3, 3)
 X ~ PYDT(alpha, beta, c, 1 / prec)
 `
-	names := []string{"internal nodes", "root time", "root degree", "sum of times"}
 	cases := []struct{ n, d int }{{4, 1}, {5, 2}}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("N=%d,D=%d", c.n, c.d), func(t *testing.T) {
 			m := compileModel(t, model, c.n, c.d, nil)
-			for _, v := range m.Scalars() {
-				names = append(names[:4:4], v.Name)
-			}
-			allNames := []string{"internal nodes", "root time", "root degree", "sum of times"}
-			for _, v := range m.Scalars() {
-				allNames = append(allNames, v.Name)
-			}
-			rng := rand.New(rand.NewPCG(1, 2))
-			const draws = 20000
-			prior := make([][]float64, len(allNames))
-			for range draws {
-				st, err := m.SamplePrior(rng)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i, s := range treeStats(m, st.Env, st.Tree) {
-					prior[i] = append(prior[i], s)
-				}
-			}
-			sched, err := NewSchedule(m)
-			if err != nil {
-				t.Fatal(err)
-			}
 			// Independent successive-conditional chains: the spread of
 			// their means gives an honest standard error even when the
 			// sampler mixes slowly (batch means underestimate it then).
-			const chains, burn, iters = 8, 1000, 6000
-			chainMeans := make([][]float64, len(allNames))
-			for k := range chains {
-				ch, err := NewChain(m, sched, 3, uint64(100+k))
-				if err != nil {
-					t.Fatal(err)
-				}
-				redrawData(t, ch)
-				sums := make([]float64, len(allNames))
-				for it := range burn + iters {
-					if err := ch.Sweep(); err != nil {
-						t.Fatal(err)
-					}
-					redrawData(t, ch)
-					if it < burn {
-						continue
-					}
-					for i, s := range treeStats(m, ch.st.Env, ch.Tree) {
-						sums[i] += s
-					}
-				}
-				for i := range sums {
-					chainMeans[i] = append(chainMeans[i], sums[i]/iters)
-				}
-			}
-			compareMeans(t, allNames, prior, chainMeans)
+			setup := gewekeSetup{priorSeed: [2]uint64{1, 2}, chainSeed: 3, firstStream: 100, chains: 8, burn: 1000, iters: 6000}
+			names := treeStatNames(m)
+			stats := func(env *graph.Env, tr *pydt.Tree) []float64 { return treeStats(m, env, tr) }
+			prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawData(t, ch) })
+			compareMeans(t, names, prior, chainMeans)
 		})
 	}
 }
@@ -202,15 +156,45 @@ func TestGewekeProbit(t *testing.T) {
 		}
 		return append(out, ones)
 	}
+	names := append(treeStatNames(m), "number of ones")
+	setup := gewekeSetup{priorSeed: [2]uint64{21, 22}, chainSeed: 23, firstStream: 0, chains: 8, burn: 500, iters: 4000}
+	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, func(ch *Chain) { redrawProbit(t, ch) })
+	compareMeans(t, names, prior, chainMeans)
+}
+
+// treeStatNames names the statistics of treeStats.
+func treeStatNames(m *Model) []string {
 	names := []string{"internal nodes", "root time", "root degree", "sum of times"}
 	for _, v := range m.Scalars() {
 		names = append(names, v.Name)
 	}
-	names = append(names, "number of ones")
-	rng := rand.New(rand.NewPCG(21, 22))
-	prior := make([][]float64, len(names))
-	for range 20000 {
-		st, err := m.SampleJoint(rng)
+	return names
+}
+
+// gewekeSetup fixes the seeds and lengths of a Geweke test.
+type gewekeSetup struct {
+	priorSeed [2]uint64 // PCG seed of the marginal-conditional draws
+	// chain k runs NewChain(m, sched, chainSeed, firstStream+k)
+	chainSeed, firstStream uint64
+	chains, burn, iters    int
+}
+
+// gewekeDraws is the number of marginal-conditional draws of a Geweke test.
+const gewekeDraws = 20000
+
+// gewekeMeans runs the two sides of Geweke's (2004) joint-distribution
+// test: gewekeDraws marginal-conditional draws of sample, and independent
+// successive-conditional chains (a sweep, then redraw) whose means over
+// the iterations after burn-in are returned, for the nstat statistics
+// stats: prior[i] holds the draws of statistic i, chainMeans[i] one mean
+// per chain.
+func gewekeMeans(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats func(*graph.Env, *pydt.Tree) []float64,
+	sample func(*rand.Rand) (*State, error), redraw func(*Chain)) (prior, chainMeans [][]float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(setup.priorSeed[0], setup.priorSeed[1]))
+	prior = make([][]float64, nstat)
+	for range gewekeDraws {
+		st, err := sample(rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,46 +206,20 @@ func TestGewekeProbit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// redraw draws (u, Y) given the tree: Z at the leaves from the
-	// diffusion, u = Z + ε, Y = 1 when u > 0.
-	redraw := func(ch *Chain) {
-		free := bp.New(ch.Tree, d)
-		free.SetVariance(ch.lik.Variance())
-		if err := free.Recompute(); err != nil {
-			t.Fatal(err)
-		}
-		locs := make([]float64, ch.Tree.Cap()*d)
-		if err := free.SampleLocations(ch.rng, locs); err != nil {
-			t.Fatal(err)
-		}
-		yv := ch.st.Env.Values[m.Data.ID]
-		for k := range n * d {
-			u := locs[k] + ch.rng.NormFloat64()
-			ch.aux[k] = u
-			yv[k] = 0
-			if u > 0 {
-				yv[k] = 1
-			}
-		}
-		if err := ch.syncEvidence(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const chains, burn, iters = 8, 500, 4000
-	chainMeans := make([][]float64, len(names))
-	for k := range chains {
-		ch, err := NewChain(m, sched, 23, uint64(k))
+	chainMeans = make([][]float64, nstat)
+	for k := range setup.chains {
+		ch, err := NewChain(m, sched, setup.chainSeed, setup.firstStream+uint64(k))
 		if err != nil {
 			t.Fatal(err)
 		}
 		redraw(ch)
-		sums := make([]float64, len(names))
-		for it := range burn + iters {
+		sums := make([]float64, nstat)
+		for it := range setup.burn + setup.iters {
 			if err := ch.Sweep(); err != nil {
 				t.Fatal(err)
 			}
 			redraw(ch)
-			if it < burn {
+			if it < setup.burn {
 				continue
 			}
 			for i, s := range stats(ch.st.Env, ch.Tree) {
@@ -269,10 +227,10 @@ func TestGewekeProbit(t *testing.T) {
 			}
 		}
 		for i := range sums {
-			chainMeans[i] = append(chainMeans[i], sums[i]/iters)
+			chainMeans[i] = append(chainMeans[i], sums[i]/float64(setup.iters))
 		}
 	}
-	compareMeans(t, names, prior, chainMeans)
+	return prior, chainMeans
 }
 
 // compareMeans compares, statistic by statistic, the mean of the

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -33,51 +34,10 @@ func TestGewekeNormalLink(t *testing.T) {
 	if m.Link != LinkNormal {
 		t.Fatalf("link %v", m.Link)
 	}
-	names := []string{"internal nodes", "root time", "root degree", "sum of times"}
-	for _, v := range m.Scalars() {
-		names = append(names, v.Name)
-	}
-	rng := rand.New(rand.NewPCG(11, 12))
-	const draws = 20000
-	prior := make([][]float64, len(names))
-	for range draws {
-		st, err := m.SamplePrior(rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, s := range treeStats(m, st.Env, st.Tree) {
-			prior[i] = append(prior[i], s)
-		}
-	}
-	sched, err := NewSchedule(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const chains, burn, iters = 8, 500, 3000
-	chainMeans := make([][]float64, len(names))
-	for k := range chains {
-		ch, err := NewChain(m, sched, 3, uint64(200+k))
-		if err != nil {
-			t.Fatal(err)
-		}
-		redrawNoisy(t, ch)
-		sums := make([]float64, len(names))
-		for it := range burn + iters {
-			if err := ch.Sweep(); err != nil {
-				t.Fatal(err)
-			}
-			redrawNoisy(t, ch)
-			if it < burn {
-				continue
-			}
-			for i, s := range treeStats(m, ch.st.Env, ch.Tree) {
-				sums[i] += s
-			}
-		}
-		for i := range sums {
-			chainMeans[i] = append(chainMeans[i], sums[i]/iters)
-		}
-	}
+	names := treeStatNames(m)
+	setup := gewekeSetup{priorSeed: [2]uint64{11, 12}, chainSeed: 3, firstStream: 200, chains: 8, burn: 500, iters: 3000}
+	stats := func(env *graph.Env, tr *pydt.Tree) []float64 { return treeStats(m, env, tr) }
+	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawNoisy(t, ch) })
 	compareMeans(t, names, prior, chainMeans)
 }
 
