@@ -12,9 +12,7 @@ import (
 	"testing"
 
 	"github.com/pydtlang/pydtlang/dataset"
-	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/cluster"
-	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -210,26 +208,11 @@ func TestAnimalsSummaryIsResolved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a probit run on the animals data")
 	}
-	src, err := os.ReadFile("../examples/binary.pydt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := lang.Parse("binary.pydt", src)
-	if err != nil {
-		t.Fatal(err)
-	}
 	y, err := dataset.ReadFile("../examples/data/animals.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"Y": y}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := compileExampleFile(t, "binary.pydt", map[string]*dataset.Matrix{"Y": y})
 	dir := t.TempDir()
 	if _, err := Run(context.Background(), m, Config{Iters: 300, Chains: 2, Seed: 1, Out: dir}); err != nil {
 		t.Fatal(err)

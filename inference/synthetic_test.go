@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	"github.com/pydtlang/pydtlang/dataset"
-	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/cluster"
-	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -93,26 +91,11 @@ func clustered(tr *pydt.Tree, cluster []int, k int) bool {
 // (±1, ±1), variance 1/8, N = 100, D = 2; examples/data/synthetic.csv) and
 // checks that posterior trees put the four clusters in separate subtrees.
 func TestSyntheticFourClusters(t *testing.T) {
-	src, err := os.ReadFile("../examples/gaussian.pydt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := lang.Parse("gaussian.pydt", src)
-	if err != nil {
-		t.Fatal(err)
-	}
 	x, err := dataset.ReadFile("../examples/data/synthetic.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"X": x}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
 	dir := t.TempDir()
 	if _, err := Run(context.Background(), m, Config{Iters: 500, Burn: 250, Chains: 2, Seed: 3, Out: dir}); err != nil {
 		t.Fatal(err)
