@@ -244,7 +244,10 @@ func compareMeans(t *testing.T, names []string, prior, chainMeans [][]float64) {
 		cm, cse := meanSE(chainMeans[i])
 		z := (cm - pm) / math.Hypot(pse, cse)
 		t.Logf("%-15s prior %.4f ± %.4f  chain %.4f ± %.4f  z = %+.2f", name, pm, pse, cm, cse, z)
-		if math.Abs(z) > 4 {
+		// z is NaN, and |z| > 4 false, when a statistic is NaN on either
+		// side: that must fail. (An event absent from both sides gives
+		// equal means with no spread, z = 0/0, and passes.)
+		if math.Abs(z) > 4 || math.IsNaN(cm) || math.IsNaN(pm) {
 			t.Errorf("%s: successive-conditional mean %.4f differs from the prior mean %.4f (z = %.1f)", name, cm, pm, z)
 		}
 	}
