@@ -205,6 +205,10 @@ func compare(t *testing.T, label string, got, ref series, exact map[string]float
 			rm, rs = meanSE(ref[k])
 		}
 		se := math.Hypot(gs, rs)
+		if math.IsNaN(gm) || math.IsNaN(rm) || math.IsNaN(se) {
+			t.Errorf("%s: %s = %.4f ± %.4f, want %.4f ± %.4f: not a number", label, k, gm, gs, rm, rs)
+			continue
+		}
 		if se == 0 {
 			if gm != rm {
 				t.Errorf("%s: %s = %.4f, want %.4f (no variance)", label, k, gm, rm)
