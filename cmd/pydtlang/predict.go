@@ -46,8 +46,19 @@ row's observed entries. --truth FILE, a file of the same shape holding the
 true values, reports the root mean squared error of those predictions over
 the entries missing in --test and present in --truth.
 
-Models with a Probit likelihood are not supported: a run does not keep the
-auxiliary variables that make the latent locations' posterior Gaussian.`,
+Models with a Probit likelihood (binary data): test entries are 0 or 1 (or
+missing), and each row's number is the log posterior predictive probability of
+its observed entries. A run keeps no auxiliary variables, so for each tree
+predict runs a short Gibbs sampler with the tree and hyperparameters fixed,
+alternating the latent locations given the auxiliaries (belief propagation)
+and the auxiliaries given the locations (truncated normals), as the run's
+sampler does: --probit-burn sweeps (default 20) are discarded, and each of the
+next --probit-draws (default 5) gives a Gaussian mixture for the new row's
+latent locations, through which P(y = 1) = Φ(μ/√(1+v)) per component. The
+probabilities are averaged over sweeps and trees; --seed fixes the random
+stream. A missing entry is predicted by its probability of being 1 given the
+row's observed entries, and --truth reports the accuracy (probability on the
+true value's side of 1/2) instead of the RMSE.`,
 		Example: `  pydtlang run examples/gaussian.pydt --data X=train.csv --out fit
   pydtlang predict fit --test test.csv
   pydtlang predict fit --test test-with-gaps.csv --truth test.csv --json`,
@@ -58,6 +69,12 @@ auxiliary variables that make the latent locations' posterior Gaussian.`,
 			}
 			if opt.Trees < 0 || opt.Nodes < 0 {
 				return &exitError{code: 2, err: errors.New("predict: --trees and --nodes must not be negative")}
+			}
+			if opt.ProbitBurn < 0 || opt.ProbitDraws < 1 {
+				return &exitError{code: 2, err: errors.New("predict: --probit-burn must not be negative and --probit-draws must be at least 1")}
+			}
+			if opt.ProbitBurn == 0 {
+				opt.ProbitBurn = -1 // none; RunOptions reads 0 as the default
 			}
 			if opt.Trees == 0 && cmd.Flags().Changed("trees") {
 				opt.Trees = -1 // all
@@ -93,9 +110,12 @@ auxiliary variables that make the latent locations' posterior Gaussian.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&testPath, "test", "", "test rows: a data file with the training data's columns (missing entries allowed)")
-	f.StringVar(&truthPath, "truth", "", "true values of the test rows' missing entries: a file of the same shape; reports the imputation RMSE")
+	f.StringVar(&truthPath, "truth", "", "true values of the test rows' missing entries: a file of the same shape; reports the imputation RMSE (accuracy for a Probit model)")
 	f.IntVar(&opt.Trees, "trees", predict.DefaultTrees, "kept trees to average over, evenly spaced; 0 for all")
 	f.IntVar(&opt.Nodes, "nodes", predict.DefaultNodes, "Gauss-Legendre nodes per edge for the divergence time")
+	f.IntVar(&opt.ProbitBurn, "probit-burn", predict.DefaultProbitBurn, "Probit models: discarded refresh sweeps of the auxiliary variables per tree")
+	f.IntVar(&opt.ProbitDraws, "probit-draws", predict.DefaultProbitDraws, "Probit models: kept refresh sweeps per tree, each giving a predictive mixture")
+	f.Uint64Var(&opt.Seed, "seed", 1, "Probit models: seed of the refresh sweeps")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -179,7 +199,11 @@ func writePrediction(w io.Writer, test *dataset.Matrix, res *predict.RunResult, 
 	s := predict.Summarize(res.LogDensity)
 	rmse, nImp := math.NaN(), 0
 	if truth != nil {
-		rmse, nImp = predict.RMSE(rowsOf(test), res.Imputed, truth)
+		if res.Binary {
+			rmse, nImp = predict.Accuracy(rowsOf(test), res.Imputed, truth)
+		} else {
+			rmse, nImp = predict.RMSE(rowsOf(test), res.Imputed, truth)
+		}
 	}
 	type imputed struct {
 		Column int     `json:"column"`
@@ -206,19 +230,30 @@ func writePrediction(w io.Writer, test *dataset.Matrix, res *predict.RunResult, 
 			SE          jsonNum  `json:"se"`
 			N           int      `json:"n"`
 			Trees       int      `json:"trees"`
+			Binary      bool     `json:"binary,omitempty"`
 			RMSE        *jsonNum `json:"imputation_rmse,omitempty"`
 			RMSEEntries int      `json:"imputation_rmse_entries,omitempty"`
-		}{Rows: rows, Mean: jsonNum(s.Mean), SE: jsonNum(s.SE), N: s.N, Trees: res.Trees}
+			Acc         *jsonNum `json:"imputation_accuracy,omitempty"`
+			AccEntries  int      `json:"imputation_accuracy_entries,omitempty"`
+		}{Rows: rows, Mean: jsonNum(s.Mean), SE: jsonNum(s.SE), N: s.N, Trees: res.Trees, Binary: res.Binary}
 		if truth != nil {
 			r := jsonNum(rmse)
-			out.RMSE, out.RMSEEntries = &r, nImp
+			if res.Binary {
+				out.Acc, out.AccEntries = &r, nImp
+			} else {
+				out.RMSE, out.RMSEEntries = &r, nImp
+			}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "row\tlog_density\timputed (column=value)")
+	if res.Binary {
+		fmt.Fprintln(tw, "row\tlog_prob\tP(missing = 1) (column=probability)")
+	} else {
+		fmt.Fprintln(tw, "row\tlog_density\timputed (column=value)")
+	}
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%.6g\t", r.Row, float64(r.LogDensity))
 		for j, im := range r.Imputed {
@@ -232,8 +267,15 @@ func writePrediction(w io.Writer, test *dataset.Matrix, res *predict.RunResult, 
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nmean log predictive density %.6g ± %.3g (standard error) over %d rows; %d trees\n", s.Mean, s.SE, s.N, res.Trees)
-	if truth != nil {
+	what := "density"
+	if res.Binary {
+		what = "probability"
+	}
+	fmt.Fprintf(w, "\nmean log predictive %s %.6g ± %.3g (standard error) over %d rows; %d trees\n", what, s.Mean, s.SE, s.N, res.Trees)
+	switch {
+	case truth != nil && res.Binary:
+		fmt.Fprintf(w, "imputation accuracy %.6g over %d entries missing in the test file\n", rmse, nImp)
+	case truth != nil:
 		fmt.Fprintf(w, "imputation RMSE %.6g over %d entries missing in the test file\n", rmse, nImp)
 	}
 	return nil

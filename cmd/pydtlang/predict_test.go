@@ -79,3 +79,65 @@ func TestPredictCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictCommandProbit fits a short run of the Probit model and
+// predicts binary rows: log probabilities, a missing entry's probability
+// and the imputation accuracy against --truth.
+func TestPredictCommandProbit(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.csv")
+	os.WriteFile(train, []byte("a,b,c\n1,1,0\n1,1,1\n0,0,1\n0,0,0\n1,0,0\n0,1,1\n"), 0o644)
+	code, _, errOut := runCmd(t, "run", "../../examples/binary.pydt", "--data", "Y="+train,
+		"--iters", "20", "--chains", "2", "--seed", "3", "--out", filepath.Join(dir, "fit"))
+	if code != 0 {
+		t.Fatalf("run: status %d\n%s", code, errOut)
+	}
+	test := filepath.Join(dir, "test.csv")
+	truth := filepath.Join(dir, "truth.csv")
+	os.WriteFile(test, []byte("a,b,c\n1,NA,0\n0,0,1\n"), 0o644)
+	os.WriteFile(truth, []byte("a,b,c\n1,1,0\n0,0,1\n"), 0o644)
+	args := []string{"predict", filepath.Join(dir, "fit"), "--test", test, "--truth", truth, "--trees", "4", "--probit-draws", "3", "--json"}
+	code, out, errOut := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("predict: status %d\n%s", code, errOut)
+	}
+	var got struct {
+		Rows []struct {
+			LogDensity float64 `json:"log_density"`
+			Imputed    []struct {
+				Column int
+				Value  float64
+			}
+		}
+		Binary  bool
+		Acc     float64 `json:"imputation_accuracy"`
+		Entries int     `json:"imputation_accuracy_entries"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !got.Binary || len(got.Rows) != 2 || got.Entries != 1 || len(got.Rows[0].Imputed) != 1 {
+		t.Fatalf("unexpected output:\n%s", out)
+	}
+	p := got.Rows[0].Imputed[0].Value
+	want := 0.0
+	if p > 0.5 {
+		want = 1
+	}
+	if got.Acc != want || !(p > 0 && p < 1) || !(got.Rows[1].LogDensity < 0) {
+		t.Errorf("P(b = 1) = %v, accuracy %v\n%s", p, got.Acc, out)
+	}
+	// The same seed gives the same output.
+	if _, again, _ := runCmd(t, args...); again != out {
+		t.Errorf("a second call differs:\n%s\n%s", out, again)
+	}
+	// Text output; a non-binary row is refused.
+	code, out, errOut = runCmd(t, "predict", filepath.Join(dir, "fit"), "--test", test, "--trees", "2")
+	if code != 0 || !strings.Contains(out, "mean log predictive probability") || !strings.Contains(out, "2=") {
+		t.Errorf("text: status %d\n%s%s", code, out, errOut)
+	}
+	os.WriteFile(test, []byte("a,b,c\n1,0.5,0\n"), 0o644)
+	if code, _, errOut := runCmd(t, "predict", filepath.Join(dir, "fit"), "--test", test); code == 0 || !strings.Contains(errOut, "0 or 1") {
+		t.Errorf("non-binary row: status %d, %q", code, errOut)
+	}
+}

@@ -78,7 +78,7 @@ func PlaceRows(m *inference.Model, dir string, tr *pydt.Tree, part []int, cut py
 			mean.vals[name] += v / float64(len(draws))
 		}
 	}
-	mx, err := treeMixture(m, mean, opt)
+	mx, err := treeMixture(m, mean, opt, nil, 0, 0)
 	if err != nil {
 		return nil, fmt.Errorf("place: %w", err)
 	}

@@ -64,57 +64,11 @@ func monteCarlo(lik *bp.Model, p Params, queries [][]float64, draws int, seed ui
 	sum := make([]float64, len(queries))
 	sum2 := make([]float64, len(queries))
 	y := make([]float64, d)
-	loc := func(v pydt.NodeID) []float64 {
-		if v == pydt.NoNode {
-			return make([]float64, d)
-		}
-		return x[int(v)*d : int(v)*d+d]
-	}
 	for range draws {
 		if err := lik.SampleLocations(rng, x); err != nil {
 			panic(err)
 		}
-		b := tr.Root()
-		var t pydt.Time
-		for {
-			a := tr.Parent(b)
-			ta := tr.ParentTime(b)
-			tb := tr.Time(b)
-			la, _ := math.Lgamma(float64(tr.Count(b)) - p.Beta)
-			lb, _ := math.Lgamma(float64(tr.Count(b)) + 1 + p.Alpha)
-			r := math.Exp(la - lb)
-			u := rng.ExpFloat64() / r
-			Aa := p.Div.Cumulative(ta)
-			if Aa+u < p.Div.Cumulative(tb) {
-				t = p.Div.InverseCumulative(Aa + u)
-				// Brownian bridge from x_a at t_a to x_b at t_b.
-				f := t.Since(ta) / tb.Since(ta)
-				bv := p.Variance * t.Since(ta) * tb.Since(t) / tb.Since(ta)
-				xa, xb := loc(a), loc(b)
-				for k := range d {
-					y[k] = xa[k] + f*(xb[k]-xa[k]) + math.Sqrt(bv)*rng.NormFloat64()
-				}
-				break
-			}
-			// Reached the branch point b: choose a child or diverge here.
-			m := float64(tr.Count(b))
-			K := float64(tr.Degree(b))
-			uu := rng.Float64() * (m + p.Alpha)
-			uu -= p.Alpha + p.Beta*K
-			if uu < 0 {
-				t = tb
-				copy(y, loc(b))
-				break
-			}
-			next := pydt.NoNode
-			for c := range tr.Children(b) {
-				next = c
-				if uu -= float64(tr.Count(c)) - p.Beta; uu < 0 {
-					break
-				}
-			}
-			b = next
-		}
+		t := newPoint(rng, tr, p, x, y)
 		for q, xq := range queries {
 			var l float64
 			for k := range d {
@@ -314,5 +268,61 @@ func TestProbit(t *testing.T) {
 	mx.LogProbBinary([]float64{1, math.NaN()}, prob)
 	if math.Abs(prob[1]-p11) > 0.005 || prob[0] != 1 {
 		t.Errorf("P(y2 = 1 | y1 = 1) = %v, Monte Carlo %v", prob[1], p11)
+	}
+}
+
+// newPoint walks a new point down tr by the generative process given the
+// node locations x (indexed v*D+d): its divergence time drawn exactly
+// (inverse cumulative hazard), its divergence location on the Brownian
+// bridge between the locations of the edge's ends (or at a branch point).
+// It writes the divergence location to y and returns the time.
+func newPoint(rng *rand.Rand, tr *pydt.Tree, p Params, x, y []float64) pydt.Time {
+	d := len(y)
+	loc := func(v pydt.NodeID) []float64 {
+		if v == pydt.NoNode {
+			return make([]float64, d)
+		}
+		return x[int(v)*d : int(v)*d+d]
+	}
+	b := tr.Root()
+	var t pydt.Time
+	for {
+		a := tr.Parent(b)
+		ta := tr.ParentTime(b)
+		tb := tr.Time(b)
+		la, _ := math.Lgamma(float64(tr.Count(b)) - p.Beta)
+		lb, _ := math.Lgamma(float64(tr.Count(b)) + 1 + p.Alpha)
+		r := math.Exp(la - lb)
+		u := rng.ExpFloat64() / r
+		Aa := p.Div.Cumulative(ta)
+		if Aa+u < p.Div.Cumulative(tb) {
+			t = p.Div.InverseCumulative(Aa + u)
+			// Brownian bridge from x_a at t_a to x_b at t_b.
+			f := t.Since(ta) / tb.Since(ta)
+			bv := p.Variance * t.Since(ta) * tb.Since(t) / tb.Since(ta)
+			xa, xb := loc(a), loc(b)
+			for k := range d {
+				y[k] = xa[k] + f*(xb[k]-xa[k]) + math.Sqrt(bv)*rng.NormFloat64()
+			}
+			return t
+		}
+		// Reached the branch point b: choose a child or diverge here.
+		m := float64(tr.Count(b))
+		K := float64(tr.Degree(b))
+		uu := rng.Float64() * (m + p.Alpha)
+		uu -= p.Alpha + p.Beta*K
+		if uu < 0 {
+			t = tb
+			copy(y, loc(b))
+			return t
+		}
+		next := pydt.NoNode
+		for c := range tr.Children(b) {
+			next = c
+			if uu -= float64(tr.Count(c)) - p.Beta; uu < 0 {
+				break
+			}
+		}
+		b = next
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,18 +31,32 @@ type RunOptions struct {
 	Trees int
 	// Nodes is the number of quadrature nodes per edge (Options.Nodes).
 	Nodes int
+	// ProbitBurn and ProbitDraws are, for a Probit model, the discarded
+	// and the kept refresh sweeps of the auxiliary variables per tree
+	// (ProbitGibbs); zero means DefaultProbitBurn and DefaultProbitDraws,
+	// and a negative ProbitBurn means none.
+	ProbitBurn, ProbitDraws int
+	// Seed seeds the random stream of those sweeps (each tree has its own
+	// stream, so the result does not depend on which other trees are
+	// used); unused for other models.
+	Seed uint64
 }
 
 // RunResult is the posterior predictive of a run at test rows.
 type RunResult struct {
 	// LogDensity holds, per test row, the log posterior predictive density
 	// of its observed entries, in the data's units (a standardized run's
-	// Jacobian included).
+	// Jacobian included); for a Probit model (Binary), the log posterior
+	// predictive probability of its observed binary entries.
 	LogDensity []float64
 	// Imputed holds each test row with its missing entries replaced by
 	// their posterior predictive conditional mean given the observed
-	// entries; rows without missing entries are copied.
+	// entries (for a Probit model, the probability that the entry is 1);
+	// rows without missing entries are copied.
 	Imputed [][]float64
+	// Binary is true for a Probit model: the rows are binary and Imputed
+	// holds probabilities.
+	Binary bool
 	// Trees is the number of trees averaged over.
 	Trees int
 }
@@ -62,12 +77,11 @@ func ReadScaling(dir string) (*inference.Scaling, error) {
 	return rf.Standardize, nil
 }
 
-// ErrProbit is returned by PredictRun for a model with a Probit likelihood:
-// a run directory does not keep the auxiliary variables, so the posterior
-// of the latent locations given a tree is not Gaussian and has no closed
-// form; Mixture.LogProbBinary handles binary rows given Gaussian location
-// marginals.
-var ErrProbit = errors.New("prediction from a run of a Probit model is not supported: the run does not keep the auxiliary variables that make the locations' posterior Gaussian")
+// ErrProbit is returned by PlaceRows and Evaluate for a model with a
+// Probit likelihood (PredictRun handles one through ProbitGibbs): a run
+// directory does not keep the auxiliary variables, so the posterior of the
+// latent locations given a tree is not Gaussian.
+var ErrProbit = errors.New("a Probit model is not supported here: the run does not keep the auxiliary variables that make the locations' posterior Gaussian")
 
 // PredictRun computes the posterior predictive density at every test row
 // (NaN entries missing) from the run in dir, fitted with m: m must be bound
@@ -75,17 +89,46 @@ var ErrProbit = errors.New("prediction from a run of a Probit model is not suppo
 // ReadScaling). Test rows are in the data's units. It averages the
 // predictive mixtures of up to opt.Trees kept trees, each with the
 // hyperparameters of its own iteration in trace.csv.
+//
+// For a Probit model the test rows are binary (0, 1, NaN missing). A run
+// keeps no auxiliary variables, so for each tree ProbitGibbs refreshes
+// them with the tree and hyperparameters fixed (opt.ProbitBurn discarded
+// sweeps, then opt.ProbitDraws kept ones, seeded by opt.Seed) and each
+// kept sweep's Gaussian mixture gives the row's probability through the
+// probit (Mixture.LogProbBinary); the probabilities are averaged over
+// sweeps and trees.
 func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions) (*RunResult, error) {
+	binary := false
 	switch m.Link {
 	case inference.LinkDirect, inference.LinkNormal:
 	case inference.LinkProbit:
-		return nil, fmt.Errorf("predict: %w", ErrProbit)
+		binary = true
 	default:
 		return nil, errors.New("predict: the model observes no data at the PYDT's leaves")
+	}
+	if opt.ProbitDraws < 0 {
+		return nil, fmt.Errorf("predict: %d probit refresh draws: must not be negative", opt.ProbitDraws)
+	}
+	switch {
+	case opt.ProbitBurn == 0:
+		opt.ProbitBurn = DefaultProbitBurn
+	case opt.ProbitBurn < 0:
+		opt.ProbitBurn = 0
+	}
+	if opt.ProbitDraws == 0 {
+		opt.ProbitDraws = DefaultProbitDraws
 	}
 	for i, row := range test {
 		if len(row) != m.D {
 			return nil, fmt.Errorf("predict: test row %d has %d columns, the model's data %d", i+1, len(row), m.D)
+		}
+		if !binary {
+			continue
+		}
+		for k, x := range row {
+			if !math.IsNaN(x) && x != 0 && x != 1 {
+				return nil, fmt.Errorf("predict: test row %d, column %d is %v: a Probit model's data are 0 or 1", i+1, k+1, x)
+			}
 		}
 	}
 	draws, err := readTrace(m, dir)
@@ -105,6 +148,9 @@ func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions
 		return nil, err
 	}
 	sc := m.Scaling
+	if binary {
+		sc = nil
+	}
 	scaled := make([][]float64, len(test))
 	jac := make([]float64, len(test))
 	for i, row := range test {
@@ -123,17 +169,22 @@ func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions
 	cm := make([][][]float64, len(test))
 	dst := make([]float64, m.D)
 	for _, j := range pick {
-		mx, err := treeMixture(m, draws[j], Options{Nodes: opt.Nodes})
+		rng := rand.New(rand.NewPCG(opt.Seed, uint64(j)))
+		mx, err := treeMixture(m, draws[j], Options{Nodes: opt.Nodes}, rng, opt.ProbitBurn, opt.ProbitDraws)
 		if err != nil {
 			return nil, fmt.Errorf("predict: chain %d, iteration %d: %w", draws[j].chain, draws[j].iter, err)
 		}
 		for i, x := range scaled {
-			ld[i] = append(ld[i], mx.Conditional(x, dst))
+			if binary {
+				ld[i] = append(ld[i], mx.LogProbBinary(x, dst))
+			} else {
+				ld[i] = append(ld[i], mx.Conditional(x, dst))
+			}
 			cm[i] = append(cm[i], append([]float64(nil), dst...))
 		}
 		draws[j].tree = nil
 	}
-	res := &RunResult{Trees: len(pick), LogDensity: make([]float64, len(test)), Imputed: make([][]float64, len(test))}
+	res := &RunResult{Trees: len(pick), Binary: binary, LogDensity: make([]float64, len(test)), Imputed: make([][]float64, len(test))}
 	for i, x := range scaled {
 		out := make([]float64, m.D)
 		res.LogDensity[i] = combine(ld[i], cm[i], x, out) + jac[i]
@@ -289,8 +340,9 @@ func readTrees(m *inference.Model, dir string, draws []*draw, pick []int) error 
 }
 
 // treeMixture binds a draw's values in the model and returns its tree's
-// predictive mixture.
-func treeMixture(m *inference.Model, d *draw, opt Options) (*Mixture, error) {
+// predictive mixture; for a Probit model, the average of the mixtures of
+// ProbitGibbs's kept sweeps (burn, draws) with the random stream rng.
+func treeMixture(m *inference.Model, d *draw, opt Options, rng *rand.Rand, burn, draws int) (*Mixture, error) {
 	st := m.NewState()
 	env := st.Env
 	for _, v := range m.Scalars() {
@@ -306,6 +358,9 @@ func treeMixture(m *inference.Model, d *draw, opt Options) (*Mixture, error) {
 	}
 	lik := bp.New(d.tree, m.D)
 	p := Params{Alpha: tp.Alpha, Beta: tp.Beta, Div: tp.Div, Variance: tp.Variance}
+	if m.Link == inference.LinkProbit {
+		return probitMixture(rng, lik, p, env.Values[m.Data.ID], burn, draws, opt)
+	}
 	var first error
 	err = m.Evidence(env, func(i, k int, mean, prec float64) {
 		if e := lik.SetEvidence(pydt.NodeID(i), k, mean, prec); e != nil && first == nil {
@@ -384,6 +439,30 @@ func Summarize(l []float64) Summary {
 		ss += (v - mean) * (v - mean)
 	}
 	return Summary{Mean: mean, SE: math.Sqrt(ss / float64(n-1) / float64(n)), N: n}
+}
+
+// Accuracy returns the fraction of the binary entries missing in test and
+// present in truth whose predicted probability of 1 (prob, as
+// RunResult.Imputed holds for a Probit model) is on the side of 1/2 of
+// their true value (a probability of exactly 1/2 counts as wrong), and
+// their number.
+func Accuracy(test, prob, truth [][]float64) (float64, int) {
+	right, n := 0, 0
+	for i := range test {
+		for k, x := range test[i] {
+			if !math.IsNaN(x) || i >= len(truth) || k >= len(truth[i]) || math.IsNaN(truth[i][k]) {
+				continue
+			}
+			if (truth[i][k] == 1 && prob[i][k] > 0.5) || (truth[i][k] == 0 && prob[i][k] < 0.5) {
+				right++
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	return float64(right) / float64(n), n
 }
 
 // RMSE returns the root mean squared error of the imputed entries against
