@@ -700,19 +700,20 @@ func SummarizeTrees(src TreeSource, n int, coclust bool) (*TreeSummary, error) {
 // together, one source per chain; with two chains or more it also reports
 // the standard deviation of clade frequencies across them (SplitSD),
 // counting each chain's clades apart (memory for the distinct clades of
-// each chain, then for all).
+// each chain, which are then pooled into the first chain's counts). It
+// needs at least one source.
 func SummarizeChains(chains []TreeSource, n int, coclust bool) (*TreeSummary, error) {
-	counts, err := NewCladeCounts(n)
-	if err != nil {
-		return nil, err
+	if len(chains) == 0 {
+		return nil, errors.New("summary tree: no chains")
 	}
-	out := &TreeSummary{Clades: counts}
+	out := &TreeSummary{}
+	var err error
 	if coclust {
 		if out.Coclust, err = NewCoclust(n); err != nil {
 			return nil, err
 		}
 	}
-	var per []*CladeCounts
+	per := make([]*CladeCounts, 0, len(chains))
 	for _, src := range chains {
 		cc, err := NewCladeCounts(n)
 		if err != nil {
@@ -730,9 +731,6 @@ func SummarizeChains(chains []TreeSource, n int, coclust bool) (*TreeSummary, er
 		if err != nil {
 			return nil, err
 		}
-		if err := counts.Merge(cc); err != nil {
-			return nil, err
-		}
 		per = append(per, cc)
 	}
 	if len(chains) >= 2 && !slices.ContainsFunc(per, func(c *CladeCounts) bool { return c.Trees() == 0 }) {
@@ -742,6 +740,16 @@ func SummarizeChains(chains []TreeSource, n int, coclust bool) (*TreeSummary, er
 		}
 		out.SplitSD = &sd
 	}
+	// The first chain's counts become the pooled ones, so that the clades
+	// are not held twice (a second map as large as the first for one
+	// chain); the others are merged into them and are garbage after.
+	counts := per[0]
+	for _, cc := range per[1:] {
+		if err := counts.Merge(cc); err != nil {
+			return nil, err
+		}
+	}
+	out.Clades = counts
 	src := func(fn func(tr *pydt.Tree) error) error {
 		for _, c := range chains {
 			if err := c(fn); err != nil {
