@@ -386,3 +386,22 @@ func TestSummaryErrors(t *testing.T) {
 		t.Error("no error merging counts over different leaves")
 	}
 }
+
+// TestExpectedCorrectIsOrderFree checks that Σ (2p − 1) is summed in a
+// fixed order: summed in map order its last digits varied between runs.
+func TestExpectedCorrectIsOrderFree(t *testing.T) {
+	cred := map[pydt.NodeID]float64{}
+	for i := range 200 {
+		cred[pydt.NodeID(1000+i)] = 1 / float64(3+i%7) // values whose sum depends on the order
+	}
+	s := &SummaryTree{Credibility: cred}
+	var want float64
+	for i := range 200 {
+		want += 2*cred[pydt.NodeID(1000+i)] - 1
+	}
+	for range 20 {
+		if got := s.ExpectedCorrect(); got != want {
+			t.Fatalf("ExpectedCorrect = %v, want %v summed in node order", got, want)
+		}
+	}
+}
