@@ -47,15 +47,46 @@ type probitScaleStep struct {
 // probitScale returns the scale move when the model has a Probit link and
 // its PYDT variance is a latent scalar v or 1/v that enters nothing else.
 func probitScale(m *Model) (Updater, bool) {
-	if m.Link != LinkProbit {
-		return nil, false
-	}
-	r, ok := ridge(m)
+	v, reciprocal, ok := probitVariance(m)
 	if !ok {
 		return nil, false
 	}
+	return &probitScaleStep{v: v, reciprocal: reciprocal, slice: scalar.Slice{Width: 0.5}}, true
+}
+
+// probitVariance returns the latent scalar v of a Probit model's PYDT
+// variance (the variance is 1/v when reciprocal) when it enters nothing
+// else, the condition of both probit scale moves.
+func probitVariance(m *Model) (v *graph.Var, reciprocal, ok bool) {
+	if m.Link != LinkProbit {
+		return nil, false, false
+	}
+	r, ok := ridge(m)
+	if !ok {
+		return nil, false, false
+	}
 	rs := r.(*ridgeStep)
-	return &probitScaleStep{v: rs.v, reciprocal: rs.reciprocal, slice: scalar.Slice{Width: 0.5}}, true
+	return rs.v, rs.reciprocal, true
+}
+
+// varianceAt sets the variance's scalar v to x0 moved with σ² → e^{2δ}σ²
+// and returns log p(v') + log v', the first two terms of both probit scale
+// moves' targets, or -Inf where v' leaves its support or its density is
+// not finite.
+func varianceAt(ch *Chain, v *graph.Var, reciprocal bool, x0, delta float64) float64 {
+	x := x0 * math.Exp(2*delta)
+	if reciprocal {
+		x = x0 * math.Exp(-2*delta)
+	}
+	if !(x > 0) || math.IsInf(x, 1) {
+		return math.Inf(-1)
+	}
+	ch.set(v, x)
+	lp := ch.logFactor(v.Def) + math.Log(x)
+	if math.IsInf(lp, -1) || math.IsNaN(lp) {
+		return math.Inf(-1)
+	}
+	return lp
 }
 
 func (p *probitScaleStep) Name() string { return "scale(" + p.v.Name + ", u)" }
@@ -92,16 +123,8 @@ func observed(ch *Chain, obs []int, sign []float64) ([]int, []float64) {
 // f(δ), -Inf where the variance leaves its support or the likelihood is not
 // finite. ch.aux is left alone: the evidence carries e^δ·u.
 func (p *probitScaleStep) at(ch *Chain, x0, delta float64) float64 {
-	x := x0 * math.Exp(2*delta)
-	if p.reciprocal {
-		x = x0 * math.Exp(-2*delta)
-	}
-	if !(x > 0) || math.IsInf(x, 1) {
-		return math.Inf(-1)
-	}
-	ch.set(p.v, x)
-	lp := ch.logFactor(p.v.Def) + math.Log(x)
-	if math.IsInf(lp, -1) || math.IsNaN(lp) || ch.syncVariance() != nil {
+	lp := varianceAt(ch, p.v, p.reciprocal, x0, delta)
+	if math.IsInf(lp, -1) || ch.syncVariance() != nil {
 		return math.Inf(-1)
 	}
 	g := math.Exp(delta)
@@ -164,16 +187,14 @@ type probitLatentScaleStep struct {
 	slice      scalar.Slice
 }
 
+// probitLatentScale returns the scale move on the locations under the
+// conditions of probitScale.
 func probitLatentScale(m *Model) (Updater, bool) {
-	if m.Link != LinkProbit {
-		return nil, false
-	}
-	r, ok := ridge(m)
+	v, reciprocal, ok := probitVariance(m)
 	if !ok {
 		return nil, false
 	}
-	rs := r.(*ridgeStep)
-	return &probitLatentScaleStep{v: rs.v, reciprocal: rs.reciprocal, slice: scalar.Slice{Width: 0.25}}, true
+	return &probitLatentScaleStep{v: v, reciprocal: reciprocal, slice: scalar.Slice{Width: 0.25}}, true
 }
 
 func (p *probitLatentScaleStep) Name() string { return "scale(" + p.v.Name + ", Z)" }
@@ -184,16 +205,8 @@ func (p *probitLatentScaleStep) Explain() string {
 }
 
 func (p *probitLatentScaleStep) at(ch *Chain, x0, delta float64) float64 {
-	x := x0 * math.Exp(2*delta)
-	if p.reciprocal {
-		x = x0 * math.Exp(-2*delta)
-	}
-	if !(x > 0) || math.IsInf(x, 1) {
-		return math.Inf(-1)
-	}
-	ch.set(p.v, x)
-	lp := ch.logFactor(p.v.Def) + math.Log(x)
-	if math.IsInf(lp, -1) || math.IsNaN(lp) {
+	lp := varianceAt(ch, p.v, p.reciprocal, x0, delta)
+	if math.IsInf(lp, -1) {
 		return math.Inf(-1)
 	}
 	g := math.Exp(delta)
