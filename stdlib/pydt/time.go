@@ -108,6 +108,9 @@ func (x Time) Since(earlier Time) float64 {
 // ua = e^(-sa) and ub = e^(-sb): the computation of Time.Since, for callers
 // that keep 1-t alongside s.
 func Elapsed(sa, sb, ua, ub float64) float64 {
+	if sa == sb {
+		return 0 // also for two leaves, where sb - sa would be NaN
+	}
 	d := sb - sa
 	if d > sinceCut || d < -sinceCut {
 		return ua - ub
