@@ -592,9 +592,19 @@ func TestPriorBeyondFloat64(t *testing.T) {
 		for _, d := range divs {
 			for _, p := range []struct{ alpha, beta float64 }{{0.5, 0.3}, {2, 0}, {-0.4, 0.6}} {
 				got := LogPrior(tr, p.alpha, p.beta, d.div, mustHarmonic(t, 0, 0))
-				want := seqLogDensityS(tr, p.alpha, p.beta, d.rateS, d.dA) + sumS
+				wantS := seqLogDensityS(tr, p.alpha, p.beta, d.rateS, d.dA)
+				want := wantS + sumS
 				if !closeLog(got, want, 1e-11) {
 					t.Errorf("rep %d %v alpha=%v beta=%v: LogPrior %.17g, in s %.17g", rep, d.div, p.alpha, p.beta, got, want)
+				}
+				// The density in s itself, which Σ s_b would swamp above:
+				// the MCMC target, to its own precision.
+				if got := LogPriorS(tr, p.alpha, p.beta, d.div, mustHarmonic(t, 0, 0)); !closeLog(got, wantS, 1e-11) {
+					t.Errorf("rep %d %v alpha=%v beta=%v: LogPriorS %.17g, in s %.17g", rep, d.div, p.alpha, p.beta, got, wantS)
+				}
+				ab := NewAlphaBetaStats(tr, d.div)
+				if got := ab.LogPriorS(p.alpha, p.beta, mustHarmonic(t, 0, 0)); !closeLog(got, wantS, 1e-11) {
+					t.Errorf("rep %d %v alpha=%v beta=%v: AlphaBetaStats.LogPriorS %.17g, in s %.17g", rep, d.div, p.alpha, p.beta, got, wantS)
 				}
 			}
 		}
