@@ -3,6 +3,7 @@ package inference
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 )
 
@@ -134,6 +135,20 @@ func (m *Model) colName(j int) string {
 		return d.ColNames[j]
 	}
 	return fmt.Sprintf("column %d", j+1)
+}
+
+// StandardizeLikeRun standardizes m's data as the run in dir did, from
+// the scaling recorded in its run.json (nothing when the run was started
+// without --standardize), and checks that the data give that scaling, so
+// that a tool reading a finished run (predict, cut, plot) sees the data in
+// the units the run sampled in. m may already be standardized: it is then
+// only checked. Resume does this itself.
+func StandardizeLikeRun(m *Model, dir string) error {
+	var rf runFile
+	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
+		return err
+	}
+	return sameScaling(m, rf.Standardize)
 }
 
 // sameScaling standardizes m as the run recorded in stored (nil: not

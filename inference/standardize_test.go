@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -134,5 +135,59 @@ func TestStandardizedRunResumes(t *testing.T) {
 	cancel()
 	if _, err := Resume(context.Background(), standardized(), u.Out, nil); err == nil || !strings.Contains(err.Error(), "without --standardize") {
 		t.Errorf("resume with standardized data: %v", err)
+	}
+}
+
+// TestStandardizeLikeRun: a freshly compiled model standardized from a
+// run's run.json gets the scaling Standardize computes on the same data;
+// an unstandardized run leaves it alone; a standardized model given an
+// unstandardized run, or data whose scaling differs, is refused.
+func TestStandardizeLikeRun(t *testing.T) {
+	fresh := func(rows [][]float64) *Model { return compileWithData(t, gaussianModel, rows, nil) }
+	run := func(m *Model) string {
+		cfg := Config{Iters: 12, Burn: 2, Chains: 1, Seed: 3, Out: t.TempDir()}
+		if _, err := Run(context.Background(), m, cfg); err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Out
+	}
+	ref := fresh(wideData)
+	want, err := ref.Standardize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	std := run(ref)
+	plain := run(fresh(wideData))
+
+	m := fresh(wideData)
+	if err := StandardizeLikeRun(m, std); err != nil {
+		t.Fatal(err)
+	}
+	if m.Scaling == nil || !slices.Equal(m.Scaling.Mean, want.Mean) || !slices.Equal(m.Scaling.SD, want.SD) {
+		t.Errorf("scaling %+v, want %+v", m.Scaling, want)
+	}
+	if err := StandardizeLikeRun(m, std); err != nil {
+		t.Errorf("an already standardized model: %v", err)
+	}
+	m = fresh(wideData)
+	if err := StandardizeLikeRun(m, plain); err != nil || m.Scaling != nil {
+		t.Errorf("unstandardized run: scaling %+v, error %v", m.Scaling, err)
+	}
+	m = fresh(wideData)
+	if _, err := m.Standardize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := StandardizeLikeRun(m, plain); err == nil || !strings.Contains(err.Error(), "without --standardize") {
+		t.Errorf("standardized model, unstandardized run: %v", err)
+	}
+	other := make([][]float64, len(wideData))
+	for i, r := range wideData {
+		other[i] = []float64{2 * r[0], r[1]}
+	}
+	if err := StandardizeLikeRun(fresh(other), std); err == nil || !strings.Contains(err.Error(), "differs") {
+		t.Errorf("data with another scaling: %v", err)
+	}
+	if err := StandardizeLikeRun(fresh(wideData), t.TempDir()); err == nil {
+		t.Error("a directory with no run.json: no error")
 	}
 }
