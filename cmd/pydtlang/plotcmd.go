@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -179,41 +178,16 @@ Examples:
 // the run had them (--set, --draw, --standardize), from run.json, and
 // checks that the model and data files have not changed since.
 func runModel(dir string) (*inference.Model, error) {
-	meta, err := inference.ReadRunMeta(dir)
-	if err != nil {
-		return nil, err
-	}
-	model, _ := meta["model"].(string)
-	if model == "" {
-		return nil, fmt.Errorf("%s names no model file", filepath.Join(dir, inference.RunFile))
-	}
-	b := bindingsFromMeta(meta)
-	l, m, err := loadModel(model, &b, io.Discard)
+	wrap := func(err error) error { return fmt.Errorf("%s: %w", dir, err) }
+	m, err := modelOfRun(dir, io.Discard, wrap)
 	if err != nil {
 		if errors.Is(err, failed) {
-			return nil, fmt.Errorf("the model %s does not compile with its data", model)
+			return nil, fmt.Errorf("the model named in %s does not compile with its data", filepath.Join(dir, inference.RunFile))
 		}
 		return nil, err
 	}
-	if sums, ok := meta["sha256"].(map[string]any); ok {
-		if err := sameInputs(sums, l.sums); err != nil {
-			return nil, err
-		}
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, inference.RunFile))
-	if err != nil {
-		return nil, err
-	}
-	var rf struct {
-		Standardize json.RawMessage `json:"standardize"`
-	}
-	if err := json.Unmarshal(raw, &rf); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, inference.RunFile), err)
-	}
-	if len(rf.Standardize) > 0 && string(rf.Standardize) != "null" {
-		if _, err := m.Standardize(); err != nil {
-			return nil, err
-		}
+	if err := inference.StandardizeLikeRun(m, dir); err != nil {
+		return nil, wrap(err)
 	}
 	return m, nil
 }

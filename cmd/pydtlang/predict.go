@@ -124,32 +124,13 @@ true value's side of 1/2) instead of the RMSE.`,
 // --resume does, checks that the model and data files have not changed,
 // and standardizes the data when the run did.
 func loadRun(cmd *cobra.Command, dir string) (*inference.Model, error) {
-	meta, err := inference.ReadRunMeta(dir)
-	if err != nil {
-		return nil, &exitError{code: 1, err: fmt.Errorf("%s: %w", dir, err)}
-	}
-	model, _ := meta["model"].(string)
-	if model == "" {
-		return nil, &exitError{code: 1, err: fmt.Errorf("%s: %s names no model file", dir, inference.RunFile)}
-	}
-	b := bindingsFromMeta(meta)
-	l, m, err := loadModel(model, &b, cmd.ErrOrStderr())
+	wrap := func(err error) error { return &exitError{code: 1, err: fmt.Errorf("%s: %w", dir, err)} }
+	m, err := modelOfRun(dir, cmd.ErrOrStderr(), wrap)
 	if err != nil {
 		return nil, err
 	}
-	if sums, ok := meta["sha256"].(map[string]any); ok {
-		if err := sameInputs(sums, l.sums); err != nil {
-			return nil, &exitError{code: 1, err: fmt.Errorf("%s: %w", dir, err)}
-		}
-	}
-	sc, err := predict.ReadScaling(dir)
-	if err != nil {
-		return nil, &exitError{code: 1, err: err}
-	}
-	if sc != nil {
-		if _, err := m.Standardize(); err != nil {
-			return nil, &exitError{code: 1, err: err}
-		}
+	if err := inference.StandardizeLikeRun(m, dir); err != nil {
+		return nil, wrap(err)
 	}
 	return m, nil
 }

@@ -325,23 +325,11 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 // resumeRun rebuilds the model from run.json, checks that the model and
 // data files are those the run started with, and continues the run.
 func resumeRun(cmd *cobra.Command, dir string, iters int) error {
-	meta, err := inference.ReadRunMeta(dir)
-	if err != nil {
+	m, err := modelOfRun(dir, cmd.ErrOrStderr(), func(err error) error {
 		return &exitError{code: 1, err: fmt.Errorf("resume %s: %w", dir, err)}
-	}
-	model, _ := meta["model"].(string)
-	if model == "" {
-		return &exitError{code: 1, err: fmt.Errorf("resume %s: %s names no model file", dir, inference.RunFile)}
-	}
-	b := bindingsFromMeta(meta)
-	l, m, err := loadModel(model, &b, cmd.ErrOrStderr())
+	})
 	if err != nil {
 		return err
-	}
-	if sums, ok := meta["sha256"].(map[string]any); ok {
-		if err := sameInputs(sums, l.sums); err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("resume %s: %w", dir, err)}
-		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, inference.CheckpointFile)); errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: %s has no %s (the run stopped before its first checkpoint); starting it again from sweep 1 with the settings in %s\n",
@@ -350,6 +338,36 @@ func resumeRun(cmd *cobra.Command, dir string, iters int) error {
 	return execute(cmd, func(ctx context.Context, progress func(int, int, float64)) (*inference.Result, error) {
 		return inference.ResumeTo(ctx, m, dir, iters, progress)
 	}, dir)
+}
+
+// modelOfRun rebuilds the model the run in dir was started with, from its
+// run.json: the model file bound to the run's --data, --set, --draw and
+// --labels, checking that the model and data files have not changed since
+// (--resume, predict, cut and plot all start from it). wrap gives context to
+// the errors of reading run.json and of comparing the inputs; loadModel's
+// own errors come back as they are. The data are not standardized here:
+// inference.Resume does that itself, and the other commands call
+// inference.StandardizeLikeRun.
+func modelOfRun(dir string, stderr io.Writer, wrap func(error) error) (*inference.Model, error) {
+	meta, err := inference.ReadRunMeta(dir)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	model, _ := meta["model"].(string)
+	if model == "" {
+		return nil, wrap(fmt.Errorf("%s names no model file", inference.RunFile))
+	}
+	b := bindingsFromMeta(meta)
+	l, m, err := loadModel(model, &b, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if sums, ok := meta["sha256"].(map[string]any); ok {
+		if err := sameInputs(sums, l.sums); err != nil {
+			return nil, wrap(err)
+		}
+	}
+	return m, nil
 }
 
 // bindingsFromMeta rebuilds the --data, --set, --draw and --labels of the
