@@ -36,12 +36,19 @@ func (res *Result) stuckList() string {
 	return strings.Join(parts, ", ")
 }
 
-// writeStuck adds the stuck chains, and the proposals refused as not
-// finite, to the printed table.
+// writeStuck adds the stuck chains, the proposals refused as not finite
+// and the conditional updates skipped for numerical reasons to the printed
+// table.
 func (res *Result) writeStuck(w io.Writer) {
 	if res.Refused > 0 {
 		fmt.Fprintf(w, "refused %d tree-move evaluations whose density float64 could not evaluate (NaN or +Inf): "+
 			"the chains visited states near its limits (divergences at t = 1); consider run --standardize\n", res.Refused)
+	}
+	if res.Skipped > 0 {
+		// Each skip leaves a variable at its value for that sweep; many
+		// mean a variable that hardly moved, which no other line shows.
+		fmt.Fprintf(w, "skipped %d conditional updates whose draw or statistics float64 could not evaluate (the variable kept its value): "+
+			"the chains visited states near its limits (divergences at t = 1); consider run --standardize\n", res.Skipped)
 	}
 	if len(res.Stuck) == 0 {
 		return

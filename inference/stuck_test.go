@@ -135,16 +135,19 @@ func TestStuckResume(t *testing.T) {
 }
 
 // TestTableReportsRefusals checks that the table says when proposals were
-// refused as not finite, and stays silent otherwise.
+// refused as not finite, and when conditional updates were skipped (a
+// variable kept its value), and stays silent otherwise.
 func TestTableReportsRefusals(t *testing.T) {
-	for _, refused := range []int{0, 7} {
-		res := &Result{Chains: 1, Iterations: 10, Completed: 10, Refused: refused, Acceptance: map[string]float64{"time": 1}}
+	for _, n := range []int{0, 7} {
+		res := &Result{Chains: 1, Iterations: 10, Completed: 10, Refused: n, Skipped: n, Acceptance: map[string]float64{"time": 1}}
 		var b bytes.Buffer
 		if err := res.WriteTable(&b); err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Contains(b.String(), "refused 7 tree-move evaluations"); got != (refused > 0) {
-			t.Errorf("refused %d: table\n%s", refused, b.String())
+		for _, want := range []string{"refused 7 tree-move evaluations", "skipped 7 conditional updates"} {
+			if got := strings.Contains(b.String(), want); got != (n > 0) {
+				t.Errorf("refused and skipped %d: %q in table is %v:\n%s", n, want, got, b.String())
+			}
 		}
 	}
 }
