@@ -477,6 +477,11 @@ for i in 1:N, d in 1:D {
 	if len(figs) != 3 || len(notes) != 1 || !strings.Contains(notes[0], "Probit") {
 		t.Errorf("%d figures, notes %q", len(figs), notes)
 	}
+	// A Probit run writes no map.nwk: --tree map says why, not that the
+	// run stopped early.
+	if _, _, err := RunFigures(dir, RunOptions{Tree: "map"}); err == nil || !strings.Contains(err.Error(), "Probit model's run writes none") {
+		t.Errorf("--tree map of a Probit run: %v", err)
+	}
 }
 
 // TestCellImage: cells of several pixels for a small matrix; block means

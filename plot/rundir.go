@@ -69,6 +69,10 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 		if _, err := os.Stat(filepath.Join(dir, TreeFiles["map"])); err == nil && which != "map" {
 			hint = "; --tree map draws the highest log-joint tree, map.nwk"
 		}
+		if _, err := os.Stat(filepath.Join(dir, TreeFiles["mea"])); err == nil && which == "map" {
+			// The run wrote its summaries but no map.nwk: a Probit run.
+			return nil, nil, fmt.Errorf("%s has no %s: a Probit model's run writes none; --tree summary, mea or consensus draws its other summary trees", dir, file)
+		}
 		return nil, nil, fmt.Errorf("%s has no %s: the run wrote no tree summaries (did it stop before its end?)%s", dir, file, hint)
 	}
 	var labels []string
