@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/inference"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -37,8 +38,11 @@ type PriorDraw struct {
 // other than params.csv), titled with their parameter values from
 // params.csv, and grouped by the subtrees below the root of each draw's
 // tree in trees.nwk when that file is there. The variable must have two
-// columns.
+// columns. A run directory (one with run.json) is refused with a hint.
 func ReadPrior(dir, name string) ([]PriorDraw, error) {
+	if _, err := os.Stat(filepath.Join(dir, inference.RunFile)); err == nil {
+		return nil, fmt.Errorf("%s is a run directory (it has %s), not the output of pydtlang sample: draw it without --prior", dir, inference.RunFile)
+	}
 	if name == "" {
 		files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
 		if err != nil {

@@ -63,6 +63,11 @@ func TestPlotCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, filepath.Join(draws, "plots", "prior.png")) {
 		t.Errorf("plot --prior: %d %s %s", code, stdout, stderr)
 	}
+	// A run directory given to --prior: said so, not "several data
+	// variables (coclust, trace)".
+	if code, _, stderr := runCmd(t, "plot", "--prior", run); code != 1 || !strings.Contains(stderr, "is a run directory") {
+		t.Errorf("plot --prior RUNDIR: %d %q", code, stderr)
+	}
 }
 
 func TestPlotErrors(t *testing.T) {
