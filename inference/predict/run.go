@@ -2,7 +2,6 @@ package predict
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -61,22 +60,6 @@ type RunResult struct {
 	Trees int
 }
 
-// ReadScaling returns the scaling recorded in a run directory's run.json
-// when the run standardized its data, or nil.
-func ReadScaling(dir string) (*inference.Scaling, error) {
-	b, err := os.ReadFile(filepath.Join(dir, inference.RunFile))
-	if err != nil {
-		return nil, fmt.Errorf("predict: %w", err)
-	}
-	var rf struct {
-		Standardize *inference.Scaling `json:"standardize"`
-	}
-	if err := json.Unmarshal(b, &rf); err != nil {
-		return nil, fmt.Errorf("predict: %s: %w", filepath.Join(dir, inference.RunFile), err)
-	}
-	return rf.Standardize, nil
-}
-
 // ErrProbit is returned by PlaceRows and Evaluate for a model with a
 // Probit likelihood (PredictRun handles one through ProbitGibbs): a run
 // directory does not keep the auxiliary variables, so the posterior of the
@@ -86,7 +69,7 @@ var ErrProbit = errors.New("a Probit model is not supported here: the run does n
 // PredictRun computes the posterior predictive density at every test row
 // (NaN entries missing) from the run in dir, fitted with m: m must be bound
 // to the run's training data (and standardized when the run was, see
-// ReadScaling). Test rows are in the data's units. It averages the
+// inference.StandardizeLikeRun). Test rows are in the data's units. It averages the
 // predictive mixtures of up to opt.Trees kept trees, each with the
 // hyperparameters of its own iteration in trace.csv.
 //
