@@ -141,6 +141,9 @@ type Result struct {
 	// times in s = -log(1-t) (Point.LogJointS), by which it is ranked;
 	// MapLogJoint is its log_joint (in t, as score prints it).
 	MapLogJointS float64 `json:"map_log_joint_s"`
+	// MapWritten reports whether the run writes map.nwk (not for a Probit
+	// likelihood, whose log joint is not comparable across states).
+	MapWritten bool `json:"map_written"`
 	// Skipped counts conditional updates skipped for numerical reasons.
 	Skipped int `json:"skipped_updates"`
 	// Stuck lists the chains (from 1) whose tree accepted no move for
@@ -487,7 +490,7 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 func (r *runner) result(done int, wall float64) *Result {
 	res := &Result{
 		Iterations: r.cfg.Iters, Burn: r.cfg.Burn, Thin: r.cfg.Thin, TreeThin: r.cfg.TreeThin, Chains: r.cfg.Chains, Seed: r.cfg.Seed,
-		Completed: done, WallTime: wall, MapLogJoint: r.bestT, MapLogJointS: r.best, Acceptance: map[string]float64{}, Stuck: []int{},
+		Completed: done, WallTime: wall, MapLogJoint: r.bestT, MapLogJointS: r.best, MapWritten: r.m.Link != LinkProbit, Acceptance: map[string]float64{}, Stuck: []int{},
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", r.keptLJ))
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_lik", r.keptLL))
@@ -555,8 +558,19 @@ func (res *Result) WriteTable(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "stopped during burn-in (%d of %d burn-in iterations): no kept draws yet\n", res.Completed, res.Burn)
 		return err
 	}
-	if _, err := fmt.Fprintf(w, "%d %s × %d iterations (%d burn-in, thin %d) in %.1fs; best log joint %.4g\n",
-		res.Chains, chains, res.Completed, res.Burn, res.Thin, res.WallTime, res.MapLogJoint); err != nil {
+	if _, err := fmt.Fprintf(w, "%d %s × %d iterations (%d burn-in, thin %d) in %.1fs", res.Chains, chains,
+		res.Completed, res.Burn, res.Thin, res.WallTime); err != nil {
+		return err
+	}
+	// map.nwk is ranked by the density in s; its log_joint (in t, as in
+	// trace.csv) is printed under its own name, so that it is not read as
+	// the largest log_joint of the trace.
+	if res.MapWritten {
+		if _, err := fmt.Fprintf(w, "; map.nwk log_joint %.4g", res.MapLogJoint); err != nil {
+			return err
+		}
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
 	return res.writeWarnings(w)
