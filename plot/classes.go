@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 )
@@ -52,16 +51,7 @@ func ReadClasses(r io.Reader) (Classes, error) {
 
 // ReadClassesFile reads a file with ReadClasses.
 func ReadClassesFile(path string) (Classes, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	cl, err := ReadClasses(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return cl, nil
+	return readFile(path, ReadClasses)
 }
 
 // index returns, for every label, the number of its class in names (-1

@@ -8,7 +8,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	gplot "gonum.org/v1/plot"
@@ -71,16 +70,7 @@ func ReadCoclust(r io.Reader) (*Matrix, error) {
 
 // ReadCoclustFile reads a file with ReadCoclust.
 func ReadCoclustFile(path string) (*Matrix, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m, err := ReadCoclust(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return readFile(path, ReadCoclust)
 }
 
 // HeatmapOptions controls Heatmap.

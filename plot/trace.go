@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 
@@ -83,16 +82,7 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 
 // ReadTraceFile reads a trace.csv with ReadTrace.
 func ReadTraceFile(path string) (*Trace, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := ReadTrace(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
+	return readFile(path, ReadTrace)
 }
 
 // Mean returns the mean of quantity name over every chain, and false if
