@@ -191,7 +191,7 @@ func (g gibbsCStep) update(ch *Chain) error {
 	}
 	c0 := ch.get(g.v)
 	ch.set(g.v, c)
-	if err := ch.syncPrior(); err == nil && treemove.Finite(ch.logTree()) {
+	if err := ch.syncPrior(); err == nil && treemove.Evaluable(ch.logTree()) {
 		return nil
 	}
 	// The draw gives a tree density float64 cannot evaluate: refuse it,
@@ -252,7 +252,7 @@ func (g gibbsPrecisionStep) update(ch *Chain) error {
 	}
 	p0 := ch.get(g.v)
 	ch.set(g.v, p)
-	if err := ch.syncVariance(); err == nil && treemove.Finite(ch.lik.LogLik()) {
+	if err := ch.syncVariance(); err == nil && treemove.Evaluable(ch.lik.LogLik()) {
 		return nil
 	}
 	// Refused: a likelihood float64 cannot evaluate (see gibbsCStep).
@@ -464,7 +464,7 @@ func (probitStep) update(ch *Chain) error {
 			}
 		}
 	}
-	if treemove.Finite(ch.lik.LogLik()) {
+	if treemove.Evaluable(ch.lik.LogLik()) {
 		return nil
 	}
 	// Refused: auxiliaries whose evidence float64 cannot evaluate on this

@@ -113,7 +113,7 @@ func (r *ridgeStep) once(ch *Chain) error {
 	}
 	// A proposal whose density float64 cannot evaluate (NaN, +Inf) is
 	// refused (checked last, so that the random stream is unchanged).
-	if ok && math.Log(ch.rng.Float64()) < after-before && treemove.Finite(after) {
+	if ok && math.Log(ch.rng.Float64()) < after-before && treemove.Evaluable(after) {
 		ch.RidgeAccepted++
 		return nil
 	}

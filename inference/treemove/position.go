@@ -269,7 +269,7 @@ func (s *Sampler) SlicePosition(v pydt.NodeID) bool {
 		s.off0 = psiOneMinus(tr.ParentTime(old.Node)) - psiOneMinus(old.Time)
 	}
 	f0 := s.posLogDensity(old, n, ll0)
-	if !Finite(f0) {
+	if !Evaluable(f0) {
 		// No slice at a state whose density is not finite (see Finite).
 		s.Stats.NonFinite++
 		m.Attach(v, old)

@@ -85,7 +85,7 @@ func (s *Sampler) logRatio(v pydt.NodeID, old, pos pydt.Position, nOld int, llOl
 	if math.IsInf(llNew, -1) {
 		return math.Inf(-1)
 	}
-	if !Finite(llNew) {
+	if !Evaluable(llNew) {
 		return math.NaN() // not evaluable; SubtreeMove refuses it
 	}
 	logA := llNew - llOld

@@ -55,7 +55,7 @@ func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 	tt.lo, tt.hi = -tt.tlo.LogOneMinus(), -tt.thi.LogOneMinus()
 	x0 := -t0.LogOneMinus()
 	f0 := s.timeLogDensity(&tt, t0, s.m.LogLik())
-	if !Finite(f0) {
+	if !Evaluable(f0) {
 		// No slice to sample at a state whose density is not finite; the
 		// engine reports such a state (see Finite).
 		s.Stats.NonFinite++

@@ -63,13 +63,14 @@ type Stats struct {
 	NonFinite int
 }
 
-// Finite reports whether a log density may be accepted by a move: finite,
+// Evaluable reports whether a log density may be accepted by a move: finite,
 // or -Inf (zero density, which every move rejects). NaN and +Inf are never
 // accepted: they mean that float64 cannot evaluate the density there (an
 // overflow, or 0/0 from times closer to t = 1 than it resolves), and a chain
 // that accepted one would be left in a state whose density it cannot
-// compare with any other.
-func Finite(logDensity float64) bool {
+// compare with any other. Unlike scalar.Finite, it lets -Inf through: a
+// move rejects that value itself.
+func Evaluable(logDensity float64) bool {
 	return !math.IsNaN(logDensity) && !math.IsInf(logDensity, 1)
 }
 
@@ -90,7 +91,7 @@ func (s *Sampler) settled() bool {
 // refuse returns -Inf for a log density that Finite rejects, counting it,
 // and the density itself otherwise.
 func (s *Sampler) refuse(logDensity float64) float64 {
-	if Finite(logDensity) {
+	if Evaluable(logDensity) {
 		return logDensity
 	}
 	s.Stats.NonFinite++
