@@ -150,7 +150,8 @@ func (p *probitScaleStep) update(ch *Chain) error {
 	x0 := ch.get(p.v)
 	if f0 := p.at(ch, x0, 0); math.IsInf(f0, -1) {
 		// The current state has no finite density along its orbit; leave
-		// it (the evidence and variance are as they were).
+		// it (the evidence and variance are as they were), and count it.
+		ch.Skipped++
 		return nil
 	}
 	delta, _ := p.slice.Sample(ch.rng, 0, func(dl float64) float64 { return p.at(ch, x0, dl) })
@@ -227,6 +228,7 @@ func (p *probitLatentScaleStep) update(ch *Chain) error {
 	ch.probit.obs, ch.probit.sign = observed(ch, ch.probit.obs, ch.probit.sign)
 	x0 := ch.get(p.v)
 	if f0 := p.at(ch, x0, 0); math.IsInf(f0, -1) {
+		ch.Skipped++ // no finite density along the orbit: left as it was
 		return nil
 	}
 	delta, _ := p.slice.Sample(ch.rng, 0, func(dl float64) float64 { return p.at(ch, x0, dl) })
@@ -334,6 +336,7 @@ func (s *timeScaleStep) update(ch *Chain) error {
 		return ch.lik.Recompute()
 	}
 	if f0 := s.at(ch, c0, 0); math.IsInf(f0, -1) {
+		ch.Skipped++
 		return restore() // no finite density here: leave the state as it was
 	}
 	delta, _ := s.slice.Sample(ch.rng, 0, func(dl float64) float64 { return s.at(ch, c0, dl) })
