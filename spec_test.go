@@ -318,13 +318,13 @@ func TestSpecLibrary(t *testing.T) {
 	spec, _ := readSpec(t)
 	for _, name := range stdlib.DistNames() {
 		d, _ := stdlib.Lookup(name)
-		sig := signature(name, d.Params)
+		sig := signature(name, d.Params())
 		sec := section(t, spec, "### `"+sig+"`")
 		if sec == "" {
 			continue
 		}
-		paramRows(t, sig, sec, d.Params)
-		if want := "Support of the value: " + d.Support.String() + "."; !strings.Contains(sec, want) {
+		paramRows(t, sig, sec, d.Params())
+		if want := "Support of the value: " + d.Support().String() + "."; !strings.Contains(sec, want) {
 			t.Errorf("%s: the section lacks %q", sig, want)
 		}
 	}

@@ -27,6 +27,10 @@ type Options struct {
 	// sample and score the tree of a PYDT. Without it such a model
 	// compiles, as the fragments of the language reference do.
 	NeedPYDT bool
+	// Library holds the node types, functions and divergence
+	// constructors the model may use; nil means stdlib.Default(). The
+	// compiler resolves names against it alone.
+	Library *stdlib.Library
 }
 
 // SetPos returns the position reported for errors about --set NAME=VALUE.
@@ -39,6 +43,7 @@ func DataPos(name string) lang.Position { return lang.Position{Filename: "--data
 type compiler struct {
 	g    *Graph
 	opts Options
+	lib  *stdlib.Library
 	errs lang.ErrorList
 
 	consts   map[*Var]lang.Expr // unevaluated const definitions
@@ -80,6 +85,7 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c := &compiler{
 		g:         &Graph{File: f, ByName: map[string]*Var{}},
 		opts:      opts,
+		lib:       opts.Library,
 		consts:    map[*Var]lang.Expr{},
 		dimExprs:  map[*Var][]lang.Expr{},
 		kindArg:   map[*Var]lang.Expr{},
@@ -87,6 +93,9 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 		attempted: map[*Var]bool{},
 		failed:    map[*Var]bool{},
 		isDimV:    map[*Var]bool{},
+	}
+	if c.lib == nil {
+		c.lib = stdlib.Default()
 	}
 	c.declare(f.Stmts)
 	c.implicit(f.Stmts)
@@ -196,9 +205,9 @@ func (c *compiler) implicit(stmts []lang.Stmt) {
 				}
 				// Know the support before any expression reads v.
 				if call, ok := unparen(s.RHS).(*lang.Call); ok && s.Op == lang.Sample {
-					if d, ok := stdlib.Lookup(call.Func.Name); ok {
-						v.Support = d.Support
-						v.Kind = supportKind(d.Support)
+					if d, ok := c.lib.Scalar(call.Func.Name); ok {
+						v.Support = d.Support()
+						v.Kind = supportKind(d.Support())
 					}
 				}
 			}
@@ -477,7 +486,7 @@ func (c *compiler) eval(e lang.Expr) (float64, bool) {
 		c.errs.Addf(e.Pos(), "%s is not a constant; sizes and constants may use only numbers, dimensions and constants", e.Name)
 		return 0, false
 	case *lang.Call:
-		f, ok := stdlib.LookupFunc(e.Func.Name)
+		f, ok := c.lib.Func(e.Func.Name)
 		if !ok || len(e.Args) != f.Arity {
 			c.errs.Addf(e.Pos(), "%s(...) cannot be evaluated at compile time", e.Func.Name)
 			return 0, false
@@ -656,27 +665,32 @@ func (c *compiler) assign(s *lang.Assign) {
 		return
 	}
 	name := call.Func.Name
-	if name == stdlib.PYDTName {
-		c.pydt(v, s, call)
-		return
-	}
-	dist, ok := stdlib.Lookup(name)
+	t, ok := c.lib.NodeType(name)
 	if !ok {
 		msg := fmt.Sprintf("unknown distribution %s", name)
-		if _, isFunc := stdlib.LookupFunc(name); isFunc {
+		if _, isFunc := c.lib.Func(name); isFunc {
 			msg = fmt.Sprintf("%s is a function, not a distribution; use = for a deterministic definition", name)
 		}
 		e := c.errs.Add(call.Func.Pos(), msg)
-		e.Hint = c.suggest(name, stdlib.NodeTypeNames())
+		e.Hint = c.suggest(name, c.lib.NodeTypeNames())
 		return
 	}
-	f := &Factor{Pos: s.OpPos, Target: v, Dist: dist, Loops: slices.Clone(c.loops)}
+	if tree, ok := t.(stdlib.PYDT); ok {
+		c.pydt(v, s, call, tree)
+		return
+	}
+	dist, ok := t.(stdlib.Scalar)
+	if !ok {
+		c.errs.Addf(call.Func.Pos(), "%s is a node type this compiler cannot use: it is neither a scalar distribution nor a PYDT", name)
+		return
+	}
+	f := &Factor{Pos: s.OpPos, Target: v, Type: dist, Loops: slices.Clone(c.loops)}
 	v.Def = f
-	if !v.Declared {
-		v.Support = dist.Support
-		v.Kind = supportKind(dist.Support)
-	} else if !dist.Support.Within(v.Support) && !v.Support.Within(dist.Support) {
-		c.errs.Addf(call.Func.Pos(), "%s is a distribution on %v values but %s is declared %s", name, dist.Support, v.Name, v.Kind)
+	if sup := dist.Support(); !v.Declared {
+		v.Support = sup
+		v.Kind = supportKind(sup)
+	} else if !sup.Within(v.Support) && !v.Support.Within(sup) {
+		c.errs.Addf(call.Func.Pos(), "%s is a distribution on %v values but %s is declared %s", name, sup, v.Name, v.Kind)
 	}
 	// Target indexing.
 	argsPos := make([]lang.Position, 0)
@@ -714,7 +728,7 @@ func (c *compiler) assign(s *lang.Assign) {
 		c.errs.Addf(s.LHS.Pos(), "%s is a scalar but is given a distribution inside a loop", v.Name)
 		return
 	}
-	f.Args = c.args(call, dist.Name, dist.Params, &argsPos)
+	f.Args = c.args(call, dist.Name(), dist.Params(), &argsPos)
 	if f.Args == nil {
 		return
 	}
@@ -727,9 +741,9 @@ func (c *compiler) assign(s *lang.Assign) {
 			return
 		}
 	}
-	c.checkArgs(f, dist.Params, argsPos)
-	if v.Data != nil && !v.Support.Within(dist.Support) {
-		c.checkValues(v, dist.Support, name)
+	c.checkArgs(f, dist.Params(), argsPos)
+	if v.Data != nil && !v.Support.Within(dist.Support()) {
+		c.checkValues(v, dist.Support(), name)
 	}
 }
 
@@ -847,12 +861,21 @@ func (c *compiler) args(call *lang.Call, what string, params []Param, pos *[]lan
 	return out
 }
 
+// namedType names a parameter list that is not a node type (a divergence
+// constructor) in checkArgs's messages.
+type namedType string
+
+func (n namedType) Name() string    { return string(n) }
+func (n namedType) Doc() string     { return "" }
+func (n namedType) Params() []Param { return nil }
+
 // Param aliases stdlib.Param for brevity.
 type Param = stdlib.Param
 
 // checkArgs checks arguments against parameter supports at compile time:
 // constants by value, variables by their declared or inferred support.
 func (c *compiler) checkArgs(f *Factor, params []Param, pos []lang.Position) {
+	before := len(c.errs)
 	var vals []float64
 	allConst := true
 	for k, a := range f.Args {
@@ -883,8 +906,10 @@ func (c *compiler) checkArgs(f *Factor, params []Param, pos []lang.Position) {
 			}
 		}
 	}
-	if allConst && f.Dist != nil && f.Dist.Check != nil {
-		if err := f.Dist.Check(vals); err != nil {
+	// With every parameter constant and within its support, the type's
+	// own check of their combination.
+	if s, ok := f.Scalar(); ok && allConst && len(c.errs) == before {
+		if err := s.CheckParams(vals); err != nil {
 			c.errs.Addf(f.Pos, "%v", err)
 		}
 	}
@@ -926,8 +951,8 @@ func (c *compiler) checkValues(v *Var, s stdlib.Support, what string) {
 }
 
 // pydt compiles "X ~ PYDT(alpha, beta, divergence, variance)".
-func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
-	f := &Factor{Pos: s.OpPos, Target: v}
+func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call, tree stdlib.PYDT) {
+	f := &Factor{Pos: s.OpPos, Target: v, Type: tree}
 	v.Def = f
 	if len(c.loops) > 0 || len(s.LHS.Indices) > 0 {
 		c.errs.Addf(s.LHS.Pos(), "PYDT defines a whole N×D matrix: write %s ~ PYDT(...) outside loops, without indices", v.Name)
@@ -942,8 +967,9 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
 		return
 	}
 	c.g.PYDT = f
+	c.g.Trees = append(c.g.Trees, f)
 	var pos []lang.Position
-	f.Args = c.args(call, stdlib.PYDTName, stdlib.PYDTParams, &pos)
+	f.Args = c.args(call, tree.Name(), tree.Params(), &pos)
 	if f.Args == nil {
 		return
 	}
@@ -955,14 +981,14 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
 		}
 	}
 	if dc, ok := unparen(divArg).(*lang.Call); ok {
-		if dt, ok := stdlib.LookupDivergence(dc.Func.Name); ok {
+		if dt, ok := c.lib.Divergence(dc.Func.Name); ok {
 			var dpos []lang.Position
 			args := c.args(dc, dt.Name, dt.Params, &dpos)
 			if args == nil {
 				return
 			}
 			f.Divergence = &DivergenceExpr{Type: dt, Args: args}
-			tmp := &Factor{Pos: f.Pos, Target: v, Dist: &stdlib.Dist{Name: dt.Name}, Args: args}
+			tmp := &Factor{Pos: f.Pos, Target: v, Type: namedType(dt.Name), Args: args}
 			before := len(c.errs)
 			c.checkArgs(tmp, dt.Params, dpos)
 			if len(c.errs) == before {
@@ -971,13 +997,17 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
 		}
 	}
 	if f.Divergence == nil {
-		dt, _ := stdlib.LookupDivergence("DivInv")
 		x := c.expr(divArg)
 		if x == nil {
 			return
 		}
+		dt, ok := c.lib.Divergence("DivInv")
+		if !ok {
+			c.errs.Addf(pos[2], "the library has no DivInv, the divergence function of a plain divergence argument; name one of: %s", strings.Join(c.lib.DivergenceNames(), ", "))
+			return
+		}
 		f.Divergence = &DivergenceExpr{Type: dt, Args: []Expr{x}}
-		tmp := &Factor{Pos: f.Pos, Target: v, Dist: &stdlib.Dist{Name: stdlib.PYDTName}, Args: []Expr{x}}
+		tmp := &Factor{Pos: f.Pos, Target: v, Type: tree, Args: []Expr{x}}
 		c.checkArgs(tmp, dt.Params, []lang.Position{pos[2]})
 	}
 	tmp := *f
@@ -985,7 +1015,7 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call) {
 	args[2] = nil
 	tmp.Args = args
 	before := len(c.errs)
-	c.checkArgs(&tmp, stdlib.PYDTParams, pos)
+	c.checkArgs(&tmp, tree.Params(), pos)
 	// alpha >= -2 beta when both are constants and individually valid;
 	// a constant alpha with a variable beta must be above -2, since
 	// -2 beta > -2 for every beta in [0, 1).
@@ -1182,14 +1212,14 @@ func (c *compiler) expr(e lang.Expr) Expr {
 		return el
 	case *lang.Call:
 		name := e.Func.Name
-		f, ok := stdlib.LookupFunc(name)
+		f, ok := c.lib.Func(name)
 		if !ok {
 			msg := fmt.Sprintf("unknown function %s", name)
-			cands := stdlib.FuncNames()
-			if _, isDist := stdlib.Lookup(name); isDist || name == stdlib.PYDTName {
+			cands := c.lib.FuncNames()
+			if _, isDist := c.lib.NodeType(name); isDist {
 				msg = fmt.Sprintf("%s is a distribution; use it after ~", name)
 				cands = nil
-			} else if _, isDiv := stdlib.LookupDivergence(name); isDiv {
+			} else if _, isDiv := c.lib.Divergence(name); isDiv {
 				msg = fmt.Sprintf("%s is a divergence function; it may only be the divergence argument of PYDT", name)
 				cands = nil
 			}
@@ -1260,8 +1290,10 @@ func (c *compiler) roles() {
 		if (v.Role == Latent || v.Role == Observed || v.Role == Clamped) && v.Def == nil && !c.attempted[v] {
 			c.errs.Addf(v.Pos, "%s has no distribution: add %s ~ ... (a data or param variable must be modelled)", v.Name, v.Name)
 		}
-		if v.Role == Clamped && v.Def != nil && v.Def.Dist != nil {
-			c.clampedOwn(v)
+		if v.Role == Clamped && v.Def != nil {
+			if _, ok := v.Def.Scalar(); ok {
+				c.clampedOwn(v)
+			}
 		}
 	}
 }
@@ -1351,13 +1383,14 @@ func (c *compiler) order() {
 // the value suits the factors that read it is checked by checkClamped.
 func (c *compiler) clampedOwn(v *Var) {
 	x, f := v.Value[0], v.Def
+	dist, _ := f.Scalar()
 	switch {
 	case v.Declared && !v.Support.Contains(x):
 		c.errs.Addf(SetPos(v.Name), "value %v: %s is declared %s, so its value must be %s", x, v.Name, v.Kind, v.Support.Phrase())
-	case !f.Dist.Support.Contains(x):
+	case !dist.Support().Contains(x):
 		if w := c.latentInput(f); w != nil {
 			c.errs.Addf(SetPos(v.Name), "value %v: %s ~ %s takes values that are %s; a clamped value outside its distribution's support is allowed only when the distribution's parameters are fixed, but %s is latent",
-				x, v.Name, f.Dist.Name, f.Dist.Support.Phrase(), w.Name)
+				x, v.Name, dist.Name(), dist.Support().Phrase(), w.Name)
 			return
 		}
 		f.Omitted = true
@@ -1477,11 +1510,11 @@ func (c *compiler) checkClamped() {
 		return vals, all, some, name
 	}
 	for _, f := range c.g.Factors {
-		if !f.IsPYDT() {
-			vals, all, some, name := check(f, f.Dist.Name, f.Args, f.Dist.Params)
-			if all && some && f.Dist.Check != nil {
-				if err := f.Dist.Check(vals); err != nil {
-					c.errs.Addf(SetPos(name), "value %v: with it, %s at %s is invalid: %v", c.g.ByName[name].Value[0], f.Dist.Name, shortPos(f.Pos), err)
+		if dist, ok := f.Scalar(); ok {
+			vals, all, some, name := check(f, dist.Name(), f.Args, dist.Params())
+			if all && some {
+				if err := dist.CheckParams(vals); err != nil {
+					c.errs.Addf(SetPos(name), "value %v: with it, %s at %s is invalid: %v", c.g.ByName[name].Value[0], dist.Name(), shortPos(f.Pos), err)
 				}
 			}
 			continue
@@ -1489,7 +1522,7 @@ func (c *compiler) checkClamped() {
 		args := slices.Clone(f.Args)
 		args[2] = Num{1} // the divergence, checked below
 		before := len(c.errs)
-		vals, _, _, _ := check(f, stdlib.PYDTName, args, stdlib.PYDTParams)
+		vals, _, _, _ := check(f, f.TypeName(), args, f.Type.Params())
 		clA, okA := fixedInputs(f.Args[0])
 		clB, okB := fixedInputs(f.Args[1])
 		if okA && okB && len(clA)+len(clB) > 0 && len(c.errs) == before {

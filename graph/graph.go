@@ -85,8 +85,8 @@ type Loop struct {
 type Factor struct {
 	Pos    lang.Position
 	Target *Var
-	// Dist is the scalar distribution; nil for the PYDT.
-	Dist *stdlib.Dist
+	// Type is the node type: a stdlib.Scalar, or stdlib.PYDT.
+	Type stdlib.NodeType
 	// Args are the distribution's parameters in declaration order, with
 	// defaults filled in. For the PYDT: alpha, beta, divergence (the c of
 	// c/(1-t) when Divergence is nil), variance.
@@ -111,15 +111,20 @@ type Factor struct {
 }
 
 // IsPYDT reports whether f is a PYDT factor.
-func (f *Factor) IsPYDT() bool { return f.Dist == nil }
-
-// TypeName is the distribution's name.
-func (f *Factor) TypeName() string {
-	if f.Dist == nil {
-		return stdlib.PYDTName
-	}
-	return f.Dist.Name
+func (f *Factor) IsPYDT() bool {
+	_, ok := f.Type.(stdlib.PYDT)
+	return ok
 }
+
+// Scalar returns f's node type when it is an elementwise scalar
+// distribution.
+func (f *Factor) Scalar() (stdlib.Scalar, bool) {
+	s, ok := f.Type.(stdlib.Scalar)
+	return s, ok
+}
+
+// TypeName is the node type's name.
+func (f *Factor) TypeName() string { return f.Type.Name() }
 
 // DivergenceExpr is a divergence-function constructor applied to
 // parameter expressions.
@@ -142,7 +147,10 @@ type Graph struct {
 	// Deterministic variables in an order that evaluates each after its
 	// inputs.
 	Deterministic []*Var
-	// PYDT is the model's tree factor, if any.
+	// Trees are the PYDT factors, in statement order.
+	Trees []*Factor
+	// PYDT is Trees[0], the model's tree factor, or nil: the engine
+	// handles one tree for now.
 	PYDT *Factor
 
 	maxLoops int

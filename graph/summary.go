@@ -105,7 +105,7 @@ func (g *Graph) Summary(w io.Writer) error {
 		case v.Role == Constant && v.Value != nil:
 			detail = fmt.Sprintf("= %g", v.Value[0])
 		case v.Role == Clamped && v.Def != nil && v.Def.Omitted:
-			detail = fmt.Sprintf("= %g (--set; outside %s's support, so its factor is left out)", v.Value[0], v.Def.Dist.Name)
+			detail = fmt.Sprintf("= %g (--set; outside %s's support, so its factor is left out)", v.Value[0], v.Def.TypeName())
 		case v.Role == Clamped:
 			detail = fmt.Sprintf("= %g (--set)", v.Value[0])
 		case v.Role == Observed && v.Data != nil:

@@ -10,6 +10,7 @@ import (
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/inference/treemove"
+	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
@@ -48,7 +49,7 @@ func NewSchedule(m *Model) (*Schedule, error) {
 	var later []Updater // steps that condition on sampled locations
 	needLocs := false
 	for _, v := range m.G.Vars {
-		if !v.Scalar() || v.Role != graph.Latent || v.Def == nil || v.Def.Dist == nil {
+		if !v.Scalar() || v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
 			continue
 		}
 		if v.Def.Elementwise || len(v.Def.Loops) > 0 {
@@ -116,21 +117,23 @@ func users(m *Model, v *graph.Var) (factors []*graph.Factor, dets []*graph.Var) 
 	return factors, dets
 }
 
-// constGammaPrior reports whether v ~ Gamma(shape, rate) with constant
-// parameters, and returns them.
+// constGammaPrior reports whether v's prior is a Gamma (a
+// stdlib.GammaPrior) with constant parameters, and returns it.
 func constGammaPrior(v *graph.Var) (scalar.Gamma, bool) {
 	f := v.Def
-	if f.Dist.Name != "Gamma" {
+	prior, ok := f.Type.(stdlib.GammaPrior)
+	if !ok {
 		return scalar.Gamma{}, false
 	}
-	var p [2]float64
+	p := make([]float64, len(f.Args))
 	for i, a := range f.Args {
 		if len(graph.Vars(a)) > 0 {
 			return scalar.Gamma{}, false
 		}
 		p[i] = a.Eval(&graph.Env{})
 	}
-	return scalar.Gamma{Shape: p[0], Rate: p[1]}, true
+	shape, rate := prior.GammaParams(p)
+	return scalar.Gamma{Shape: shape, Rate: rate}, true
 }
 
 // readsTreePrior reports whether any of vs enters the tree prior: alpha,
@@ -277,10 +280,14 @@ type sliceStep struct {
 }
 
 func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
-	if v.Def.Dist.Support.Discrete() {
-		return nil, fmt.Errorf("%w: %s is discrete (%v); the engine samples continuous scalars only", ErrUnsupported, v.Name, v.Def.Dist.Support)
+	dist, ok := v.Def.Scalar()
+	if !ok {
+		return nil, fmt.Errorf("%w: %s ~ %s is not a scalar distribution", ErrUnsupported, v.Name, v.Def.TypeName())
 	}
-	tr, err := scalar.ForSupport(v.Def.Dist.Support)
+	if dist.Support().Discrete() {
+		return nil, fmt.Errorf("%w: %s is discrete (%v); the engine samples continuous scalars only", ErrUnsupported, v.Name, dist.Support())
+	}
+	tr, err := scalar.ForSupport(dist.Support())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.Name, err)
 	}

@@ -87,9 +87,9 @@ func NewModel(g *graph.Graph) (*Model, error) {
 		}
 		kind := LinkNone
 		switch {
-		case f.Dist.Name == "Normal" && isLeafElem(f, f.Args[0], m.Leaves) && !reads(f.Args[1], m.Leaves):
+		case f.TypeName() == "Normal" && isLeafElem(f, f.Args[0], m.Leaves) && !reads(f.Args[1], m.Leaves):
 			kind = LinkNormal
-		case f.Dist.Name == "Probit" && isLeafElem(f, f.Args[0], m.Leaves):
+		case f.TypeName() == "Probit" && isLeafElem(f, f.Args[0], m.Leaves):
 			kind = LinkProbit
 		default:
 			return nil, fmt.Errorf("%w: %s reads the PYDT's leaf locations %s in a way the engine cannot use; "+
@@ -245,15 +245,19 @@ func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor, data bool
 	if fixed(f.Target, data) {
 		return nil
 	}
+	dist, ok := f.Scalar()
+	if !ok {
+		return fmt.Errorf("%s: drawing %s: %s is not a scalar distribution", f.Pos, f.Target.Name, f.TypeName())
+	}
 	params := make([]float64, len(f.Args))
 	return forEach(f, env, func(off int) error {
 		for i, a := range f.Args {
 			params[i] = a.Eval(env)
 		}
-		if err := f.Dist.CheckParams(params); err != nil {
+		if err := dist.CheckParams(params); err != nil {
 			return fmt.Errorf("%s: drawing %s: %w", f.Pos, f.Target.Name, err)
 		}
-		env.Values[f.Target.ID][off] = f.Dist.Rand(rng, params)
+		env.Values[f.Target.ID][off] = dist.Rand(rng, params)
 		return nil
 	})
 }
@@ -374,6 +378,10 @@ func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
 // are marginalised, and parameters outside their supports give -Inf. params
 // is scratch space, grown as needed.
 func factorLogDensity(f *graph.Factor, env *graph.Env, params *[]float64) (float64, error) {
+	dist, ok := f.Scalar()
+	if !ok {
+		return 0, fmt.Errorf("%s: %s is not a scalar distribution", f.Pos, f.TypeName())
+	}
 	if cap(*params) < len(f.Args) {
 		*params = make([]float64, len(f.Args))
 	}
@@ -387,11 +395,11 @@ func factorLogDensity(f *graph.Factor, env *graph.Env, params *[]float64) (float
 		for i, a := range f.Args {
 			p[i] = a.Eval(env)
 		}
-		if f.Dist.CheckParams(p) != nil {
+		if dist.CheckParams(p) != nil {
 			sum = math.Inf(-1)
 			return nil
 		}
-		sum += f.Dist.LogPDF(x, p)
+		sum += dist.LogProb(x, p)
 		return nil
 	})
 	return sum, err

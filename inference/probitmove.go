@@ -271,7 +271,7 @@ type timeScaleStep struct {
 // conditions of its conjugate update).
 func timeScale(m *Model) (Updater, bool) {
 	for _, v := range m.G.Vars {
-		if !v.Scalar() || v.Role != graph.Latent || v.Def == nil || v.Def.Dist == nil {
+		if !v.Scalar() || v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
 			continue
 		}
 		if _, ok := gibbsC(m, v); ok {

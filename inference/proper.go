@@ -136,13 +136,17 @@ func (m *Model) rangeOf(x graph.Expr, env *graph.Env) (paramRange, bool) {
 		return paramRange{lo: v, hi: v, shape: 1, desc: fmt.Sprintf("%s = %g", x, v)}, true
 	}
 	v, ok := graph.AsRef(x)
-	if !ok || !v.Scalar() || v.Def == nil || v.Def.Dist == nil {
+	if !ok || !v.Scalar() || v.Def == nil {
+		return paramRange{}, false
+	}
+	dist, ok := v.Def.Scalar()
+	if !ok {
 		return paramRange{}, false
 	}
 	f := v.Def
 	r := paramRange{shape: 1, free: true, desc: fmt.Sprintf("%s ~ %s", v.Name, strings.TrimPrefix(f.String(), v.Name+" ~ "))}
-	r.lo, r.hi = supportInterval(f.Dist.Support)
-	if (f.Dist.Name == "Gamma" || f.Dist.Name == "Beta") && len(f.Args) > 0 && len(graph.Vars(f.Args[0])) == 0 {
+	r.lo, r.hi = supportInterval(dist.Support())
+	if (dist.Name() == "Gamma" || dist.Name() == "Beta") && len(f.Args) > 0 && len(graph.Vars(f.Args[0])) == 0 {
 		r.shape = f.Args[0].Eval(env)
 	}
 	return r, true

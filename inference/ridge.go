@@ -40,7 +40,7 @@ func ridge(m *Model) (Updater, bool) {
 			return nil, false
 		}
 	}
-	if v.Role != graph.Latent || v.Def == nil || v.Def.Dist == nil {
+	if v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
 		return nil, false
 	}
 	fs, dets := users(m, v)

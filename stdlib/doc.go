@@ -3,8 +3,13 @@
 // PYDT, ...), the deterministic functions it can call (log, exp, ...), and
 // the divergence functions a PYDT node takes (DivInv, DivInvSq, DivNeal).
 //
-// Every node type lives in a file of its own and registers itself, so a new
-// distribution adds one file. The compiler (package graph) looks node types
-// up by name with Lookup, and the inference engine uses their densities,
-// samplers and supports.
+// Every node type is a Go type of its own, in a file of its own (Normal in
+// normal.go, ...), implementing NodeType and, for an elementwise scalar
+// distribution, Scalar; further capabilities (GammaPrior, ...) are small
+// interfaces found by type assertion. A Library holds the node types,
+// functions and divergence constructors by name; Default returns the
+// standard one, and a program may register its own node types in a copy.
+// The compiler (package graph) resolves names against the Library it is
+// given; the inference engine uses the types' densities, samplers,
+// supports and capabilities. See docs/architecture.md.
 package stdlib

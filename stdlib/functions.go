@@ -1,33 +1,19 @@
 package stdlib
 
-import (
-	"maps"
-	"math"
-	"slices"
-)
+import "math"
 
 // Func is a deterministic function that model expressions may call.
 type Func struct {
 	Name  string
-	Arity int
+	Arity int // 1 or 2
 	Doc   string
 	Eval  func(args []float64) float64
 }
 
-var funcs = map[string]*Func{}
-
-func registerFunc(f *Func) { funcs[f.Name] = f }
-
-// LookupFunc returns the deterministic function called name.
-func LookupFunc(name string) (*Func, bool) {
-	f, ok := funcs[name]
-	return f, ok
-}
-
-// FuncNames lists the deterministic functions, sorted.
-func FuncNames() []string { return slices.Sorted(maps.Keys(funcs)) }
-
-func init() {
+// stdFuncs are the standard library's deterministic functions.
+func stdFuncs() []*Func {
+	var funcs []*Func
+	registerFunc := func(f *Func) { funcs = append(funcs, f) }
 	unary := []struct {
 		name, doc string
 		f         func(float64) float64
@@ -49,4 +35,5 @@ func init() {
 	registerFunc(&Func{Name: "pow", Arity: 2, Doc: "x^y", Eval: func(a []float64) float64 { return math.Pow(a[0], a[1]) }})
 	registerFunc(&Func{Name: "min", Arity: 2, Doc: "the smaller of x and y", Eval: func(a []float64) float64 { return math.Min(a[0], a[1]) }})
 	registerFunc(&Func{Name: "max", Arity: 2, Doc: "the larger of x and y", Eval: func(a []float64) float64 { return math.Max(a[0], a[1]) }})
+	return funcs
 }

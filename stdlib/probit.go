@@ -5,28 +5,46 @@ import (
 	"math/rand/v2"
 )
 
-func init() {
-	register(&Dist{
-		Name: "Probit",
-		Doc: "Probit(z): a binary y that is 1 when z + ε > 0, ε ~ Normal(0, 1), so P(y = 1) = Φ(z). " +
-			"Samplers add the auxiliary z + ε, whose truncated-normal conditional gives the tree Gaussian evidence.",
-		Params: []Param{
-			{Name: "z", Support: Real, Doc: "latent location"},
-		},
-		Support: Binary,
-		LogPDF: func(y float64, p []float64) float64 {
-			if y == 1 {
-				return LogNormCDF(p[0])
-			}
-			return LogNormCDF(-p[0])
-		},
-		Rand: func(rng *rand.Rand, p []float64) float64 {
-			if p[0]+rng.NormFloat64() > 0 {
-				return 1
-			}
-			return 0
-		},
-	})
+// Probit is the node type Probit(z): a binary y that is 1 when z + ε > 0,
+// ε ~ Normal(0, 1), so P(y = 1) = Φ(z).
+type Probit struct{}
+
+var probitParams = []Param{
+	{Name: "z", Support: Real, Doc: "latent location"},
+}
+
+// Name returns "Probit".
+func (Probit) Name() string { return "Probit" }
+
+// Doc describes the type.
+func (Probit) Doc() string {
+	return "Probit(z): a binary y that is 1 when z + ε > 0, ε ~ Normal(0, 1), so P(y = 1) = Φ(z). " +
+		"Samplers add the auxiliary z + ε, whose truncated-normal conditional gives the tree Gaussian evidence."
+}
+
+// Params is the location z.
+func (Probit) Params() []Param { return probitParams }
+
+// Support is {0, 1}.
+func (Probit) Support() Support { return Binary }
+
+// CheckParams checks the parameter's support.
+func (t Probit) CheckParams(p []float64) error { return CheckSupports(t, p) }
+
+// LogProb is the log mass of y: log Φ(z) for 1, log Φ(-z) for 0.
+func (Probit) LogProb(y float64, p []float64) float64 {
+	if y == 1 {
+		return LogNormCDF(p[0])
+	}
+	return LogNormCDF(-p[0])
+}
+
+// Rand draws y.
+func (Probit) Rand(rng *rand.Rand, p []float64) float64 {
+	if p[0]+rng.NormFloat64() > 0 {
+		return 1
+	}
+	return 0
 }
 
 // LogNormCDF returns log Φ(z), the log of the standard normal distribution

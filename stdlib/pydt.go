@@ -10,6 +10,24 @@ import (
 // PYDTName is the node-type name of the Pitman-Yor diffusion tree.
 const PYDTName = "PYDT"
 
+// PYDT is the node type PYDT(alpha, beta, divergence, variance): the
+// Pitman-Yor diffusion tree, a distribution over an N×D matrix of leaf
+// locations whose tree is a latent part of the node. The compiler and the
+// inference engine recognise it by type assertion.
+type PYDT struct{}
+
+// Name returns PYDTName.
+func (PYDT) Name() string { return PYDTName }
+
+// Doc describes the type.
+func (PYDT) Doc() string {
+	return "PYDT(alpha, beta, divergence, variance): the Pitman-Yor diffusion tree over the rows of an N×D real matrix."
+}
+
+// Params returns PYDTParams; the divergence parameter may also be a
+// divergence constructor call such as DivInvSq(c).
+func (PYDT) Params() []Param { return PYDTParams }
+
 // PYDTParams are the parameters of PYDT(alpha, beta, divergence, variance),
 // a distribution over an N×D matrix of leaf locations whose tree is a latent
 // part of the node.
@@ -41,26 +59,23 @@ type DivergenceType struct {
 	New    func(p []float64) pydt.Divergence
 }
 
-var divergences = map[string]*DivergenceType{
-	"DivInv": {
-		Name: "DivInv", Doc: "a(t) = c/(1-t), the paper's choice and the default",
-		Params: []Param{{Name: "c", Support: Positive}},
-		New:    func(p []float64) pydt.Divergence { return pydt.DivInv{C: p[0]} },
-	},
-	"DivInvSq": {
-		Name: "DivInvSq", Doc: "a(t) = c/(1-t)^2, smoother densities",
-		Params: []Param{{Name: "c", Support: Positive}},
-		New:    func(p []float64) pydt.Divergence { return pydt.DivInvSq{C: p[0]} },
-	},
-	"DivNeal": {
-		Name: "DivNeal", Doc: "a(t) = c0 + c1/(1-t) + c2/(1-t)^2, Neal's family; c1 + c2 > 0",
-		Params: []Param{{Name: "c0", Support: NonNegative}, {Name: "c1", Support: NonNegative}, {Name: "c2", Support: NonNegative}},
-		New:    func(p []float64) pydt.Divergence { return pydt.DivNeal{C0: p[0], C1: p[1], C2: p[2]} },
-	},
-}
-
-// LookupDivergence returns the divergence function constructor called name.
-func LookupDivergence(name string) (*DivergenceType, bool) {
-	d, ok := divergences[name]
-	return d, ok
+// stdDivergences are the standard library's divergence constructors.
+func stdDivergences() []*DivergenceType {
+	return []*DivergenceType{
+		{
+			Name: "DivInv", Doc: "a(t) = c/(1-t), the paper's choice and the default",
+			Params: []Param{{Name: "c", Support: Positive}},
+			New:    func(p []float64) pydt.Divergence { return pydt.DivInv{C: p[0]} },
+		},
+		{
+			Name: "DivInvSq", Doc: "a(t) = c/(1-t)^2, smoother densities",
+			Params: []Param{{Name: "c", Support: Positive}},
+			New:    func(p []float64) pydt.Divergence { return pydt.DivInvSq{C: p[0]} },
+		},
+		{
+			Name: "DivNeal", Doc: "a(t) = c0 + c1/(1-t) + c2/(1-t)^2, Neal's family; c1 + c2 > 0",
+			Params: []Param{{Name: "c0", Support: NonNegative}, {Name: "c1", Support: NonNegative}, {Name: "c2", Support: NonNegative}},
+			New:    func(p []float64) pydt.Divergence { return pydt.DivNeal{C0: p[0], C1: p[1], C2: p[2]} },
+		},
+	}
 }

@@ -31,15 +31,15 @@ func TestDensitiesIntegrateToOne(t *testing.T) {
 			t.Fatalf("%s%v: %v", c.dist, c.params, err)
 		}
 		var total float64
-		switch d.Support {
+		switch d.Support() {
 		case Binary:
-			total = math.Exp(d.LogPDF(0, c.params)) + math.Exp(d.LogPDF(1, c.params))
+			total = math.Exp(d.LogProb(0, c.params)) + math.Exp(d.LogProb(1, c.params))
 		case Real:
-			total = quad.Fixed(func(x float64) float64 { return math.Exp(d.LogPDF(x, c.params)) }, math.Inf(-1), math.Inf(1), 200, nil, 0)
+			total = quad.Fixed(func(x float64) float64 { return math.Exp(d.LogProb(x, c.params)) }, math.Inf(-1), math.Inf(1), 200, nil, 0)
 		case Positive:
-			total = quad.Fixed(func(x float64) float64 { return math.Exp(d.LogPDF(x, c.params)) }, 0, math.Inf(1), 200, nil, 0)
+			total = quad.Fixed(func(x float64) float64 { return math.Exp(d.LogProb(x, c.params)) }, 0, math.Inf(1), 200, nil, 0)
 		case Unit:
-			total = quad.Fixed(func(x float64) float64 { return math.Exp(d.LogPDF(x, c.params)) }, 0, 1, 200, nil, 0)
+			total = quad.Fixed(func(x float64) float64 { return math.Exp(d.LogProb(x, c.params)) }, 0, 1, 200, nil, 0)
 		}
 		if math.Abs(total-1) > 1e-6 {
 			t.Errorf("%s%v integrates to %v", c.dist, c.params, total)
@@ -67,7 +67,7 @@ func TestRandMatchesMean(t *testing.T) {
 		var s float64
 		for range n {
 			x := d.Rand(rng, c.params)
-			if !d.Support.Contains(x) {
+			if !d.Support().Contains(x) {
 				t.Fatalf("%s drew %v outside its support", c.dist, x)
 			}
 			s += x
