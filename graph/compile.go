@@ -107,6 +107,7 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c.statements(f.Stmts)
 	c.roles()
 	c.order()
+	c.g.readers = c.g.index()
 	c.stochastic(f)
 	if len(c.errs) == 0 && c.opts.NeedPYDT {
 		c.needPYDT(f)

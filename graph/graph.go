@@ -154,6 +154,7 @@ type Graph struct {
 	PYDT *Factor
 
 	maxLoops int
+	readers  *readerIndex // see Readers
 }
 
 // Lookup returns the variable called name.

@@ -99,24 +99,6 @@ func NewSchedule(m *Model) (*Schedule, error) {
 	return s, nil
 }
 
-// users lists the factors and deterministic variables that read v,
-// directly or through deterministic variables.
-func users(m *Model, v *graph.Var) (factors []*graph.Factor, dets []*graph.Var) {
-	readers := []*graph.Var{v}
-	for _, d := range m.G.Deterministic { // in dependency order
-		if reads(d.Expr, readers...) {
-			readers = append(readers, d)
-			dets = append(dets, d)
-		}
-	}
-	for _, f := range m.G.Factors {
-		if f.Target != v && factorReads(f, readers...) {
-			factors = append(factors, f)
-		}
-	}
-	return factors, dets
-}
-
 // constGammaPrior reports whether v's prior is a Gamma (a
 // stdlib.GammaPrior) with constant parameters, and returns it.
 func constGammaPrior(v *graph.Var) (scalar.Gamma, bool) {
@@ -139,10 +121,10 @@ func constGammaPrior(v *graph.Var) (scalar.Gamma, bool) {
 // readsTreePrior reports whether any of vs enters the tree prior: alpha,
 // beta or the divergence function of the PYDT.
 func readsTreePrior(m *Model, vs ...*graph.Var) bool {
-	if reads(m.Tree.Args[0], vs...) || reads(m.Tree.Args[1], vs...) {
+	if graph.Reads(m.Tree.Args[0], vs...) || graph.Reads(m.Tree.Args[1], vs...) {
 		return true
 	}
-	return slices.ContainsFunc(m.Tree.Divergence.Args, func(a graph.Expr) bool { return reads(a, vs...) })
+	return slices.ContainsFunc(m.Tree.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, vs...) })
 }
 
 // gibbsC is the conjugate update of c in a(t) = c/(1-t) or c/(1-t)^2 under a
@@ -158,7 +140,7 @@ func gibbsC(m *Model, v *graph.Var) (Updater, bool) {
 	if !ok {
 		return nil, false
 	}
-	fs, dets := users(m, v)
+	fs, dets := m.G.Readers(v)
 	div := m.Tree.Divergence
 	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 || len(div.Args) != 1 {
 		return nil, false
@@ -166,7 +148,7 @@ func gibbsC(m *Model, v *graph.Var) (Updater, bool) {
 	if r, ok := graph.AsRef(div.Args[0]); !ok || r != v {
 		return nil, false
 	}
-	if reads(m.Tree.Args[0], v) || reads(m.Tree.Args[1], v) || reads(m.Tree.Args[3], v) {
+	if graph.Reads(m.Tree.Args[0], v) || graph.Reads(m.Tree.Args[1], v) || graph.Reads(m.Tree.Args[3], v) {
 		return nil, false
 	}
 	var unit pydt.Divergence
@@ -218,7 +200,7 @@ func gibbsPrecision(m *Model, v *graph.Var) (Updater, bool) {
 	if !ok {
 		return nil, false
 	}
-	fs, dets := users(m, v)
+	fs, dets := m.G.Readers(v)
 	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 {
 		return nil, false
 	}
@@ -292,14 +274,14 @@ func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
 		return nil, fmt.Errorf("%s: %w", v.Name, err)
 	}
 	s := &sliceStep{v: v, transform: tr}
-	fs, dets := users(m, v)
+	fs, dets := m.G.Readers(v)
 	readers := append([]*graph.Var{v}, dets...)
 	for _, f := range fs {
 		switch f {
 		case m.Tree:
 			s.prior = readsTreePrior(m, readers...)
-			s.alphaBeta = s.prior && !slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return reads(a, readers...) })
-			s.variance = reads(f.Args[3], readers...)
+			s.alphaBeta = s.prior && !slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, readers...) })
+			s.variance = graph.Reads(f.Args[3], readers...)
 		case m.LinkFactor:
 			s.link = true
 			if m.Link == LinkProbit {

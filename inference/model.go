@@ -82,12 +82,12 @@ func NewModel(g *graph.Graph) (*Model, error) {
 		m.Link, m.Data = LinkDirect, m.Leaves
 	}
 	for _, f := range g.Factors {
-		if f == g.PYDT || !factorReads(f, m.Leaves) {
+		if f == g.PYDT || !f.Reads(m.Leaves) {
 			continue
 		}
 		kind := LinkNone
 		switch {
-		case f.TypeName() == "Normal" && isLeafElem(f, f.Args[0], m.Leaves) && !reads(f.Args[1], m.Leaves):
+		case f.TypeName() == "Normal" && isLeafElem(f, f.Args[0], m.Leaves) && !graph.Reads(f.Args[1], m.Leaves):
 			kind = LinkNormal
 		case f.TypeName() == "Probit" && isLeafElem(f, f.Args[0], m.Leaves):
 			kind = LinkProbit
@@ -105,38 +105,6 @@ func NewModel(g *graph.Graph) (*Model, error) {
 		m.Labels = m.Data.Data.RowLabels
 	}
 	return m, nil
-}
-
-// reads reports whether the expression x (which may be nil) reads any of
-// the variables vs.
-func reads(x graph.Expr, vs ...*graph.Var) bool {
-	if x == nil {
-		return false
-	}
-	for _, w := range graph.Vars(x) {
-		if slices.Contains(vs, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// factorReads reports whether any argument of f, the parameters of a PYDT's
-// divergence function included, reads any of the variables vs.
-func factorReads(f *graph.Factor, vs ...*graph.Var) bool {
-	for _, a := range f.Args {
-		if reads(a, vs...) {
-			return true
-		}
-	}
-	if f.Divergence != nil {
-		for _, a := range f.Divergence.Args {
-			if reads(a, vs...) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // isLeafElem reports whether x is leaves[i, d] with the factor's own target

@@ -43,7 +43,7 @@ func ridge(m *Model) (Updater, bool) {
 	if v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
 		return nil, false
 	}
-	fs, dets := users(m, v)
+	fs, dets := m.G.Readers(v)
 	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 || readsTreePrior(m, v) {
 		return nil, false
 	}
