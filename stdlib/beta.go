@@ -9,6 +9,8 @@ import (
 // Beta is the node type Beta(a, b) on (0, 1).
 type Beta struct{}
 
+func init() { builtin(Beta{}) }
+
 var betaParams = []Param{
 	{Name: "a", Support: Positive, Default: 1, HasDefault: true, Doc: "first shape > 0"},
 	{Name: "b", Support: Positive, Default: 1, HasDefault: true, Doc: "second shape > 0"},

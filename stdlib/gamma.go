@@ -9,6 +9,8 @@ import (
 // Gamma is the node type Gamma(shape, rate), with mean shape/rate.
 type Gamma struct{}
 
+func init() { builtin(Gamma{}) }
+
 var gammaParams = []Param{
 	{Name: "shape", Support: Positive, Doc: "shape a > 0"},
 	{Name: "rate", Support: Positive, Default: 1, HasDefault: true, Doc: "rate b > 0 (not scale)"},

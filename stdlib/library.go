@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 )
 
 // Library is a set of named node types, deterministic functions and PYDT
@@ -25,12 +26,19 @@ func NewLibrary() *Library {
 	return &Library{types: map[string]NodeType{}, funcs: map[string]*Func{}, divs: map[string]*DivergenceType{}}
 }
 
-// std is the standard library, built once; Default hands out copies.
-var std = newStd()
+// builtins are the standard node types, in the order their files' init
+// functions add them with builtin.
+var builtins []NodeType
 
-func newStd() *Library {
+// builtin adds a node type to the standard library. Each standard node
+// type's file calls it from init, so that a new type is one file.
+func builtin(t NodeType) { builtins = append(builtins, t) }
+
+// std is the standard library, built once on first use (after every init
+// has run); Default hands out copies.
+var std = sync.OnceValue(func() *Library {
 	l := NewLibrary()
-	for _, t := range []NodeType{Beta{}, Gamma{}, Normal{}, Probit{}, PYDT{}} {
+	for _, t := range builtins {
 		must(l.Register(t))
 	}
 	for _, f := range stdFuncs() {
@@ -40,7 +48,7 @@ func newStd() *Library {
 		must(l.RegisterDivergence(d))
 	}
 	return l
-}
+})
 
 func must(err error) {
 	if err != nil {
@@ -48,11 +56,11 @@ func must(err error) {
 	}
 }
 
-// Default returns a new copy of the standard library: the node types Beta,
-// Gamma, Normal, Probit and PYDT, the deterministic functions (exp, log,
+// Default returns a new copy of the standard library: the node types
+// (Beta, Gamma, Normal, Probit, PYDT, ...), the deterministic functions (exp, log,
 // ...) and the divergence functions DivInv, DivInvSq and DivNeal. The
 // caller may extend the copy without affecting other users.
-func Default() *Library { return std.Clone() }
+func Default() *Library { return std().Clone() }
 
 // Clone returns a copy of l that can be extended independently.
 func (l *Library) Clone() *Library {
@@ -156,22 +164,22 @@ func (l *Library) FuncNames() []string { return slices.Sorted(maps.Keys(l.funcs)
 func (l *Library) DivergenceNames() []string { return slices.Sorted(maps.Keys(l.divs)) }
 
 // Lookup returns the standard library's scalar node type called name.
-func Lookup(name string) (Scalar, bool) { return std.Scalar(name) }
+func Lookup(name string) (Scalar, bool) { return std().Scalar(name) }
 
 // DistNames lists the standard library's scalar node types, sorted.
-func DistNames() []string { return std.ScalarNames() }
+func DistNames() []string { return std().ScalarNames() }
 
 // NodeTypeNames lists every name of the standard library that may follow
 // "~", sorted.
-func NodeTypeNames() []string { return std.NodeTypeNames() }
+func NodeTypeNames() []string { return std().NodeTypeNames() }
 
 // LookupFunc returns the standard library's deterministic function called
 // name.
-func LookupFunc(name string) (*Func, bool) { return std.Func(name) }
+func LookupFunc(name string) (*Func, bool) { return std().Func(name) }
 
 // FuncNames lists the standard library's deterministic functions, sorted.
-func FuncNames() []string { return std.FuncNames() }
+func FuncNames() []string { return std().FuncNames() }
 
 // LookupDivergence returns the standard library's divergence-function
 // constructor called name.
-func LookupDivergence(name string) (*DivergenceType, bool) { return std.Divergence(name) }
+func LookupDivergence(name string) (*DivergenceType, bool) { return std().Divergence(name) }

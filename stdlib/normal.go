@@ -10,6 +10,8 @@ import (
 // deviation sd.
 type Normal struct{}
 
+func init() { builtin(Normal{}) }
+
 var normalParams = []Param{
 	{Name: "mean", Support: Real, Default: 0, HasDefault: true, Doc: "mean"},
 	{Name: "sd", Support: Positive, Default: 1, HasDefault: true, Doc: "standard deviation > 0"},

@@ -9,6 +9,8 @@ import (
 // ε ~ Normal(0, 1), so P(y = 1) = Φ(z).
 type Probit struct{}
 
+func init() { builtin(Probit{}) }
+
 var probitParams = []Param{
 	{Name: "z", Support: Real, Doc: "latent location"},
 }

@@ -16,6 +16,8 @@ const PYDTName = "PYDT"
 // inference engine recognise it by type assertion.
 type PYDT struct{}
 
+func init() { builtin(PYDT{}) }
+
 // Name returns PYDTName.
 func (PYDT) Name() string { return PYDTName }
 
