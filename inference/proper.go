@@ -101,8 +101,8 @@ func (m *Model) duplicateGroups(env *graph.Env) []dupGroup {
 // paramRange is the set of values a PYDT parameter takes under the prior.
 type paramRange struct {
 	lo, hi float64
-	// shape is a with prior density ∝ (x - lo)^(a-1) near lo (1 when the
-	// prior is not a Gamma or Beta with a constant shape).
+	// shape is a with prior density ∝ (x - lo)^(a-1) near lo (1 unless
+	// the prior is a stdlib.LowerShape with a constant shape parameter).
 	shape float64
 	// desc describes the parameter for messages.
 	desc string
@@ -146,8 +146,10 @@ func (m *Model) rangeOf(x graph.Expr, env *graph.Env) (paramRange, bool) {
 	f := v.Def
 	r := paramRange{shape: 1, free: true, desc: fmt.Sprintf("%s ~ %s", v.Name, strings.TrimPrefix(f.String(), v.Name+" ~ "))}
 	r.lo, r.hi = supportInterval(dist.Support())
-	if (dist.Name() == "Gamma" || dist.Name() == "Beta") && len(f.Args) > 0 && len(graph.Vars(f.Args[0])) == 0 {
-		r.shape = f.Args[0].Eval(env)
+	if ls, ok := dist.(stdlib.LowerShape); ok {
+		if k := ls.LowerShapeParam(); k < len(f.Args) && len(graph.Vars(f.Args[k])) == 0 {
+			r.shape = f.Args[k].Eval(env)
+		}
 	}
 	return r, true
 }

@@ -33,6 +33,9 @@ func (Beta) Support() Support { return Unit }
 // CheckParams checks the parameters' supports.
 func (t Beta) CheckParams(p []float64) error { return CheckSupports(t, p) }
 
+// LowerShapeParam returns 0: the density behaves as x^(a-1) near 0.
+func (Beta) LowerShapeParam() int { return 0 }
+
 // dist is the gonum distribution of the parameters; LogProb and Rand both
 // read the parameters through it. src is nil for LogProb.
 func (Beta) dist(p []float64, src rand.Source) distuv.Beta {

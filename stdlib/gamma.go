@@ -44,6 +44,9 @@ func (t Gamma) CheckParams(p []float64) error { return CheckSupports(t, p) }
 // GammaParams returns the shape and rate: Gamma is a GammaPrior.
 func (Gamma) GammaParams(p []float64) (shape, rate float64) { return p[0], p[1] }
 
+// LowerShapeParam returns 0: the density behaves as x^(shape-1) near 0.
+func (Gamma) LowerShapeParam() int { return 0 }
+
 // dist is the gonum distribution of the parameters; LogProb and Rand both
 // read the parameters through it. src is nil for LogProb.
 func (Gamma) dist(p []float64, src rand.Source) distuv.Gamma {

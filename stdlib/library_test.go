@@ -190,3 +190,30 @@ func TestLibraryRegister(t *testing.T) {
 		t.Error("NewLibrary is not empty")
 	}
 }
+
+// TestLowerShape checks the LowerShape capability against the density:
+// near the lower end of the support, log p(x) = (a-1) log(x - lo) + const,
+// so the slope of log p against log(x - lo) tends to a - 1.
+func TestLowerShape(t *testing.T) {
+	checked := map[string]bool{}
+	for _, c := range agreementCases {
+		d, _ := Default().Scalar(c.name)
+		ls, ok := d.(LowerShape)
+		if !ok {
+			continue
+		}
+		lo := 0.0 // every support with a finite lower end starts at 0
+		a := c.params[ls.LowerShapeParam()]
+		x1, x2 := lo+1e-9, lo+1e-10
+		slope := (d.LogProb(x1, c.params) - d.LogProb(x2, c.params)) / (math.Log(x1-lo) - math.Log(x2-lo))
+		if math.Abs(slope-(a-1)) > 1e-6 {
+			t.Errorf("%s%v: slope of log density near %v is %v, but LowerShapeParam gives a - 1 = %v", c.name, c.params, lo, slope, a-1)
+		}
+		checked[c.name] = true
+	}
+	for _, name := range []string{"Gamma", "Beta"} {
+		if !checked[name] {
+			t.Errorf("%s is not a LowerShape", name)
+		}
+	}
+}

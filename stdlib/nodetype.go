@@ -58,6 +58,16 @@ type Scalar interface {
 	Rander
 }
 
+// LowerShape is the capability of a scalar type whose density behaves as
+// (x - lo)^(a-1) near the lower end lo of its support, with a one of its
+// parameters: LowerShapeParam returns that parameter's index. Gamma(shape,
+// rate) and Beta(a, b) have it (index 0). The engine's propriety check
+// (inference.CheckProper) uses it; a type without it is taken to have a
+// density bounded away from 0 and ∞ at lo (a = 1).
+type LowerShape interface {
+	LowerShapeParam() int
+}
+
 // CheckSupports checks the number of parameter values against t.Params()
 // and each value against its parameter's support. A Scalar's CheckParams
 // usually starts with it.
