@@ -128,6 +128,24 @@ func (m *Matrix) Draw(k int) (*Matrix, error) {
 	return out, nil
 }
 
+// SelectDraw returns draw k of a long-format matrix (Draw); with k = 0,
+// its only draw, or an error asking for a draw number when it holds
+// several.
+func (m *Matrix) SelectDraw(k int) (*Matrix, error) {
+	if k == 0 {
+		draws, err := m.Draws()
+		if err != nil {
+			return nil, err
+		}
+		if len(draws) > 1 {
+			return nil, fmt.Errorf("%s holds %d draws (the format that sample writes: header draw,row,...); choose one with --draw K, e.g. --draw %d",
+				m.Source, len(draws), draws[0])
+		}
+		k = draws[0]
+	}
+	return m.Draw(k)
+}
+
 // describeDraws lists draw numbers for a message: "1..5" when they are
 // consecutive, else the list.
 func describeDraws(d []int) string {

@@ -48,7 +48,7 @@ func TestResumeToExtendsExactly(t *testing.T) {
 			if m.Link != LinkProbit {
 				outputs = append(outputs, MapFile)
 			}
-			base := Config{Burn: 20, Thin: 2, Chains: 2, Seed: 5, CheckpointEvery: 7, Impute: true, Meta: map[string]any{"model": "m"}}
+			base := Config{Burn: 20, Thin: 2, Chains: 2, Seed: 5, CheckpointEvery: 7, Impute: true}
 			want := base
 			want.Iters, want.Out = 60, t.TempDir()
 			if _, err := Run(context.Background(), m, want); err != nil {

@@ -62,6 +62,10 @@ type Model struct {
 	// Scaling is set by Standardize: the data observed at the leaves are
 	// then in standardized units.
 	Scaling *Scaling
+	// Inputs are the files the model was loaded from (Inputs.Load), with
+	// their SHA-256, or nil: Run records them in run.json, and Resume
+	// refuses a model whose files differ from those recorded.
+	Inputs *Inputs
 }
 
 // ErrUnsupported is wrapped by errors for models the engine cannot run yet.

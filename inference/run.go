@@ -22,7 +22,6 @@ import (
 	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/inference/treemove"
 	"github.com/pydtlang/pydtlang/internal/atomicfile"
-	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // Config controls an MCMC run. Zero values take the documented defaults.
@@ -69,9 +68,6 @@ type Config struct {
 	// otherwise Run and Resume return an error wrapping ErrStuck after
 	// writing every output.
 	AllowStuck bool
-	// Meta is stored in run.json for tools that resume the run (the
-	// command line stores its arguments there).
-	Meta map[string]any
 }
 
 func (c Config) withDefaults() Config {
@@ -197,6 +193,9 @@ type runner struct {
 	bestT    float64 // its LogJoint
 	bestTree string
 	wall     float64 // seconds spent before this session (resumed runs)
+	// inputs are recorded in run.json: the model's, or for a resumed
+	// run whose model has none, those the run recorded.
+	inputs *Inputs
 }
 
 // Run runs the MCMC engine on m and writes its outputs to cfg.Out. It
@@ -225,13 +224,13 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 	if err := prepareOut(cfg.Out, cfg.Force); err != nil {
 		return nil, err
 	}
-	return start(ctx, m, sched, cfg)
+	return start(ctx, m, sched, cfg, m.Inputs)
 }
 
 // start begins the run of cfg in cfg.Out, which the caller has locked and
-// prepared, from the chains' first draws.
-func start(ctx context.Context, m *Model, sched *Schedule, cfg Config) (*Result, error) {
-	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: 1, best: math.Inf(-1), bestT: math.Inf(-1)}
+// prepared, from the chains' first draws; run.json records inputs.
+func start(ctx context.Context, m *Model, sched *Schedule, cfg Config, inputs *Inputs) (*Result, error) {
+	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: 1, best: math.Inf(-1), bestT: math.Inf(-1), inputs: inputs}
 	for k := range cfg.Chains {
 		ch, err := NewChain(m, sched, cfg.Seed, seedStream(k))
 		if err != nil {
@@ -608,28 +607,11 @@ func (res *Result) writeWarnings(w io.Writer) error {
 
 func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
-// runFile is run.json: the configuration and what a resumer needs.
-type runFile struct {
-	Iters           int            `json:"iterations"`
-	Burn            int            `json:"burn"`
-	Thin            int            `json:"thin"`
-	TreeThin        int            `json:"tree_thin,omitempty"`
-	Chains          int            `json:"chains"`
-	CheckpointEvery int            `json:"checkpoint_every"`
-	Seed            uint64         `json:"seed"`
-	Impute          bool           `json:"impute"`
-	Coclust         bool           `json:"coclust,omitempty"`
-	AllowStuck      bool           `json:"allow_stuck,omitempty"`
-	Meta            map[string]any `json:"meta,omitempty"`
-	// Standardize is the model's Scaling when its data were standardized.
-	Standardize *Scaling `json:"standardize,omitempty"`
-}
-
 func (r *runner) writeRunFile() error {
 	c := r.cfg
-	return writeJSONFile(filepath.Join(c.Out, RunFile), runFile{
+	return writeJSONFile(filepath.Join(c.Out, RunFile), RunInfo{Version: RunVersion,
 		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, TreeThin: c.TreeThin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
-		Seed: c.Seed, Impute: c.Impute, Coclust: c.Coclust, AllowStuck: c.AllowStuck, Meta: c.Meta, Standardize: r.m.Scaling,
+		Seed: c.Seed, Impute: c.Impute, Coclust: c.Coclust, AllowStuck: c.AllowStuck, Inputs: r.inputs, Standardize: r.m.Scaling,
 	})
 }
 
@@ -637,55 +619,32 @@ func (r *runner) writeRunFile() error {
 // its tree files hold the trees of kept sweeps TreeThin, 2·TreeThin, ...
 // of each chain.
 func RunTreeThin(dir string) (int, error) {
-	var rf runFile
-	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
+	ri, err := ReadRun(dir)
+	if err != nil {
 		return 0, err
 	}
-	return max(rf.TreeThin, 1), nil
+	return max(ri.TreeThin, 1), nil
 }
 
-// ReadRunMeta returns the Meta stored with a run, so that a tool can
-// rebuild the model before calling Resume.
-func ReadRunMeta(dir string) (map[string]any, error) {
-	var rf runFile
-	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
+// LoadRun loads the model that the run in dir was started with, from the
+// inputs its run.json records (Inputs.Load), refusing files whose SHA-256
+// has changed since. The data are not standardized: Resume does that
+// itself, and other readers of the run call StandardizeLikeRun.
+func LoadRun(dir string) (*Model, error) {
+	ri, err := ReadRun(dir)
+	if err != nil {
 		return nil, err
 	}
-	return rf.Meta, nil
-}
-
-// checkpointFile is checkpoint.json.
-type checkpointFile struct {
-	Iteration int               `json:"iteration"`
-	Wall      float64           `json:"wall_time_seconds"`
-	Sizes     map[string]int64  `json:"file_sizes"`
-	Best      float64           `json:"best_log_joint"`
-	BestS     *float64          `json:"best_log_joint_s,omitempty"`
-	BestTree  string            `json:"best_tree"`
-	Chains    []chainCheckpoint `json:"chains"`
-}
-
-type chainCheckpoint struct {
-	RNG     []byte                `json:"rng"`
-	Values  map[string][]float64  `json:"values"`
-	Tree    *pydt.Tree            `json:"tree"`
-	Aux     []float64             `json:"aux,omitempty"`
-	Tuners  map[string]tunerState `json:"tuners,omitempty"`
-	Stats   treemove.Stats        `json:"move_stats"`
-	Ridge   [2]int                `json:"ridge_moves"`
-	Skipped int                   `json:"skipped_updates"`
-	Stall   [2]int                `json:"stall_sweeps"` // Chain.Stall, Chain.LongestStall
-}
-
-type tunerState struct {
-	Width float64 `json:"width"`
-	State []byte  `json:"state"`
+	if ri.Inputs == nil || ri.Inputs.Model.Path == "" {
+		return nil, fmt.Errorf("%s names no model file: the run's model was not loaded from files (Inputs.Load)", filepath.Join(dir, RunFile))
+	}
+	return ri.Inputs.Load()
 }
 
 // checkpoint writes checkpoint.json atomically: everything needed to
 // continue after sweep it exactly as an uninterrupted run would.
 func (r *runner) checkpoint(it int, wall float64) error {
-	cp := checkpointFile{Iteration: it, Wall: r.wall + wall, Sizes: map[string]int64{}, Best: r.bestT, BestS: &r.best, BestTree: r.bestTree}
+	cp := Checkpoint{Version: CheckpointVersion, Iteration: it, Wall: r.wall + wall, Sizes: map[string]int64{}, Best: r.bestT, BestS: &r.best, BestTree: r.bestTree}
 	for _, f := range append([]*appendFile{r.trace, r.impute}, r.trees...) {
 		if f == nil {
 			continue
@@ -696,43 +655,143 @@ func (r *runner) checkpoint(it int, wall float64) error {
 		cp.Sizes[f.name] = f.size
 	}
 	for _, ch := range r.chains {
-		rng, err := ch.pcg.MarshalBinary()
+		cs, err := ch.state()
 		if err != nil {
 			return err
 		}
-		cc := chainCheckpoint{RNG: rng, Values: map[string][]float64{}, Tree: ch.Tree, Stats: ch.moves.Stats, Tuners: map[string]tunerState{},
-			Ridge: [2]int{ch.RidgeProposed, ch.RidgeAccepted}, Skipped: ch.Skipped, Stall: [2]int{ch.Stall, ch.LongestStall}}
-		for _, v := range r.m.G.Vars {
-			if v.Role == graph.Latent && !v.IsData && v != r.m.Leaves {
-				cc.Values[v.Name] = ch.st.Env.Values[v.ID]
-			}
-		}
-		if r.m.Link == LinkProbit {
-			cc.Aux = ch.aux
-		}
-		for v, t := range ch.tuners {
-			b, err := t.MarshalBinary()
-			if err != nil {
-				return err
-			}
-			cc.Tuners[v.Name] = tunerState{Width: t.Slice.Width, State: b}
-		}
-		cp.Chains = append(cp.Chains, cc)
+		cp.Chains = append(cp.Chains, cs)
 	}
 	return writeJSONFile(filepath.Join(r.cfg.Out, CheckpointFile), cp)
 }
 
+// state returns the chain's state for a checkpoint.
+func (ch *Chain) state() (ChainState, error) {
+	m := ch.m
+	rng, err := ch.pcg.MarshalBinary()
+	if err != nil {
+		return ChainState{}, err
+	}
+	cs := ChainState{RNG: rng, Values: map[string][]float64{}, Tuners: map[string]TunerState{},
+		Trees:   map[string]TreeState{m.Leaves.Name: {Tree: ch.Tree, Stats: ch.moves.Stats}},
+		Ridge:   [2]int{ch.RidgeProposed, ch.RidgeAccepted},
+		Skipped: ch.Skipped, Stall: [2]int{ch.Stall, ch.LongestStall}}
+	for _, v := range m.G.Vars {
+		if v.Role == graph.Latent && !v.IsData && v != m.Leaves {
+			cs.Values[v.Name] = ch.st.Env.Values[v.ID]
+		}
+	}
+	if m.Link == LinkProbit {
+		cs.Aux = map[string][]float64{m.Data.Name: ch.aux}
+	}
+	for v, t := range ch.tuners {
+		b, err := t.MarshalBinary()
+		if err != nil {
+			return ChainState{}, err
+		}
+		cs.Tuners[v.Name] = TunerState{Width: t.Slice.Width, State: b}
+	}
+	return cs, nil
+}
+
+// restoreChainState rebuilds a chain of m from its state in a checkpoint
+// without drawing any random number.
+func restoreChainState(m *Model, sched *Schedule, cs ChainState) (*Chain, error) {
+	st := m.NewState()
+	for name, vals := range cs.Values {
+		v, ok := m.G.Lookup(name)
+		if !ok || len(vals) != len(st.Env.Values[v.ID]) {
+			return nil, fmt.Errorf("checkpoint value %s does not fit the model", name)
+		}
+		copy(st.Env.Values[v.ID], vals)
+	}
+	m.Refresh(st.Env)
+	for name := range cs.Trees {
+		if name != m.Leaves.Name {
+			return nil, fmt.Errorf("checkpoint tree %s does not fit the model, whose PYDT is %s", name, m.Leaves.Name)
+		}
+	}
+	ts, ok := cs.Trees[m.Leaves.Name]
+	if !ok || ts.Tree == nil || ts.Tree.NumLeaves() != m.N {
+		return nil, fmt.Errorf("checkpoint tree %s does not fit the data", m.Leaves.Name)
+	}
+	st.Tree = ts.Tree
+	pcg := &rand.PCG{}
+	if err := pcg.UnmarshalBinary(cs.RNG); err != nil {
+		return nil, err
+	}
+	var aux []float64
+	want := map[string]int{}
+	if m.Link == LinkProbit {
+		want[m.Data.Name] = m.N * m.D
+	}
+	for name, a := range cs.Aux {
+		n, ok := want[name]
+		if !ok {
+			return nil, fmt.Errorf("checkpoint auxiliary variables of %s do not fit the model", name)
+		}
+		if len(a) != n {
+			return nil, fmt.Errorf("checkpoint has %d auxiliary variables of %s, want %d", len(a), name, n)
+		}
+		aux = a
+		delete(want, name)
+	}
+	for name := range want {
+		return nil, fmt.Errorf("checkpoint has no auxiliary variables of %s", name)
+	}
+	ch, err := restoreChain(m, sched, st, pcg, aux)
+	if err != nil {
+		return nil, err
+	}
+	ch.moves.Stats = ts.Stats
+	ch.RidgeProposed, ch.RidgeAccepted, ch.Skipped = cs.Ridge[0], cs.Ridge[1], cs.Skipped
+	ch.Stall, ch.LongestStall = cs.Stall[0], cs.Stall[1]
+	for name, tst := range cs.Tuners {
+		v, ok := m.G.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("checkpoint tuner %s does not fit the model", name)
+		}
+		t := ch.tuner(v)
+		if err := t.UnmarshalBinary(tst.State); err != nil {
+			return nil, err
+		}
+		t.Slice.Width = tst.Width
+	}
+	return ch, nil
+}
+
+// restoreChain rebuilds a chain from a state without drawing any random
+// number.
+func restoreChain(m *Model, sched *Schedule, st *State, pcg *rand.PCG, aux []float64) (*Chain, error) {
+	ch := &Chain{m: m, sched: sched, st: st, Tree: st.Tree, pcg: pcg, rng: rand.New(pcg),
+		tuners: map[*graph.Var]*scalar.Tuner{}, locs: make([]float64, st.Tree.Cap()*m.D), aux: make([]float64, m.N*m.D)}
+	if m.Link == LinkProbit {
+		if len(aux) != len(ch.aux) {
+			return nil, fmt.Errorf("checkpoint has %d auxiliary variables, want %d", len(aux), len(ch.aux))
+		}
+		copy(ch.aux, aux)
+	}
+	return ch, ch.attach()
+}
+
 // Resume continues the run in dir from its last checkpoint, with the model
-// it was started with (the caller rebuilds it, e.g. from ReadRunMeta), as
-// if it had never stopped. progress may be nil. A run started on
-// standardized data is standardized again here (the caller need not call
-// Standardize), and must give the scaling recorded in run.json.
+// it was started with (LoadRun rebuilds it from run.json), as if it had
+// never stopped. progress may be nil. A run started on standardized data is
+// standardized again here (the caller need not call Standardize), and must
+// give the scaling recorded in run.json. A run whose run.json records its
+// inputs' SHA-256 (a model from Inputs.Load) continues only with a model
+// whose Inputs have the same contents (by role: the model file, each data
+// variable's file, the labels file); the error names the file that
+// changed and wraps ErrChanged.
 //
 // Resume holds the directory's lock (LockFile) until it returns, and
 // first deletes the temporary files of atomic writes that a killed run
 // left. A run stopped before its first checkpoint (killed, or out of
 // power) starts again from sweep 1 with the settings of run.json; being
 // deterministic, it then writes what the uninterrupted run would have.
+//
+// run.json and checkpoint.json of every version this package reads are
+// resumed (RunVersion, CheckpointVersion); the checkpoints written from
+// then on are of the current version.
 func Resume(ctx context.Context, m *Model, dir string, progress func(done, total int, logJoint float64)) (*Result, error) {
 	return ResumeTo(ctx, m, dir, 0, progress)
 }
@@ -757,19 +816,18 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 	if err := removeTemporaries(dir); err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
-	var rf runFile
-	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
+	ri, err := ReadRun(dir)
+	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
-	if err := sameScaling(m, rf.Standardize); err != nil {
+	if err := sameInputs(ri.Inputs, m.Inputs); err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
-	cfg := Config{Iters: rf.Iters, Burn: rf.Burn, Thin: rf.Thin, TreeThin: rf.TreeThin, Chains: rf.Chains, CheckpointEvery: rf.CheckpointEvery,
-		Seed: rf.Seed, Impute: rf.Impute, Coclust: rf.Coclust, AllowStuck: rf.AllowStuck, Meta: rf.Meta, Out: dir, Progress: progress}
-	if cfg.Burn == 0 {
-		cfg.Burn = -1 // stored burn-in of 0 means none
+	if err := sameScaling(m, ri.Standardize); err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
 	}
-	cfg = cfg.withDefaults()
+	cfg := ri.config(dir)
+	cfg.Progress = progress
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("resume: %s: %w", RunFile, err)
 	}
@@ -784,9 +842,13 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 	if err != nil {
 		return nil, err
 	}
-	var cp checkpointFile
-	if err := readJSONFile(filepath.Join(dir, CheckpointFile), &cp); errors.Is(err, fs.ErrNotExist) {
-		return start(ctx, m, sched, cfg) // writes run.json with cfg.Iters
+	cp, err := ReadCheckpoint(dir, m)
+	if errors.Is(err, fs.ErrNotExist) {
+		inputs := m.Inputs
+		if inputs == nil {
+			inputs = ri.Inputs
+		}
+		return start(ctx, m, sched, cfg, inputs) // writes run.json with cfg.Iters
 	} else if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
@@ -797,52 +859,26 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 		return nil, fmt.Errorf("resume: checkpoint has %d chains, run.json says %d", len(cp.Chains), cfg.Chains)
 	}
 	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: cp.Iteration + 1,
-		best: math.Inf(-1), bestT: cp.Best, bestTree: cp.BestTree, wall: cp.Wall}
+		best: math.Inf(-1), bestT: cp.Best, bestTree: cp.BestTree, wall: cp.Wall, inputs: m.Inputs}
+	if r.inputs == nil {
+		r.inputs = ri.Inputs
+	}
 	if cp.BestS != nil {
 		r.best = *cp.BestS
 	}
-	for k, cc := range cp.Chains {
-		st := m.NewState()
-		for name, vals := range cc.Values {
-			v, ok := m.G.Lookup(name)
-			if !ok || len(vals) != len(st.Env.Values[v.ID]) {
-				return nil, fmt.Errorf("resume: checkpoint value %s does not fit the model", name)
-			}
-			copy(st.Env.Values[v.ID], vals)
-		}
-		m.Refresh(st.Env)
-		if cc.Tree == nil || cc.Tree.NumLeaves() != m.N {
-			return nil, fmt.Errorf("resume: chain %d: checkpoint tree does not fit the data", k+1)
-		}
-		st.Tree = cc.Tree
-		pcg := &rand.PCG{}
-		if err := pcg.UnmarshalBinary(cc.RNG); err != nil {
-			return nil, fmt.Errorf("resume: chain %d: %w", k+1, err)
-		}
-		ch, err := restoreChain(m, sched, st, pcg, cc.Aux)
+	for k, cs := range cp.Chains {
+		ch, err := restoreChainState(m, sched, cs)
 		if err != nil {
 			return nil, fmt.Errorf("resume: chain %d: %w", k+1, err)
 		}
 		if chainHook != nil {
 			chainHook(ch)
 		}
-		ch.moves.Stats = cc.Stats
-		ch.RidgeProposed, ch.RidgeAccepted, ch.Skipped = cc.Ridge[0], cc.Ridge[1], cc.Skipped
-		ch.Stall, ch.LongestStall = cc.Stall[0], cc.Stall[1]
-		for name, ts := range cc.Tuners {
-			v, ok := m.G.Lookup(name)
-			if !ok {
-				return nil, fmt.Errorf("resume: checkpoint tuner %s does not fit the model", name)
-			}
-			t := ch.tuner(v)
-			if err := t.UnmarshalBinary(ts.State); err != nil {
-				return nil, fmt.Errorf("resume: %w", err)
-			}
-			t.Slice.Width = ts.Width
-		}
 		r.chains = append(r.chains, ch)
 	}
-	if extend {
+	if extend || ri.Version < RunVersion {
+		// run.json records the new number of sweeps, or is brought to
+		// the current version with the checkpoints written from now on.
 		if err := r.writeRunFile(); err != nil {
 			return nil, fmt.Errorf("resume: %w", err)
 		}
@@ -854,20 +890,6 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 		return nil, err
 	}
 	return r.loop(ctx)
-}
-
-// restoreChain rebuilds a chain from a checkpointed state without drawing
-// any random number.
-func restoreChain(m *Model, sched *Schedule, st *State, pcg *rand.PCG, aux []float64) (*Chain, error) {
-	ch := &Chain{m: m, sched: sched, st: st, Tree: st.Tree, pcg: pcg, rng: rand.New(pcg),
-		tuners: map[*graph.Var]*scalar.Tuner{}, locs: make([]float64, st.Tree.Cap()*m.D), aux: make([]float64, m.N*m.D)}
-	if m.Link == LinkProbit {
-		if len(aux) != len(ch.aux) {
-			return nil, fmt.Errorf("checkpoint has %d auxiliary variables, want %d", len(aux), len(ch.aux))
-		}
-		copy(ch.aux, aux)
-	}
-	return ch, ch.attach()
 }
 
 // reloadTrace reads the kept values back from trace.csv for the summary.

@@ -3,7 +3,6 @@ package inference
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 )
 
@@ -144,11 +143,11 @@ func (m *Model) colName(j int) string {
 // the units the run sampled in. m may already be standardized: it is then
 // only checked. Resume does this itself.
 func StandardizeLikeRun(m *Model, dir string) error {
-	var rf runFile
-	if err := readJSONFile(filepath.Join(dir, RunFile), &rf); err != nil {
+	ri, err := ReadRun(dir)
+	if err != nil {
 		return err
 	}
-	return sameScaling(m, rf.Standardize)
+	return sameScaling(m, ri.Standardize)
 }
 
 // sameScaling standardizes m as the run recorded in stored (nil: not

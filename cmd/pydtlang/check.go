@@ -39,7 +39,7 @@ deviation of each column that run --standardize would divide out.`,
 			if err != nil {
 				return err
 			}
-			if err := l.g.Summary(cmd.OutOrStdout()); err != nil {
+			if err := l.Graph.Summary(cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			if len(b.data) == 0 {
@@ -48,7 +48,7 @@ deviation of each column that run --standardize would divide out.`,
 				}
 				return nil
 			}
-			m, err := inference.NewModel(l.g)
+			m, err := inference.NewModel(l.Graph)
 			if err != nil {
 				if standardize {
 					return &exitError{code: 1, err: err}
@@ -66,7 +66,7 @@ deviation of each column that run --standardize would divide out.`,
 					fmt.Fprintf(w, "  %d\t%.6g\t%.6g\n", j+1, sc.Mean[j], sc.SD[j])
 				}
 			}
-			for _, w := range m.Warnings(graph.NewEnv(l.g)) {
+			for _, w := range m.Warnings(graph.NewEnv(l.Graph)) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: warning: %s\n", w)
 			}
 			return nil

@@ -89,18 +89,18 @@ evaluation; it is noted in the table.`,
 			name, file, ok := strings.Cut(b.data[0], "=")
 			if !ok {
 				file = b.data[0]
-				if name, err = onlyDataVar(l.g); err != nil {
+				if name, err = onlyDataVar(l.Graph); err != nil {
 					return &exitError{code: 2, err: err}
 				}
 			}
-			data, _, err := readData(file)
+			data, _, err := inference.ReadData(file)
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			if data.IsLong() {
 				return &exitError{code: 1, err: fmt.Errorf("evaluate: %s is a file of draws; give plain rows", file)}
 			}
-			sets, err := parseSets(b.set)
+			sets, err := inference.ParseSets(b.set)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -112,9 +112,9 @@ evaluation; it is noted in the table.`,
 				for k, v := range clamp {
 					s[k] = v
 				}
-				g, err := graph.Compile(l.file, graph.Options{Set: s, Data: map[string]*dataset.Matrix{name: train}})
+				g, err := graph.Compile(l.File, graph.Options{Set: s, Data: map[string]*dataset.Matrix{name: train}})
 				if err != nil {
-					printDiagnostics(stderr, err, l.src)
+					printDiagnostics(stderr, err, l.Src)
 					return nil, errors.New("the model does not compile with the training data")
 				}
 				return inference.NewModel(g)
@@ -130,14 +130,15 @@ evaluation; it is noted in the table.`,
 					return &exitError{code: 1, err: err}
 				}
 				cfg.WriteSplit = true
-				cfg.Meta = func(trainFile string, clamp map[string]float64) map[string]any {
+				cfg.Inputs = func(trainFile string, clamp map[string]float64) *inference.Inputs {
 					all := maps.Clone(sets)
 					maps.Copy(all, clamp)
 					var set []string
 					for _, k := range slices.Sorted(maps.Keys(all)) {
 						set = append(set, k+"="+strconv.FormatFloat(all[k], 'g', -1, 64))
 					}
-					return map[string]any{"model": absPath(args[0]), "data": map[string]string{name: absPath(trainFile)}, "set": set}
+					return &inference.Inputs{Model: inference.File{Path: absPath(args[0])},
+						Data: map[string]inference.File{name: {Path: absPath(trainFile)}}, Set: set}
 				}
 			}
 			cfg.Seed = cfg.Run.Seed

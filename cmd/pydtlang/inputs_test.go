@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/pydtlang/pydtlang/inference"
 )
 
 // TestBoundedReads checks that endless or binary inputs are refused with a
@@ -55,7 +57,7 @@ func TestSetNumbers(t *testing.T) {
 		{"alpha=+.5", ""},
 	}
 	for _, c := range cases {
-		got, err := parseSets([]string{c.set})
+		got, err := inference.ParseSets([]string{c.set})
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("--set %s: %v", c.set, err)

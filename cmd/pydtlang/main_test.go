@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distmv"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/pydtlang/pydtlang/inference"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -279,7 +280,7 @@ func FuzzParseSets(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := parseSets([]string{s})
+		got, err := inference.ParseSets([]string{s})
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error")

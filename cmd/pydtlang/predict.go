@@ -137,7 +137,7 @@ func loadRun(cmd *cobra.Command, dir string) (*inference.Model, error) {
 
 // readRows reads a data file of d columns.
 func readRows(path string, d int) (*dataset.Matrix, error) {
-	x, _, err := readData(path)
+	x, _, err := inference.ReadData(path)
 	if err != nil {
 		return nil, err
 	}

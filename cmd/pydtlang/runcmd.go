@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -209,7 +207,7 @@ and in R with posterior:
 				if err != nil {
 					return &exitError{code: 1, err: err}
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "schedule of one sweep for %s (likelihood link: %v):\n%s", l.path, m.Link, text)
+				fmt.Fprintf(cmd.OutOrStdout(), "schedule of one sweep for %s (likelihood link: %v):\n%s", args[0], m.Link, text)
 				return nil
 			}
 			if cfg.Out == "" {
@@ -221,20 +219,12 @@ and in R with posterior:
 					return &exitError{code: 1, err: err}
 				}
 			}
-			for _, w := range m.Warnings(graph.NewEnv(l.g)) {
+			for _, w := range m.Warnings(graph.NewEnv(l.Graph)) {
 				fmt.Fprintf(stderr, "pydtlang: warning: %s\n", w)
 			}
 			if note := m.OmittedNote(); note != "" {
 				fmt.Fprintf(stderr, "pydtlang: note: %s\n", note)
 			}
-			meta := map[string]any{"model": absPath(args[0]), "data": l.data, "set": b.set, "sha256": l.sums}
-			if b.draw > 0 {
-				meta["draw"] = b.draw
-			}
-			if l.labels != "" {
-				meta["labels"] = l.labels
-			}
-			cfg.Meta = meta
 			return execute(cmd, func(ctx context.Context, progress func(int, int, float64)) (*inference.Result, error) {
 				cfg.Progress = progress
 				return inference.Run(ctx, m, cfg)
@@ -341,67 +331,23 @@ func resumeRun(cmd *cobra.Command, dir string, iters int) error {
 }
 
 // modelOfRun rebuilds the model the run in dir was started with, from its
-// run.json: the model file bound to the run's --data, --set, --draw and
-// --labels, checking that the model and data files have not changed since
-// (--resume, predict, cut and plot all start from it). wrap gives context to
-// the errors of reading run.json and of comparing the inputs; loadModel's
-// own errors come back as they are. The data are not standardized here:
+// run.json (inference.LoadRun: the model file bound to the run's --data,
+// --set, --draw and --labels, checking that the model and data files have
+// not changed since); --resume, predict, cut and plot all start from it.
+// wrap gives context to the errors other than the model's diagnostics,
+// which are printed. The data are not standardized here:
 // inference.Resume does that itself, and the other commands call
 // inference.StandardizeLikeRun.
 func modelOfRun(dir string, stderr io.Writer, wrap func(error) error) (*inference.Model, error) {
-	meta, err := inference.ReadRunMeta(dir)
-	if err != nil {
+	m, err := inference.LoadRun(dir)
+	var se *inference.SourceError
+	switch {
+	case errors.As(err, &se):
+		return nil, loadError(err, stderr)
+	case err != nil:
 		return nil, wrap(err)
 	}
-	model, _ := meta["model"].(string)
-	if model == "" {
-		return nil, wrap(fmt.Errorf("%s names no model file", inference.RunFile))
-	}
-	b := bindingsFromMeta(meta)
-	l, m, err := loadModel(model, &b, stderr)
-	if err != nil {
-		return nil, err
-	}
-	if sums, ok := meta["sha256"].(map[string]any); ok {
-		if err := sameInputs(sums, l.sums); err != nil {
-			return nil, wrap(err)
-		}
-	}
 	return m, nil
-}
-
-// bindingsFromMeta rebuilds the --data, --set, --draw and --labels of the
-// command line that started a run, from its run.json.
-func bindingsFromMeta(meta map[string]any) bindings {
-	var b bindings
-	if data, ok := meta["data"].(map[string]any); ok {
-		for _, name := range slices.Sorted(maps.Keys(data)) {
-			b.data = append(b.data, fmt.Sprintf("%s=%v", name, data[name]))
-		}
-	}
-	if sets, ok := meta["set"].([]any); ok {
-		for _, s := range sets {
-			b.set = append(b.set, fmt.Sprint(s))
-		}
-	}
-	if k, ok := meta["draw"].(float64); ok {
-		b.draw = int(k)
-	}
-	if path, ok := meta["labels"].(string); ok {
-		b.labels = path
-	}
-	return b
-}
-
-// sameInputs compares the SHA-256 sums stored when a run started with
-// those of the files now (both keyed by absolute path).
-func sameInputs(stored map[string]any, now map[string]string) error {
-	for _, path := range slices.Sorted(maps.Keys(stored)) {
-		if want, _ := stored[path].(string); now[path] != want {
-			return fmt.Errorf("%s has changed since the run started (its SHA-256 differs); a run continues only with the files it started with", path)
-		}
-	}
-	return nil
 }
 
 // execute runs fn with Ctrl-C handling and a progress bar on a terminal,

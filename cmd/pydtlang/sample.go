@@ -61,12 +61,12 @@ a lock on DIR/.lock while it writes, and a second writer is refused.`,
 			if err != nil {
 				return err
 			}
-			for _, d := range l.g.Dims {
+			for _, d := range l.Graph.Dims {
 				if d.Value == nil {
 					return &exitError{code: 1, err: fmt.Errorf("sample: dimension %s is not bound: --set %s=VALUE", d.Name, d.Name)}
 				}
 			}
-			m, err := inference.NewModel(l.g)
+			m, err := inference.NewModel(l.Graph)
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}

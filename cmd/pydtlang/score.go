@@ -68,12 +68,12 @@ closed-form marginal likelihood given the tree.`,
 			if treePath == "" {
 				return &exitError{code: 2, err: fmt.Errorf("score: --tree FILE is required")}
 			}
-			l, m, err := loadModel(args[0], &b, cmd.ErrOrStderr())
+			_, m, err := loadModel(args[0], &b, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			if m.Link == inference.LinkProbit {
-				return &exitError{code: 1, err: fmt.Errorf("score does not support %s: its Probit likelihood has no closed-form marginal likelihood given the tree (fit it with run)", l.path)}
+				return &exitError{code: 1, err: fmt.Errorf("score does not support %s: its Probit likelihood has no closed-form marginal likelihood given the tree (fit it with run)", args[0])}
 			}
 			if stdz {
 				if _, err := m.Standardize(); err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pydtlang/pydtlang/inference"
 )
 
 // helpCommands extracts the indented "pydtlang ..." command lines of a help
@@ -369,14 +371,9 @@ func TestResumeSafety(t *testing.T) {
 		"--iters", "10", "--chains", "1", "--out", out); code != 0 {
 		t.Fatal(errOut)
 	}
-	var meta struct {
-		Meta struct {
-			Sha256 map[string]string `json:"sha256"`
-		} `json:"meta"`
-	}
-	b, _ := os.ReadFile(filepath.Join(out, "run.json"))
-	if err := json.Unmarshal(b, &meta); err != nil || len(meta.Meta.Sha256) != 2 {
-		t.Errorf("run.json meta sha256: %v %v\n%s", meta.Meta.Sha256, err, b)
+	ri, err := inference.ReadRun(out)
+	if err != nil || ri.Inputs == nil || ri.Inputs.Model.SHA256 == "" || len(ri.Inputs.Data) != 1 || ri.Inputs.Data["X"].SHA256 == "" {
+		t.Errorf("run.json inputs: %+v %v", ri, err)
 	}
 	if code, _, errOut := runCmd(t, "run", "--resume", out); code != 0 {
 		t.Fatalf("resume with unchanged files: %s", errOut)

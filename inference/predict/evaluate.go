@@ -38,11 +38,12 @@ type EvalConfig struct {
 	// Trees and Nodes are passed to PredictRun.
 	Trees, Nodes int
 	// WriteSplit writes the training and test rows to Dir/train.csv and
-	// Dir/test.csv (WriteMatrix), and Meta, if not nil, gives the Meta of
-	// each run (inference.Config.Meta) from the training file's path and
-	// the fit's clamps, so that a tool can rebuild the run's model later.
+	// Dir/test.csv (WriteMatrix), and Inputs, if not nil, gives the inputs
+	// recorded in each run's run.json (Model.Inputs) from the training
+	// file's path and the fit's clamps, so that inference.LoadRun can
+	// rebuild the run's model later.
 	WriteSplit bool
-	Meta       func(trainFile string, clamp map[string]float64) map[string]any
+	Inputs     func(trainFile string, clamp map[string]float64) *inference.Inputs
 	// Progress, if not nil, is told when each fit starts.
 	Progress func(name string)
 }
@@ -119,8 +120,8 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 		rc := cfg.Run
 		rc.Out = filepath.Join(cfg.Dir, dir)
 		rc.AllowStuck = true
-		if cfg.Meta != nil && trainFile != "" {
-			rc.Meta = cfg.Meta(trainFile, clamp)
+		if cfg.Inputs != nil && trainFile != "" {
+			m.Inputs = cfg.Inputs(trainFile, clamp)
 		}
 		r, err := inference.Run(ctx, m, rc)
 		if err != nil {

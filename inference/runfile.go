@@ -1,0 +1,254 @@
+package inference
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pydtlang/pydtlang/inference/treemove"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// The versions of run.json and checkpoint.json that this package writes.
+// Each file carries its version in a "version" field; a file without one
+// is version 1 (written before the field existed), which is still read.
+// A file of a later version than these is refused: it was written by a
+// newer pydtlang. docs/architecture.md ("Runs and files") describes the
+// versions.
+const (
+	RunVersion        = 2
+	CheckpointVersion = 2
+)
+
+// RunInfo is run.json: a run's settings and what it was loaded from, read
+// by Resume to continue the run and by LoadRun to rebuild its model.
+type RunInfo struct {
+	// Version is the file's format version (RunVersion when written by
+	// this package; 1 for a file without the field).
+	Version int `json:"version"`
+	// The run's Config: Burn 0 means no burn-in (Config.Burn -1).
+	Iters           int    `json:"iterations"`
+	Burn            int    `json:"burn"`
+	Thin            int    `json:"thin"`
+	TreeThin        int    `json:"tree_thin,omitempty"`
+	Chains          int    `json:"chains"`
+	CheckpointEvery int    `json:"checkpoint_every"`
+	Seed            uint64 `json:"seed"`
+	Impute          bool   `json:"impute"`
+	Coclust         bool   `json:"coclust,omitempty"`
+	AllowStuck      bool   `json:"allow_stuck,omitempty"`
+	// Inputs are the files the model was loaded from (Model.Inputs), with
+	// their SHA-256; nil for a model built otherwise. Version 1 kept them
+	// in a "meta" object of the command line's own (model, data, set,
+	// draw, labels and sha256 by absolute path), read into Inputs here.
+	Inputs *Inputs `json:"inputs,omitempty"`
+	// Standardize is the model's Scaling when its data were standardized.
+	Standardize *Scaling `json:"standardize,omitempty"`
+}
+
+// config returns the Config the run was started with, writing to dir.
+func (ri *RunInfo) config(dir string) Config {
+	cfg := Config{Iters: ri.Iters, Burn: ri.Burn, Thin: ri.Thin, TreeThin: ri.TreeThin, Chains: ri.Chains, CheckpointEvery: ri.CheckpointEvery,
+		Seed: ri.Seed, Impute: ri.Impute, Coclust: ri.Coclust, AllowStuck: ri.AllowStuck, Out: dir}
+	if cfg.Burn == 0 {
+		cfg.Burn = -1 // stored burn-in of 0 means none
+	}
+	return cfg.withDefaults()
+}
+
+// runMetaV1 is the "meta" object of a version 1 run.json as the command
+// line wrote it.
+type runMetaV1 struct {
+	Model  string            `json:"model"`
+	Data   map[string]string `json:"data"`
+	Set    []string          `json:"set"`
+	Draw   int               `json:"draw"`
+	Labels string            `json:"labels"`
+	SHA256 map[string]string `json:"sha256"`
+}
+
+func (m *runMetaV1) inputs() *Inputs {
+	if m.Model == "" {
+		return nil
+	}
+	file := func(path string) File { return File{Path: path, SHA256: m.SHA256[path]} }
+	in := &Inputs{Model: file(m.Model), Set: m.Set, Draw: m.Draw}
+	for name, path := range m.Data {
+		if in.Data == nil {
+			in.Data = map[string]File{}
+		}
+		in.Data[name] = file(path)
+	}
+	if m.Labels != "" {
+		f := file(m.Labels)
+		in.Labels = &f
+	}
+	return in
+}
+
+// ReadRun reads the run.json of the run in dir, of any version this
+// package reads.
+func ReadRun(dir string) (*RunInfo, error) {
+	path := filepath.Join(dir, RunFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var wire struct {
+		RunInfo
+		Meta json.RawMessage `json:"meta"`
+	}
+	if err := json.Unmarshal(b, &wire); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ri := &wire.RunInfo
+	if err := checkVersion(path, &ri.Version, RunVersion); err != nil {
+		return nil, err
+	}
+	if ri.Version == 1 && len(wire.Meta) > 0 {
+		// Meta held whatever a tool stored; only the command line's
+		// layout names the inputs.
+		var meta runMetaV1
+		if json.Unmarshal(wire.Meta, &meta) == nil {
+			ri.Inputs = meta.inputs()
+		}
+	}
+	return ri, nil
+}
+
+// checkVersion sets a missing version to 1 and refuses a version above
+// newest.
+func checkVersion(path string, v *int, newest int) error {
+	switch {
+	case *v == 0:
+		*v = 1
+	case *v < 0 || *v > newest:
+		return fmt.Errorf("%s is of format version %d, and this pydtlang reads versions 1 to %d: it was written by a newer pydtlang; use that one",
+			path, *v, newest)
+	}
+	return nil
+}
+
+// Checkpoint is checkpoint.json: everything needed to continue a run
+// after its last checkpoint exactly as an uninterrupted run would.
+type Checkpoint struct {
+	// Version is the file's format version (CheckpointVersion when
+	// written by this package; 1 for a file without the field).
+	Version int `json:"version"`
+	// Iteration is the sweeps done; Wall the seconds spent on them.
+	Iteration int     `json:"iteration"`
+	Wall      float64 `json:"wall_time_seconds"`
+	// Sizes gives the size, at the checkpoint, of every file written as
+	// the run goes; Resume cuts each back to it.
+	Sizes map[string]int64 `json:"file_sizes"`
+	// Best and BestS are the log joint, in t and in s, of the map.nwk
+	// state, and BestTree its Newick.
+	Best     float64  `json:"best_log_joint"`
+	BestS    *float64 `json:"best_log_joint_s,omitempty"`
+	BestTree string   `json:"best_tree"`
+	// Chains holds each chain's state.
+	Chains []ChainState `json:"chains"`
+}
+
+// ChainState is the state of one chain in a checkpoint, stored by name so
+// that it fits any model: the values of the latent variables, the tree of
+// each PYDT, the auxiliary variables of each augmented likelihood.
+type ChainState struct {
+	// RNG is the chain's PCG state (rand.PCG.MarshalBinary).
+	RNG []byte `json:"rng"`
+	// Values holds every latent variable but the PYDT leaf locations,
+	// by name.
+	Values map[string][]float64 `json:"values"`
+	// Trees holds the tree of each PYDT and its moves' counts, by the name
+	// of the PYDT's variable (the leaf locations, X in X ~ PYDT(...)).
+	Trees map[string]TreeState `json:"trees"`
+	// Aux holds the auxiliary variables of each augmented likelihood, by
+	// the name of the variable it observes (Y in Y[i, d] ~ Probit(...)).
+	Aux map[string][]float64 `json:"aux,omitempty"`
+	// Tuners holds the adapted slice widths, by variable name.
+	Tuners map[string]TunerState `json:"tuners,omitempty"`
+	// Ridge counts ridge moves proposed and accepted; Skipped the
+	// conditional updates skipped for numerical reasons; Stall the
+	// chain's current and longest runs of sweeps without a tree move.
+	Ridge   [2]int `json:"ridge_moves"`
+	Skipped int    `json:"skipped_updates"`
+	Stall   [2]int `json:"stall_sweeps"`
+}
+
+// TreeState is a PYDT's tree in a checkpoint, with its moves' counts.
+type TreeState struct {
+	Tree  *pydt.Tree     `json:"tree"`
+	Stats treemove.Stats `json:"move_stats"`
+}
+
+// TunerState is an adapted slice sampler in a checkpoint.
+type TunerState struct {
+	Width float64 `json:"width"`
+	State []byte  `json:"state"`
+}
+
+// chainStateV1 is a chain in a version 1 checkpoint: one tree, the
+// Probit auxiliaries as one array.
+type chainStateV1 struct {
+	RNG     []byte                `json:"rng"`
+	Values  map[string][]float64  `json:"values"`
+	Tree    *pydt.Tree            `json:"tree"`
+	Aux     []float64             `json:"aux,omitempty"`
+	Tuners  map[string]TunerState `json:"tuners,omitempty"`
+	Stats   treemove.Stats        `json:"move_stats"`
+	Ridge   [2]int                `json:"ridge_moves"`
+	Skipped int                   `json:"skipped_updates"`
+	Stall   [2]int                `json:"stall_sweeps"`
+}
+
+// ReadCheckpoint reads the checkpoint.json of the run in dir, of any
+// version this package reads. A version 1 checkpoint names neither its
+// tree nor its auxiliaries: m, the run's model, names them (its PYDT's
+// variable, the variable its augmented likelihood observes).
+func ReadCheckpoint(dir string, m *Model) (*Checkpoint, error) {
+	path := filepath.Join(dir, CheckpointFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := checkVersion(path, &head.Version, CheckpointVersion); err != nil {
+		return nil, err
+	}
+	if head.Version >= 2 {
+		var cp Checkpoint
+		if err := json.Unmarshal(b, &cp); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return &cp, nil
+	}
+	var v1 struct {
+		Checkpoint
+		Chains []chainStateV1 `json:"chains"`
+	}
+	if err := json.Unmarshal(b, &v1); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cp := v1.Checkpoint
+	cp.Version = 1
+	cp.Chains = nil
+	for _, c := range v1.Chains {
+		cs := ChainState{RNG: c.RNG, Values: c.Values, Tuners: c.Tuners, Ridge: c.Ridge, Skipped: c.Skipped, Stall: c.Stall,
+			Trees: map[string]TreeState{m.Leaves.Name: {Tree: c.Tree, Stats: c.Stats}}}
+		if c.Aux != nil {
+			name := m.Leaves.Name
+			if m.Data != nil {
+				name = m.Data.Name
+			}
+			cs.Aux = map[string][]float64{name: c.Aux}
+		}
+		cp.Chains = append(cp.Chains, cs)
+	}
+	return &cp, nil
+}
