@@ -1,8 +1,9 @@
 // Package bp does Gaussian belief propagation over the node locations of a
 // Pitman-Yor diffusion tree.
 //
-// The model: every edge [a b] of the tree contributes N(x_b; x_a, σ² (t_b −
-// t_a) I), the path starts at the origin x = 0 at t = 0, and the leaves sit at
+// The model: every edge [a b] of the tree contributes N(x_b; x_a, (t_b −
+// t_a) Σ) with Σ = diag(σ²_1, ..., σ²_D), the diffusion variances per
+// dimension (all equal unless set with SetVariances), the path starts at the origin x = 0 at t = 0, and the leaves sit at
 // t = 1. Each leaf i and dimension d receives evidence as a Gaussian message
 // about x_{i,d}, given by a mean and a precision: an infinite precision for
 // an observed value, zero for a missing one, anything in between for any other
@@ -29,7 +30,8 @@
 // re-attachment point without touching the tree, and TimeEval scores
 // candidate times of one branch point in O(K_v · D) each. Marginals runs
 // the downward pass, SampleLocations draws every location jointly, and
-// SuffStats gives the statistics of the Gibbs update of 1/σ².
+// SuffStats and SuffStatsDims give the statistics of the Gibbs updates of a
+// shared precision 1/σ² and of per-dimension precisions 1/σ²_d.
 //
 // Evaluating a subtree move costs three path updates and no allocation:
 //
@@ -55,7 +57,7 @@
 //
 // Evidence and variance setters take effect lazily: changes to a few leaves
 // are propagated along their paths at the next query, while SetVariance,
-// ObserveMatrix or many changed leaves trigger one full pass.
+// SetVariances, ObserveMatrix or many changed leaves trigger one full pass.
 package bp
 
 import (
@@ -98,7 +100,10 @@ type Model struct {
 	tr *pydt.Tree
 	d  int // dimensions
 	rs int // record size 2d+4
-	s2 float64
+	// s2 holds the diffusion variance σ²_d of each dimension; an edge of
+	// length l adds s2[d]·l to the variance of a message in dimension d.
+	s2 []float64
+	sq []float64 // scratch for SuffStats, d values
 
 	// nr holds one record per node, at off(v): the mean (d values) and the
 	// variance (d values) of the upward message about x_v from the subtree
@@ -151,7 +156,7 @@ type Model struct {
 }
 
 // New returns a Model for tr with dims dimensions per location, variance
-// σ² = 1 and no evidence (every leaf missing). It panics if dims < 1.
+// σ²_d = 1 in every dimension and no evidence (every leaf missing). It panics if dims < 1.
 func New(tr *pydt.Tree, dims int) *Model {
 	if dims < 1 {
 		panic(fmt.Sprintf("bp.New: need at least one dimension, got %d", dims))
@@ -163,7 +168,8 @@ func New(tr *pydt.Tree, dims int) *Model {
 		tr:     tr,
 		d:      dims,
 		rs:     rs,
-		s2:     1,
+		s2:     make([]float64, dims),
+		sq:     make([]float64, dims),
 		nr:     make([]float64, c*rs),
 		nr2:    make([]float64, c*rs),
 		newRec: make([]int32, c),
@@ -185,6 +191,7 @@ func New(tr *pydt.Tree, dims int) *Model {
 	}
 	for k := range dims {
 		m.empty[dims+k], m.dead[dims+k] = inf, inf
+		m.s2[k] = 1
 	}
 	m.empty[2*dims+1], m.dead[2*dims+1], m.orig[2*dims+1], m.scr[2*dims+1] = 1, 1, 1, 1
 	m.dead[2*dims] = math.Inf(-1)
@@ -214,22 +221,84 @@ func (m *Model) Tree() *pydt.Tree { return m.tr }
 // Dims returns the number of dimensions D.
 func (m *Model) Dims() int { return m.d }
 
-// Variance returns σ².
-func (m *Model) Variance() float64 { return m.s2 }
-
-// SetVariance sets the diffusion variance σ². Every message depends on it, so
-// the next query recomputes them all (O(N·D)). It returns an error unless
-// σ² is positive and finite.
-func (m *Model) SetVariance(sigma2 float64) error {
-	if !(sigma2 > 0) || math.IsInf(sigma2, 1) {
-		return fmt.Errorf("bp: variance must be positive and finite, got %v", sigma2)
+// Variance returns the diffusion variance σ² shared by every dimension, or
+// NaN when the dimensions' variances differ (see Variances).
+func (m *Model) Variance() float64 {
+	v := m.s2[0]
+	for _, x := range m.s2[1:] {
+		if x != v {
+			return math.NaN()
+		}
 	}
-	if sigma2 != m.s2 {
-		m.s2 = sigma2
+	return v
+}
+
+// Variances returns the diffusion variance σ²_d of every dimension. The
+// slice belongs to the model: do not modify it, and copy it to keep it
+// across SetVariance or SetVariances.
+func (m *Model) Variances() []float64 { return m.s2 }
+
+// SetVariance sets the diffusion variance of every dimension to σ². Every
+// message depends on it, so the next query recomputes them all (O(N·D)),
+// unless it is unchanged. It returns an error unless σ² is positive and
+// finite.
+func (m *Model) SetVariance(sigma2 float64) error {
+	if err := checkVariance(sigma2, -1); err != nil {
+		return err
+	}
+	changed := false
+	for k, x := range m.s2 {
+		if x != sigma2 {
+			m.s2[k], changed = sigma2, true
+		}
+	}
+	m.changedVariance(changed)
+	return nil
+}
+
+// SetVariances sets the diffusion variance σ²_d of each dimension d to
+// s2[d], as Neal's Dirichlet diffusion tree learns a scale per dimension:
+// every edge [a b] then contributes N(x_{b,d}; x_{a,d}, σ²_d (t_b − t_a))
+// in dimension d. Like SetVariance it makes the next query recompute every
+// message, unless nothing changed. It returns an error, and changes
+// nothing, unless s2 has length D and every entry is positive and finite.
+func (m *Model) SetVariances(s2 []float64) error {
+	if len(s2) != m.d {
+		return fmt.Errorf("bp: %d variances for %d dimensions", len(s2), m.d)
+	}
+	for k, x := range s2 {
+		if err := checkVariance(x, k); err != nil {
+			return err
+		}
+	}
+	changed := false
+	for k, x := range s2 {
+		if m.s2[k] != x {
+			m.s2[k], changed = x, true
+		}
+	}
+	m.changedVariance(changed)
+	return nil
+}
+
+// checkVariance reports a variance that is not positive and finite; d is
+// its dimension, or -1 for one shared by all.
+func checkVariance(s2 float64, d int) error {
+	if s2 > 0 && !math.IsInf(s2, 1) {
+		return nil
+	}
+	if d < 0 {
+		return fmt.Errorf("bp: variance must be positive and finite, got %v", s2)
+	}
+	return fmt.Errorf("bp: variance of dimension %d must be positive and finite, got %v", d, s2)
+}
+
+// changedVariance marks every message stale if changed.
+func (m *Model) changedVariance(changed bool) {
+	if changed {
 		m.stale = true
 		m.gen++
 	}
-	return nil
 }
 
 // SetEvidence sets the Gaussian message about x_{leaf,d}: the factor

@@ -69,14 +69,16 @@ func (m *Model) Marginals(mean, variance []float64) error {
 	// x_c given x_p and the evidence below c is N(k x_p + (1-k) m_c, s k)
 	// with k = v_c/(v_c+s); the marginal follows by averaging over x_p. The
 	// root's parent is the origin: x = 0 exactly.
+	s2 := m.s2
 	for _, c := range m.order {
 		pm, tp := m.parentIn(c, mean)
 		pv, _ := m.parentIn(c, variance)
-		s := m.s2 * tr.Time(c).Since(tp)
+		l := tr.Time(c).Since(tp)
 		i := int(c) * d
 		cm, cv := m.msg(c)
 		om, ov := mean[i:i+d], variance[i:i+d]
 		for k := range pm {
+			s := s2[k] * l
 			v := cv[k]
 			if v == inf {
 				om[k], ov[k] = pm[k], pv[k]+s
@@ -108,14 +110,16 @@ func (m *Model) SampleLocations(rng *rand.Rand, dst []float64) error {
 		return err
 	}
 	tr, d := m.tr, m.d
+	s2 := m.s2
 	for _, c := range m.order {
 		px, tp := m.parentIn(c, dst)
-		s := m.s2 * tr.Time(c).Since(tp)
-		sd := math.Sqrt(s)
+		l := tr.Time(c).Since(tp)
 		i := int(c) * d
 		cm, cv := m.msg(c)
 		ox := dst[i : i+d]
 		for k := range px {
+			s := s2[k] * l
+			sd := math.Sqrt(s)
 			v := cv[k]
 			switch {
 			case v == inf:
@@ -132,12 +136,13 @@ func (m *Model) SampleLocations(rng *rand.Rand, dst []float64) error {
 }
 
 // SuffStats returns the sufficient statistics of the Gibbs update of the
-// precision 1/σ² given the locations x (indexed v*D+d, as SampleLocations
-// writes them): ss = Σ ||x_b − x_a||² / (2 (t_b − t_a)) over every edge [a b]
-// of the tree, the edge from the origin (x = 0, t = 0) to the root included,
-// and n, the number of (edge, dimension) terms in that sum. With a Gamma(a, b)
-// prior on 1/σ² the conditional is Gamma(a + n/2, b + ss) (NOTES.md,
-// erratum 3).
+// precision 1/σ² shared by every dimension, given the locations x (indexed
+// v*D+d, as SampleLocations writes them): ss = Σ ||x_b − x_a||² / (2 (t_b −
+// t_a)) over every edge [a b] of the tree, the edge from the origin (x = 0,
+// t = 0) to the root included, and n, the number of (edge, dimension) terms
+// in that sum. With a Gamma(a, b) prior on 1/σ² the conditional is
+// Gamma(a + n/2, b + ss) (NOTES.md, erratum 3). It is the sum over d of
+// what SuffStatsDims gives; it does not depend on the model's variances.
 //
 // Every location drawn by SampleLocations counts, missing leaf entries
 // included, so n = (number of edges)·D. To integrate some locations out
@@ -149,41 +154,96 @@ func (m *Model) SampleLocations(rng *rand.Rand, dst []float64) error {
 // representable. Edges whose lower end is not strictly after the upper are
 // an error naming the node.
 func (m *Model) SuffStats(x []float64) (ss float64, n int, err error) {
+	err = m.eachEdge(x, "SuffStats", func(l float64, sq []float64) {
+		var part float64
+		for _, q := range sq {
+			if !math.IsNaN(q) {
+				part += q
+				n++
+			}
+		}
+		ss += part / (2 * l)
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return ss, n, nil
+}
+
+// SuffStatsDims is SuffStats per dimension, for the Gibbs update of
+// per-dimension precisions 1/σ²_d (see SetVariances): it writes ss[d] =
+// Σ (x_{b,d} − x_{a,d})² / (2 (t_b − t_a)) over the edges [a b] of the
+// tree, the edge from the origin included, and n[d], the number of terms
+// in that sum. With independent Gamma(a_d, b_d) priors on the precisions,
+// the conditional of 1/σ²_d given the locations is Gamma(a_d + n[d]/2,
+// b_d + ss[d]). ss and n must have length D; they are overwritten. NaN
+// locations and edges of zero length are skipped, and edges of
+// non-positive length are an error, as in SuffStats. No allocation.
+func (m *Model) SuffStatsDims(x, ss []float64, n []int) error {
+	if len(ss) != m.d || len(n) != m.d {
+		return fmt.Errorf("bp: SuffStatsDims needs ss and n of length D = %d, got %d and %d", m.d, len(ss), len(n))
+	}
+	for k := range ss {
+		ss[k], n[k] = 0, 0
+	}
+	err := m.eachEdge(x, "SuffStatsDims", func(l float64, sq []float64) {
+		for k, q := range sq {
+			if !math.IsNaN(q) {
+				ss[k] += q / (2 * l)
+				n[k]++
+			}
+		}
+	})
+	if err != nil {
+		for k := range ss {
+			ss[k], n[k] = 0, 0
+		}
+	}
+	return err
+}
+
+// eachEdge calls fn for every edge [a b] of the tree below the root (the
+// edge from the origin to the root included) whose length l is not 0, with
+// sq[k] = (x_{b,k} − x_{a,k})², or NaN where x_{b,k} is NaN; sq is scratch
+// space valid during the call. It checks x's length and reports an edge of
+// non-positive length, or a NaN location above one that is not, as an
+// error for the method what.
+func (m *Model) eachEdge(x []float64, what string, fn func(l float64, sq []float64)) error {
 	tr, d := m.tr, m.d
 	if len(x) != tr.Cap()*d {
-		return 0, 0, fmt.Errorf("bp: SuffStats needs locations of length Cap()·D = %d, got %d", tr.Cap()*d, len(x))
+		return fmt.Errorf("bp: %s needs locations of length Cap()·D = %d, got %d", what, tr.Cap()*d, len(x))
 	}
 	if tr.Root() == pydt.NoNode {
-		return 0, 0, nil
+		return nil
 	}
+	sq := m.sq
 	m.order = tr.PreOrder(m.order[:0])
 	for _, b := range m.order {
 		a := tr.Parent(b)
 		if !tr.ParentTime(b).Before(tr.Time(b)) {
-			return 0, 0, m.edgeError(b, tr.BranchLength(b))
+			return m.edgeError(b, tr.BranchLength(b))
 		}
 		l := tr.BranchLength(b)
 		if l == 0 {
 			continue
 		}
 		xb := x[int(b)*d : int(b)*d+d]
-		var part float64
 		for k, xv := range xb {
 			if math.IsNaN(xv) {
+				sq[k] = xv
 				continue
 			}
 			xa := 0.0
 			if a != pydt.NoNode {
 				xa = x[int(a)*d+k]
 				if math.IsNaN(xa) {
-					return 0, 0, fmt.Errorf("bp: SuffStats: location of node %d, dimension %d, is NaN but its child %d's is not", a, k, b)
+					return fmt.Errorf("bp: %s: location of node %d, dimension %d, is NaN but its child %d's is not", what, a, k, b)
 				}
 			}
 			diff := xv - xa
-			part += diff * diff
-			n++
+			sq[k] = diff * diff
 		}
-		ss += part / (2 * l)
+		fn(l, sq)
 	}
-	return ss, n, nil
+	return nil
 }

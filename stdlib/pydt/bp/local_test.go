@@ -16,7 +16,7 @@ import (
 func copyModel(t *testing.T, m *Model, tr *pydt.Tree) *Model {
 	t.Helper()
 	f := New(tr, m.Dims())
-	if err := f.SetVariance(m.Variance()); err != nil {
+	if err := f.SetVariances(m.Variances()); err != nil {
 		t.Fatal(err)
 	}
 	for i := range tr.NumLeaves() {
@@ -55,12 +55,16 @@ func randomTreeNode(rng *rand.Rand, tr *pydt.Tree) pydt.NodeID {
 func TestLocalUpdatesMatchFullPass(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	for _, tc := range treeCases {
-		for _, D := range []int{1, 4} {
-			t.Run(fmt.Sprintf("%s/D=%d", tc.name, D), func(t *testing.T) {
+		for _, dc := range dimCases {
+			D := dc.D
+			t.Run(fmt.Sprintf("%s/%s", tc.name, dc), func(t *testing.T) {
 				tr := tc.gen(rng, 30)
 				m := New(tr, D)
 				if err := m.SetVariance(1.3); err != nil {
 					t.Fatal(err)
+				}
+				if dc.perDim {
+					setVariances(t, m, spreadVariances(rng, D))
 				}
 				randomEvidence(t, rng, m, 0.3, 0.2)
 				for step := range 300 {
@@ -230,11 +234,54 @@ func TestBadInput(t *testing.T) {
 		{"infinite observation", m.Observe(0, 0, math.Inf(-1))},
 		{"matrix size", m.ObserveMatrix(make([]float64, 7))},
 		{"zero variance", m.SetVariance(0)},
+		{"variances length", m.SetVariances([]float64{1})},
+		{"zero variance of a dimension", m.SetVariances([]float64{1, 0})},
+		{"NaN variance of a dimension", m.SetVariances([]float64{math.NaN(), 1})},
+		{"infinite variance of a dimension", m.SetVariances([]float64{1, math.Inf(1)})},
+		{"suffstats lengths", m.SuffStatsDims(make([]float64, tr.Cap()*2), make([]float64, 1), make([]int, 2))},
 		{"marginals size", m.Marginals(make([]float64, 3), make([]float64, 3))},
 	} {
 		if c.err == nil {
 			t.Errorf("%s: no error", c.name)
 		}
+	}
+	if got := m.Variances(); got[0] != 1 || got[1] != 1 {
+		t.Errorf("variances %v after refused changes, want [1 1]", got)
+	}
+}
+
+// TestVariancesAPI checks how the shared and per-dimension variances relate:
+// Variance reports the shared value or NaN, SetVariance sets every
+// dimension, and equal per-dimension variances give bit for bit the
+// likelihood of the shared one.
+func TestVariancesAPI(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	tr := genPYDT(rng, 20, 1, 0.5, 0.3)
+	m := New(tr, 3)
+	randomEvidence(t, rng, m, 0.2, 0.3)
+	if err := m.SetVariance(0.6); err != nil {
+		t.Fatal(err)
+	}
+	shared := m.LogLik()
+	setVariances(t, m, []float64{0.6, 0.6, 0.6})
+	if got := m.LogLik(); got != shared {
+		t.Errorf("equal per-dimension variances: LogLik %.17g, shared variance %.17g", got, shared)
+	}
+	if got := m.Variance(); got != 0.6 {
+		t.Errorf("Variance = %v with equal variances 0.6", got)
+	}
+	setVariances(t, m, []float64{0.6, 2, 0.6})
+	if got := m.Variance(); !math.IsNaN(got) {
+		t.Errorf("Variance = %v with unequal variances, want NaN", got)
+	}
+	if got := m.LogLik(); got == shared {
+		t.Error("LogLik unchanged after changing one dimension's variance")
+	}
+	if err := m.SetVariance(0.6); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.LogLik(); got != shared || m.Variance() != 0.6 {
+		t.Errorf("after SetVariance(0.6): LogLik %.17g (want %.17g), Variance %v", got, shared, m.Variance())
 	}
 }
 

@@ -9,12 +9,13 @@ import (
 const log2Pi = 1.8378770664093454835606594728112352797227949472755668
 
 // originLL returns the log of the integral of the message a about the
-// root's location, at time t, against the root's prior N(0, σ² t).
+// root's location, at time t, against the root's prior N(0, σ²_d t) per
+// dimension.
 func (m *Model) originLL(a []float64, t pydt.Time) float64 {
 	if !pydt.Origin.Before(t) {
 		return math.Inf(-1)
 	}
-	return mergeLL(a, 0, m.orig, m.s2*t.T())
+	return mergeLL(a, 0, m.orig, t.T(), m.s2)
 }
 
 // bfs appends the subtree below r to m.order, parents before children (the
@@ -248,7 +249,7 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 		if !tw.Before(tv) {
 			return math.Inf(-1)
 		}
-		merge(acc, m.node(w), 0, vr, m.s2*tv.Since(tw))
+		merge(acc, m.node(w), 0, vr, tv.Since(tw), m.s2)
 		cur, ct = w, tw
 	} else {
 		u, t := pos.Node, pos.Time
@@ -256,7 +257,7 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 		if !t.Before(tu) || !t.Before(tv) {
 			return math.Inf(-1)
 		}
-		merge(acc, m.node(u), m.s2*tu.Since(t), vr, m.s2*tv.Since(t))
+		merge(acc, m.node(u), tu.Since(t), vr, tv.Since(t), m.s2)
 		cur, ct = u, t
 	}
 	for a := tr.Parent(cur); a != pydt.NoNode; a = tr.Parent(a) {
@@ -264,16 +265,16 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 		if !ta.Before(ct) {
 			return math.Inf(-1)
 		}
-		s := m.s2 * ct.Since(ta)
+		l := ct.Since(ta)
 		c := m.seg.capOf(a)
 		for i := c + int(m.seg.node[cur].slot); i > 1; i >>= 1 {
-			sib, ss := m.op(a, ta, c, i^1)
+			sib, ls := m.op(a, ta, c, i^1)
 			if i&1 == 0 {
-				merge(acc, acc, s, sib, ss)
+				merge(acc, acc, l, sib, ls, m.s2)
 			} else {
-				merge(acc, sib, ss, acc, s)
+				merge(acc, sib, ls, acc, l, m.s2)
 			}
-			s = 0
+			l = 0
 		}
 		cur, ct = a, ta
 	}

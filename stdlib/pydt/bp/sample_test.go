@@ -1,6 +1,7 @@
 package bp
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,13 +15,17 @@ import (
 // covariances of joint draws with the dense posterior, within 4 standard
 // errors, and checks that observed entries are reproduced exactly.
 func TestSampleLocationsMoments(t *testing.T) {
+	for _, vars := range [][]float64{{0.8, 0.8}, {0.07, 30}} {
+		t.Run(fmt.Sprint(vars), func(t *testing.T) { sampleMoments(t, vars) })
+	}
+}
+
+func sampleMoments(t *testing.T, vars []float64) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const D, n, draws = 2, 9, 20000
 	tr := genPYDT(rng, n, 1.5, 1, 0.4)
 	m := New(tr, D)
-	if err := m.SetVariance(0.8); err != nil {
-		t.Fatal(err)
-	}
+	setVariances(t, m, vars)
 	randomEvidence(t, rng, m, 0.35, 0.25)
 	nodes := tr.PreOrder(nil)
 	K := len(nodes)
@@ -83,7 +88,8 @@ func TestSampleLocationsMoments(t *testing.T) {
 }
 
 // TestSampleFromPriorSuffStats checks, with no evidence at all, that draws
-// follow the prior: E[ss] = σ² n / 2.
+// follow the prior: E[ss] = σ² n / 2, and per dimension E[ss_d] = σ²_d n_d
+// / 2 with unequal variances.
 func TestSampleFromPriorSuffStats(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const D, draws, s2 = 3, 4000, 1.7
@@ -112,6 +118,30 @@ func TestSampleFromPriorSuffStats(t *testing.T) {
 	se := s2 * math.Sqrt(float64(cnt)/2/draws)
 	if math.Abs(mean-want) > 4*se {
 		t.Errorf("E[ss] = %.5g, want %.5g (se %.2g)", mean, want, se)
+	}
+
+	vars := []float64{0.05, 1.7, 40}
+	setVariances(t, m, vars)
+	tots := make([]float64, D)
+	ssd, nd := make([]float64, D), make([]int, D)
+	for range draws {
+		if err := m.SampleLocations(rng, x); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SuffStatsDims(x, ssd, nd); err != nil {
+			t.Fatal(err)
+		}
+		for d := range D {
+			tots[d] += ssd[d]
+		}
+	}
+	for d, s2 := range vars {
+		mean := tots[d] / draws
+		want := s2 * float64(nd[d]) / 2
+		se := s2 * math.Sqrt(float64(nd[d])/2/draws)
+		if math.Abs(mean-want) > 4*se {
+			t.Errorf("dimension %d, σ² = %v: E[ss_d] = %.5g, want %.5g (se %.2g)", d, s2, mean, want, se)
+		}
 	}
 }
 

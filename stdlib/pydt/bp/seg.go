@@ -23,7 +23,7 @@ import (
 // child or NoNode (an empty slot, no information). Slots 0..K-1 are used
 // and K..cap-1 empty: removing a child moves the last one into its slot. A
 // slot's message is read from the child's record with the edge variance
-// σ²(t_c - t_p) added on the fly, so it needs no storage; a binary branch
+// σ²_d(t_c - t_p) added on the fly, so it needs no storage; a binary branch
 // point (cap = 2) keeps no records beyond its own.
 //
 // Blocks (cap slots and cap-2 records) come from one arena per size class
@@ -165,11 +165,12 @@ func slotsFor(k int) int {
 
 // Messages are records of rs = 2d+4 floats: the means (d values), the
 // variances (d values), then S and P, then (in node records) the node's
-// time as s = -log(1-t) and 1-t, which merge neither reads nor writes. A record r (with an edge variance s
-// added on the fly, so that a child's stored message serves as its message
-// through the edge to its parent) stands for the function
+// time as s = -log(1-t) and 1-t, which merge neither reads nor writes. A
+// record r (with an edge of length l added on the fly, so that a child's
+// stored message serves as its message through the edge to its parent)
+// stands for the function
 //
-//	exp(S - log(P)/2) ∏_d N(x_d; r_d, r_{d+D} + s),
+//	exp(S - log(P)/2) ∏_d N(x_d; r_d, r_{d+D} + σ²_d l),
 //
 // a dimension of infinite variance carrying no information. The log
 // normaliser is split into S and a product P of variances, kept within
@@ -188,8 +189,9 @@ func fold(S, P float64) (float64, float64) {
 	return S - 0.5*math.Ln2*float64(e), math.Float64frombits(b&^mask | 1023<<52)
 }
 
-// merge writes into the record o the product of the messages a (with edge
-// variance sa) and b (sb). Per dimension where both carry information,
+// merge writes into the record o the product of the messages a (through an
+// edge of length la) and b (lb), the edge variance in dimension d being
+// s2[d]·l. Per dimension where both carry information,
 // N(x; m1, v1) N(x; m2, v2) = N(m1 - m2; 0, v1 + v2) N(x; m, v). The output
 // may alias a or b.
 //
@@ -198,18 +200,19 @@ func fold(S, P float64) (float64, float64) {
 // meeting through such edges give a point mass: zero density (S = -Inf)
 // when they differ, and an infinite one (S = +Inf) when they are equal;
 // zero density dominates when both occur.
-func merge(o, a []float64, sa float64, b []float64, sb float64) {
+func merge(o, a []float64, la float64, b []float64, lb float64, s2 []float64) {
 	n := (len(o) - 4) / 2
 	a, b, o = a[:2*n+2], b[:2*n+2], o[:2*n+2]
 	S, P := a[2*n]+b[2*n], a[2*n+1]*b[2*n+1] // P < 4: stored P lie in [1, 2)
 	am, av := a[:n], a[n:2*n]
 	bm, bv := b[:n], b[n:2*n]
 	om, ov := o[:n], o[n:2*n]
+	s2 = s2[:n]
 	quad, k := 0.0, 0
 	sing := false
 	for d := range om {
-		x := av[d] + sa
-		y := bv[d] + sb
+		x := av[d] + s2[d]*la
+		y := bv[d] + s2[d]*lb
 		if x == inf {
 			if y == inf {
 				om[d], ov[d] = 0, inf
@@ -278,19 +281,21 @@ func logNorm(S, quad float64, k int, sing bool) float64 {
 }
 
 // mergeLL returns the log of the integral over x of the product of the
-// messages a (edge variance sa) and b (sb): the log normaliser of the
+// messages a (edge length la) and b (lb), with diffusion variances s2: the
+// log normaliser of the
 // product merge would compute, without writing it.
-func mergeLL(a []float64, sa float64, b []float64, sb float64) float64 {
+func mergeLL(a []float64, la float64, b []float64, lb float64, s2 []float64) float64 {
 	n := (len(a) - 4) / 2
 	a, b = a[:2*n+2], b[:2*n+2]
 	S, P := a[2*n]+b[2*n], a[2*n+1]*b[2*n+1]
 	am, av := a[:n], a[n:2*n]
 	bm, bv := b[:n], b[n:2*n]
+	s2 = s2[:n]
 	quad, k := 0.0, 0
 	sing := false
 	for d := range am {
-		x := av[d] + sa
-		y := bv[d] + sb
+		x := av[d] + s2[d]*la
+		y := bv[d] + s2[d]*lb
 		if x == inf || y == inf {
 			continue
 		}
@@ -327,7 +332,7 @@ func (m *Model) node(v pydt.NodeID) []float64 {
 // off returns the offset of v's record in m.nr.
 func (m *Model) off(v pydt.NodeID) int { return int(m.seg.node[v].rec) * m.rs }
 
-// child returns the record of child c and the variance of its edge from a
+// child returns the record of child c and the length of its edge from a
 // parent at time s = -log(1-t) (1-t = u), or the record m.dead (no
 // information, S = -Inf) when the child is not strictly after the parent.
 // The child's time is read from its record, and the edge length computed
@@ -344,10 +349,10 @@ func (m *Model) childRec(rec int, s, u float64) ([]float64, float64) {
 	if !(sc > s) {
 		return m.dead, 0
 	}
-	return r, m.s2 * pydt.Elapsed(s, sc, u, r[m.rs-1])
+	return r, pydt.Elapsed(s, sc, u, r[m.rs-1])
 }
 
-// op returns the record and edge variance at heap index i (2 ≤ i < 2c)
+// op returns the record and edge length at heap index i (2 ≤ i < 2c)
 // of p's segment tree, p being at time tp with c slots.
 func (m *Model) op(p pydt.NodeID, tp pydt.Time, c, i int) ([]float64, float64) {
 	if i >= c {
@@ -396,12 +401,12 @@ func (m *Model) computeRec(p pydt.NodeID, t, u float64, sn segNode, i int) {
 		ks := s.kids[k][o : o+2]
 		a, sa := m.slotOp(ks[0], t, u)
 		b, sb := m.slotOp(ks[1], t, u)
-		merge(out, a, sa, b, sb)
+		merge(out, a, sa, b, sb, m.s2)
 		return
 	}
 	o := (int(sn.blk)*(c-2) + 2*i - 2) * rs
 	r := s.recs[k][o : o+2*rs]
-	merge(out, r[:rs], 0, r[rs:], 0)
+	merge(out, r[:rs], 0, r[rs:], 0, m.s2)
 }
 
 // build recomputes p's whole segment tree, and so p's message, and copies
@@ -499,7 +504,7 @@ func (m *Model) computeRecAt(p pydt.NodeID, t, u float64, sn segNode, i, base, k
 		j := 2*i - c
 		a, sa := m.slotAt(j, base, k, t, u)
 		b, sb := m.slotAt(j+1, base, k, t, u)
-		merge(out, a, sa, b, sb)
+		merge(out, a, sa, b, sb, m.s2)
 		return
 	}
 	m.computeRec(p, t, u, sn, i)

@@ -78,7 +78,7 @@ func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
 		copy(e.out, m.dead)
 		return e
 	}
-	acc, s := m.orig, m.s2*tr.Time(r).T()
+	acc, l := m.orig, tr.Time(r).T()
 	// Walk down from the root: at each ancestor a, multiply the message
 	// arriving from above by those of a's children off the path (the
 	// siblings along the path in a's segment tree), then carry the product
@@ -88,9 +88,9 @@ func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
 		ta := tr.Time(a)
 		c := m.seg.capOf(a)
 		for i := c + int(m.seg.node[b].slot); i > 1; i >>= 1 {
-			sib, ss := m.op(a, ta, c, i^1)
-			merge(e.out, acc, s, sib, ss)
-			acc, s = e.out, 0
+			sib, ls := m.op(a, ta, c, i^1)
+			merge(e.out, acc, l, sib, ls, m.s2)
+			acc, l = e.out, 0
 		}
 		if k > 1 {
 			tb := tr.Time(b)
@@ -98,7 +98,7 @@ func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
 				copy(e.out, m.dead)
 				return e
 			}
-			s = m.s2 * tb.Since(ta)
+			l = tb.Since(ta)
 		}
 	}
 	return e
@@ -124,16 +124,16 @@ func (e *TimeEval) LogLik(t pydt.Time) float64 {
 		return math.Inf(-1)
 	}
 	tt, tu := t.S(), t.OneMinus()
-	acc, s := e.out, m.s2*pydt.Elapsed(e.tp.S(), tt, e.up, tu)
+	acc, l := e.out, pydt.Elapsed(e.tp.S(), tt, e.up, tu)
 	k := m.tr.Degree(e.v)
 	ks := m.seg.kidsOf(e.v)[:k]
 	for j, c := range ks {
-		ch, sc := m.child(c, tt, tu)
+		ch, lc := m.child(c, tt, tu)
 		if j == k-1 {
-			return mergeLL(acc, s, ch, sc)
+			return mergeLL(acc, l, ch, lc, m.s2)
 		}
-		merge(e.scr, acc, s, ch, sc)
-		acc, s = e.scr, 0
+		merge(e.scr, acc, l, ch, lc, m.s2)
+		acc, l = e.scr, 0
 	}
 	// No children (not a valid tree): the outside integrates to its
 	// normaliser.

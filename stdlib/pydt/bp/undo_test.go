@@ -32,6 +32,9 @@ func TestUndoDetach(t *testing.T) {
 				if err := m.SetVariance(0.8); err != nil {
 					t.Fatal(err)
 				}
+				if D == 3 {
+					setVariances(t, m, spreadVariances(rng, D))
+				}
 				randomEvidence(t, rng, m, 0.2, 0.2)
 				if err := m.Recompute(); err != nil {
 					t.Fatal(err)
