@@ -39,18 +39,15 @@ type SplitSD struct {
 // denominator for K chains (as MrBayes, CalcPartFreqStats); a clade counts
 // when its frequency is at least minFreq in some chain. The clades are
 // matched by their hash keys. It needs at least two chains, each with a
-// tree.
+// tree, and exact counts (CladeCounts.Exact): SummarizeChains, whose
+// counts are bounded, recounts the clades it needs instead.
 func SplitFrequencySD(chains []*CladeCounts, minFreq float64) (SplitSD, error) {
 	k := len(chains)
 	if k < 2 {
 		return SplitSD{}, errors.New("split frequencies: need at least two chains")
 	}
 	n := chains[0].n
-	var root cladeKey
-	for _, key := range chains[0].keys {
-		root[0] += key[0]
-		root[1] += key[1]
-	}
+	s := &splitCounts{chains: k, trees: make([]int64, k)}
 	for i, c := range chains {
 		if c.n != n {
 			return SplitSD{}, fmt.Errorf("split frequencies: chain %d has %d leaves, chain 1 %d", i+1, c.n, n)
@@ -58,37 +55,61 @@ func SplitFrequencySD(chains []*CladeCounts, minFreq float64) (SplitSD, error) {
 		if c.trees == 0 {
 			return SplitSD{}, fmt.Errorf("split frequencies: chain %d has no trees", i+1)
 		}
+		if !c.Exact() {
+			return SplitSD{}, fmt.Errorf("split frequencies: the counts of chain %d are not exact (their counters overflowed)", i+1)
+		}
+		s.trees[i] = c.trees
+		c.tab.each(func(key cladeKey, _ uint32) {
+			if !s.index.has(key) {
+				s.keys = append(s.keys, key)
+				s.index.add(key, uint32(len(s.keys)))
+			}
+		})
+	}
+	s.count = make([]uint32, len(s.keys)*k)
+	for i, key := range s.keys {
+		for j, c := range chains {
+			s.count[i*k+j] = c.tab.get(key)
+		}
+	}
+	return s.sd(chains[0].keys, minFreq), nil
+}
+
+// sd computes the SplitSD of the counted clades; leaves are the keys of
+// the leaves (the root's clade, their sum, is left out).
+func (s *splitCounts) sd(leaves []cladeKey, minFreq float64) SplitSD {
+	k := s.chains
+	var root cladeKey
+	for _, key := range leaves {
+		root[0] += key[0]
+		root[1] += key[1]
 	}
 	out := SplitSD{Chains: k}
 	var sds []float64
-	seen := map[cladeKey]bool{}
 	f := make([]float64, k)
-	for _, c := range chains {
-		for key := range c.count {
-			if key == root || seen[key] {
-				continue
-			}
-			seen[key] = true
-			qualifies := false
-			var mean float64
-			for j, d := range chains {
-				f[j] = float64(d.count[key]) / float64(d.trees)
-				qualifies = qualifies || f[j] >= minFreq
-				mean += f[j]
-			}
-			if !qualifies {
-				continue
-			}
-			mean /= float64(k)
-			var ss float64
-			for _, x := range f {
-				ss += (x - mean) * (x - mean)
-			}
-			sds = append(sds, math.Sqrt(ss/float64(k-1)))
+	for i, key := range s.keys {
+		if key == root {
+			continue
 		}
+		qualifies := false
+		var mean float64
+		for j := range k {
+			f[j] = float64(s.count[i*k+j]) / float64(s.trees[j])
+			qualifies = qualifies || f[j] >= minFreq
+			mean += f[j]
+		}
+		if !qualifies {
+			continue
+		}
+		mean /= float64(k)
+		var ss float64
+		for _, x := range f {
+			ss += (x - mean) * (x - mean)
+		}
+		sds = append(sds, math.Sqrt(ss/float64(k-1)))
 	}
 	// Summed in sorted order, so that the result does not depend on the
-	// order of the maps.
+	// order the clades were found in.
 	slices.Sort(sds)
 	var sum float64
 	for _, sd := range sds {
@@ -100,5 +121,5 @@ func SplitFrequencySD(chains []*CladeCounts, minFreq float64) (SplitSD, error) {
 	if out.Clades > 0 {
 		out.Average = sum / float64(out.Clades)
 	}
-	return out, nil
+	return out
 }

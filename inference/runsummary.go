@@ -26,8 +26,11 @@ const (
 type SummaryInfo struct {
 	// Trees is the number of kept trees summarised, all chains together.
 	Trees int `json:"trees"`
-	// DistinctClades is the number of distinct clades in the kept trees.
-	DistinctClades int `json:"distinct_clades"`
+	// DistinctClades is the number of distinct clades in the kept trees:
+	// exact unless DistinctCladesEstimated, when the bounded clade counts
+	// overflowed (CladeCounts.Distinct) and it is an estimate.
+	DistinctClades          int  `json:"distinct_clades"`
+	DistinctCladesEstimated bool `json:"distinct_clades_estimated,omitempty"`
 	// Summary reports whether summary.nwk and coclust.csv were written.
 	Summary bool `json:"summary"`
 	// MEABranchPoints is the number of branch points of mea.nwk, the root
@@ -35,6 +38,10 @@ type SummaryInfo struct {
 	// of its clades in the true tree minus the expected number not.
 	MEABranchPoints    int     `json:"mea_branch_points"`
 	MEAExpectedCorrect float64 `json:"mea_expected_correct_minus_incorrect"`
+	// MEAGap is 0 (left out) when mea.nwk is the exact maximiser among the
+	// kept trees, and otherwise the most by which a kept tree that could
+	// not be scored exactly may exceed its Σ (2p − 1) (SummaryTree.Gap).
+	MEAGap float64 `json:"mea_gap,omitempty"`
 	// ConsensusBranchPoints is the number of branch points of
 	// consensus.nwk: the clades in more than half of the kept trees.
 	ConsensusBranchPoints int `json:"consensus_branch_points"`
@@ -115,8 +122,9 @@ func (r *runner) writeTreeSummary(res *Result) error {
 		}
 	}
 	res.SummaryTree = &SummaryInfo{
-		Trees: s.Clades.Trees(), DistinctClades: s.Clades.Distinct(), Summary: s.Linkage != nil,
-		MEABranchPoints: len(s.MaxAccuracy.Credibility), MEAExpectedCorrect: s.MaxAccuracy.ExpectedCorrect(),
+		Trees: s.Clades.Trees(), DistinctClades: s.Clades.Distinct(), DistinctCladesEstimated: !s.Clades.Exact(),
+		Summary:         s.Linkage != nil,
+		MEABranchPoints: len(s.MaxAccuracy.Credibility), MEAExpectedCorrect: s.MaxAccuracy.ExpectedCorrect(), MEAGap: s.MaxAccuracy.Gap,
 		ConsensusBranchPoints: len(s.Consensus.Credibility),
 	}
 	if sd := s.SplitSD; sd != nil && sd.Clades > 0 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -45,13 +44,15 @@ import (
 // only those that contain the clade), so a branch point always comes
 // before its descendants. Its credibility p is written as its Newick label.
 //
-// Clades are counted by CladeCounts in memory that grows with the number of
-// distinct clades, not with the number of trees, and counts from separate
-// chains or machines merge. Building the summaries takes two further
-// passes over the trees (a TreeSource replays them), which find the leaves
-// of the kept clades, gather the times and recount every kept clade
-// exactly, so that a collision of the hash that keys the counts is
-// detected, never silently used.
+// Clades are counted by CladeCounts in memory bounded by a capacity
+// proportional to N, not by the number of trees or of distinct clades
+// (see the notes on bounded clade counts), and counts from separate chains
+// or machines merge. Building the summaries takes further passes over the
+// trees (a TreeSource replays them), which recount the counted clades
+// exactly when the counters have overflowed, find the leaves of the kept
+// clades, gather the times and recount every kept clade exactly, so that
+// every credibility written is an exact count and a collision of the hash
+// that keys the counts is detected, never silently used.
 
 // TreeSource replays a sample of trees: it calls fn with each tree in turn,
 // in the same order every time it is called, and stops at fn's first
@@ -96,139 +97,6 @@ func TreeSlice(trees []*pydt.Tree) TreeSource {
 // counts cannot be trusted and no summary is made.
 var ErrCladeCollision = errors.New("clade hash collision")
 
-// cladeKey identifies a clade (a set of leaves) by two independent sums of
-// random 64-bit keys, one per leaf: equal sets have equal keys, and two
-// given distinct sets collide with probability 2^-128.
-type cladeKey [2]uint64
-
-// leafKeys returns the keys of n leaves. They are fixed (not drawn from a
-// run's seed), so that counts made anywhere over the same rows merge.
-func leafKeys(n int) []cladeKey {
-	rng := rand.New(rand.NewPCG(0x6d6363, 0x636c616465))
-	keys := make([]cladeKey, n)
-	for i := range keys {
-		keys[i] = cladeKey{rng.Uint64(), rng.Uint64()}
-	}
-	return keys
-}
-
-// CladeCounts counts, over a sample of trees on the same N leaves, how many
-// trees contain each clade (the set of leaves below a branch point). It
-// keeps one map entry, a 128-bit key and a count (about 45 bytes), per
-// distinct clade, not per tree: its memory grows with the number of
-// distinct clades seen. Counts from different samples of trees on the same
-// rows merge (Merge). Summary trees are built with further passes over the
-// trees (MaxAccuracy, Consensus, Summaries), which find the leaves of the
-// clades they keep and recount those clades exactly.
-type CladeCounts struct {
-	n     int
-	keys  []cladeKey
-	count map[cladeKey]uint32
-	trees int64
-
-	// Scratch, by NodeID.
-	ord  []pydt.NodeID
-	node []cladeKey
-}
-
-// NewCladeCounts returns empty counts for trees with n leaves.
-func NewCladeCounts(n int) (*CladeCounts, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("clade counts: need at least one leaf, got %d", n)
-	}
-	return &CladeCounts{n: n, keys: leafKeys(n), count: map[cladeKey]uint32{}}, nil
-}
-
-// Trees returns the number of trees counted.
-func (c *CladeCounts) Trees() int { return int(c.trees) }
-
-// Distinct returns the number of distinct clades seen (leaves excluded).
-func (c *CladeCounts) Distinct() int { return len(c.count) }
-
-// NumLeaves returns N.
-func (c *CladeCounts) NumLeaves() int { return c.n }
-
-// nodeKeys computes the clade key of every node of tr into c.node and
-// returns tr's post-order.
-func (c *CladeCounts) nodeKeys(tr *pydt.Tree) []pydt.NodeID {
-	if cap(c.node) < tr.Cap() {
-		c.node = make([]cladeKey, tr.Cap())
-	}
-	c.node = c.node[:tr.Cap()]
-	c.ord = tr.PostOrder(c.ord[:0])
-	for _, v := range c.ord {
-		if tr.IsLeaf(v) {
-			c.node[v] = c.keys[v]
-			continue
-		}
-		var k cladeKey
-		for ch := tr.FirstChild(v); ch != pydt.NoNode; ch = tr.NextSibling(ch) {
-			k[0] += c.node[ch][0]
-			k[1] += c.node[ch][1]
-		}
-		c.node[v] = k
-	}
-	return c.ord
-}
-
-func (c *CladeCounts) checkLeaves(tr *pydt.Tree) error {
-	if tr.NumLeaves() != c.n {
-		return fmt.Errorf("clade counts: tree has %d leaves, want %d", tr.NumLeaves(), c.n)
-	}
-	return nil
-}
-
-// Add counts the clades of tr.
-func (c *CladeCounts) Add(tr *pydt.Tree) error {
-	if err := c.checkLeaves(tr); err != nil {
-		return err
-	}
-	if c.trees == math.MaxUint32 {
-		return fmt.Errorf("clade counts: more than %d trees", uint32(math.MaxUint32))
-	}
-	for _, v := range c.nodeKeys(tr) {
-		if !tr.IsLeaf(v) {
-			c.count[c.node[v]]++
-		}
-	}
-	c.trees++
-	return nil
-}
-
-// Merge adds the counts of o, made over trees on the same rows, to c.
-func (c *CladeCounts) Merge(o *CladeCounts) error {
-	if o.n != c.n {
-		return fmt.Errorf("clade counts: cannot merge counts over %d leaves into counts over %d", o.n, c.n)
-	}
-	if c.trees+o.trees > math.MaxUint32 {
-		return fmt.Errorf("clade counts: more than %d trees", uint32(math.MaxUint32))
-	}
-	for k, x := range o.count {
-		c.count[k] += x
-	}
-	c.trees += o.trees
-	return nil
-}
-
-// Credibility returns, for every branch point of tr, the fraction of the
-// counted trees that contain its clade. The clades are matched by their
-// 128-bit hash keys only.
-func (c *CladeCounts) Credibility(tr *pydt.Tree) (map[pydt.NodeID]float64, error) {
-	if err := c.checkLeaves(tr); err != nil {
-		return nil, err
-	}
-	if c.trees == 0 {
-		return nil, errors.New("clade counts: no trees counted")
-	}
-	out := map[pydt.NodeID]float64{}
-	for _, v := range c.nodeKeys(tr) {
-		if !tr.IsLeaf(v) {
-			out[v] = float64(c.count[c.node[v]]) / float64(c.trees)
-		}
-	}
-	return out, nil
-}
-
 // SummaryTree is a summary of a sample of trees: a tree whose branch points
 // carry their posterior clade credibility.
 type SummaryTree struct {
@@ -239,6 +107,12 @@ type SummaryTree struct {
 	Credibility map[pydt.NodeID]float64
 	// Trees is the number of sampled trees summarised.
 	Trees int
+	// Gap is, for CladeCounts.MaxAccuracy's tree, 0 when it is the exact
+	// maximiser of Σ (2p − 1) among the sampled trees; when the clade
+	// counters overflowed and some trees could not be scored exactly
+	// within the passes allowed, it is the most by which one of them may
+	// exceed the tree's Σ (2p − 1). 0 for the other summaries.
+	Gap float64
 }
 
 // Newick returns the summary tree in Newick format with each branch
@@ -284,7 +158,9 @@ func (l *logSum) value() float64 { return l.max + math.Log(l.sum) }
 // sumClade is a clade of a summary tree being built.
 type sumClade struct {
 	key    cladeKey
-	leaves []int32
+	leaves []int32 // sorted; dropped (nil) once the set is built
+	size   int     // number of leaves
+	node   pydt.NodeID
 	parent int     // index in the set, -1 for the root
 	kids   []int   // child clades
 	direct []int32 // leaves whose smallest clade this is
@@ -340,6 +216,11 @@ func newCladeSet(n int, cl []sumClade) (*cladeSet, error) {
 			cl[p].kids = append(cl[p].kids, i)
 		}
 		s.byKey[k.key] = i
+	}
+	// Only the leaves directly below each clade are needed from here on
+	// (nested clades' leaf lists can take O(N²) memory in all).
+	for i := range cl {
+		cl[i].size, cl[i].leaves = len(cl[i].leaves), nil
 	}
 	for l, o := range owner {
 		if o >= 0 {
@@ -411,7 +292,7 @@ func (s *cladeSet) observe(c *CladeCounts, q *treeLCA) error {
 			}
 		}
 		s.mrca[i] = m
-		if tr.Count(m) == len(k.leaves) {
+		if tr.Count(m) == k.size {
 			k.present++
 		}
 		tm := tr.Time(m)
@@ -423,15 +304,30 @@ func (s *cladeSet) observe(c *CladeCounts, q *treeLCA) error {
 		if tr.IsLeaf(v) {
 			continue
 		}
-		if i, ok := s.byKey[c.node[v]]; ok && (s.mrca[i] != v || tr.Count(v) != len(s.cl[i].leaves)) {
+		if i, ok := s.byKey[c.node[v]]; ok && (s.mrca[i] != v || tr.Count(v) != s.cl[i].size) {
 			return ErrCladeCollision
 		}
 	}
 	return nil
 }
 
+// credibility returns the fraction of the observed trees that contain each
+// clade, by the clades' nodes (sumClade.node), with each recount checked
+// against the clade's count where that is known exactly.
+func (s *cladeSet) credibility(c *CladeCounts) (map[pydt.NodeID]float64, error) {
+	out := make(map[pydt.NodeID]float64, len(s.cl))
+	for i := range s.cl {
+		k := &s.cl[i]
+		if x, ok := c.exactCount(k.key); ok && int64(x) != k.present {
+			return nil, fmt.Errorf("%w: a clade counted in %d trees is in %d", ErrCladeCollision, x, k.present)
+		}
+		out[k.node] = float64(k.present) / float64(c.trees)
+	}
+	return out, nil
+}
+
 // build makes the summary tree, with each clade's exact recount checked
-// against its hashed count.
+// against its hashed count where that is exact.
 func (s *cladeSet) build(c *CladeCounts, labels []string) (*SummaryTree, error) {
 	n, trees := c.n, c.trees
 	tr := pydt.New(n)
@@ -445,8 +341,8 @@ func (s *cladeSet) build(c *CladeCounts, labels []string) (*SummaryTree, error) 
 	times := make([]pydt.Time, len(s.cl))
 	for i := range s.cl {
 		k := &s.cl[i]
-		if k.present != int64(c.count[k.key]) {
-			return nil, fmt.Errorf("%w: a clade counted in %d trees is in %d", ErrCladeCollision, c.count[k.key], k.present)
+		if x, ok := c.exactCount(k.key); ok && int64(x) != k.present {
+			return nil, fmt.Errorf("%w: a clade counted in %d trees is in %d", ErrCladeCollision, x, k.present)
 		}
 		t, err := meanTime(k.sumT, k.sumU, k.logU, trees)
 		if err != nil {
@@ -490,11 +386,9 @@ func subtreeLeaves(tr *pydt.Tree, v pydt.NodeID, buf []int32, scratch *[]pydt.No
 // Consensus builds the majority-rule consensus tree of the counted trees
 // (see the package notes on tree summaries): it keeps every clade found in
 // more than half of them. It replays the trees from src, which must give
-// the same trees as were counted, twice: to find the clades' leaves, and
-// to place each branch point at the posterior mean time of the most recent
-// common ancestor of its leaves and recount each clade exactly. It returns
-// an error wrapping ErrCladeCollision if the recount disagrees with the
-// hashed counts.
+// the same trees as were counted, two or three times (see Summaries). It
+// returns an error wrapping ErrCladeCollision if the recount disagrees
+// with the hashed counts.
 func (c *CladeCounts) Consensus(src TreeSource) (*SummaryTree, error) {
 	_, cons, err := c.Summaries(src, false, true)
 	return cons, err
@@ -504,102 +398,443 @@ func (c *CladeCounts) Consensus(src TreeSource) (*SummaryTree, error) {
 // Σ (2p − 1) over its clades: the expected number of its clades that are in
 // the true tree minus the expected number that are not (the first such
 // tree when several tie). Unlike the consensus, it is as resolved as the
-// sampled trees are. It replays the trees from src twice, as Consensus
-// does: to score them, and to place each branch point at the posterior
-// mean time of the most recent common ancestor of its leaves (over all
-// trees) and recount its clades exactly.
+// sampled trees are. It replays the trees from src as Summaries does:
+// to score them, and to place each branch point at the posterior mean time
+// of the most recent common ancestor of its leaves (over all trees) and
+// recount its clades exactly.
 func (c *CladeCounts) MaxAccuracy(src TreeSource) (*SummaryTree, error) {
 	mea, _, err := c.Summaries(src, true, false)
 	return mea, err
 }
 
 // Summaries returns MaxAccuracy's tree when mea is set and Consensus's when
-// consensus is, with two passes over src in all.
+// consensus is. It replays the trees from src, which must give the trees
+// counted: while the counts are exact (Exact), twice (to score the trees
+// and find the majority clades' leaves, then to gather the times and
+// recount the summaries' clades). Otherwise it first recounts every
+// counted clade exactly; a clade without a counter is then in at most
+// Err() trees, so the consensus is exact when 2·Err() ≤ Trees() (it
+// returns an error otherwise), and a tree's score is known to within the
+// bounds its uncounted clades allow (each in at least one tree and at most
+// Err()). The trees whose upper bound reaches the best lower bound are
+// then scored exactly, by recounting their uncounted clades with further
+// passes (as many of those clades at a time as the capacity allows), so
+// that the tree returned is the exact maximiser; a last pass fetches it
+// when it was not the best one seen while scoring. Every credibility of
+// the trees returned is an exact count.
 func (c *CladeCounts) Summaries(src TreeSource, mea, consensus bool) (meaTree, consTree *SummaryTree, err error) {
-	if c.trees == 0 {
-		return nil, nil, errors.New("summary tree: no trees counted")
-	}
-	n := c.n
-	// Pass 1: score the trees, and find the leaves of the majority clades.
-	var cons []sumClade
-	consIdx := map[cladeKey]int{}
-	if consensus {
-		for k, x := range c.count {
-			if 2*int64(x) > c.trees {
-				consIdx[k] = len(cons)
-				cons = append(cons, sumClade{key: k})
-			}
+	meaTree, consTree, _, err = c.summaries(src, mea, consensus, nil, nil)
+	return meaTree, consTree, err
+}
+
+// meaPending is a sampled tree whose score is not known exactly yet: known
+// is the sum of 2x − T over its clades with exact counts x, u the number
+// of its other clades, and keys those clades once collected.
+type meaPending struct {
+	idx   int64
+	known int64
+	u     int64
+	keys  []cladeKey
+	round int  // the pass in which keys were collected
+	want  bool // collect keys in the next pass
+}
+
+// meaMaxRounds is the number of passes over the trees that MaxAccuracy
+// may take, beyond the scoring pass, to score exactly the trees that may
+// be the best.
+const meaMaxRounds = 4
+
+// meaSearch finds the sampled tree of largest Σ (2x − T) over its clades
+// (x a clade's count in the T trees: T times Σ (2p − 1), an integer, so
+// that ties are exact and go to the first tree).
+type meaSearch struct {
+	t, d     int64
+	bestIdx  int64 // -1 when none is known
+	best     int64
+	bestTree *pydt.Tree // a clone of tree bestIdx, nil when it must be fetched
+	lower    int64      // the largest lower bound of a tree's score
+	pending  []meaPending
+	pruned   int
+	budget   int        // keys that may still be collected
+	round    int        // the current pass: 0 the scoring pass, then 1, 2, …
+	rounds   int        // the most passes after the scoring pass
+	cur      cladeTable // keys being counted this pass: count+1
+	next     cladeTable // keys collected this pass, counted in the next
+}
+
+func (m *meaSearch) lo(p *meaPending) int64 { return p.known + p.u*(2-m.t) }
+func (m *meaSearch) hi(p *meaPending) int64 { return p.known + p.u*(2*m.d-m.t) }
+
+// exact records that tree idx has score x; tr, when not nil, is the tree.
+func (m *meaSearch) exact(idx, x int64, tr *pydt.Tree) {
+	if m.bestIdx < 0 || x > m.best || x == m.best && idx < m.bestIdx {
+		m.bestIdx, m.best, m.bestTree = idx, x, nil
+		if tr != nil {
+			m.bestTree = tr.Clone()
 		}
 	}
+	m.lower = max(m.lower, x)
+}
+
+// beats reports whether pending tree p may still score above the best
+// (or equal it, coming first).
+func (m *meaSearch) beats(p *meaPending) bool {
+	h := m.hi(p)
+	return h >= m.lower && (m.bestIdx < 0 || h > m.best || h == m.best && p.idx < m.bestIdx)
+}
+
+// prune drops the pending trees that cannot beat the best, returning their
+// collected keys to the budget.
+func (m *meaSearch) prune() {
+	m.pending = slices.DeleteFunc(m.pending, func(p meaPending) bool {
+		if !m.beats(&p) {
+			m.budget += len(p.keys)
+			return true
+		}
+		return false
+	})
+	m.pruned = len(m.pending)
+}
+
+// collect keeps the unknown clades of a pending tree for the next count,
+// if the budget allows.
+func (m *meaSearch) collect(p *meaPending, unknown []cladeKey) {
+	if p.keys != nil || len(unknown) > m.budget {
+		return
+	}
+	p.keys, p.round, p.want = slices.Clone(unknown), m.round, false
+	m.budget -= len(unknown)
+	for _, k := range unknown {
+		if !m.next.has(k) {
+			m.next.add(k, 1)
+		}
+	}
+}
+
+// score scores a tree during the scoring pass, and collects the unknown
+// clades of the trees that may be the best while the budget allows.
+func (m *meaSearch) score(idx, known int64, unknown []cladeKey, tr *pydt.Tree) {
+	if len(unknown) == 0 {
+		m.exact(idx, known, tr)
+		return
+	}
+	p := meaPending{idx: idx, known: known, u: int64(len(unknown))}
+	m.lower = max(m.lower, m.lo(&p))
+	if !m.beats(&p) {
+		return
+	}
+	m.collect(&p, unknown)
+	m.pending = append(m.pending, p)
+	if len(m.pending) > 2*m.pruned+64 {
+		m.prune()
+	}
+}
+
+// choose marks the pending trees whose clades the next pass collects:
+// those of highest upper bound first, as many as the budget allows.
+func (m *meaSearch) choose() {
+	var idx []int
+	for i := range m.pending {
+		if m.pending[i].keys == nil {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(m.hi(&m.pending[b]), m.hi(&m.pending[a])) })
+	room := m.budget
+	for _, i := range idx {
+		if p := &m.pending[i]; int(p.u) <= room {
+			p.want, room = true, room-int(p.u)
+		}
+	}
+}
+
+// countPass counts the keys of cur in the trees of src; in the same pass
+// it collects the unknown clades of the pending trees chosen.
+func (m *meaSearch) countPass(c *CladeCounts, src TreeSource) error {
 	var (
-		best     = math.Inf(-1)
-		bestTree *pydt.Tree
-		trees    int64
-		scratch  []pydt.NodeID
-		labels   []string
+		idx     int64
+		j       int // next pending tree, in tree order
+		unknown []cladeKey
 	)
-	err = src(func(tr *pydt.Tree) error {
+	slices.SortFunc(m.pending, func(a, b meaPending) int { return cmp.Compare(a.idx, b.idx) })
+	return src(func(tr *pydt.Tree) error {
 		if err := c.checkLeaves(tr); err != nil {
 			return err
 		}
-		if trees == 0 {
-			labels = tr.Labels
-		}
-		trees++
-		score := 0.0
+		collect := j < len(m.pending) && m.pending[j].idx == idx && m.pending[j].want
+		unknown = unknown[:0]
 		for _, v := range c.nodeKeys(tr) {
 			if tr.IsLeaf(v) {
 				continue
 			}
-			x, ok := c.count[c.node[v]]
-			if !ok {
-				return errors.New("a replayed tree has a clade that was not counted")
-			}
-			score += 2*float64(x)/float64(c.trees) - 1
-			if i, ok := consIdx[c.node[v]]; ok {
-				if cons[i].leaves == nil {
-					cons[i].leaves = subtreeLeaves(tr, v, nil, &scratch)
-				} else if len(cons[i].leaves) != tr.Count(v) {
-					return ErrCladeCollision
+			k := c.node[v]
+			if m.cur.live > 0 {
+				if i := m.cur.slot(k); m.cur.count[i] != 0 {
+					m.cur.count[i]++
 				}
 			}
+			if _, ok := c.exactCount(k); collect && !ok {
+				unknown = append(unknown, k)
+			}
 		}
-		if mea && score > best {
-			best, bestTree = score, tr.Clone()
+		if collect {
+			m.collect(&m.pending[j], unknown)
 		}
+		for j < len(m.pending) && m.pending[j].idx <= idx {
+			j++
+		}
+		idx++
 		return nil
 	})
-	if err == nil && trees != c.trees {
-		err = fmt.Errorf("the trees replayed (%d) are not the trees counted (%d)", trees, c.trees)
+}
+
+// resolve scores the pending trees exactly, with passes over src, until
+// none can beat the best or m.rounds passes are done (more if no tree was
+// scored exactly yet); then, if the best tree was not kept,
+// it fetches it with one more pass. It returns 0 when the best is the
+// exact maximiser, and otherwise the most by which a tree left unscored
+// may exceed it, in units of Σ (2p − 1).
+func (m *meaSearch) resolve(c *CladeCounts, src TreeSource) (gap float64, err error) {
+	for {
+		// The keys collected so far are counted in the next pass.
+		m.cur, m.next = m.next, cladeTable{}
+		m.prune()
+		// The limit on passes applies once some tree is scored exactly.
+		if len(m.pending) == 0 || m.round >= m.rounds && m.bestIdx >= 0 {
+			break
+		}
+		m.round++
+		m.choose()
+		if err := m.countPass(c, src); err != nil {
+			return 0, err
+		}
+		m.pending = slices.DeleteFunc(m.pending, func(p meaPending) bool {
+			if p.keys == nil || p.round == m.round {
+				return false // not counted yet
+			}
+			x := p.known
+			for _, k := range p.keys {
+				x += 2*int64(m.cur.get(k)-1) - m.t
+			}
+			m.exact(p.idx, x, nil)
+			m.budget += len(p.keys)
+			return true
+		})
 	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("summary tree: %w", err)
+	for i := range m.pending {
+		gap = max(gap, float64(m.hi(&m.pending[i])-m.best)/float64(m.t))
+	}
+	m.pending, m.cur, m.next = nil, cladeTable{}, cladeTable{}
+	if m.bestTree == nil && m.bestIdx >= 0 {
+		var idx int64
+		err := src(func(tr *pydt.Tree) error {
+			if idx == m.bestIdx {
+				m.bestTree = tr.Clone()
+			}
+			idx++
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	if m.bestTree == nil {
+		return 0, errors.New("the trees replayed are not the trees counted")
+	}
+	return gap, nil
+}
+
+// splitCounts counts, per chain, the clades that may reach MinSplitFreq in
+// some chain, for SplitSD.
+type splitCounts struct {
+	chains int
+	index  cladeTable // key → its index + 1
+	keys   []cladeKey
+	count  []uint32 // count[i·chains + chain]
+	trees  []int64
+}
+
+// candidates adds the clades of one chain's counts that may be in at
+// least a fraction minFreq of its trees, or fails when the counts cannot
+// tell (a clade without a counter may be that frequent).
+func (s *splitCounts) candidates(c *CladeCounts, minFreq float64) error {
+	need := minFreq * float64(c.trees)
+	if float64(c.err) >= need {
+		return fmt.Errorf("clade counts: a capacity of %d counters is too small for the split frequencies of %d trees on %d leaves (error %d)",
+			c.k, c.trees, c.n, c.err)
+	}
+	var add []cladeKey
+	c.tab.each(func(k cladeKey, x uint32) {
+		if float64(x)+float64(c.err) >= need && !s.index.has(k) {
+			add = append(add, k)
+		}
+	})
+	// In key order, so that the indices do not depend on slot order.
+	slices.SortFunc(add, func(a, b cladeKey) int {
+		if r := cmp.Compare(a[0], b[0]); r != 0 {
+			return r
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	for _, k := range add {
+		s.keys = append(s.keys, k)
+		s.index.add(k, uint32(len(s.keys)))
+	}
+	return nil
+}
+
+func (s *splitCounts) add(chain int, k cladeKey) {
+	if i := s.index.get(k); i != 0 {
+		s.count[int(i-1)*s.chains+chain]++
+	}
+}
+
+// summaries is Summaries over the concatenation of the sources, which
+// also recounts the clades of linkage (when not nil) for its credibility
+// and, when split is not nil, counts its clades per source.
+func (c *CladeCounts) summaries(src TreeSource, mea, consensus bool, linkage *pydt.Tree, split *splitCounts, chains ...TreeSource) (meaTree, consTree, linkTree *SummaryTree, err error) {
+	wrap := func(err error) (*SummaryTree, *SummaryTree, *SummaryTree, error) {
+		return nil, nil, nil, fmt.Errorf("summary tree: %w", err)
+	}
+	if c.trees == 0 {
+		return nil, nil, nil, errors.New("summary tree: no trees counted")
+	}
+	if chains == nil {
+		chains = []TreeSource{src}
+	}
+	src = func(fn func(*pydt.Tree) error) error {
+		for _, ch := range chains {
+			if err := ch(fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if !c.Exact() && !c.recounted {
+		if err := c.recount(src); err != nil {
+			return wrap(err)
+		}
+	}
+	if consensus && 2*c.err > c.trees {
+		return wrap(fmt.Errorf("a capacity of %d counters is too small for the consensus of %d trees on %d leaves (error %d)", c.k, c.trees, c.n, c.err))
+	}
+	n := c.n
+	// Pass 1: score the trees, find the leaves of the majority clades, and
+	// count the split frequencies' clades per chain.
+	var cons []sumClade
+	consIdx := map[cladeKey]int{}
+	if consensus {
+		c.tab.each(func(k cladeKey, x uint32) {
+			if 2*int64(x) > c.trees {
+				consIdx[k] = len(cons)
+				cons = append(cons, sumClade{key: k})
+			}
+		})
+	}
+	if split != nil {
+		split.trees = make([]int64, split.chains)
+		split.count = make([]uint32, len(split.keys)*split.chains)
+	}
+	search := meaSearch{t: c.trees, d: c.err, bestIdx: -1, lower: math.MinInt64, budget: max(c.k, n), rounds: c.meaRounds}
+	var (
+		trees   int64
+		scratch []pydt.NodeID
+		labels  []string
+		unknown []cladeKey
+	)
+	for ci, ch := range chains {
+		err = ch(func(tr *pydt.Tree) error {
+			if err := c.checkLeaves(tr); err != nil {
+				return err
+			}
+			if trees == 0 {
+				labels = tr.Labels
+			}
+			if split != nil {
+				split.trees[ci]++
+			}
+			var known int64
+			unknown = unknown[:0]
+			for _, v := range c.nodeKeys(tr) {
+				if tr.IsLeaf(v) {
+					continue
+				}
+				k := c.node[v]
+				if split != nil {
+					split.add(ci, k)
+				}
+				x, ok := c.exactCount(k)
+				if !ok {
+					if c.Exact() {
+						return errors.New("a replayed tree has a clade that was not counted")
+					}
+					unknown = append(unknown, k)
+					continue
+				}
+				known += 2*int64(x) - c.trees
+				if i, ok := consIdx[k]; ok {
+					if cons[i].leaves == nil {
+						cons[i].leaves = subtreeLeaves(tr, v, nil, &scratch)
+					} else if len(cons[i].leaves) != tr.Count(v) {
+						return ErrCladeCollision
+					}
+				}
+			}
+			if mea {
+				search.score(trees, known, unknown, tr)
+			}
+			trees++
+			return nil
+		})
+		if err != nil {
+			return wrap(err)
+		}
+	}
+	if trees != c.trees {
+		return wrap(fmt.Errorf("the trees replayed (%d) are not the trees counted (%d)", trees, c.trees))
 	}
 	for _, k := range cons {
 		if k.leaves == nil {
-			return nil, nil, errors.New("summary tree: a counted clade is not in the replayed trees")
+			return nil, nil, nil, errors.New("summary tree: a counted clade is not in the replayed trees")
 		}
 	}
 	var sets []*cladeSet
+	var gap float64
 	if mea {
+		if gap, err = search.resolve(c, src); err != nil {
+			return wrap(err)
+		}
+		best := search.bestTree
 		var cl []sumClade
-		for _, v := range c.nodeKeys(bestTree) {
-			if !bestTree.IsLeaf(v) {
-				cl = append(cl, sumClade{key: c.node[v], leaves: subtreeLeaves(bestTree, v, nil, &scratch)})
+		for _, v := range c.nodeKeys(best) {
+			if !best.IsLeaf(v) {
+				cl = append(cl, sumClade{key: c.node[v], leaves: subtreeLeaves(best, v, nil, &scratch)})
 			}
 		}
 		s, err := newCladeSet(n, cl)
 		if err != nil {
-			return nil, nil, fmt.Errorf("summary tree: %w", err)
+			return wrap(err)
 		}
 		sets = append(sets, s)
 	}
 	if consensus {
 		s, err := newCladeSet(n, cons)
 		if err != nil {
-			return nil, nil, fmt.Errorf("consensus: %w", err)
+			return nil, nil, nil, fmt.Errorf("consensus: %w", err)
 		}
 		sets = append(sets, s)
+	}
+	var link *cladeSet
+	if linkage != nil && n > 1 {
+		var cl []sumClade
+		for _, v := range c.nodeKeys(linkage) {
+			if !linkage.IsLeaf(v) {
+				cl = append(cl, sumClade{key: c.node[v], node: v, leaves: subtreeLeaves(linkage, v, nil, &scratch)})
+			}
+		}
+		if link, err = newCladeSet(n, cl); err != nil {
+			return wrap(err)
+		}
 	}
 	// Pass 2: the times, and the exact recount.
 	if n > 1 {
@@ -607,7 +842,10 @@ func (c *CladeCounts) Summaries(src TreeSource, mea, consensus bool) (meaTree, c
 		err = src(func(tr *pydt.Tree) error {
 			c.nodeKeys(tr)
 			q.reset(tr)
-			for _, s := range sets {
+			for _, s := range append(sets, link) {
+				if s == nil {
+					continue
+				}
 				if err := s.observe(c, &q); err != nil {
 					return err
 				}
@@ -615,24 +853,35 @@ func (c *CladeCounts) Summaries(src TreeSource, mea, consensus bool) (meaTree, c
 			return nil
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("summary tree: %w", err)
+			return wrap(err)
 		}
 	}
 	var out []*SummaryTree
 	for _, s := range sets {
 		st, err := s.build(c, labels)
 		if err != nil {
-			return nil, nil, fmt.Errorf("summary tree: %w", err)
+			return wrap(err)
 		}
 		out = append(out, st)
 	}
 	if mea {
 		meaTree, out = out[0], out[1:]
+		meaTree.Gap = gap
 	}
 	if consensus {
 		consTree = out[0]
 	}
-	return meaTree, consTree, nil
+	if linkage != nil {
+		linkTree = &SummaryTree{Tree: linkage, Credibility: map[pydt.NodeID]float64{}, Trees: int(c.trees)}
+		if link != nil {
+			if linkTree.Credibility, err = link.credibility(c); err != nil {
+				return wrap(err)
+			}
+		} else {
+			linkTree.Credibility[linkage.Root()] = 1
+		}
+	}
+	return meaTree, consTree, linkTree, nil
 }
 
 // meanTime is the time whose t is sumT/n and whose 1-t is sumU/n (or
@@ -671,7 +920,7 @@ func justAfter(t pydt.Time) (pydt.Time, error) {
 type TreeSummary struct {
 	// Linkage is the average-linkage tree of the posterior mean LCA times
 	// (Coclust.AverageLinkage), labelled with its clades' frequencies
-	// (matched by hash key); nil when Coclust is.
+	// (recounted exactly); nil when Coclust is.
 	Linkage *SummaryTree
 	// MaxAccuracy is the sampled tree that maximises the expected number
 	// of correct minus incorrect clades (CladeCounts.MaxAccuracy).
@@ -679,7 +928,8 @@ type TreeSummary struct {
 	// Consensus is the majority-rule consensus tree, the maximiser of the
 	// same quantity over all trees (CladeCounts.Consensus).
 	Consensus *SummaryTree
-	// Clades holds the clade counts, which merge with other samples'.
+	// Clades holds the pooled clade counts, which merge with other
+	// samples'.
 	Clades *CladeCounts
 	// Coclust holds the posterior mean LCA time of every pair of rows, or
 	// is nil when it was not asked for.
@@ -692,20 +942,26 @@ type TreeSummary struct {
 // SummarizeTrees reads a sample of trees on n leaves from src: once to
 // count clades (and, when coclust is set, to accumulate the mean LCA time
 // of every pair of rows, in O(n²) memory, and build the average-linkage
-// tree), then twice more to build the clade summaries. Its memory
-// does not grow with the number of trees beyond the number of distinct
-// clades.
+// tree), then twice more to build the clade summaries (or more, see
+// CladeCounts.Summaries). Its memory does not grow with the number of
+// trees.
 func SummarizeTrees(src TreeSource, n int, coclust bool) (*TreeSummary, error) {
 	return SummarizeChains([]TreeSource{src}, n, coclust)
 }
 
 // SummarizeChains is SummarizeTrees over the trees of several chains
 // together, one source per chain; with two chains or more it also reports
-// the standard deviation of clade frequencies across them (SplitSD),
-// counting each chain's clades apart (memory for the distinct clades of
-// each chain, which are then pooled into the first chain's counts). It
-// needs at least one source.
+// the standard deviation of clade frequencies across them (SplitSD). Each
+// chain's clades are counted apart (CladeCounts with the default
+// capacity), and the clades that may reach MinSplitFreq in it are noted;
+// the counts are then merged into the first chain's, and the noted clades
+// are recounted exactly per chain in the scoring pass. It needs at least
+// one source.
 func SummarizeChains(chains []TreeSource, n int, coclust bool) (*TreeSummary, error) {
+	return summarizeChains(chains, n, coclust, CladeCapacity(n))
+}
+
+func summarizeChains(chains []TreeSource, n int, coclust bool, capacity int) (*TreeSummary, error) {
 	if len(chains) == 0 {
 		return nil, errors.New("summary tree: no chains")
 	}
@@ -716,9 +972,14 @@ func SummarizeChains(chains []TreeSource, n int, coclust bool) (*TreeSummary, er
 			return nil, err
 		}
 	}
-	per := make([]*CladeCounts, 0, len(chains))
+	var split *splitCounts
+	if len(chains) >= 2 {
+		split = &splitCounts{chains: len(chains)}
+	}
+	var counts *CladeCounts
+	allTrees := true
 	for _, src := range chains {
-		cc, err := NewCladeCounts(n)
+		cc, err := NewCladeCountsCapacity(n, capacity)
 		if err != nil {
 			return nil, err
 		}
@@ -734,47 +995,46 @@ func SummarizeChains(chains []TreeSource, n int, coclust bool) (*TreeSummary, er
 		if err != nil {
 			return nil, err
 		}
-		per = append(per, cc)
-	}
-	if len(chains) >= 2 && !slices.ContainsFunc(per, func(c *CladeCounts) bool { return c.Trees() == 0 }) {
-		sd, err := SplitFrequencySD(per, MinSplitFreq)
-		if err != nil {
-			return nil, err
-		}
-		out.SplitSD = &sd
-	}
-	// The first chain's counts become the pooled ones, so that the clades
-	// are not held twice (a second map as large as the first for one
-	// chain); the others are merged into them and are garbage after.
-	counts := per[0]
-	for _, cc := range per[1:] {
-		if err := counts.Merge(cc); err != nil {
-			return nil, err
-		}
-	}
-	out.Clades = counts
-	src := func(fn func(tr *pydt.Tree) error) error {
-		for _, c := range chains {
-			if err := c(fn); err != nil {
-				return err
+		if cc.trees == 0 {
+			allTrees = false
+		} else if split != nil {
+			if err := split.candidates(cc, MinSplitFreq); err != nil {
+				return nil, err
 			}
 		}
-		return nil
+		// The first chain's counts become the pooled ones, so that the
+		// clades are not held twice; the others are merged into them and
+		// are garbage after.
+		if counts == nil {
+			counts = cc
+		} else if err := counts.Merge(cc); err != nil {
+			return nil, err
+		}
 	}
-	if out.MaxAccuracy, out.Consensus, err = counts.Summaries(src, true, true); err != nil {
+	if !allTrees {
+		split = nil
+	}
+	out.Clades = counts
+	if counts.trees == 0 {
+		return nil, errors.New("summary tree: no trees counted")
+	}
+	var linkage *pydt.Tree
+	if out.Coclust != nil {
+		if linkage, err = out.Coclust.AverageLinkage(); err != nil {
+			return nil, err
+		}
+	}
+	var link *SummaryTree
+	if out.MaxAccuracy, out.Consensus, link, err = counts.summaries(nil, true, true, linkage, split, chains...); err != nil {
 		return nil, err
 	}
-	if out.Coclust != nil {
-		tr, err := out.Coclust.AverageLinkage()
-		if err != nil {
-			return nil, err
-		}
-		tr.Labels = out.Consensus.Tree.Labels
-		cred, err := counts.Credibility(tr)
-		if err != nil {
-			return nil, err
-		}
-		out.Linkage = &SummaryTree{Tree: tr, Credibility: cred, Trees: counts.Trees()}
+	if linkage != nil {
+		linkage.Labels = out.Consensus.Tree.Labels
+		out.Linkage = link
+	}
+	if split != nil {
+		sd := split.sd(counts.keys, MinSplitFreq)
+		out.SplitSD = &sd
 	}
 	return out, nil
 }
