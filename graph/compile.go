@@ -1232,7 +1232,7 @@ func (c *compiler) expr(e lang.Expr) Expr {
 			c.errs.Addf(e.Lparen, "%s takes %d argument(s), got %d", name, f.Arity, len(e.Args))
 			return nil
 		}
-		call := &Call{F: f, buf: make([]float64, f.Arity)}
+		call := &Call{F: f}
 		for _, a := range e.Args {
 			if a.Name != nil {
 				c.errs.Addf(a.Name.Pos(), "function %s takes no named arguments", name)

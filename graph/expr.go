@@ -12,7 +12,11 @@ import (
 // Expr is a compiled expression. It is evaluated against an Env holding the
 // current value of every variable and loop index.
 type Expr interface {
-	// Eval returns the expression's value.
+	// Eval returns the expression's value. It never panics: an index
+	// outside its dimension, or not a whole number, makes the value NaN
+	// and is recorded in env, where the checked entry points Eval (the
+	// function), (*Factor).ForEach and (*Graph).EvalDeterministic report
+	// it, as does env.Err.
 	Eval(env *Env) float64
 	// String prints the expression in model syntax.
 	String() string
@@ -32,9 +36,43 @@ func str(x Expr) string {
 
 // Env holds the values an expression reads: one slice per variable, indexed
 // by Var.ID, and the current values of loop indices (1-based, as written).
+// It also holds the scratch space of function calls and the first
+// evaluation error not yet reported, so an Env must not be used by two
+// goroutines at once; distinct Envs may evaluate one Graph concurrently.
 type Env struct {
 	Values [][]float64
 	Loop   []int
+
+	stack []float64 // the arguments of the calls being evaluated
+	err   error     // the first evaluation error (see Err)
+}
+
+// Err returns the first evaluation error recorded in env, or nil. An
+// error stays recorded: an Env whose evaluation failed holds values that
+// must not be trusted, and every checked evaluation (Eval,
+// (*Factor).ForEach, (*Graph).EvalDeterministic) in it reports the error.
+// Code that evaluates with the Expr method directly checks Err before
+// trusting the values, or leaves the report to the next checked evaluation.
+func (env *Env) Err() error { return env.err }
+
+// fail records err unless an earlier error is recorded.
+func (env *Env) fail(err error) {
+	if env.err == nil {
+		env.err = err
+	}
+}
+
+// failed reports the error recorded in env since a point at which pending
+// was the recorded error, wrapped by wrap and recorded in its place; or
+// the error that was already pending, as it is; or nil.
+func (env *Env) failed(pending error, wrap func(error) error) error {
+	switch {
+	case env.err == nil:
+		return nil
+	case pending == nil:
+		env.err = wrap(env.err)
+	}
+	return env.err
 }
 
 // NewEnv returns an environment with room for every variable of g, holding
@@ -53,7 +91,7 @@ func NewEnv(g *Graph) *Env {
 
 // Clone returns a deep copy of env.
 func (env *Env) Clone() *Env {
-	c := &Env{Values: make([][]float64, len(env.Values)), Loop: append([]int(nil), env.Loop...)}
+	c := &Env{Values: make([][]float64, len(env.Values)), Loop: append([]int(nil), env.Loop...), err: env.err}
 	for i, v := range env.Values {
 		c.Values[i] = append([]float64(nil), v...)
 	}
@@ -88,21 +126,40 @@ type Elem struct {
 	Idx []Expr
 }
 
-// Eval returns the element's value.
-func (e Elem) Eval(env *Env) float64 { return env.Values[e.V.ID][e.Offset(env)] }
+// Eval returns the element's value, or NaN with an IndexError recorded in
+// env.
+func (e Elem) Eval(env *Env) float64 {
+	off, ok := e.offset(env)
+	if !ok {
+		return math.NaN()
+	}
+	return env.Values[e.V.ID][off]
+}
 
-// Offset returns the row-major position of the element, or panics with an
-// index-range error the engine reports.
-func (e Elem) Offset(env *Env) int {
+// Offset returns the row-major position of the element, or an IndexError
+// (also recorded in env) when an index is not a whole number within its
+// dimension.
+func (e Elem) Offset(env *Env) (int, error) {
+	if off, ok := e.offset(env); ok {
+		return off, nil
+	}
+	return 0, env.err
+}
+
+// offset returns the row-major position of the element; an invalid index
+// is recorded in env and reported as false.
+func (e Elem) offset(env *Env) (int, bool) {
 	off := 0
 	for k, ix := range e.Idx {
-		i := int(ix.Eval(env)) - 1
-		if i < 0 || i >= e.V.Dims[k] {
-			panic(IndexError{Var: e.V.Name, Index: i + 1, Dim: e.V.Dims[k]})
+		x := ix.Eval(env)
+		i := int(x)
+		if float64(i) != x || i < 1 || i > e.V.Dims[k] { // NaN too
+			env.fail(IndexError{Var: e.V.Name, Index: x, Dim: e.V.Dims[k]})
+			return 0, false
 		}
-		off = off*e.V.Dims[k] + i
+		off = off*e.V.Dims[k] + i - 1
 	}
-	return off
+	return off, true
 }
 
 func (e Elem) String() string { return str(e) }
@@ -135,14 +192,19 @@ func (e Elem) walk(f func(*Var)) {
 	}
 }
 
-// IndexError reports an index outside its dimension at run time.
+// IndexError reports, at run time, an index of an array variable that is
+// outside its dimension or not a whole number.
 type IndexError struct {
-	Var        string
-	Index, Dim int
+	Var   string  // the array's name
+	Index float64 // the index's value
+	Dim   int     // the size of the dimension indexed
 }
 
 func (e IndexError) Error() string {
-	return fmt.Sprintf("index %d of %s is outside 1..%d", e.Index, e.Var, e.Dim)
+	if e.Index != math.Trunc(e.Index) || math.IsInf(e.Index, 0) {
+		return fmt.Sprintf("index %v of %s is not a whole number", e.Index, e.Var)
+	}
+	return fmt.Sprintf("index %v of %s is outside 1..%d", e.Index, e.Var, e.Dim)
 }
 
 // LoopIndex reads the current value of a for-loop index.
@@ -238,15 +300,20 @@ func wrap(b *strings.Builder, x Expr, prec int) {
 type Call struct {
 	F    *stdlib.Func
 	Args []Expr
-	buf  []float64
 }
 
-// Eval applies the function.
+// Eval applies the function. Its arguments are held in env's scratch
+// stack, not in the Call, so that chains with their own Envs may evaluate
+// one graph at once.
 func (c *Call) Eval(env *Env) float64 {
-	for i, a := range c.Args {
-		c.buf[i] = a.Eval(env)
+	base := len(env.stack)
+	for _, a := range c.Args {
+		x := a.Eval(env) // may push and pop above base
+		env.stack = append(env.stack, x)
 	}
-	return c.F.Eval(c.buf)
+	y := c.F.Eval(env.stack[base:])
+	env.stack = env.stack[:base]
+	return y
 }
 
 func (c *Call) String() string { return str(c) }

@@ -641,7 +641,10 @@ func (ch *Chain) syncPrior() error {
 
 // syncVariance passes the current PYDT variance to belief propagation.
 func (ch *Chain) syncVariance() error {
-	v := ch.m.Tree.Args[3].Eval(ch.st.Env)
+	v, err := graph.Eval(ch.m.Tree.Args[3], ch.st.Env)
+	if err != nil {
+		return err
+	}
 	return ch.lik.SetVariance(v)
 }
 
@@ -709,6 +712,10 @@ func (ch *Chain) Sweep() error {
 	for _, step := range ch.sched.Steps {
 		if err := step.update(ch); err != nil {
 			return err
+		}
+		if err := ch.st.Env.Err(); err != nil {
+			// An expression the step evaluated directly failed.
+			return fmt.Errorf("%s: %w", step.Name(), err)
 		}
 		if !scalar.Finite(ch.lik.LogLik()) {
 			return ch.notFinite(step.Name(), "")

@@ -141,25 +141,35 @@ func (m *Model) NewState() *State {
 	return &State{Env: graph.NewEnv(m.G)}
 }
 
-// Refresh recomputes every deterministic variable from its inputs.
-func (m *Model) Refresh(env *graph.Env) {
-	for _, v := range m.G.Deterministic {
-		env.Values[v.ID][0] = v.Expr.Eval(env)
-	}
+// Refresh recomputes every deterministic variable from its inputs. An
+// error (an index outside its dimension) names the variable.
+func (m *Model) Refresh(env *graph.Env) error {
+	return m.G.EvalDeterministic(env)
 }
 
 // TreeParams evaluates the PYDT's parameters in env.
 func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
 	f := m.Tree
+	var err error
+	eval := func(x graph.Expr) float64 {
+		y, e := graph.Eval(x, env)
+		if err == nil && e != nil {
+			err = fmt.Errorf("%s: PYDT node %s: %w", f.Pos, m.Leaves.Name, e)
+		}
+		return y
+	}
 	p := sim.Params{
-		Alpha:    f.Args[0].Eval(env),
-		Beta:     f.Args[1].Eval(env),
-		Variance: f.Args[3].Eval(env),
+		Alpha:    eval(f.Args[0]),
+		Beta:     eval(f.Args[1]),
+		Variance: eval(f.Args[3]),
 		Dims:     m.D,
 	}
 	args := make([]float64, len(f.Divergence.Args))
 	for i, a := range f.Divergence.Args {
-		args[i] = a.Eval(env)
+		args[i] = eval(a)
+	}
+	if err != nil {
+		return p, err
 	}
 	for i, prm := range f.Divergence.Type.Params {
 		if !prm.Support.Contains(args[i]) {
@@ -222,7 +232,7 @@ func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor, data bool
 		return fmt.Errorf("%s: drawing %s: %s is not a scalar distribution", f.Pos, f.Target.Name, f.TypeName())
 	}
 	params := make([]float64, len(f.Args))
-	return forEach(f, env, func(off int) error {
+	return f.ForEach(env, func(off int) error {
 		for i, a := range f.Args {
 			params[i] = a.Eval(env)
 		}
@@ -232,42 +242,6 @@ func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor, data bool
 		env.Values[f.Target.ID][off] = dist.Rand(rng, params)
 		return nil
 	})
-}
-
-// forEach calls fn with the target offset of every element a factor covers,
-// with the loop indices set in env.
-func forEach(f *graph.Factor, env *graph.Env, fn func(off int) error) (err error) {
-	if len(f.Loops) == 0 {
-		return fn(0)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			ie, ok := r.(graph.IndexError)
-			if !ok {
-				panic(r)
-			}
-			err = fmt.Errorf("%s: %w", f, ie)
-		}
-	}()
-	var rec func(k int) error
-	rec = func(k int) error {
-		if k == len(f.Loops) {
-			off := 0
-			if f.Index != nil {
-				off = graph.Elem{V: f.Target, Idx: f.Index}.Offset(env)
-			}
-			return fn(off)
-		}
-		l := f.Loops[k]
-		for i := l.Lo; i <= l.Hi; i++ {
-			env.Loop[l.Slot] = i
-			if err := rec(k + 1); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return rec(0)
 }
 
 // Scores are the parts of the log joint density of a state, as CmdStan's
@@ -326,7 +300,9 @@ func (m *Model) OmittedNote() string {
 // variable, and of elementwise factors on fixed data that do not touch the
 // tree, at their values in env.
 func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
-	m.Refresh(env)
+	if err := m.Refresh(env); err != nil {
+		return 0, 0, err
+	}
 	var params []float64
 	for _, f := range m.G.Factors {
 		if f.IsPYDT() || f == m.LinkFactor || f.Omitted {
@@ -359,7 +335,7 @@ func factorLogDensity(f *graph.Factor, env *graph.Env, params *[]float64) (float
 	}
 	p := (*params)[:len(f.Args)]
 	var sum float64
-	err := forEach(f, env, func(off int) error {
+	err := f.ForEach(env, func(off int) error {
 		x := env.Values[f.Target.ID][off]
 		if math.IsNaN(x) {
 			return nil
@@ -419,7 +395,7 @@ func (m *Model) Evidence(env *graph.Env, fn func(i, d int, mean, prec float64)) 
 	case LinkNormal:
 		f := m.LinkFactor
 		y := env.Values[m.Data.ID]
-		return forEach(f, env, func(off int) error {
+		return f.ForEach(env, func(off int) error {
 			sd := f.Args[1].Eval(env)
 			if !(sd > 0) || math.IsInf(sd, 1) {
 				return fmt.Errorf("%s: sd = %v must be positive and finite", f, sd)

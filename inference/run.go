@@ -468,7 +468,10 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 		}
 		x := ch.locs[idx]
 		if m.Link == LinkNormal {
-			sd := m.LinkFactor.Args[1].Eval(ch.st.Env)
+			sd, err := graph.Eval(m.LinkFactor.Args[1], ch.st.Env)
+			if err != nil {
+				return err
+			}
 			x += sd * ch.rng.NormFloat64()
 		}
 		if m.Scaling != nil {
@@ -704,7 +707,9 @@ func restoreChainState(m *Model, sched *Schedule, cs ChainState) (*Chain, error)
 		}
 		copy(st.Env.Values[v.ID], vals)
 	}
-	m.Refresh(st.Env)
+	if err := m.Refresh(st.Env); err != nil {
+		return nil, err
+	}
 	for name := range cs.Trees {
 		if name != m.Leaves.Name {
 			return nil, fmt.Errorf("checkpoint tree %s does not fit the model, whose PYDT is %s", name, m.Leaves.Name)

@@ -25,7 +25,9 @@ func (m *Model) Score(st *State) (Scores, error) {
 	if st.Tree.NumLeaves() != m.N {
 		return s, fmt.Errorf("score: the tree has %d leaves but %s has %d rows", st.Tree.NumLeaves(), m.Leaves.Name, m.N)
 	}
-	m.Refresh(st.Env)
+	if err := m.Refresh(st.Env); err != nil {
+		return s, fmt.Errorf("score: %w", err)
+	}
 	if err := m.CheckScalars(st.Env); err != nil {
 		return s, fmt.Errorf("score: %w", err)
 	}

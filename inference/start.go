@@ -49,12 +49,16 @@ func (m *Model) sample(rng *rand.Rand, data bool) (*State, error) {
 func (m *Model) sampleOnce(rng *rand.Rand, data bool) (*State, error) {
 	st := m.NewState()
 	for _, f := range m.G.Factors {
-		m.Refresh(st.Env)
+		if err := m.Refresh(st.Env); err != nil {
+			return nil, err
+		}
 		if err := m.drawFactor(rng, st, f, data); err != nil {
 			return nil, err
 		}
 	}
-	m.Refresh(st.Env)
+	if err := m.Refresh(st.Env); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -88,10 +92,18 @@ func (m *Model) checkFixedTreeParams(data bool) error {
 		return nil
 	}
 	env := graph.NewEnv(m.G)
-	m.Refresh(env)
-	alpha := a.Eval(env)
+	if err := m.Refresh(env); err != nil {
+		return err
+	}
+	alpha, err := graph.Eval(a, env)
+	if err != nil {
+		return fmt.Errorf("%s: PYDT node %s: %w", f.Pos, m.Leaves.Name, err)
+	}
 	if fb {
-		beta := b.Eval(env)
+		beta, err := graph.Eval(b, env)
+		if err != nil {
+			return fmt.Errorf("%s: PYDT node %s: %w", f.Pos, m.Leaves.Name, err)
+		}
 		if err := stdlib.CheckPYDT(alpha, beta); err != nil {
 			return fmt.Errorf("%s: PYDT node %s: alpha = %v and beta = %v are both fixed (constants or --set) and invalid: %w",
 				f.Pos, m.Leaves.Name, alpha, beta, err)

@@ -47,7 +47,9 @@ func MeanLocations(m *inference.Model, tr *pydt.Tree, value func(name string) (f
 		}
 		st.Env.Values[v.ID][0] = x
 	}
-	m.Refresh(st.Env)
+	if err := m.Refresh(st.Env); err != nil {
+		return nil, err
+	}
 	params, err := m.TreeParams(st.Env)
 	if err != nil {
 		return nil, err

@@ -331,7 +331,9 @@ func treeMixture(m *inference.Model, d *draw, opt Options, rng *rand.Rand, burn,
 	for _, v := range m.Scalars() {
 		env.Values[v.ID][0] = d.vals[v.Name]
 	}
-	m.Refresh(env)
+	if err := m.Refresh(env); err != nil {
+		return nil, err
+	}
 	tp, err := m.TreeParams(env)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,125 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Eval evaluates x in env and reports an evaluation error (an IndexError),
+// wrapped with the expression, instead of a NaN. An error already recorded
+// in env (see Env.Err) is reported as it is.
+func Eval(x Expr, env *Env) (float64, error) {
+	pending := env.err
+	y := x.Eval(env)
+	if err := env.failed(pending, func(err error) error { return fmt.Errorf("%s: %w", x, err) }); err != nil {
+		return math.NaN(), err
+	}
+	return y, nil
+}
+
+// EvalDeterministic evaluates every deterministic variable of g into env,
+// in dependency order. An error names the variable whose definition could
+// not be evaluated; an error already recorded in env is reported as it is.
+func (g *Graph) EvalDeterministic(env *Env) error {
+	if env.err != nil {
+		return env.err
+	}
+	for _, v := range g.Deterministic {
+		env.Values[v.ID][0] = v.Expr.Eval(env)
+		if env.err != nil {
+			return env.failed(nil, func(err error) error {
+				return fmt.Errorf("%s: %s = %s: %w", v.Pos, v.Name, v.Expr, err)
+			})
+		}
+	}
+	return nil
+}
+
+// ForEach calls fn with the row-major offset in f.Target of every element
+// that f covers, in row-major order of its loops, with the loop indices
+// set in env: once with offset 0 for a factor without loops. It stops at
+// the first error fn returns. An evaluation error (an IndexError) in the
+// target's indices or in any expression fn evaluated with env is returned
+// wrapped with the factor and the loop indices, in preference to fn's own
+// error, which the NaN it gave may explain; an error already recorded in
+// env is returned at once. ForEach allocates nothing unless it fails.
+func (f *Factor) ForEach(env *Env, fn func(off int) error) error {
+	if env.err != nil {
+		return env.err
+	}
+	if len(f.Loops) == 0 {
+		err := fn(0)
+		if env.err != nil {
+			return f.evalErr(env)
+		}
+		return err
+	}
+	for _, l := range f.Loops {
+		if l.Lo > l.Hi {
+			return nil // an empty range: no elements
+		}
+		env.Loop[l.Slot] = l.Lo
+	}
+	last := len(f.Loops) - 1
+	for {
+		off := 0
+		if f.Index != nil {
+			var ok bool
+			if off, ok = (Elem{V: f.Target, Idx: f.Index}).offset(env); !ok {
+				return f.evalErr(env)
+			}
+		}
+		err := fn(off)
+		if env.err != nil {
+			return f.evalErr(env)
+		}
+		if err != nil {
+			return err
+		}
+		// The next position: the innermost loop runs fastest.
+		k := last
+		for ; k >= 0; k-- {
+			l := f.Loops[k]
+			if env.Loop[l.Slot] < l.Hi {
+				env.Loop[l.Slot]++
+				break
+			}
+			env.Loop[l.Slot] = l.Lo
+		}
+		if k < 0 {
+			return nil
+		}
+	}
+}
+
+// evalErr wraps the error just recorded in env with the factor and, inside
+// loops, the loop indices at which it happened, records the result in its
+// place and returns it.
+func (f *Factor) evalErr(env *Env) error {
+	return env.failed(nil, func(err error) error {
+		if len(f.Loops) == 0 {
+			return fmt.Errorf("%s: %s: %w", f.Pos, f, err)
+		}
+		var b strings.Builder
+		if strings.HasPrefix(f.Loops[0].Name, "_") { // vectorised: an element
+			b.WriteString("element [")
+			for k, l := range f.Loops {
+				if k > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(strconv.Itoa(env.Loop[l.Slot]))
+			}
+			b.WriteString("]")
+		} else {
+			for k, l := range f.Loops {
+				if k > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%s = %d", l.Name, env.Loop[l.Slot])
+			}
+		}
+		return fmt.Errorf("%s: %s: at %s: %w", f.Pos, f, b.String(), err)
+	})
+}
