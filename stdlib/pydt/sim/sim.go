@@ -17,7 +17,10 @@
 // Locations follow the same path: a new branch point on a segment gets a
 // location from the Brownian bridge between the segment's ends, and the
 // point's own location at t = 1 is Gaussian around the location where it
-// left, with variance σ²(1-t) per dimension.
+// left, with variance σ²_d(1-t) in dimension d. The diffusion variance is
+// one σ² shared by every dimension, or, as in Neal's Dirichlet diffusion
+// tree, one σ²_d per dimension (Params.Variances); dimensions are
+// independent given the tree.
 //
 // # Numerics
 //
@@ -56,9 +59,14 @@ type Params struct {
 	Beta float64
 	// Div is the divergence function a(t).
 	Div pydt.Divergence
-	// Variance is the diffusion variance σ² per unit time (> 0). Only Draw
+	// Variance is the diffusion variance σ² per unit time (> 0) shared by
+	// every dimension; it is ignored when Variances is set. Only Draw
 	// uses it.
 	Variance float64
+	// Variances, when not nil, holds the diffusion variance σ²_d of each
+	// dimension (length Dims, each > 0), as in Neal's Dirichlet diffusion
+	// tree; Variance is then ignored. Only Draw uses it.
+	Variances []float64
 	// Dims is the dimension D of the locations (>= 1). Only Draw uses it.
 	Dims int
 }
@@ -75,19 +83,44 @@ func (p Params) CheckTree() error {
 	return nil
 }
 
-// Check reports invalid parameters for Draw: those of CheckTree, and
-// Variance > 0 (finite), Dims >= 1.
+// Check reports invalid parameters for Draw: those of CheckTree, Dims >=
+// 1, and Variance > 0 (finite) or, when Variances is set, Dims variances
+// each > 0 (finite).
 func (p Params) Check() error {
 	if err := p.CheckTree(); err != nil {
 		return err
 	}
-	if !(p.Variance > 0) || math.IsInf(p.Variance, 1) {
-		return fmt.Errorf("%w: variance = %v, need finite variance > 0", ErrParams, p.Variance)
-	}
 	if p.Dims < 1 {
 		return fmt.Errorf("%w: dims = %d, need dims >= 1", ErrParams, p.Dims)
 	}
+	if p.Variances == nil {
+		if !(p.Variance > 0) || math.IsInf(p.Variance, 1) {
+			return fmt.Errorf("%w: variance = %v, need finite variance > 0", ErrParams, p.Variance)
+		}
+		return nil
+	}
+	if len(p.Variances) != p.Dims {
+		return fmt.Errorf("%w: %d variances for %d dimensions", ErrParams, len(p.Variances), p.Dims)
+	}
+	for d, v := range p.Variances {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("%w: variance of dimension %d = %v, need finite variance > 0", ErrParams, d+1, v)
+		}
+	}
 	return nil
+}
+
+// DimVariances returns the diffusion variance of every dimension: a copy
+// of Variances when set, else Dims copies of Variance.
+func (p Params) DimVariances() []float64 {
+	if p.Variances != nil {
+		return append([]float64(nil), p.Variances...)
+	}
+	out := make([]float64, p.Dims)
+	for d := range out {
+		out[d] = p.Variance
+	}
+	return out
 }
 
 // DrawTree draws a tree with n >= 1 leaves from the PYDT prior, by the
@@ -138,6 +171,7 @@ type drawer struct {
 	tr   *pydt.Tree
 	x    []float64 // node*D + d
 	xa   []float64 // scratch: location at the top of the current segment
+	s2   []float64 // the diffusion variance of each dimension
 	// clamped counts the divergences whose true time is not representable
 	// (see placeOnLeafSegment).
 	clamped int
@@ -157,9 +191,9 @@ func (d *drawer) run(n int) *pydt.Tree {
 	if d.locs {
 		d.x = make([]float64, d.tr.Cap()*D)
 		d.xa = make([]float64, D)
-		sd := math.Sqrt(d.p.Variance)
+		d.s2 = d.p.DimVariances()
 		for k := range D {
-			d.x[k] = sd * d.rng.NormFloat64() // x_1(1) ~ N(0, σ² I)
+			d.x[k] = math.Sqrt(d.s2[k]) * d.rng.NormFloat64() // x_1(1) ~ N(0, σ²_k)
 		}
 	}
 	d.tr.Plant(0)
@@ -262,34 +296,38 @@ func (d *drawer) divergeOnSegment(i, v pydt.NodeID, ta, td pydt.Time) {
 	}
 	D := d.p.Dims
 	// Bridge from (ta, xa) to (tb, xb) at td: mean xa + w (xb - xa),
-	// variance σ² (td-ta)(tb-td)/(tb-ta), with w = (td-ta)/(tb-ta).
+	// variance σ²_k (td-ta)(tb-td)/(tb-ta), with w = (td-ta)/(tb-ta).
 	d1, d2 := td.Since(ta), tb.Since(td)
-	w, sdBridge := 0.0, 0.0
-	if d1+d2 > 0 { // else both lengths underflow: the bridge is a point
+	w, split := 0.0, d1+d2 > 0 // else both lengths underflow: the bridge is a point
+	if split {
 		w = d1 / (d1 + d2)
-		sdBridge = math.Sqrt(d.p.Variance * d1 * (d2 / (d1 + d2)))
 	}
-	sdLeaf := math.Sqrt(d.p.Variance * td.OneMinus())
+	leaf := td.OneMinus()
 	w0 := d.tr.Attach(i, pydt.Position{Node: v, Time: td})
 	xb := d.x[int(v)*D : int(v)*D+D]
 	xw := d.x[int(w0)*D : int(w0)*D+D]
 	xi := d.x[int(i)*D : int(i)*D+D]
 	for k := range D {
+		sdBridge := 0.0
+		if split {
+			sdBridge = math.Sqrt(d.s2[k] * d1 * (d2 / (d1 + d2)))
+		}
+		sdLeaf := math.Sqrt(d.s2[k] * leaf)
 		xw[k] = d.xa[k] + w*(xb[k]-d.xa[k]) + sdBridge*d.rng.NormFloat64()
 		xi[k] = xw[k] + sdLeaf*d.rng.NormFloat64()
 	}
 }
 
 // joinAt attaches point i as a new child of the branch point b, with
-// location x_i(1) ~ N(x_b, σ²(1-t_b)).
+// location x_i(1) ~ N(x_b, σ²_k(1-t_b)) in dimension k.
 func (d *drawer) joinAt(i, b pydt.NodeID) {
 	d.tr.Attach(i, pydt.Position{Node: b, AtNode: true})
 	if !d.locs {
 		return
 	}
 	D := d.p.Dims
-	sd := math.Sqrt(d.p.Variance * d.tr.Time(b).OneMinus())
+	l := d.tr.Time(b).OneMinus()
 	for k := range D {
-		d.x[int(i)*D+k] = d.x[int(b)*D+k] + sd*d.rng.NormFloat64()
+		d.x[int(i)*D+k] = d.x[int(b)*D+k] + math.Sqrt(d.s2[k]*l)*d.rng.NormFloat64()
 	}
 }

@@ -238,50 +238,64 @@ func TestThreePointExchangeable(t *testing.T) {
 // TestTwoPointCovariance checks the leaf locations for N = 2.
 //
 // Derivation: both points share the Brownian path up to T, then move
-// independently, so given T each coordinate has Var x_i = σ² and
-// Cov(x_1, x_2) = σ² T; unconditionally Cov = σ² E[T]. With a(t) = c/(1-t),
-// A(T) = -c log(1-T) = E/h1 with E ~ Exp(1), so 1-T = exp(-E/(c h1)) and
-// E[1-T] = E[exp(-λE)] = 1/(1+λ) with λ = 1/(c h1), giving
+// independently, so given T each coordinate d has Var x_i = σ²_d and
+// Cov(x_1, x_2) = σ²_d T; unconditionally Cov = σ²_d E[T]. With a(t) =
+// c/(1-t), A(T) = -c log(1-T) = E/h1 with E ~ Exp(1), so 1-T =
+// exp(-E/(c h1)) and E[1-T] = E[exp(-λE)] = 1/(1+λ) with λ = 1/(c h1),
+// giving
 //
 //	E[T] = 1/(1 + c h1),  h1 = Γ(1-β)/Γ(2+α).
+//
+// The law is checked per dimension, with one variance shared by all and
+// with unequal variances per dimension (Params.Variances).
 func TestTwoPointCovariance(t *testing.T) {
 	const R, D = 20000, 3
-	for k, tc := range []struct{ alpha, beta, c, sigma2 float64 }{
-		{0, 0, 1, 1},
-		{1, 0.3, 0.4, 2.5},
-		{-0.5, 0.25, 3, 0.7},
+	for k, tc := range []struct {
+		alpha, beta, c float64
+		sigma2         []float64 // per dimension; one value: Params.Variance
+	}{
+		{0, 0, 1, []float64{1}},
+		{1, 0.3, 0.4, []float64{2.5}},
+		{-0.5, 0.25, 3, []float64{0.7}},
+		{1, 0.3, 0.4, []float64{0.05, 1, 20}},
+		{0, 0, 2, []float64{3, 0.2, 0.2}},
 	} {
 		rng := rand.New(rand.NewPCG(uint64(k), 77))
-		p := Params{Alpha: tc.alpha, Beta: tc.beta, Div: pydt.DivInv{C: tc.c}, Variance: tc.sigma2, Dims: D}
+		p := Params{Alpha: tc.alpha, Beta: tc.beta, Div: pydt.DivInv{C: tc.c}, Dims: D}
+		if len(tc.sigma2) == 1 {
+			p.Variance = tc.sigma2[0]
+		} else {
+			p.Variances = tc.sigma2
+		}
+		s2 := p.DimVariances()
 		h1 := math.Gamma(1-tc.beta) / math.Gamma(2+tc.alpha)
-		wantCov := tc.sigma2 / (1 + tc.c*h1)
-		var cov, cov2, v, v2 float64
+		var cov, cov2, v, v2 [D]float64
 		for range R {
 			tr, x, err := Draw(rng, 2, p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			mustValidate(t, tr)
-			var c, s float64
 			for d := range D {
-				c += x[d] * x[D+d]
-				s += x[d]*x[d] + x[D+d]*x[D+d]
+				c := x[d] * x[D+d]
+				s := (x[d]*x[d] + x[D+d]*x[D+d]) / 2
+				cov[d] += c
+				cov2[d] += c * c
+				v[d] += s
+				v2[d] += s * s
 			}
-			c /= D
-			s /= 2 * D
-			cov += c
-			cov2 += c * c
-			v += s
-			v2 += s * s
 		}
-		cov, v = cov/R, v/R
-		seCov := math.Sqrt((cov2/R - cov*cov) / R)
-		seV := math.Sqrt((v2/R - v*v) / R)
-		if math.Abs(cov-wantCov) > 4*seCov {
-			t.Errorf("case %d: Cov(x1, x2) = %.4f, want σ² E[T] = %.4f ± %.4f", k, cov, wantCov, 4*seCov)
-		}
-		if math.Abs(v-tc.sigma2) > 4*seV {
-			t.Errorf("case %d: Var x = %.4f, want σ² = %.4f ± %.4f", k, v, tc.sigma2, 4*seV)
+		for d := range D {
+			wantCov := s2[d] / (1 + tc.c*h1)
+			cv, vv := cov[d]/R, v[d]/R
+			seCov := math.Sqrt((cov2[d]/R - cv*cv) / R)
+			seV := math.Sqrt((v2[d]/R - vv*vv) / R)
+			if math.Abs(cv-wantCov) > 4*seCov {
+				t.Errorf("case %d, dimension %d: Cov(x1, x2) = %.4f, want σ²_d E[T] = %.4f ± %.4f", k, d, cv, wantCov, 4*seCov)
+			}
+			if math.Abs(vv-s2[d]) > 4*seV {
+				t.Errorf("case %d, dimension %d: Var x = %.4f, want σ²_d = %.4f ± %.4f", k, d, vv, s2[d], 4*seV)
+			}
 		}
 	}
 }
@@ -311,7 +325,8 @@ func lca(tr *pydt.Tree, u, v pydt.NodeID) pydt.NodeID {
 // (a) the increments: mean 0, mean square 1, Kolmogorov-Smirnov against
 // N(0, 1), and zero correlation between an edge and the edge above it (a
 // wrong bridge mean would correlate them); (b) E[x_u x_v - σ² t(lca)] = 0
-// over all pairs of nodes, leaves and branch points.
+// over all pairs of nodes, leaves and branch points (divided by σ², so that
+// dimensions with per-dimension variances σ²_d weigh alike).
 func TestLocationsAreBrownianOnTheTree(t *testing.T) {
 	const R, N, D, sigma2 = 1500, 6, 2, 1.7
 	rng := rand.New(rand.NewPCG(42, 43))
@@ -319,7 +334,11 @@ func TestLocationsAreBrownianOnTheTree(t *testing.T) {
 		{Alpha: 1, Beta: 0.4, Div: pydt.DivInv{C: 1}, Variance: sigma2, Dims: D},
 		{Alpha: 0, Beta: 0, Div: pydt.DivInvSq{C: 0.5}, Variance: sigma2, Dims: D},
 		{Alpha: 3, Beta: 0.8, Div: pydt.DivNeal{C0: 1, C1: 0.2, C2: 0.1}, Variance: sigma2, Dims: D},
+		// Per-dimension variances: σ² in the statements above is σ²_d.
+		{Alpha: 1, Beta: 0.4, Div: pydt.DivInv{C: 1}, Variances: []float64{0.04, 9}, Dims: D},
+		{Alpha: 3, Beta: 0.8, Div: pydt.DivNeal{C0: 1, C1: 0.2, C2: 0.1}, Variances: []float64{25, 0.3}, Dims: D},
 	} {
+		s2 := p.DimVariances()
 		var zs []float64
 		var zz, zzN float64 // sum of z_v z_parent(v), count
 		var zzSq float64
@@ -334,8 +353,8 @@ func TestLocationsAreBrownianOnTheTree(t *testing.T) {
 			z := make([]float64, tr.Cap()*D)
 			for _, v := range nodes {
 				par := tr.Parent(v)
-				sd := math.Sqrt(sigma2 * tr.BranchLength(v))
 				for d := range D {
+					sd := math.Sqrt(s2[d] * tr.BranchLength(v))
 					xp := 0.0
 					if par != pydt.NoNode {
 						xp = x[int(par)*D+d]
@@ -355,7 +374,7 @@ func TestLocationsAreBrownianOnTheTree(t *testing.T) {
 				for _, v := range nodes[a:] {
 					tl := tr.Time(lca(tr, u, v)).T()
 					for d := range D {
-						q += x[int(u)*D+d]*x[int(v)*D+d] - sigma2*tl
+						q += (x[int(u)*D+d]*x[int(v)*D+d] - s2[d]*tl) / s2[d]
 						qn++
 					}
 				}
@@ -540,6 +559,9 @@ func TestParamsErrors(t *testing.T) {
 		{"bad neal", func(p *Params) { p.Div = pydt.DivNeal{C0: 1} }, 3},
 		{"zero variance", func(p *Params) { p.Variance = 0 }, 3},
 		{"NaN variance", func(p *Params) { p.Variance = math.NaN() }, 3},
+		{"variances length", func(p *Params) { p.Variances = []float64{1} }, 3},
+		{"zero variance of a dimension", func(p *Params) { p.Variances = []float64{1, 0} }, 3},
+		{"infinite variance of a dimension", func(p *Params) { p.Variances = []float64{math.Inf(1), 1} }, 3},
 		{"zero dims", func(p *Params) { p.Dims = 0 }, 3},
 		{"n zero", func(p *Params) {}, 0},
 	} {
