@@ -1,24 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"io"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
 )
-
-// seedStream is the second word of every PCG seed, so that --seed S names
-// one reproducible stream.
-const seedStream = 0x9e3779b97f4a7c15
 
 func newSample() *cobra.Command {
 	var (
@@ -70,7 +59,10 @@ a lock on DIR/.lock while it writes, and a second writer is refused.`,
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			return writeSamples(m, draws, seed, out)
+			if err := inference.Sample(m, draws, seed, out); err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			return nil
 		},
 	}
 	b.register(cmd, false)
@@ -80,176 +72,4 @@ a lock on DIR/.lock while it writes, and a second writer is refused.`,
 	return cmd
 }
 
-// csvFile is a buffered output file.
-type csvFile struct {
-	f *os.File
-	w *bufio.Writer
-}
-
-func createCSV(path, header string) (*csvFile, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	c := &csvFile{f: f, w: bufio.NewWriter(f)}
-	c.w.WriteString(header + "\n")
-	return c, nil
-}
-
-func (c *csvFile) close() error {
-	if err := c.w.Flush(); err != nil {
-		c.f.Close()
-		return err
-	}
-	return c.f.Close()
-}
-
 func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
-func writeSamples(m *inference.Model, draws int, seed uint64, out string) error {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	release, err := inference.LockDir(out)
-	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("sample: %w", err)}
-	}
-	defer release()
-	if err := checkSampleDir(out, m); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("sample: %w", err)}
-	}
-	rng := rand.New(rand.NewPCG(seed, seedStream))
-	trees, err := os.Create(filepath.Join(out, "trees.nwk"))
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	defer trees.Close()
-	tw := bufio.NewWriter(trees)
-
-	var dataVars []*graph.Var
-	files := map[*graph.Var]*csvFile{}
-	for _, v := range m.G.Vars {
-		if !v.IsData {
-			continue
-		}
-		dataVars = append(dataVars, v)
-		header := "draw," + v.Name
-		switch len(v.Dims) {
-		case 1:
-			header = "draw,row," + v.Name
-		case 2:
-			cols := make([]string, v.Dims[1])
-			for j := range cols {
-				cols[j] = fmt.Sprintf("%s.%d", v.Name, j+1)
-			}
-			header = "draw,row," + strings.Join(cols, ",")
-		}
-		f, err := createCSV(filepath.Join(out, v.Name+".csv"), header)
-		if err != nil {
-			return &exitError{code: 1, err: err}
-		}
-		files[v] = f
-	}
-	scalars := m.Scalars()
-	names := make([]string, len(scalars))
-	for i, v := range scalars {
-		names[i] = v.Name
-	}
-	params, err := createCSV(filepath.Join(out, "params.csv"), strings.Join(append([]string{"draw"}, names...), ","))
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-
-	var buf []byte
-	for k := 1; k <= draws; k++ {
-		st, err := m.SamplePrior(rng)
-		if err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("draw %d: %w", k, err)}
-		}
-		buf = st.Tree.AppendNewick(buf[:0])
-		tw.Write(buf)
-		tw.WriteByte('\n')
-		for _, v := range dataVars {
-			w := files[v].w
-			x := st.Env.Values[v.ID]
-			switch len(v.Dims) {
-			case 0:
-				fmt.Fprintf(w, "%d,%s\n", k, formatFloat(x[0]))
-			case 1:
-				for i, xi := range x {
-					fmt.Fprintf(w, "%d,%d,%s\n", k, i+1, formatFloat(xi))
-				}
-			case 2:
-				cols := v.Dims[1]
-				for i := 0; i < v.Dims[0]; i++ {
-					fmt.Fprintf(w, "%d,%d", k, i+1)
-					for _, xij := range x[i*cols : (i+1)*cols] {
-						w.WriteByte(',')
-						w.WriteString(formatFloat(xij))
-					}
-					w.WriteByte('\n')
-				}
-			}
-		}
-		fmt.Fprintf(params.w, "%d", k)
-		for _, v := range scalars {
-			params.w.WriteString("," + formatFloat(st.Env.Values[v.ID][0]))
-		}
-		params.w.WriteByte('\n')
-	}
-	if err := tw.Flush(); err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	for _, v := range dataVars {
-		if err := files[v].close(); err != nil {
-			return &exitError{code: 1, err: err}
-		}
-	}
-	if err := params.close(); err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	return nil
-}
-
-// checkSampleDir refuses an output directory that sample would spoil: one
-// holding a run (run.json), or one holding a file of a name sample writes
-// (trees.nwk, params.csv, NAME.csv) that an earlier sample did not write,
-// which is told by params.csv starting with sample's "draw" header.
-// Rewriting an earlier sample's files is allowed.
-func checkSampleDir(out string, m *inference.Model) error {
-	if _, err := os.Lstat(filepath.Join(out, inference.RunFile)); err == nil {
-		return fmt.Errorf("%s holds a run (%s): sample into another directory", out, inference.RunFile)
-	}
-	names := []string{"trees.nwk", "params.csv"}
-	for _, v := range m.G.Vars {
-		if v.IsData {
-			names = append(names, v.Name+".csv")
-		}
-	}
-	if ours, _ := firstLineIs(filepath.Join(out, "params.csv"), "draw"); ours {
-		return nil
-	}
-	for _, name := range names {
-		if _, err := os.Lstat(filepath.Join(out, name)); err == nil {
-			return fmt.Errorf("%s already holds %s, which sample did not write (its params.csv does not start with the header draw,...): "+
-				"sample into another directory, or remove the file", out, name)
-		}
-	}
-	return nil
-}
-
-// firstLineIs reports whether the file at path starts with a line whose
-// first comma-separated field is field.
-func firstLineIs(path, field string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	line, err := bufio.NewReader(io.LimitReader(f, 1<<20)).ReadString('\n')
-	if err != nil && line == "" {
-		return false, err
-	}
-	first, _, _ := strings.Cut(strings.TrimRight(line, "\r\n"), ",")
-	return first == field, nil
-}

@@ -2,18 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pydtlang/pydtlang/inference"
-	"github.com/pydtlang/pydtlang/internal/bounded"
-	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 func newScore() *cobra.Command {
@@ -89,46 +84,9 @@ closed-form marginal likelihood given the tree.`,
 			if len(missing) > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("score needs a value for every stochastic scalar: --set %s=VALUE", strings.Join(missing, "=VALUE,"))}
 			}
-			f, err := os.Open(treePath)
+			results, err := m.ScoreTreeFile(treePath, b.draw)
 			if err != nil {
 				return &exitError{code: 1, err: err}
-			}
-			defer f.Close()
-			// Trees are scored as they are read, so that a large file is
-			// never held in memory; the file is bounded all the same.
-			in := bounded.NewReader(f, bounded.Options{Name: treePath, What: "Newick file", Max: bounded.MaxNewickBytes})
-			var results []inference.Scores
-			ntrees := 0
-			err = pydt.ForEachNewick(in, m.Labels, func(tr *pydt.Tree) error {
-				ntrees++
-				k := ntrees
-				if b.draw > 0 && k != b.draw {
-					return nil
-				}
-				if err := matchLeaves(tr, m, treePath, k-1); err != nil {
-					return err
-				}
-				st := m.NewState()
-				st.Tree = tr
-				s, err := m.Score(st)
-				if err != nil {
-					return fmt.Errorf("%s tree %d: %w", treePath, k, err)
-				}
-				results = append(results, s)
-				return nil
-			})
-			var ne *pydt.NewickError
-			switch {
-			case errors.As(err, &ne):
-				return &exitError{code: 1, err: fmt.Errorf("%s: %w", treePath, err)}
-			case err != nil:
-				return &exitError{code: 1, err: err}
-			}
-			if ntrees == 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%s: no trees", treePath)}
-			}
-			if b.draw > ntrees {
-				return &exitError{code: 1, err: fmt.Errorf("--draw %d takes tree %d of %s, but it has %d", b.draw, b.draw, treePath, ntrees)}
 			}
 			if note := m.OmittedNote(); note != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: note: %s; log_hyper sums %s\n", note, strings.Join(results[0].HyperTerms, "; "))
@@ -158,37 +116,6 @@ closed-form marginal likelihood given the tree.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&stdz, "standardize", false, "score the data with every column shifted and scaled to mean 0 and sd 1, as run --standardize fits them")
 	return cmd
-}
-
-// matchLeaves checks that a tree's leaves are the data's rows.
-func matchLeaves(tr *pydt.Tree, m *inference.Model, path string, k int) error {
-	if tr.NumLeaves() != m.N {
-		return fmt.Errorf("%s tree %d has %d leaves but the data %s has %d rows", path, k+1, tr.NumLeaves(), m.Leaves.Name, m.N)
-	}
-	if m.Labels == nil && tr.Labels != nil {
-		leaf := badLeaf(tr.Labels, m.N)
-		return fmt.Errorf("%s tree %d has a leaf %q, but the data %s has no row labels, so the leaves must be its row numbers 1..%d, each once",
-			path, k+1, leaf, m.Leaves.Name, m.N)
-	}
-	return nil
-}
-
-// badLeaf returns the first leaf name that is not a row number in 1..n
-// written in plain decimal, or else the first repeated one.
-func badLeaf(names []string, n int) string {
-	for _, s := range names {
-		if k, err := strconv.Atoi(s); err != nil || k < 1 || k > n || strconv.Itoa(k) != s {
-			return s
-		}
-	}
-	seen := make(map[string]bool, len(names))
-	for _, s := range names {
-		if seen[s] {
-			return s
-		}
-		seen[s] = true
-	}
-	return names[0]
 }
 
 func writeJSON(w io.Writer, v any) error {

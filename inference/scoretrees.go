@@ -1,0 +1,66 @@
+package inference
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/pydtlang/pydtlang/internal/bounded"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// MatchTree checks that a tree read with the model's row labels (m.Labels,
+// as ParseNewick and ForEachNewick take them) has the data's rows as its
+// leaves (pydt.Tree.MatchRows).
+func (m *Model) MatchTree(tr *pydt.Tree) error {
+	return tr.MatchRows(m.N, m.Labels, "the data "+m.Leaves.Name)
+}
+
+// ScoreTreeFile scores the trees of the Newick file at path, one per line,
+// with the model's current values (Score): tree k of the file (from 1),
+// when k > 0, or every tree. Each tree's leaves must be the data's rows
+// (MatchTree). Trees are scored as they are read, so that a large file is
+// never held in memory; the file is bounded all the same
+// (bounded.MaxNewickBytes).
+func (m *Model) ScoreTreeFile(path string, k int) ([]Scores, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("tree %d: trees are numbered from 1", k)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	in := bounded.NewReader(f, bounded.Options{Name: path, What: "Newick file", Max: bounded.MaxNewickBytes})
+	var out []Scores
+	n := 0
+	err = pydt.ForEachNewick(in, m.Labels, func(tr *pydt.Tree) error {
+		n++
+		if k > 0 && n != k {
+			return nil
+		}
+		if err := m.MatchTree(tr); err != nil {
+			return fmt.Errorf("%s tree %d %w", path, n, err)
+		}
+		st := m.NewState()
+		st.Tree = tr
+		s, err := m.Score(st)
+		if err != nil {
+			return fmt.Errorf("%s tree %d: %w", path, n, err)
+		}
+		out = append(out, s)
+		return nil
+	})
+	var ne *pydt.NewickError
+	switch {
+	case errors.As(err, &ne):
+		return nil, fmt.Errorf("%s: %w", path, err)
+	case err != nil:
+		return nil, err
+	case n == 0:
+		return nil, fmt.Errorf("%s: no trees", path)
+	case k > n:
+		return nil, fmt.Errorf("--draw %d takes tree %d of %s, but it has %d", k, k, path, n)
+	}
+	return out, nil
+}
