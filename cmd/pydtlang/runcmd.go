@@ -109,7 +109,8 @@ It writes to DIR, as it goes:
   impute.csv       with --impute: draws of the missing data entries
   checkpoint.json  the state after the last checkpoint (written atomically)
   run.json         the settings, the command line's model, data and --set,
-                   and the SHA-256 of the model and data files
+                   and the SHA-256 of the model and data files (both JSON
+                   files carry a "version"; formats: docs/architecture.md)
 
 A DIR that already holds a run (a run.json) is refused: continue that run
 with --resume DIR, or pass --force to delete its output files first (files
