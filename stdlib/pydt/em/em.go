@@ -1,0 +1,511 @@
+// Package em fits the divergence times and hyperparameters of a Pitman-Yor
+// diffusion tree of fixed structure by variational Bayesian EM, the inner
+// loop of the paper's greedy Bayesian EM (Knowles & Ghahramani 2011,
+// Section 6.2; docs/em.md gives the derivation).
+//
+// The model is the PYDT with divergence function a(t) = c/(1-t) and Gaussian
+// diffusion of variance σ² = 1/τ per unit time in each of D dimensions; each
+// leaf location receives Gaussian evidence through the bp.Model (observed
+// values, missing values, noisy observations or EP sites: see EP). The
+// locations x get a variational posterior q(x), the smoothness c and the
+// precision τ Gamma posteriors q(c), q(τ) (mean field), and the divergence
+// times t, the concentration α and the discount β point estimates. EM climbs
+//
+//	L = E_q[log p(Y, x, t, T | c, τ, α, β)] + E_q[log p(c) + log p(τ)]
+//	    + H[q(x)] + H[q(c)] + H[q(τ)] + log p(α) + log p(β)
+//
+// a lower bound on log p(Y, t, α, β | T) (densities of the times in t, as
+// in the paper's Equation 9), by coordinate ascent: each step maximises L
+// over one block, so L never decreases when the leaf evidence is Gaussian.
+// The steps of one iteration (Step) are
+//
+//  1. E-step: q(x) = the exact posterior of the locations with σ² = 1/E[τ],
+//     by belief propagation (bp.Model.Marginals); from it the expected
+//     sufficient statistic of every edge [p i], b_i = ½ Σ_d E[(x_id - x_pd)²].
+//  2. q(τ) = Gamma(a + |S| D/2, b + Σ_i b_i / (t_i - t_p)) (NOTES.md,
+//     erratum 3), |S| the number of edges, the one from the origin included.
+//  3. M-step: all divergence times jointly by L-BFGS (gonum/optimize) with
+//     analytic gradients, in free coordinates u that keep the order: the
+//     gap in s = -log(1-t) between a node and its parent is e^u.
+//  4. q(c) = Gamma(a_c + |I|, b_c + Σ_b J_b s_b) (erratum 2), |I| the number
+//     of branch points.
+//  5. α, then β, by golden-section search on the terms of L that depend on
+//     them (structure and not-diverging terms, and their priors if given).
+//
+// Any of c, τ, α and β may instead be held fixed. With all four fixed and
+// Gaussian evidence, L after the E-step is exactly log p(Y, t | T), and the
+// fixed points of EM are its stationary points in t.
+package em
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+)
+
+const log2Pi = 1.8378770664093454835606594728112352797227949472755668
+
+// Options configures a fit. The zero value is not valid: C and Variance
+// must be set (as fixed values or as starts).
+type Options struct {
+	// C is the smoothness c of a(t) = c/(1-t), held fixed when CPrior is
+	// nil. With CPrior set, c gets the variational posterior q(c) and C is
+	// ignored (the first q(c) is computed from the tree's times).
+	C float64
+	// CPrior is the Gamma prior of c, or nil to hold c at C.
+	CPrior *Gamma
+	// Variance is the diffusion variance σ², held fixed when PrecPrior is
+	// nil, and otherwise the start: the first q(τ) has mean 1/Variance.
+	Variance float64
+	// PrecPrior is the Gamma prior of the precision τ = 1/σ², or nil to
+	// hold σ² at Variance.
+	PrecPrior *Gamma
+	// Alpha and Beta are the concentration and discount: the fixed values,
+	// or the starts of those that are learned.
+	Alpha, Beta float64
+	// LearnAlpha and LearnBeta ask for α and β to be optimised.
+	LearnAlpha, LearnBeta bool
+	// AlphaPrior and BetaPrior, when set, add log p(α) and log p(β) to the
+	// objective (MAP); nil is a flat prior (maximum likelihood). They are
+	// used only for learned parameters.
+	AlphaPrior *Gamma
+	BetaPrior  *BetaDist
+	// AlphaMax is the upper end of α's search bracket (default 100, or
+	// twice the current α if larger).
+	AlphaMax float64
+	// MaxIter bounds the iterations of Run (default 200).
+	MaxIter int
+	// Tol stops Run when an iteration raises the objective by less than
+	// Tol·(1 + |L|) (default 1e-10).
+	Tol float64
+	// EP, when set, replaces the leaf evidence at every E-step by EP site
+	// approximations of a non-Gaussian likelihood (see EP). L is then an
+	// approximation (EP's), not a bound, and need not increase.
+	EP *EP
+}
+
+// ErrDivergence is wrapped by the error for divergence functions other than
+// a(t) = c/(1-t).
+var ErrDivergence = errors.New("em: only the divergence function c/(1-t) is supported")
+
+// EM is the state of a fit: the tree (whose times it changes), its bp.Model,
+// the variational posteriors and the point estimates. Use New, then Step or
+// Run. It is not safe for concurrent use.
+type EM struct {
+	m   *bp.Model
+	tr  *pydt.Tree
+	d   int
+	opt Options
+	h   *pydt.Harmonic
+
+	qc, qt      Gamma // q(c), q(τ) when learned
+	alpha, beta float64
+
+	// q(x), summarised by what L needs of it once the E-step is done.
+	be   []float64 // per node v: ½ Σ_d E[(x_v - x_parent(v))²]
+	hx   float64   // H[q(x)] + Σ E_q[log evidence] (+ EP constants)
+	mean []float64 // marginals, Cap()·D
+	vari []float64
+
+	// Structure of the tree, refreshed by New (the structure is fixed).
+	order    []pydt.NodeID // nodes in pre-order
+	internal []pydt.NodeID // branch points in pre-order
+	idx      []int32       // node → index in internal (-1 for leaves)
+	par      []int32       // index of the parent in internal (-1: origin)
+	j        []float64     // J_b of each branch point at (α, β)
+	leafKids []int         // number of leaf children per branch point
+	leafB    []float64     // Σ b over leaf children per branch point
+
+	bound float64
+	trace []float64 // L after each iteration
+	steps []float64 // L after each sub-step (tests)
+	iter  int
+	mopt  mstepStats
+}
+
+// New prepares a fit of the times of m's tree and of the hyperparameters
+// chosen in opt. The tree must be complete and valid and its leaf evidence
+// set in m (unless opt.EP supplies it). It returns an error for invalid
+// options or tree.
+func New(m *bp.Model, opt Options) (*EM, error) {
+	tr := m.Tree()
+	if err := tr.Validate(); err != nil {
+		return nil, fmt.Errorf("em: %w", err)
+	}
+	if opt.CPrior != nil {
+		if err := opt.CPrior.Check(); err != nil {
+			return nil, fmt.Errorf("em: prior of c: %w", err)
+		}
+	} else if !(opt.C > 0) || math.IsInf(opt.C, 1) {
+		return nil, fmt.Errorf("em: smoothness c = %v must be positive and finite", opt.C)
+	}
+	if !(opt.Variance > 0) || math.IsInf(opt.Variance, 1) {
+		return nil, fmt.Errorf("em: variance %v must be positive and finite", opt.Variance)
+	}
+	if opt.PrecPrior != nil {
+		if err := opt.PrecPrior.Check(); err != nil {
+			return nil, fmt.Errorf("em: prior of 1/σ²: %w", err)
+		}
+	}
+	if opt.AlphaPrior != nil {
+		if err := opt.AlphaPrior.Check(); err != nil {
+			return nil, fmt.Errorf("em: prior of alpha: %w", err)
+		}
+	}
+	if opt.BetaPrior != nil {
+		if err := opt.BetaPrior.Check(); err != nil {
+			return nil, fmt.Errorf("em: prior of beta: %w", err)
+		}
+	}
+	h, err := pydt.NewHarmonic(opt.Alpha, opt.Beta)
+	if err != nil {
+		return nil, fmt.Errorf("em: %w", err)
+	}
+	if opt.MaxIter == 0 {
+		opt.MaxIter = 200
+	}
+	if opt.Tol == 0 {
+		opt.Tol = 1e-10
+	}
+	if opt.AlphaMax == 0 {
+		opt.AlphaMax = 100
+	}
+	if opt.EP != nil {
+		if err := opt.EP.check(m); err != nil {
+			return nil, err
+		}
+	}
+	e := &EM{m: m, tr: tr, d: m.Dims(), opt: opt, h: h, alpha: opt.Alpha, beta: opt.Beta}
+	if e.alpha < 0 && opt.AlphaPrior != nil && opt.LearnAlpha {
+		return nil, fmt.Errorf("em: alpha = %v is outside the support of its Gamma prior", e.alpha)
+	}
+	e.structure()
+	e.refreshJ()
+	n := tr.Cap()
+	e.be = make([]float64, n)
+	e.mean = make([]float64, n*e.d)
+	e.vari = make([]float64, n*e.d)
+	if opt.CPrior != nil {
+		e.updateC()
+	}
+	if opt.PrecPrior != nil {
+		a := opt.PrecPrior.Shape + float64(len(e.order)*e.d)/2
+		e.qt = Gamma{Shape: a, Rate: a * opt.Variance}
+	}
+	return e, nil
+}
+
+// structure records the pre-order, the branch points and their parents.
+func (e *EM) structure() {
+	tr := e.tr
+	e.order = tr.PreOrder(nil)
+	e.idx = make([]int32, tr.Cap())
+	for i := range e.idx {
+		e.idx[i] = -1
+	}
+	for _, v := range e.order {
+		if !tr.IsLeaf(v) {
+			e.idx[v] = int32(len(e.internal))
+			e.internal = append(e.internal, v)
+		}
+	}
+	k := len(e.internal)
+	e.par = make([]int32, k)
+	e.j = make([]float64, k)
+	e.leafKids = make([]int, k)
+	e.leafB = make([]float64, k)
+	for i, v := range e.internal {
+		e.par[i] = -1
+		if p := tr.Parent(v); p != pydt.NoNode {
+			e.par[i] = e.idx[p]
+		}
+		for c := tr.FirstChild(v); c != pydt.NoNode; c = tr.NextSibling(c) {
+			if tr.IsLeaf(c) {
+				e.leafKids[i]++
+			}
+		}
+	}
+}
+
+// refreshJ recomputes J_b at the current (α, β).
+func (e *EM) refreshJ() {
+	for i, v := range e.internal {
+		e.j[i] = pydt.NodeJ(e.tr, v, e.alpha, e.beta, e.h)
+	}
+}
+
+// meanC returns E[c] and E[log c].
+func (e *EM) meanC() (float64, float64) {
+	if e.opt.CPrior == nil {
+		return e.opt.C, math.Log(e.opt.C)
+	}
+	return e.qc.Mean(), e.qc.MeanLog()
+}
+
+// meanPrec returns E[τ] and E[log τ].
+func (e *EM) meanPrec() (float64, float64) {
+	if e.opt.PrecPrior == nil {
+		return 1 / e.opt.Variance, -math.Log(e.opt.Variance)
+	}
+	return e.qt.Mean(), e.qt.MeanLog()
+}
+
+// Tree returns the tree being fitted; Step changes its times.
+func (e *EM) Tree() *pydt.Tree { return e.tr }
+
+// Alpha returns the current concentration α.
+func (e *EM) Alpha() float64 { return e.alpha }
+
+// Beta returns the current discount β.
+func (e *EM) Beta() float64 { return e.beta }
+
+// QC returns q(c) and true when c is learned; otherwise the fixed c as a
+// zero Gamma and false.
+func (e *EM) QC() (Gamma, bool) { return e.qc, e.opt.CPrior != nil }
+
+// QPrec returns q(1/σ²) and true when the precision is learned.
+func (e *EM) QPrec() (Gamma, bool) { return e.qt, e.opt.PrecPrior != nil }
+
+// MeanC returns E[c] (the fixed c when c is not learned).
+func (e *EM) MeanC() float64 { c, _ := e.meanC(); return c }
+
+// MeanVariance returns 1/E[1/σ²], the variance the E-step uses.
+func (e *EM) MeanVariance() float64 { t, _ := e.meanPrec(); return 1 / t }
+
+// Bound returns L after the last step (NaN before the first).
+func (e *EM) Bound() float64 {
+	if e.iter == 0 {
+		return math.NaN()
+	}
+	return e.bound
+}
+
+// Trace returns L after each iteration so far.
+func (e *EM) Trace() []float64 { return e.trace }
+
+// Iterations returns the number of iterations done.
+func (e *EM) Iterations() int { return e.iter }
+
+// Step does one iteration (E-step, q(τ), times, q(c), α, β) and returns
+// the objective L after it.
+func (e *EM) Step() (float64, error) {
+	e.steps = e.steps[:0]
+	if err := e.estep(); err != nil {
+		return math.NaN(), fmt.Errorf("em: E-step: %w", err)
+	}
+	e.record()
+	if e.opt.PrecPrior != nil {
+		e.updatePrec()
+		e.record()
+	}
+	if err := e.mstep(); err != nil {
+		return math.NaN(), fmt.Errorf("em: M-step: %w", err)
+	}
+	e.record()
+	if e.opt.CPrior != nil {
+		e.updateC()
+		e.record()
+	}
+	if e.opt.LearnAlpha || e.opt.LearnBeta {
+		if err := e.updateAlphaBeta(); err != nil {
+			return math.NaN(), err
+		}
+		e.record()
+	}
+	e.iter++
+	e.trace = append(e.trace, e.bound)
+	return e.bound, nil
+}
+
+func (e *EM) record() {
+	e.bound = e.objective()
+	e.steps = append(e.steps, e.bound)
+}
+
+// Run iterates Step until L rises by less than Tol·(1 + |L|) in an
+// iteration, or MaxIter iterations. It reports whether it converged.
+func (e *EM) Run() (converged bool, err error) {
+	prev := math.Inf(-1)
+	for range e.opt.MaxIter {
+		l, err := e.Step()
+		if err != nil {
+			return false, err
+		}
+		if math.Abs(l-prev) < e.opt.Tol*(1+math.Abs(l)) {
+			return true, nil
+		}
+		prev = l
+	}
+	return false, nil
+}
+
+// estep computes q(x) at σ² = 1/E[τ] and the statistics of the bound.
+func (e *EM) estep() error {
+	m, tr, d := e.m, e.tr, e.d
+	et, _ := e.meanPrec()
+	if err := m.SetVariance(1 / et); err != nil {
+		return err
+	}
+	epConst := 0.0
+	if e.opt.EP != nil {
+		c, err := e.opt.EP.Fit(m)
+		if err != nil {
+			return err
+		}
+		epConst = c
+	}
+	if err := m.Marginals(e.mean, e.vari); err != nil {
+		return err
+	}
+	s2 := 1 / et
+	hx := epConst
+	for _, c := range e.order {
+		p := tr.Parent(c)
+		s := s2 * tr.BranchLength(c)
+		var b float64
+		for k := range d {
+			mp, vp := 0.0, 0.0
+			if p != pydt.NoNode {
+				mp, vp = e.mean[int(p)*d+k], e.vari[int(p)*d+k]
+			}
+			mc, vc := m.Message(c, k)
+			diff := mc - mp
+			var ex, cond float64
+			switch {
+			case math.IsInf(vc, 1):
+				// No evidence below c in this dimension: x_c - x_p is the
+				// edge's own increment.
+				ex, cond = s, s
+			case vc == 0:
+				// x_c is known (an observed leaf).
+				ex, cond = diff*diff+vp, 0
+			default:
+				// Given x_p, x_c is N(w x_p + (1-w) m_c, s w), w = v/(v+s):
+				// x_c - x_p = (1-w)(m_c - x_p) + noise, no cancellation.
+				w := vc / (vc + s)
+				a := s / (vc + s)
+				ex, cond = a*a*(diff*diff+vp)+s*w, s*w
+			}
+			b += ex
+			if cond > 0 {
+				hx += 0.5 * (log2Pi + 1 + math.Log(cond))
+			}
+			if tr.IsLeaf(c) {
+				mu, prec := m.Evidence(c, k)
+				if prec > 0 && !math.IsInf(prec, 1) {
+					mv, vv := e.mean[int(c)*d+k], e.vari[int(c)*d+k]
+					r := mu - mv
+					hx += 0.5*(math.Log(prec)-log2Pi) - 0.5*prec*(r*r+vv)
+				}
+			}
+		}
+		e.be[c] = b / 2
+	}
+	e.hx = hx
+	for i := range e.leafB {
+		e.leafB[i] = 0
+	}
+	for _, c := range e.order {
+		if tr.IsLeaf(c) {
+			if p := tr.Parent(c); p != pydt.NoNode {
+				e.leafB[e.idx[p]] += e.be[c]
+			}
+		}
+	}
+	return nil
+}
+
+// timeTerms returns the part of L that depends on the times given q(x),
+// q(c), q(τ), α and β:
+//
+//	Σ_edges [-D/2 log(t_i - t_p) - E[τ] b_i/(t_i - t_p)] - E[c] Σ_b J_b s_b
+//
+// with s_b = -log(1 - t_b), evaluated at the branch point coordinates s
+// (indexed as e.internal); the edge from the origin to a lone leaf (N = 1)
+// is the constant -E[τ] b.
+func (e *EM) timeTerms(s []float64) float64 {
+	et, _ := e.meanPrec()
+	ec, _ := e.meanC()
+	hd := float64(e.d) / 2
+	if len(e.internal) == 0 {
+		return -et * e.be[e.tr.Root()]
+	}
+	f := 0.0
+	for i, v := range e.internal {
+		sp := 0.0
+		if e.par[i] >= 0 {
+			sp = s[e.par[i]]
+		}
+		delta := s[i] - sp
+		om := -math.Expm1(-delta) // (t_i - t_p)/(1 - t_p)
+		if !(om > 0) {
+			return math.Inf(-1)
+		}
+		logL := -sp + math.Log(om)
+		f += -hd*logL - et*e.be[v]*math.Exp(sp)/om
+		// Leaf children: edges of length 1 - t_v = e^(-s_v).
+		f += float64(e.leafKids[i])*hd*s[i] - et*e.leafB[i]*math.Exp(s[i])
+		f -= ec * e.j[i] * s[i]
+	}
+	return f
+}
+
+// objective returns L at the current state (see the package doc).
+func (e *EM) objective() float64 {
+	_, elt := e.meanPrec()
+	_, elc := e.meanC()
+	s := e.currentS(nil)
+	edges := float64(len(e.order))
+	l := e.hx + edges*float64(e.d)/2*(elt-log2Pi) + e.timeTerms(s)
+	l += float64(len(e.internal)) * elc
+	l += pydt.LogStructure(e.tr, e.alpha, e.beta)
+	if e.opt.CPrior != nil {
+		l -= e.qc.KL(*e.opt.CPrior)
+	}
+	if e.opt.PrecPrior != nil {
+		l -= e.qt.KL(*e.opt.PrecPrior)
+	}
+	l += e.abPrior(e.alpha, e.beta)
+	return l
+}
+
+// abPrior returns the log priors of the learned α and β.
+func (e *EM) abPrior(alpha, beta float64) float64 {
+	lp := 0.0
+	if e.opt.LearnAlpha && e.opt.AlphaPrior != nil {
+		lp += e.opt.AlphaPrior.LogProb(alpha)
+	}
+	if e.opt.LearnBeta && e.opt.BetaPrior != nil {
+		lp += e.opt.BetaPrior.LogProb(beta)
+	}
+	return lp
+}
+
+// currentS appends the s coordinates of the branch points to buf.
+func (e *EM) currentS(buf []float64) []float64 {
+	buf = buf[:0]
+	for _, v := range e.internal {
+		buf = append(buf, e.tr.Time(v).S())
+	}
+	return buf
+}
+
+// updatePrec sets q(τ) to its optimum given q(x) and the times.
+func (e *EM) updatePrec() {
+	p := e.opt.PrecPrior
+	rate := p.Rate
+	for _, v := range e.order {
+		rate += e.be[v] / e.tr.BranchLength(v)
+	}
+	e.qt = Gamma{Shape: p.Shape + float64(len(e.order)*e.d)/2, Rate: rate}
+}
+
+// updateC sets q(c) to its optimum given the times, α and β.
+func (e *EM) updateC() {
+	p := e.opt.CPrior
+	k, s := pydt.CStats(e.tr, e.alpha, e.beta, e.h)
+	e.qc = Gamma{Shape: p.Shape + float64(k), Rate: p.Rate + s}
+}
