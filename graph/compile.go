@@ -79,8 +79,12 @@ const maxHints = 100
 // statement, so it never comes near.
 const maxExprDepth = lang.MaxStatementTokens
 
-// Compile turns a parsed file into a factor graph. The error, if not nil,
-// is a lang.ErrorList holding every problem found.
+// Compile turns a parsed file into a factor graph with opts' bindings
+// (Data, Set, Partial) in one step: a model that CompileProgram accepts
+// gives the graph that its Bind gives with the same bindings. The error,
+// if not nil, is a lang.ErrorList holding every problem found, those that
+// need data and those that do not, at once. To bind one model to several
+// data sets, use CompileProgram and Program.Bind.
 func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c := &compiler{
 		g:         &Graph{File: f, ByName: map[string]*Var{}},
@@ -796,7 +800,7 @@ func (c *compiler) vectorise(f *Factor, call *lang.Call) {
 		if !ok || r.V.Scalar() {
 			continue
 		}
-		if !slices.Equal(r.V.Dims, f.Target.Dims) {
+		if !sameShape(r.V.Dims, f.Target.Dims) {
 			c.errs.Addf(call.Pos(), "%s has shape [%s] but %s has shape [%s]", r.V.Name, dimList(r.V), f.Target.Name, dimList(f.Target))
 			continue
 		}
@@ -894,6 +898,9 @@ func (c *compiler) checkArgs(f *Factor, params []Param, pos []lang.Position) {
 			continue
 		}
 		allConst = false
+		if c.readsUnknown(a) {
+			continue // its support is unknown
+		}
 		switch a.(type) {
 		case Ref, Elem:
 			if s := support(a); !s.Within(p.Support) {
@@ -1556,4 +1563,47 @@ func fixedAlpha(alpha float64) error {
 		return fmt.Errorf("PYDT alpha = %v is fixed, but no beta in [0, 1) satisfies alpha >= -2 beta: a fixed alpha must be finite and greater than -2", alpha)
 	}
 	return nil
+}
+
+// sameShape reports whether two shapes may be equal: equal, or equal in
+// rank with a dimension unknown (-1: unbound in partial mode, or invalid
+// and reported) where they differ.
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if a[k] != b[k] && a[k] >= 0 && b[k] >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// readsUnknown reports whether x reads, directly or through deterministic
+// variables, a constant whose value is unknown: one that depends on a
+// dimension not bound (in partial mode), or whose definition was reported
+// invalid. Its support, and so x's, is then unknown, and x's support is
+// not checked: with the dimension bound the model may be valid.
+func (c *compiler) readsUnknown(x Expr) bool {
+	seen := map[*Var]bool{}
+	var reads func(x Expr) bool
+	reads = func(x Expr) bool {
+		for _, v := range Vars(x) {
+			switch {
+			case seen[v]:
+			case c.failed[v]:
+				return true
+			case v.Role == Deterministic && v.Expr != nil:
+				seen[v] = true
+				if reads(v.Expr) {
+					return true
+				}
+			default:
+				seen[v] = true
+			}
+		}
+		return false
+	}
+	return reads(x)
 }

@@ -7,7 +7,13 @@
 // from data files and --set values, checks types and supports at compile
 // time (naming the offending data row and column), separates observed from
 // latent variables, and rejects cycles. Every error is reported, with its
-// position, not just the first.
+// position, not just the first. CompileProgram checks a model without data
+// and Program.Bind binds it, as often as needed; Compile does both.
+//
+// A compiled Graph is queryable: Readers lists the factors and
+// deterministic variables that read a variable. Expressions are evaluated
+// in an Env; evaluation never panics: a bad index is an error, reported by
+// Eval, (*Factor).ForEach and (*Graph).EvalDeterministic.
 package graph
 
 import (

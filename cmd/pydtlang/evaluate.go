@@ -104,6 +104,12 @@ evaluation; it is noted in the table.`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
+			// Compiled once; each fit binds it to the training rows.
+			prog, err := graph.CompileProgram(l.File, graph.Options{NeedPYDT: true})
+			if err != nil {
+				printDiagnostics(stderr, err, l.Src)
+				return failed
+			}
 			build := func(train *dataset.Matrix, clamp map[string]float64) (*inference.Model, error) {
 				s := map[string]float64{}
 				for k, v := range sets {
@@ -112,7 +118,7 @@ evaluation; it is noted in the table.`,
 				for k, v := range clamp {
 					s[k] = v
 				}
-				g, err := graph.Compile(l.File, graph.Options{Set: s, Data: map[string]*dataset.Matrix{name: train}})
+				g, err := prog.Bind(graph.Bindings{Set: s, Data: map[string]*dataset.Matrix{name: train}})
 				if err != nil {
 					printDiagnostics(stderr, err, l.Src)
 					return nil, errors.New("the model does not compile with the training data")
