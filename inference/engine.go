@@ -42,18 +42,32 @@ func (s *Schedule) Explain() string {
 	return b.String()
 }
 
-// NewSchedule chooses the updates for m.
+// NewSchedule chooses the updates for m: the tree moves for the PYDT,
+// then for every latent variable, scalar or array, the best update its
+// factors allow (a conjugate Gibbs update where a capability says so, slice
+// sampling otherwise, elementwise for arrays), the moves that act on
+// several variables at once, and the steps that condition on sampled
+// locations. A latent variable that no update can serve is an error naming
+// it: the engine never leaves one at its starting value.
 func NewSchedule(m *Model) (*Schedule, error) {
 	s := &Schedule{}
 	s.Steps = append(s.Steps, treeStep{})
 	var later []Updater // steps that condition on sampled locations
 	needLocs := false
 	for _, v := range m.G.Vars {
-		if !v.Scalar() || v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
+		if v.Role != graph.Latent || v == m.Leaves {
 			continue
 		}
-		if v.Def.Elementwise || len(v.Def.Loops) > 0 {
-			return nil, fmt.Errorf("%w: %s has an elementwise distribution", ErrUnsupported, v.Name)
+		if err := servable(m, v); err != nil {
+			return nil, err
+		}
+		if !v.Scalar() {
+			u, err := newElemSliceStep(m, v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", v.Name, err)
+			}
+			s.Steps = append(s.Steps, u)
+			continue
 		}
 		if g, ok := gibbsC(m, v); ok {
 			s.Steps = append(s.Steps, g)
@@ -99,6 +113,27 @@ func NewSchedule(m *Model) (*Schedule, error) {
 	return s, nil
 }
 
+// servable reports why no update can serve the latent variable v, or nil.
+func servable(m *Model, v *graph.Var) error {
+	switch {
+	case v.Def == nil:
+		return fmt.Errorf("%w: %s is latent but has no distribution", ErrUnsupported, v.Name)
+	case v.Def.IsPYDT():
+		return fmt.Errorf("%w: %s ~ PYDT(...): the engine runs one PYDT per model (%s)", ErrUnsupported, v.Name, m.Leaves.Name)
+	}
+	dist, ok := v.Def.Scalar()
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: %s ~ %s: the engine has no update for a latent variable of this node type", ErrUnsupported, v.Name, v.Def.TypeName())
+	case dist.Support().Discrete():
+		return fmt.Errorf("%w: %s is discrete (%v) and the engine has no update for a discrete latent variable; "+
+			"observe it (data) or clamp it (--set)", ErrUnsupported, v.Name, dist.Support())
+	case v.Scalar() && (v.Def.Elementwise || len(v.Def.Loops) > 0):
+		return fmt.Errorf("%w: %s has an elementwise distribution", ErrUnsupported, v.Name)
+	}
+	return nil
+}
+
 // constGammaPrior reports whether v's prior is a Gamma (a
 // stdlib.GammaPrior) with constant parameters, and returns it.
 func constGammaPrior(v *graph.Var) (scalar.Gamma, bool) {
@@ -130,6 +165,7 @@ func readsTreePrior(m *Model, vs ...*graph.Var) bool {
 // gibbsC is the conjugate update of c in a(t) = c/(1-t) or c/(1-t)^2 under a
 // Gamma prior (NOTES.md erratum 2).
 type gibbsCStep struct {
+	tree  *graph.Factor
 	v     *graph.Var
 	prior scalar.Gamma
 	unit  pydt.Divergence
@@ -160,7 +196,7 @@ func gibbsC(m *Model, v *graph.Var) (Updater, bool) {
 	default:
 		return nil, false
 	}
-	return gibbsCStep{v: v, prior: prior, unit: unit}, true
+	return gibbsCStep{tree: m.Tree, v: v, prior: prior, unit: unit}, true
 }
 
 func (g gibbsCStep) Name() string { return "gibbs(" + g.v.Name + ")" }
@@ -191,6 +227,7 @@ func (g gibbsCStep) update(ch *Chain) error {
 // the PYDT as variance = 1 / p, under a Gamma prior, given the sampled node
 // locations (NOTES.md erratum 3).
 type gibbsPrecisionStep struct {
+	tree  *graph.Factor
 	v     *graph.Var
 	prior scalar.Gamma
 }
@@ -207,7 +244,7 @@ func gibbsPrecision(m *Model, v *graph.Var) (Updater, bool) {
 	if r, ok := graph.AsReciprocal(m.Tree.Args[3]); !ok || r != v || readsTreePrior(m, v) {
 		return nil, false
 	}
-	return gibbsPrecisionStep{v: v, prior: prior}, true
+	return gibbsPrecisionStep{tree: m.Tree, v: v, prior: prior}, true
 }
 
 func (g gibbsPrecisionStep) Name() string { return "gibbs(" + g.v.Name + ")" }
@@ -249,15 +286,10 @@ func (g gibbsPrecisionStep) update(ch *Chain) error {
 // sliceStep slice samples a continuous scalar on a scale matched to its
 // support (log for positive, logit for (0, 1)), with the Jacobian.
 type sliceStep struct {
+	m         *Model
 	v         *graph.Var
 	transform scalar.Transform
-	prior     bool // v reaches the tree prior (alpha, beta, divergence)
-	// alphaBeta is set when v reaches the tree prior through alpha and
-	// beta only: the tree is then scored by statistics gathered once per
-	// update (pydt.AlphaBetaStats), not by a walk per evaluation.
-	alphaBeta bool
-	variance  bool // v reaches the PYDT variance
-	link      bool // v reaches the likelihood link (e.g. the Normal sd)
+	tree      treeReach // how v reaches the tree
 	others    []*graph.Factor
 }
 
@@ -266,24 +298,21 @@ func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s ~ %s is not a scalar distribution", ErrUnsupported, v.Name, v.Def.TypeName())
 	}
-	if dist.Support().Discrete() {
-		return nil, fmt.Errorf("%w: %s is discrete (%v); the engine samples continuous scalars only", ErrUnsupported, v.Name, dist.Support())
-	}
 	tr, err := scalar.ForSupport(dist.Support())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.Name, err)
 	}
-	s := &sliceStep{v: v, transform: tr}
+	s := &sliceStep{m: m, v: v, transform: tr}
 	fs, dets := m.G.Readers(v)
 	readers := append([]*graph.Var{v}, dets...)
 	for _, f := range fs {
 		switch f {
 		case m.Tree:
-			s.prior = readsTreePrior(m, readers...)
-			s.alphaBeta = s.prior && !slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, readers...) })
-			s.variance = graph.Reads(f.Args[3], readers...)
+			s.tree.prior = readsTreePrior(m, readers...)
+			s.tree.alphaBeta = s.tree.prior && !slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, readers...) })
+			s.tree.variance = graph.Reads(f.Args[3], readers...)
 		case m.LinkFactor:
-			s.link = true
+			s.tree.link = true
 			if m.Link == LinkProbit {
 				return nil, fmt.Errorf("%w: %s enters the Probit likelihood", ErrUnsupported, v.Name)
 			}
@@ -297,20 +326,7 @@ func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
 func (s *sliceStep) Name() string { return "slice(" + s.v.Name + ")" }
 
 func (s *sliceStep) Explain() string {
-	scale := "real line"
-	switch lo, hi := s.transform.Lo(), s.transform.Hi(); {
-	case !math.IsInf(lo, -1) && !math.IsInf(hi, 1):
-		scale = fmt.Sprintf("logit scale of (%g, %g)", lo, hi)
-	case !math.IsInf(lo, -1):
-		scale = "log scale"
-	}
-	var parts []string
-	if s.prior {
-		parts = append(parts, "the tree prior")
-	}
-	if s.variance || s.link {
-		parts = append(parts, "the marginal likelihood (belief propagation)")
-	}
+	parts := s.tree.describe()
 	for _, f := range s.others {
 		parts = append(parts, f.Target.Name+"'s density")
 	}
@@ -318,11 +334,20 @@ func (s *sliceStep) Explain() string {
 	if len(parts) > 0 {
 		target += " × " + strings.Join(parts, " × ")
 	}
-	return fmt.Sprintf("slice sampling (stepping out, shrinkage) on the %s; target: %s", scale, target)
+	return fmt.Sprintf("slice sampling (stepping out, shrinkage) on the %s; target: %s", scaleName(s.transform), target)
+}
+
+func (s *sliceStep) targets() []siteTarget {
+	t := siteTarget{V: s.v, Terms: []term{{F: s.v.Def, Elem: -1}}}
+	for _, f := range s.others {
+		t.Terms = append(t.Terms, term{F: f, Elem: -1})
+	}
+	t.Terms = append(t.Terms, s.tree.terms(s.m)...)
+	return []siteTarget{t}
 }
 
 func (s *sliceStep) update(ch *Chain) error {
-	if s.alphaBeta {
+	if s.tree.alphaBeta {
 		ch.abStats.Reset(ch.Tree, ch.moves.Divergence())
 	}
 	x0 := ch.get(s.v)
@@ -343,7 +368,7 @@ func (s *sliceStep) update(ch *Chain) error {
 	if got := ch.sliceTarget(s, x); !scalar.Finite(got) {
 		return fmt.Errorf("slice(%s): the posterior density is not finite (%v) at %s = %v; check the priors and data", s.v.Name, got, s.v.Name, x)
 	}
-	if s.alphaBeta {
+	if s.tree.alphaBeta {
 		return ch.syncPrior() // the evaluations left the tree sampler alone
 	}
 	return nil
@@ -360,33 +385,7 @@ func (ch *Chain) sliceTarget(s *sliceStep, x float64) float64 {
 	if math.IsInf(lp, -1) || math.IsNaN(lp) {
 		return math.Inf(-1)
 	}
-	switch {
-	case s.alphaBeta:
-		env := ch.st.Env
-		lp += ch.abStats.LogPriorS(ch.m.Tree.Args[0].Eval(env), ch.m.Tree.Args[1].Eval(env), &ch.abH)
-	case s.prior:
-		if err := ch.syncPrior(); err != nil {
-			return math.Inf(-1)
-		}
-		lp += ch.logTreeS()
-	}
-	if s.variance {
-		if err := ch.syncVariance(); err != nil {
-			return math.Inf(-1)
-		}
-	}
-	if s.link {
-		if err := ch.syncEvidence(); err != nil {
-			return math.Inf(-1)
-		}
-	}
-	if s.variance || s.link {
-		lp += ch.lik.LogLik()
-	}
-	if math.IsNaN(lp) {
-		return math.Inf(-1)
-	}
-	return lp
+	return ch.addTree(lp, s.tree)
 }
 
 // treeStep is the sweep of tree moves.

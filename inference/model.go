@@ -253,7 +253,8 @@ type Scores struct {
 	// LogLik is the log density of the data with every internal location
 	// (and latent leaf location) integrated out.
 	LogLik float64 `json:"log_lik"`
-	// LogHyper is the log prior density of the scalars at their values.
+	// LogHyper is the log prior density of the latent and clamped
+	// variables (scalars and arrays) at their values.
 	LogHyper float64 `json:"log_hyper"`
 	// LogJoint is the sum of the three.
 	LogJoint float64 `json:"log_joint"`
@@ -296,9 +297,9 @@ func (m *Model) OmittedNote() string {
 		strings.Join(vals, ", "), strings.Join(terms, "; "))
 }
 
-// LogHyper returns the log prior density of every scalar stochastic
-// variable, and of elementwise factors on fixed data that do not touch the
-// tree, at their values in env.
+// LogHyper returns, at the values in env, the log prior density of every
+// stochastic variable other than data and the tree's leaves (hyper), and
+// the log density of the data that do not reach the tree (data).
 func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
 	if err := m.Refresh(env); err != nil {
 		return 0, 0, err
@@ -312,7 +313,7 @@ func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
 		if err != nil {
 			return 0, 0, err
 		}
-		if f.Target.Scalar() && !f.Target.IsData {
+		if !f.Target.IsData { // a latent or clamped variable's prior
 			hyper += sum
 		} else {
 			data += sum

@@ -1,0 +1,600 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/scalar"
+)
+
+// This file holds the parts of the schedule that work element by element:
+// which elements of which factors each element of a latent array touches,
+// the elementwise slice update built on that, and the description of each
+// update's target (the factors its density includes) that run --explain
+// prints and the tests check.
+
+// term is one term of an update's target density: a whole factor
+// (Elem < 0) or the element of an elementwise factor whose target offset
+// is Elem.
+type term struct {
+	F    *graph.Factor
+	Elem int
+}
+
+// siteTarget is the target of the update of one latent element: variable
+// V at offset Off (0 for a scalar), and the factor terms its density sums.
+type siteTarget struct {
+	V     *graph.Var
+	Off   int
+	Terms []term
+}
+
+// targeter is implemented by the steps that update latent variables of the
+// graph: it lists, per element updated, the factors its target includes.
+// The tree's parts count as terms of the PYDT factor (the tree prior and,
+// with the locations integrated out, the marginal likelihood) and of the
+// leaf factor (whose evidence belief propagation sums).
+type targeter interface {
+	targets() []siteTarget
+}
+
+// factorElem is one element of an elementwise factor's plate: the values
+// of its loop indices (in the order of Factor.Loops) and the offset of its
+// target element.
+type factorElem struct {
+	f    *graph.Factor
+	loop []int
+	off  int
+}
+
+// treeReach says how an updated value reaches the tree: through its prior
+// (alpha, beta, the divergence function), its variance, or the evidence of
+// the leaf factor. The slice targets add the matching tree terms.
+type treeReach struct {
+	prior bool // the tree prior (alpha, beta, divergence)
+	// alphaBeta is set when the value reaches the tree prior through
+	// alpha and beta only: the tree is then scored by statistics gathered
+	// once per update (pydt.AlphaBetaStats), not by a walk per evaluation.
+	alphaBeta bool
+	variance  bool // the PYDT variance
+	link      bool // the leaf factor's evidence (e.g. the Normal sd)
+}
+
+func (r treeReach) any() bool { return r.prior || r.variance || r.link }
+
+// terms returns the tree terms r adds to a target.
+func (r treeReach) terms(m *Model) []term {
+	var out []term
+	if r.any() {
+		out = append(out, term{F: m.Tree, Elem: -1})
+	}
+	if r.link && m.LinkFactor != nil {
+		out = append(out, term{F: m.LinkFactor, Elem: -1})
+	}
+	return out
+}
+
+// describe names the parts of the tree's density that r adds.
+func (r treeReach) describe() []string {
+	var parts []string
+	if r.prior {
+		parts = append(parts, "the tree prior")
+	}
+	if r.variance || r.link {
+		parts = append(parts, "the marginal likelihood (belief propagation)")
+	}
+	return parts
+}
+
+// fixedVar reports whether v's value is known when the schedule is built
+// and never changes: constants, data and clamped values.
+func fixedVar(v *graph.Var) bool {
+	return v.Role == graph.Constant || v.Role == graph.Observed || v.Role == graph.Clamped
+}
+
+// staticEval evaluates an index expression that reads only fixed values
+// and loop indices; ok is false when it reads anything else, or an element
+// outside its array.
+func staticEval(x graph.Expr, env *graph.Env) (float64, bool) {
+	switch x := x.(type) {
+	case graph.Num:
+		return x.V, true
+	case graph.LoopIndex:
+		return x.Eval(env), true
+	case graph.Ref:
+		if !fixedVar(x.V) {
+			return 0, false
+		}
+		return x.Eval(env), true
+	case graph.Elem:
+		if !fixedVar(x.V) {
+			return 0, false
+		}
+		off, ok := staticOffset(x, env)
+		if !ok {
+			return 0, false
+		}
+		return env.Values[x.V.ID][off], true
+	case graph.Neg:
+		y, ok := staticEval(x.X, env)
+		return -y, ok
+	case graph.Op:
+		if _, ok := staticEval(x.X, env); !ok {
+			return 0, false
+		}
+		if _, ok := staticEval(x.Y, env); !ok {
+			return 0, false
+		}
+		return x.Eval(env), true
+	case *graph.Call:
+		for _, a := range x.Args {
+			if _, ok := staticEval(a, env); !ok {
+				return 0, false
+			}
+		}
+		return x.Eval(env), true
+	}
+	return 0, false
+}
+
+// staticOffset returns the offset of the element e reads when its indices
+// are static (see staticEval) and in range.
+func staticOffset(e graph.Elem, env *graph.Env) (int, bool) {
+	off := 0
+	for k, ix := range e.Idx {
+		f, ok := staticEval(ix, env)
+		i := int(f) - 1
+		if !ok || f != math.Trunc(f) || i < 0 || i >= e.V.Dims[k] {
+			return 0, false
+		}
+		off = off*e.V.Dims[k] + i
+	}
+	return off, true
+}
+
+// offsetSet is a set of offsets of one array variable; all marks a read
+// whose element is not known when the schedule is built.
+type offsetSet struct {
+	offs []int
+	all  bool
+}
+
+func (s *offsetSet) add(off int) {
+	if !slices.Contains(s.offs, off) {
+		s.offs = append(s.offs, off)
+	}
+}
+
+func (s *offsetSet) union(t offsetSet) {
+	s.all = s.all || t.all
+	for _, o := range t.offs {
+		s.add(o)
+	}
+}
+
+func (s offsetSet) empty() bool { return !s.all && len(s.offs) == 0 }
+
+// elemReads adds to s the elements of the array v that x reads at the loop
+// values in env, directly or through the deterministic variables of dets
+// (their own sets).
+func elemReads(x graph.Expr, v *graph.Var, env *graph.Env, dets map[*graph.Var]offsetSet, s *offsetSet) {
+	if x == nil {
+		return
+	}
+	switch x := x.(type) {
+	case graph.Num, graph.LoopIndex:
+	case graph.Ref:
+		if d, ok := dets[x.V]; ok {
+			s.union(d)
+		} else if x.V == v {
+			s.all = true
+		}
+	case graph.Elem:
+		if x.V == v {
+			if off, ok := staticOffset(x, env); ok {
+				s.add(off)
+			} else {
+				s.all = true
+			}
+		}
+		for _, ix := range x.Idx {
+			if graph.Reads(ix, v) {
+				s.all = true // v read inside an index
+			}
+			elemReads(ix, v, env, dets, s)
+		}
+	case graph.Neg:
+		elemReads(x.X, v, env, dets, s)
+	case graph.Op:
+		elemReads(x.X, v, env, dets, s)
+		elemReads(x.Y, v, env, dets, s)
+	case *graph.Call:
+		for _, a := range x.Args {
+			elemReads(a, v, env, dets, s)
+		}
+	default:
+		// An expression this analysis does not know: conservatively,
+		// every element.
+		for _, w := range graph.Vars(x) {
+			if w == v || dets[w].all || len(dets[w].offs) > 0 {
+				s.all = true
+			}
+		}
+	}
+}
+
+// detReads returns, for each deterministic variable that reads the array
+// v, the elements of v it depends on.
+func detReads(m *Model, v *graph.Var, env *graph.Env) map[*graph.Var]offsetSet {
+	dets := map[*graph.Var]offsetSet{}
+	for _, d := range m.G.Deterministic { // in dependency order
+		var s offsetSet
+		elemReads(d.Expr, v, env, dets, &s)
+		if !s.empty() {
+			dets[d] = s
+		}
+	}
+	return dets
+}
+
+// plate lists the elements of f's plate with their loop values and target
+// offsets.
+func plate(f *graph.Factor, env *graph.Env) ([]factorElem, error) {
+	var out []factorElem
+	err := forEach(f, env, func(off int) error {
+		loop := make([]int, len(f.Loops))
+		for k, l := range f.Loops {
+			loop[k] = env.Loop[l.Slot]
+		}
+		out = append(out, factorElem{f: f, loop: loop, off: off})
+		return nil
+	})
+	return out, err
+}
+
+// factorElemReads returns the elements of v that element e of f reads
+// through its parameters.
+func factorElemReads(e factorElem, v *graph.Var, env *graph.Env, dets map[*graph.Var]offsetSet) offsetSet {
+	for k, l := range e.f.Loops {
+		env.Loop[l.Slot] = e.loop[k]
+	}
+	var s offsetSet
+	for _, a := range e.f.Args {
+		elemReads(a, v, env, dets, &s)
+	}
+	if e.f.Divergence != nil {
+		for _, a := range e.f.Divergence.Args {
+			elemReads(a, v, env, dets, &s)
+		}
+	}
+	return s
+}
+
+// elemSite is one element of a latent array and what its update's target
+// reads: its own factor's element, the elements of other factors that read
+// it, factors that must be evaluated whole (they read it at an index not
+// known in advance), and the tree.
+type elemSite struct {
+	off    int
+	own    factorElem
+	elems  []factorElem
+	wholes []*graph.Factor
+	tree   treeReach
+}
+
+// elemSites finds, for every element of the latent array v, the terms of
+// its conditional density.
+func elemSites(m *Model, v *graph.Var) ([]elemSite, error) {
+	env := graph.NewEnv(m.G)
+	own, err := plate(v.Def, env)
+	if err != nil {
+		return nil, err
+	}
+	sites := make([]elemSite, v.Len())
+	seen := make([]bool, v.Len())
+	for _, e := range own {
+		if seen[e.off] {
+			return nil, fmt.Errorf("%s: element %d has more than one distribution", v.Name, e.off+1)
+		}
+		seen[e.off] = true
+		sites[e.off] = elemSite{off: e.off, own: e}
+	}
+	if !v.Def.Elementwise || slices.Contains(seen, false) {
+		return nil, fmt.Errorf("%w: %s's distribution does not give every element its own density (%s)", ErrUnsupported, v.Name, v.Def)
+	}
+	dets := detReads(m, v, env)
+	fs, _ := m.G.Readers(v)
+	for _, f := range fs {
+		if f == m.Tree || f == m.LinkFactor {
+			if err := treeSites(m, f, v, env, dets, sites); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		elems, err := plate(f, env)
+		if err != nil {
+			return nil, err
+		}
+		whole := false
+		perSite := map[int][]factorElem{}
+		for _, e := range elems {
+			s := factorElemReads(e, v, env, dets)
+			if s.all {
+				whole = true
+				break
+			}
+			for _, o := range s.offs {
+				perSite[o] = append(perSite[o], e)
+			}
+		}
+		for k := range sites {
+			if whole {
+				sites[k].wholes = append(sites[k].wholes, f)
+			} else {
+				sites[k].elems = append(sites[k].elems, perSite[k]...)
+			}
+		}
+	}
+	return sites, nil
+}
+
+// treeSites sets the tree reach of the elements of v that the PYDT factor
+// or the leaf factor f reads.
+func treeSites(m *Model, f *graph.Factor, v *graph.Var, env *graph.Env, dets map[*graph.Var]offsetSet, sites []elemSite) error {
+	mark := func(x graph.Expr, set func(r *treeReach)) {
+		var s offsetSet
+		elemReads(x, v, env, dets, &s)
+		for k := range sites {
+			if s.all || slices.Contains(s.offs, k) {
+				set(&sites[k].tree)
+			}
+		}
+	}
+	if f == m.LinkFactor {
+		if m.Link == LinkProbit {
+			return fmt.Errorf("%w: %s enters the Probit likelihood", ErrUnsupported, v.Name)
+		}
+		es, err := plate(f, env)
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			for k, l := range f.Loops {
+				env.Loop[l.Slot] = e.loop[k]
+			}
+			for _, a := range f.Args {
+				mark(a, func(r *treeReach) { r.link = true })
+			}
+		}
+		return nil
+	}
+	mark(f.Args[0], func(r *treeReach) { r.prior, r.alphaBeta = true, !r.divergence() })
+	mark(f.Args[1], func(r *treeReach) { r.prior, r.alphaBeta = true, !r.divergence() })
+	if f.Divergence != nil {
+		for _, a := range f.Divergence.Args {
+			mark(a, func(r *treeReach) { r.prior, r.alphaBeta = true, false })
+		}
+	}
+	mark(f.Args[3], func(r *treeReach) { r.variance = true })
+	return nil
+}
+
+// divergence reports whether the value reaches the divergence function:
+// it reaches the prior other than through alpha and beta.
+func (r treeReach) divergence() bool { return r.prior && !r.alphaBeta }
+
+// elemSliceStep slice samples each element of a latent array in turn, on
+// a scale matched to its support, each from its own conditional: its own
+// density times the elements of the factors that read it.
+type elemSliceStep struct {
+	m         *Model
+	v         *graph.Var
+	transform scalar.Transform
+	sites     []elemSite
+	// readers names the factors that read v, for Explain.
+	readers []string
+	tree    treeReach // the union of the sites' tree reaches
+}
+
+func newElemSliceStep(m *Model, v *graph.Var) (*elemSliceStep, error) {
+	dist, ok := v.Def.Scalar()
+	if !ok {
+		return nil, fmt.Errorf("%w: %s ~ %s is not a scalar distribution", ErrUnsupported, v.Name, v.Def.TypeName())
+	}
+	tr, err := scalar.ForSupport(dist.Support())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.Name, err)
+	}
+	sites, err := elemSites(m, v)
+	if err != nil {
+		return nil, err
+	}
+	s := &elemSliceStep{m: m, v: v, transform: tr, sites: sites}
+	fs, _ := m.G.Readers(v)
+	for _, f := range fs {
+		if f != m.Tree && f != m.LinkFactor {
+			s.readers = append(s.readers, f.Target.Name)
+		}
+	}
+	for _, st := range sites {
+		s.tree.prior = s.tree.prior || st.tree.prior
+		s.tree.variance = s.tree.variance || st.tree.variance
+		s.tree.link = s.tree.link || st.tree.link
+	}
+	return s, nil
+}
+
+func (s *elemSliceStep) Name() string { return "slice(" + s.v.Name + ")" }
+
+func (s *elemSliceStep) Explain() string {
+	parts := s.tree.describe()
+	for _, r := range s.readers {
+		parts = append(parts, "the elements of "+r+"'s density that read it")
+	}
+	target := "its own density"
+	if len(parts) > 0 {
+		target += " × " + strings.Join(parts, " × ")
+	}
+	return fmt.Sprintf("elementwise slice sampling of each of the %d elements on the %s; target of each: %s", len(s.sites), scaleName(s.transform), target)
+}
+
+func (s *elemSliceStep) targets() []siteTarget {
+	out := make([]siteTarget, len(s.sites))
+	for k, st := range s.sites {
+		t := siteTarget{V: s.v, Off: st.off, Terms: []term{{F: st.own.f, Elem: st.own.off}}}
+		for _, e := range st.elems {
+			t.Terms = append(t.Terms, term{F: e.f, Elem: e.off})
+		}
+		for _, f := range st.wholes {
+			t.Terms = append(t.Terms, term{F: f, Elem: -1})
+		}
+		t.Terms = append(t.Terms, st.tree.terms(s.m)...)
+		out[k] = t
+	}
+	return out
+}
+
+func (s *elemSliceStep) update(ch *Chain) error {
+	x := ch.st.Env.Values[s.v.ID]
+	tuner := ch.tuner(s.v)
+	for i := range s.sites {
+		site := &s.sites[i]
+		if site.tree.alphaBeta {
+			ch.abStats.Reset(ch.Tree, ch.moves.Divergence())
+		}
+		x0 := x[site.off]
+		logf := func(y float64) float64 { return ch.elemTarget(s.v, site, y) }
+		var y float64
+		var err error
+		if ch.tuning {
+			y, _, err = tuner.UpdateTransformed(ch.rng, x0, s.transform, logf)
+		} else {
+			y, _, err = tuner.Slice.UpdateTransformed(ch.rng, x0, s.transform, logf)
+		}
+		name := fmt.Sprintf("%s[%s]", s.v.Name, elemIndex(s.v, site.off))
+		if err != nil {
+			ch.elemTarget(s.v, site, x0)
+			return ch.notFinite(s.Name(), fmt.Sprintf("the density of %s's conditional at %s = %v", name, name, x0))
+		}
+		// Leave the chain at y: the last evaluation may have been
+		// elsewhere.
+		if got := ch.elemTarget(s.v, site, y); !scalar.Finite(got) {
+			return fmt.Errorf("slice(%s): the posterior density is not finite (%v) at %s = %v; check the priors and data", s.v.Name, got, name, y)
+		}
+		if site.tree.alphaBeta {
+			if err := ch.syncPrior(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// elemIndex writes the 1-based indices of offset off of v: "3" or "2, 1".
+func elemIndex(v *graph.Var, off int) string {
+	idx := make([]string, len(v.Dims))
+	for k := len(v.Dims) - 1; k >= 0; k-- {
+		idx[k] = fmt.Sprint(off%v.Dims[k] + 1)
+		off /= v.Dims[k]
+	}
+	return strings.Join(idx, ", ")
+}
+
+// elemTarget sets element site.off of v to x and returns the log density
+// of everything that depends on it, up to a constant.
+func (ch *Chain) elemTarget(v *graph.Var, site *elemSite, x float64) float64 {
+	ch.st.Env.Values[v.ID][site.off] = x
+	ch.m.Refresh(ch.st.Env)
+	lp := ch.logElem(site.own)
+	for _, e := range site.elems {
+		lp += ch.logElem(e)
+	}
+	for _, f := range site.wholes {
+		lp += ch.logFactor(f)
+	}
+	if math.IsInf(lp, -1) || math.IsNaN(lp) {
+		return math.Inf(-1)
+	}
+	return ch.addTree(lp, site.tree)
+}
+
+// logElem is the log density of one element of a factor at the current
+// values: 0 when its value is missing, -Inf when its parameters are
+// invalid.
+func (ch *Chain) logElem(e factorElem) float64 {
+	env := ch.st.Env
+	for k, l := range e.f.Loops {
+		env.Loop[l.Slot] = e.loop[k]
+	}
+	x := env.Values[e.f.Target.ID][e.off]
+	if math.IsNaN(x) {
+		return 0
+	}
+	if cap(ch.params) < len(e.f.Args) {
+		ch.params = make([]float64, len(e.f.Args))
+	}
+	p := ch.params[:len(e.f.Args)]
+	for i, a := range e.f.Args {
+		p[i] = a.Eval(env)
+	}
+	dist, ok := e.f.Scalar()
+	if !ok || dist.CheckParams(p) != nil {
+		return math.Inf(-1)
+	}
+	return dist.LogProb(x, p)
+}
+
+// addTree adds to lp the tree terms that r reaches, in the chain's current
+// state: the tree prior (by alpha-beta statistics or in full) and the
+// marginal likelihood. It returns -Inf where they cannot be evaluated.
+func (ch *Chain) addTree(lp float64, r treeReach) float64 {
+	switch {
+	case r.alphaBeta:
+		env := ch.st.Env
+		lp += ch.abStats.LogPriorS(ch.m.Tree.Args[0].Eval(env), ch.m.Tree.Args[1].Eval(env), &ch.abH)
+	case r.prior:
+		if err := ch.syncPrior(); err != nil {
+			return math.Inf(-1)
+		}
+		lp += ch.logTreeS()
+	}
+	if r.variance {
+		if err := ch.syncVariance(); err != nil {
+			return math.Inf(-1)
+		}
+	}
+	if r.link {
+		if err := ch.syncEvidence(); err != nil {
+			return math.Inf(-1)
+		}
+	}
+	if r.variance || r.link {
+		lp += ch.lik.LogLik()
+	}
+	if math.IsNaN(lp) {
+		return math.Inf(-1)
+	}
+	return lp
+}
+
+// scaleName names the scale a transform samples on.
+func scaleName(tr scalar.Transform) string {
+	switch lo, hi := tr.Lo(), tr.Hi(); {
+	case !math.IsInf(lo, -1) && !math.IsInf(hi, 1):
+		return fmt.Sprintf("logit scale of (%g, %g)", lo, hi)
+	case !math.IsInf(lo, -1):
+		return "log scale"
+	}
+	return "real line"
+}
+
+func (g gibbsCStep) targets() []siteTarget {
+	return []siteTarget{{V: g.v, Terms: []term{{F: g.v.Def, Elem: -1}, {F: g.tree, Elem: -1}}}}
+}
+
+func (g gibbsPrecisionStep) targets() []siteTarget {
+	return []siteTarget{{V: g.v, Terms: []term{{F: g.v.Def, Elem: -1}, {F: g.tree, Elem: -1}}}}
+}

@@ -1,0 +1,488 @@
+package inference
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+)
+
+// The small models of the schedule's tests, each with a PYDT on X (N×D)
+// and latent variables the engine must sample.
+const (
+	// A latent vector with a Normal prior that nothing else reads: before
+	// the schedule served latent arrays it stayed at its first value.
+	latentVectorModel = `
+dim N, D
+data X : real[N, D]
+param w : real[N]
+alpha ~ Gamma(2, 4)
+beta ~ Beta(2, 3)
+c ~ Gamma(4, 2)
+prec ~ Gamma(3, 3)
+X ~ PYDT(alpha, beta, c, 1 / prec)
+w ~ Normal(0, 1)
+`
+	// A latent vector used as a per-row mean of data y, with a latent
+	// hyper-mean and a learnt sd; a deterministic scalar and a scalar
+	// factor read one element.
+	rowMeanModel = `
+dim N, D
+data X : real[N, D]
+data y : real[N]
+param w : real[N]
+alpha ~ Gamma(2, 4)
+beta ~ Beta(2, 3)
+c ~ Gamma(4, 2)
+prec ~ Gamma(3, 3)
+X ~ PYDT(alpha, beta, c, 1 / prec)
+mu ~ Normal(0, 1)
+sd ~ Gamma(4, 4)
+w ~ Normal(mu, 1)
+for i in 1:N {
+  y[i] ~ Normal(w[i], sd)
+}
+first = w[1] + mu
+z ~ Normal(first, 2)
+`
+	// Normal noise with a learnt sd (not a precision).
+	noiseSDModel = `
+dim N, D
+data X : real[N, D]
+param Z : real[N, D]
+alpha ~ Gamma(2, 4)
+beta ~ Beta(2, 3)
+c ~ Gamma(4, 2)
+prec ~ Gamma(3, 3)
+sd ~ Gamma(4, 8)
+Z ~ PYDT(alpha, beta, c, 1 / prec)
+X ~ Normal(Z, sd)
+`
+	// A per-column noise sd, a latent array read by the leaf factor.
+	columnSDModel = `
+dim N, D
+data X : real[N, D]
+param Z : real[N, D]
+param s : pos[D]
+alpha ~ Gamma(2, 4)
+beta ~ Beta(2, 3)
+c ~ Gamma(4, 2)
+prec ~ Gamma(3, 3)
+s ~ Gamma(4, 8)
+Z ~ PYDT(alpha, beta, c, 1 / prec)
+for i in 1:N, d in 1:D {
+  X[i, d] ~ Normal(Z[i, d], s[d])
+}
+`
+	// A latent matrix, group means read through a data index, and a
+	// latent index (read where the schedule cannot know which element).
+	indexModel = `
+dim N, D, G
+data X : real[N, D]
+data g : real[N]
+data y : real[N]
+data v : real[N, 2]
+param u : real[G]
+param V : real[N, 2]
+param k : real[G]
+X ~ PYDT(1, 0.2, 1, 1)
+g ~ Normal(0, 3)
+u ~ Normal(0, 1)
+k ~ Normal(2, 0.1)
+V ~ Normal(0, 1)
+for i in 1:N {
+  y[i] ~ Normal(u[g[i]] + u[k[1]], 1)
+}
+for i in 1:N, j in 1:2 {
+  v[i, j] ~ Normal(V[i, j] + u[1], 1)
+}
+`
+)
+
+// vec is an n-vector of data.
+func vec(xs ...float64) *dataset.Matrix {
+	return &dataset.Matrix{Rows: len(xs), Cols: 1, Data: xs, Source: "v.csv"}
+}
+
+// dataMat is an n×d matrix of data filled from f.
+func dataMat(n, d int, f func(i, j int) float64) *dataset.Matrix {
+	m := &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "m.csv"}
+	for i := range n {
+		for j := range d {
+			m.Data[i*d+j] = f(i, j)
+		}
+	}
+	return m
+}
+
+// scheduleCases are the models whose schedules are checked, with their
+// data.
+func scheduleCases(t testing.TB) map[string]*Model {
+	x := dataMat(4, 2, func(i, j int) float64 { return float64(i) - 0.5*float64(j) })
+	y := vec(0.3, -1.2, 0.8, 2.1)
+	bin := dataMat(4, 3, func(i, j int) float64 { return float64((i + j) % 2) })
+	return map[string]*Model{
+		"gaussian":       compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x}),
+		"gaussian-noise": compileExampleFile(t, "gaussian-noise.pydt", map[string]*dataset.Matrix{"X": x}),
+		"binary":         compileExampleFile(t, "binary.pydt", map[string]*dataset.Matrix{"Y": bin}),
+		"latent-vector":  compileSource(t, "w.pydt", []byte(latentVectorModel), map[string]*dataset.Matrix{"X": x}, nil),
+		"row-mean":       compileSource(t, "rows.pydt", []byte(rowMeanModel), map[string]*dataset.Matrix{"X": x, "y": y}, nil),
+		"noise-sd":       compileSource(t, "sd.pydt", []byte(noiseSDModel), map[string]*dataset.Matrix{"X": x}, nil),
+		"column-sd":      compileSource(t, "cols.pydt", []byte(columnSDModel), map[string]*dataset.Matrix{"X": x}, nil),
+		"index": compileSource(t, "index.pydt", []byte(indexModel), map[string]*dataset.Matrix{
+			"X": x, "y": y, "g": vec(1, 3, 3, 2), "v": dataMat(4, 2, func(i, j int) float64 { return float64(i * j) }),
+		}, map[string]float64{"G": 3}),
+	}
+}
+
+// TestScheduleTargetsCoverFactors checks, for every model of
+// scheduleCases, that each latent variable's elements are updated, and
+// that the target of each element's update includes, exactly once, every
+// factor term whose density changes with it. Which terms change is found
+// independently of the schedule's own analysis, by perturbing the element
+// in a state drawn from the prior and recomputing every factor element;
+// for the PYDT, by comparing its parameters; for the leaf factor, by
+// comparing its parameters element by element.
+func TestScheduleTargetsCoverFactors(t *testing.T) {
+	for name, m := range scheduleCases(t) {
+		t.Run(name, func(t *testing.T) {
+			sched, err := NewSchedule(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := m.SamplePrior(rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			type site struct {
+				v   *graph.Var
+				off int
+			}
+			updated := map[site][]siteTarget{}
+			for _, step := range sched.Steps {
+				tg, ok := step.(targeter)
+				if !ok {
+					continue
+				}
+				for _, s := range tg.targets() {
+					updated[site{s.V, s.Off}] = append(updated[site{s.V, s.Off}], s)
+				}
+			}
+			covered := map[*graph.Factor]bool{}
+			for _, v := range m.G.Vars {
+				if v.Role != graph.Latent || v == m.Leaves {
+					continue
+				}
+				for off := range v.Len() {
+					ts := updated[site{v, off}]
+					if len(ts) != 1 {
+						t.Errorf("%s element %d: %d updates, want 1", v.Name, off, len(ts))
+						continue
+					}
+					seen := map[term]bool{}
+					for _, tm := range ts[0].Terms {
+						if seen[tm] || tm.Elem >= 0 && seen[term{F: tm.F, Elem: -1}] || tm.Elem < 0 && hasElem(ts[0].Terms, tm.F) {
+							t.Errorf("%s element %d: the target includes %s (element %d) twice", v.Name, off, tm.F, tm.Elem)
+						}
+						seen[tm] = true
+						covered[tm.F] = true
+					}
+					for _, tm := range touching(t, m, st.Env.Clone(), v, off) {
+						if !seen[tm] && !seen[term{F: tm.F, Elem: -1}] {
+							t.Errorf("%s element %d: the target misses %s (element %d)", v.Name, off, tm.F, tm.Elem)
+						}
+					}
+				}
+			}
+			// Every factor touching a latent variable is in some target.
+			for _, f := range m.G.Factors {
+				if f.Target.Role == graph.Latent && f.Target != m.Leaves || factorReadsLatent(m, f) {
+					if !covered[f] {
+						t.Errorf("%s touches a latent variable but no update's target includes it", f)
+					}
+				}
+			}
+		})
+	}
+}
+
+func hasElem(ts []term, f *graph.Factor) bool {
+	for _, t := range ts {
+		if t.F == f && t.Elem >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// factorReadsLatent reports whether f reads a latent variable other than
+// the tree's leaves (which belief propagation integrates out).
+func factorReadsLatent(m *Model, f *graph.Factor) bool {
+	for _, v := range m.G.Vars {
+		if v.Role == graph.Latent && v != m.Leaves {
+			if fs, _ := m.G.Readers(v); containsFactor(fs, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func containsFactor(fs []*graph.Factor, f *graph.Factor) bool {
+	for _, g := range fs {
+		if g == f {
+			return true
+		}
+	}
+	return false
+}
+
+// touching returns the factor terms whose value changes when element off
+// of v changes, found by perturbing it (twice, to avoid a coincidence):
+// elementwise factors by element (their log densities), the PYDT whole
+// (its parameters), the leaf factor whole (its parameters per element).
+func touching(t *testing.T, m *Model, env *graph.Env, v *graph.Var, off int) []term {
+	t.Helper()
+	eval := func() map[term]string {
+		m.Refresh(env)
+		out := map[term]string{}
+		for _, f := range m.G.Factors {
+			if f.IsPYDT() {
+				p, err := m.TreeParams(env)
+				out[term{F: f, Elem: -1}] = fmt.Sprint(p, err)
+				continue
+			}
+			var all []string
+			err := forEach(f, env, func(o int) error {
+				params := make([]float64, len(f.Args))
+				for i, a := range f.Args {
+					params[i] = a.Eval(env)
+				}
+				all = append(all, fmt.Sprint(params))
+				if f == m.LinkFactor {
+					return nil
+				}
+				x := env.Values[f.Target.ID][o]
+				dist, _ := f.Scalar()
+				out[term{F: f, Elem: o}] = fmt.Sprint(dist.LogProb(x, params))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == m.LinkFactor {
+				out[term{F: f, Elem: -1}] = strings.Join(all, " ")
+			}
+		}
+		return out
+	}
+	x0 := env.Values[v.ID][off]
+	base := eval()
+	changed := map[term]bool{}
+	for _, x := range perturb(v, x0) {
+		env.Values[v.ID][off] = x
+		for tm, s := range eval() {
+			if s != base[tm] {
+				changed[tm] = true
+			}
+		}
+	}
+	env.Values[v.ID][off] = x0
+	m.Refresh(env)
+	var out []term
+	for tm := range changed {
+		out = append(out, tm)
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s element %d: no factor changes with it", v.Name, off)
+	}
+	return out
+}
+
+// perturb returns two values near x within v's support.
+func perturb(v *graph.Var, x float64) []float64 {
+	switch {
+	case v.Support.Contains(0.5) && !v.Support.Contains(1.5):
+		return []float64{x / 2, (x + 1) / 2}
+	case !v.Support.Contains(-1):
+		return []float64{x * 1.3, x * 0.6}
+	}
+	return []float64{x + 0.37, x - 0.29}
+}
+
+// TestLatentArraySampled is the regression test of the silently frozen
+// latent array: param w : real[N] with w ~ Normal(0, 1) and nothing
+// reading it ran with no update of w. Its elements must be updated, and
+// the chain must sample w's prior: the mean of w[k] is 0 and of w[k]² 1.
+// Independent chains give honest standard errors; a frozen w has the
+// right mean but no variation within a chain, which the test also checks.
+func TestLatentArraySampled(t *testing.T) {
+	x := dataMat(3, 1, func(i, j int) float64 { return float64(i) })
+	m := compileSource(t, "w.pydt", []byte(latentVectorModel), map[string]*dataset.Matrix{"X": x}, nil)
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sched.Explain(), "slice(w)") {
+		t.Fatalf("no update of w:\n%s", sched.Explain())
+	}
+	w, _ := m.G.Lookup("w")
+	const chains, iters = 8, 1500
+	var means, squares []float64
+	for k := range chains {
+		ch, err := NewChain(m, sched, 5, uint64(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s, s2 float64
+		changes := 0
+		prev := ch.st.Env.Values[w.ID][2]
+		for range iters {
+			if err := ch.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range ch.st.Env.Values[w.ID] {
+				s += v
+				s2 += v * v
+			}
+			if cur := ch.st.Env.Values[w.ID][2]; cur != prev {
+				changes++
+				prev = cur
+			}
+		}
+		if changes < iters/2 {
+			t.Errorf("chain %d: w[3] changed in %d of %d sweeps", k, changes, iters)
+		}
+		n := float64(iters * w.Len())
+		means = append(means, s/n)
+		squares = append(squares, s2/n)
+	}
+	for _, c := range []struct {
+		name  string
+		xs    []float64
+		exact float64
+	}{{"E w", means, 0}, {"E w²", squares, 1}} {
+		got, se := meanSE(c.xs)
+		if math.Abs(got-c.exact) > 4*se || se > 0.1 {
+			t.Errorf("%s = %.4f ± %.4f, exact %g", c.name, got, se, c.exact)
+		}
+	}
+	// w's density is part of log_hyper (a prior), not log_lik: moving w
+	// changes log_hyper by the change of its Normal(0, 1) density.
+	st, err := m.SamplePrior(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h0, d0, err := m.LogHyper(st.Env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want float64
+	for k, v := range st.Env.Values[w.ID] {
+		u := v + float64(k+1)/2
+		want += -0.5*u*u + 0.5*v*v
+		st.Env.Values[w.ID][k] = u
+	}
+	h1, d1, err := m.LogHyper(st.Env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d0 != 0 || d1 != 0 || math.Abs(h1-h0-want) > 1e-9 {
+		t.Errorf("log_hyper changed by %v (want %v), data part %v and %v (want 0)", h1-h0, want, d0, d1)
+	}
+}
+
+// TestRowMeanPosterior checks the elementwise update against the exact
+// conditional law of a latent per-row mean: w[i] ~ Normal(0, 1) and
+// y[i] ~ Normal(w[i], 0.5) give w[i] | y ~ Normal(0.8 y[i], sqrt(0.2)).
+func TestRowMeanPosterior(t *testing.T) {
+	const src = `
+dim N, D
+data X : real[N, D]
+data y : real[N]
+param w : real[N]
+X ~ PYDT(1, 0.2, 1, 1)
+w ~ Normal(0, 1)
+for i in 1:N {
+  y[i] ~ Normal(w[i], 0.5)
+}
+`
+	ys := []float64{1.5, -0.7, math.NaN()}
+	m := compileSource(t, "rows.pydt", []byte(src), map[string]*dataset.Matrix{
+		"X": dataMat(3, 1, func(i, j int) float64 { return float64(i) }), "y": vec(ys...)}, nil)
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := m.G.Lookup("w")
+	const chains, iters = 8, 1500
+	means := make([][]float64, len(ys))
+	vars := make([][]float64, len(ys))
+	for k := range chains {
+		ch, err := NewChain(m, sched, 6, uint64(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := make([]float64, len(ys))
+		s2 := make([]float64, len(ys))
+		for range iters {
+			if err := ch.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range ch.st.Env.Values[w.ID] {
+				s[i] += v
+				s2[i] += v * v
+			}
+		}
+		for i := range ys {
+			mean := s[i] / iters
+			means[i] = append(means[i], mean)
+			vars[i] = append(vars[i], s2[i]/iters-mean*mean)
+		}
+	}
+	for i, y := range ys {
+		wantMean, wantVar := 0.8*y, 0.2
+		if math.IsNaN(y) { // missing: the prior
+			wantMean, wantVar = 0, 1
+		}
+		got, se := meanSE(means[i])
+		if math.Abs(got-wantMean) > 4*se || se > 0.05 {
+			t.Errorf("E w[%d] = %.4f ± %.4f, exact %.4f", i+1, got, se, wantMean)
+		}
+		got, se = meanSE(vars[i])
+		if math.Abs(got-wantVar) > 4*se || se > 0.05 {
+			t.Errorf("Var w[%d] = %.4f ± %.4f, exact %.4f", i+1, got, se, wantVar)
+		}
+	}
+}
+
+// TestUnservedLatentIsError: a latent variable no update can serve is an
+// error when the schedule is built, naming it, not a frozen value.
+func TestUnservedLatentIsError(t *testing.T) {
+	x := dataMat(3, 1, func(i, j int) float64 { return float64(i) })
+	cases := []struct {
+		name, src, want string
+	}{
+		{"discrete scalar", "b ~ Probit(0.3)\n", "b is discrete"},
+		{"discrete array", "param b : binary[N]\nb ~ Probit(0.3)\n", "b is discrete"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := `
+dim N, D
+data X : real[N, D]
+X ~ PYDT(1, 0.2, 1, 1)
+` + c.src
+			m := compileSource(t, "m.pydt", []byte(src), map[string]*dataset.Matrix{"X": x}, nil)
+			_, err := NewSchedule(m)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
