@@ -73,21 +73,30 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			s.Steps = append(s.Steps, g)
 			continue
 		}
+		g, why := gammaConj(m, v)
+		if g != nil {
+			s.Steps = append(s.Steps, g)
+			continue
+		}
 		// With a latent leaf layer (Probit, Normal noise) the conjugate
 		// update given sampled locations is trapped near t = 1: leaf
 		// displacements below float64 resolution read as zero spread and
 		// draw an ever larger precision (docs/probit-mixing.md,
 		// docs/clustering.md). Slice sampling with the locations integrated
 		// out is used instead.
-		if g, ok := gibbsPrecision(m, v); ok && m.Link != LinkProbit && m.Link != LinkNormal {
-			later = append(later, g)
-			needLocs = true
-			continue
+		if g, ok := gibbsPrecision(m, v); ok {
+			if m.Link != LinkProbit && m.Link != LinkNormal {
+				later = append(later, g)
+				needLocs = true
+				continue
+			}
+			why = trapNote(m)
 		}
 		u, err := newSliceStep(m, v)
 		if err != nil {
 			return nil, err
 		}
+		u.why = why
 		s.Steps = append(s.Steps, u)
 	}
 	if m.Link == LinkProbit {
@@ -291,6 +300,9 @@ type sliceStep struct {
 	transform scalar.Transform
 	tree      treeReach // how v reaches the tree
 	others    []*graph.Factor
+	// why says, when set, why no conjugate update was chosen although
+	// v has a Gamma prior.
+	why string
 }
 
 func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
@@ -334,7 +346,11 @@ func (s *sliceStep) Explain() string {
 	if len(parts) > 0 {
 		target += " × " + strings.Join(parts, " × ")
 	}
-	return fmt.Sprintf("slice sampling (stepping out, shrinkage) on the %s; target: %s", scaleName(s.transform), target)
+	out := fmt.Sprintf("slice sampling (stepping out, shrinkage) on the %s; target: %s", scaleName(s.transform), target)
+	if s.why != "" {
+		out += "; no conjugate update: " + s.why
+	}
+	return out
 }
 
 func (s *sliceStep) targets() []siteTarget {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // The small models of the schedule's tests, each with a PYDT on X (N×D)
@@ -485,4 +486,101 @@ X ~ PYDT(1, 0.2, 1, 1)
 			}
 		})
 	}
+}
+
+// redrawOthers draws every observed variable that the tree does not reach
+// from its factor given the rest of the state (y given w, ...), for the
+// successive-conditional side of a Geweke test.
+func redrawOthers(t testing.TB, ch *Chain) {
+	for _, f := range ch.m.G.Factors {
+		if f.IsPYDT() || f == ch.m.LinkFactor || f.Target.Role != graph.Observed {
+			continue
+		}
+		if err := ch.m.drawFactor(ch.rng, ch.st, f, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch.m.Refresh(ch.st.Env)
+}
+
+// elemStats returns statistics of the arrays of names: the first element,
+// its square and the mean of the elements of each.
+func elemStats(m *Model, env *graph.Env, names ...string) []float64 {
+	var out []float64
+	for _, name := range names {
+		v, _ := m.G.Lookup(name)
+		x := env.Values[v.ID]
+		var s float64
+		for _, e := range x {
+			s += e
+		}
+		out = append(out, x[0], x[0]*x[0], s/float64(len(x)))
+	}
+	return out
+}
+
+func elemStatNames(names ...string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, n+"[1]", n+"[1]²", "mean "+n)
+	}
+	return out
+}
+
+// TestGewekeLatentVector is the joint-distribution test of a model with a
+// latent vector w sampled elementwise (a per-row mean of data y, with a
+// latent hyper-mean mu) and a noise precision tau drawn by the
+// capability-driven conjugate update, next to the PYDT on X.
+func TestGewekeLatentVector(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	const src = `
+dim N, D
+data X : real[N, D]
+data y : real[N]
+param w : real[N]
+alpha ~ Gamma(2, 4)
+beta ~ Beta(2, 3)
+c ~ Gamma(4, 2)
+prec ~ Gamma(3, 3)
+X ~ PYDT(alpha, beta, c, 1 / prec)
+mu ~ Normal(0, 1)
+tau ~ Gamma(3, 2)
+w ~ Normal(mu, 1)
+for i in 1:N {
+  y[i] ~ Normal(w[i], 1 / sqrt(tau))
+}
+`
+	const n = 4
+	m := compileSource(t, "vector.pydt", []byte(src), map[string]*dataset.Matrix{
+		"X": dataMat(n, 1, func(i, j int) float64 { return 0 }), "y": dataMat(n, 1, func(i, j int) float64 { return 0 })}, nil)
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"slice(w)", "gibbs(tau)", "slice(mu)"} {
+		if !strings.Contains(sched.Explain(), want) {
+			t.Fatalf("no %s:\n%s", want, sched.Explain())
+		}
+	}
+	names := append(treeStatNames(m), elemStatNames("w", "y")...)
+	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
+		return append(treeStats(m, env, tr), elemStats(m, env, "w", "y")...)
+	}
+	redraw := func(ch *Chain) { redrawData(t, ch); redrawOthers(t, ch) }
+	gewekeRun(t, m, names, stats, m.SampleJoint, redraw, 8, 500, 3000)
+}
+
+// TestGewekeNoiseSD is the joint-distribution test of Normal noise with a
+// learnt sd (not a precision): X ~ Normal(Z, sd), sd slice sampled with
+// the leaf locations integrated out.
+func TestGewekeNoiseSD(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	m := compileSource(t, "sd.pydt", []byte(noiseSDModel), map[string]*dataset.Matrix{
+		"X": dataMat(4, 1, func(i, j int) float64 { return 0 })}, nil)
+	stats := func(env *graph.Env, tr *pydt.Tree) []float64 { return treeStats(m, env, tr) }
+	gewekeRun(t, m, treeStatNames(m), stats, m.SamplePrior, func(ch *Chain) { redrawNoisy(t, ch) }, 8, 500, 3000)
 }
