@@ -186,7 +186,7 @@ func (g *gammaConjStep) update(ch *Chain) error {
 		dist, _ := f.Scalar()
 		x := env.Values[f.Target.ID]
 		p := make([]float64, len(f.Args))
-		err := forEach(f, env, func(off int) error {
+		err := f.ForEach(env, func(off int) error {
 			if math.IsNaN(x[off]) {
 				return nil // missing: marginalised
 			}

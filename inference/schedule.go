@@ -244,7 +244,7 @@ func detReads(m *Model, v *graph.Var, env *graph.Env) map[*graph.Var]offsetSet {
 // offsets.
 func plate(f *graph.Factor, env *graph.Env) ([]factorElem, error) {
 	var out []factorElem
-	err := forEach(f, env, func(off int) error {
+	err := f.ForEach(env, func(off int) error {
 		loop := make([]int, len(f.Loops))
 		for k, l := range f.Loops {
 			loop[k] = env.Loop[l.Slot]

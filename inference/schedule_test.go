@@ -80,8 +80,8 @@ for i in 1:N, d in 1:D {
   X[i, d] ~ Normal(Z[i, d], s[d])
 }
 `
-	// A latent matrix, group means read through a data index, and a
-	// latent index (read where the schedule cannot know which element).
+	// A latent matrix, group means read through a data index and at a
+	// constant index.
 	indexModel = `
 dim N, D, G
 data X : real[N, D]
@@ -90,14 +90,12 @@ data y : real[N]
 data v : real[N, 2]
 param u : real[G]
 param V : real[N, 2]
-param k : real[G]
 X ~ PYDT(1, 0.2, 1, 1)
 g ~ Normal(0, 3)
 u ~ Normal(0, 1)
-k ~ Normal(2, 0.1)
 V ~ Normal(0, 1)
 for i in 1:N {
-  y[i] ~ Normal(u[g[i]] + u[k[1]], 1)
+  y[i] ~ Normal(u[g[i]] + u[2], 1)
 }
 for i in 1:N, j in 1:2 {
   v[i, j] ~ Normal(V[i, j] + u[1], 1)
@@ -259,7 +257,7 @@ func touching(t *testing.T, m *Model, env *graph.Env, v *graph.Var, off int) []t
 				continue
 			}
 			var all []string
-			err := forEach(f, env, func(o int) error {
+			err := f.ForEach(env, func(o int) error {
 				params := make([]float64, len(f.Args))
 				for i, a := range f.Args {
 					params[i] = a.Eval(env)
