@@ -125,14 +125,11 @@ func supportInterval(s stdlib.Support) (lo, hi float64) {
 // of a latent scalar's distribution for a plain reference to it, and false
 // for anything else.
 func (m *Model) rangeOf(x graph.Expr, env *graph.Env) (paramRange, bool) {
-	fixed := true
-	for _, v := range graph.Vars(x) {
-		if v.Role == graph.Latent {
-			fixed = false
+	if !readsLatent(x) {
+		v, err := graph.Eval(x, env)
+		if err != nil {
+			return paramRange{}, false // reported when sampling
 		}
-	}
-	if fixed {
-		v := x.Eval(env)
 		return paramRange{lo: v, hi: v, shape: 1, desc: fmt.Sprintf("%s = %g", x, v)}, true
 	}
 	v, ok := graph.AsRef(x)
@@ -143,15 +140,29 @@ func (m *Model) rangeOf(x graph.Expr, env *graph.Env) (paramRange, bool) {
 	if !ok {
 		return paramRange{}, false
 	}
+	var err error
 	f := v.Def
 	r := paramRange{shape: 1, free: true, desc: fmt.Sprintf("%s ~ %s", v.Name, strings.TrimPrefix(f.String(), v.Name+" ~ "))}
 	r.lo, r.hi = supportInterval(dist.Support())
 	if ls, ok := dist.(stdlib.LowerShape); ok {
 		if k := ls.LowerShapeParam(); k < len(f.Args) && len(graph.Vars(f.Args[k])) == 0 {
-			r.shape = f.Args[k].Eval(env)
+			if r.shape, err = graph.Eval(f.Args[k], env); err != nil {
+				return paramRange{}, false
+			}
 		}
 	}
 	return r, true
+}
+
+// readsLatent reports whether x reads a latent variable, directly or
+// through deterministic variables.
+func readsLatent(x graph.Expr) bool {
+	for _, v := range graph.Vars(x) {
+		if v.Role == graph.Latent || v.Role == graph.Deterministic && v.Expr != nil && readsLatent(v.Expr) {
+			return true
+		}
+	}
+	return false
 }
 
 // harmonicH returns H_n(α, β) = Σ_{i=1..n} Γ(i-β)/Γ(i+1+α), 0 for α = +Inf.
@@ -199,6 +210,10 @@ func minH(n int, alpha, lo, hi float64) (h, beta float64) {
 // can: parameters given by expressions of latent variables other than a
 // plain reference are not analysed (nil is returned).
 func (m *Model) CheckProper(env *graph.Env) error {
+	// The deterministic variables of fixed values, which rangeOf reads.
+	if err := m.Refresh(env); err != nil {
+		return err
+	}
 	noise := paramRange{shape: 0}
 	switch m.Link {
 	case LinkDirect:

@@ -223,6 +223,26 @@ noise ~ Gamma(1, 1)
 Z ~ PYDT(alpha, beta, c, 1 / prec)
 X ~ Normal(Z, 1 / sqrt(noise))
 `
+	// As "c, alpha clamped, proper" below, c = 2.5 and alpha = 1 written
+	// as deterministic variables of constants.
+	const detAlpha = `
+dim N, D
+data X : real[N, D]
+const two = 2
+a = 0.5 * two
+cc = 1.25 * two
+beta ~ Beta(1, 1)
+X ~ PYDT(a, beta, cc, 1)
+`
+	const detLatent = `
+dim N, D
+data X : real[N, D]
+alpha ~ Gamma(2, 0.5)
+a = alpha * 1
+beta ~ Beta(1, 1)
+c ~ Gamma(1, 1)
+X ~ PYDT(a, beta, c, 1)
+`
 	set := func(kv ...float64) map[string]float64 {
 		names := []string{"c", "alpha", "beta"}
 		m := map[string]float64{}
@@ -273,6 +293,11 @@ X ~ Normal(Z, 1 / sqrt(noise))
 		{"DivNeal D = 1", neal, dupRows(8, 1, 2), nil, false, ""},
 		{"DivNeal c2 clamped 0", neal, dupRows(8, 1, 2), map[string]float64{"c2": 0}, true, "c1"},
 		{"DivNeal c2 clamped positive", neal, dupRows(8, 4, 2), map[string]float64{"c2": 0.01}, false, ""},
+		// Fixed parameters through deterministic variables are evaluated
+		// (they were read as 0, unevaluated), and a deterministic
+		// variable of a latent one is not taken for a fixed value.
+		{"c, alpha fixed through deterministic variables, proper", detAlpha, dupRows(8, 2, 2), nil, false, ""},
+		{"alpha a deterministic variable of a latent one", detLatent, dupRows(8, 2, 2), set(2.5), false, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
