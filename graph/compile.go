@@ -630,7 +630,7 @@ func (c *compiler) forBlock(fb *lang.ForBlock) {
 		}
 		l := Loop{Name: r.Var.Name, Slot: len(c.loops), Lo: int(lo), Hi: int(hi)}
 		if !okLo || !okHi {
-			l.Lo, l.Hi = 1, -1 // unknown: an empty range, checks skipped
+			l.Lo, l.Hi, l.unknown = 1, -1, true // an empty range, checks skipped
 		}
 		c.loops = append(c.loops, l)
 	}
@@ -713,7 +713,7 @@ func (c *compiler) assign(s *lang.Assign) {
 			return
 		}
 		f.Elementwise = c.coversAll(v, f)
-		if !f.Elementwise && !c.opts.Partial && v.Dims[0] >= 0 && !c.badLoops {
+		if !f.Elementwise && c.coverageKnown(v, f) && !c.badLoops {
 			c.errs.Addf(s.LHS.Pos(), "the loops must cover every element of %s exactly once, each index a loop variable over 1:%s", v.Name, dimList(v))
 		}
 	case len(v.Dims) > 0:
@@ -1606,4 +1606,17 @@ func (c *compiler) readsUnknown(x Expr) bool {
 		return false
 	}
 	return reads(x)
+}
+
+// coverageKnown reports whether the check that f's loops cover every
+// element of v can be made: with the shapes bound, when the first
+// dimension is known; in partial mode, when every dimension of v and
+// every loop bound of f is known (param x : real[3] with for i in 1:2 is
+// an error without data).
+func (c *compiler) coverageKnown(v *Var, f *Factor) bool {
+	if !c.opts.Partial {
+		return v.Dims[0] >= 0
+	}
+	return !slices.ContainsFunc(v.Dims, func(d int) bool { return d < 0 }) &&
+		!slices.ContainsFunc(f.Loops, func(l Loop) bool { return l.unknown })
 }

@@ -271,3 +271,12 @@ for i in 1:N {
 		t.Errorf("%v allocations per run", allocs)
 	}
 }
+
+// TestUnknownOperator checks that an operator the compiler never makes,
+// in an expression built in Go, is an evaluation error, not a panic.
+func TestUnknownOperator(t *testing.T) {
+	x, err := Eval(Op{Op: '%', X: Num{1}, Y: Num{2}}, &Env{})
+	if !math.IsNaN(x) || err == nil || !strings.Contains(err.Error(), `unknown operator '%'`) {
+		t.Errorf("got %v, %v", x, err)
+	}
+}

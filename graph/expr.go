@@ -254,7 +254,10 @@ func (o Op) Eval(env *Env) float64 {
 	case '^':
 		return math.Pow(x, y)
 	}
-	panic("graph: unknown operator " + string(o.Op))
+	if env != nil { // nil only for the compiler's own constant folding
+		env.fail(fmt.Errorf("unknown operator %q", o.Op))
+	}
+	return math.NaN()
 }
 
 func opPrec(op byte) int {

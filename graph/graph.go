@@ -85,6 +85,9 @@ type Loop struct {
 	Name   string
 	Slot   int
 	Lo, Hi int
+	// unknown is set when a bound is unknown (an unbound dimension in
+	// partial mode, or an invalid bound, reported): Lo..Hi is then 1..-1.
+	unknown bool
 }
 
 // Factor ties a stochastic variable to its distribution.

@@ -189,3 +189,44 @@ func TestProgramDataDependent(t *testing.T) {
 		})
 	}
 }
+
+// TestProgramCoverage checks that CompileProgram reports loops that do not
+// cover an array of constant shape (the check was skipped without data),
+// and leaves the check to Bind when the shape needs data.
+func TestProgramCoverage(t *testing.T) {
+	const msg = "the loops must cover every element of x exactly once"
+	tests := []struct {
+		name, src  string
+		n          float64
+		prog, bind bool // whether CompileProgram, Bind report it
+	}{
+		{"constant shape", "param x : real[3]\nfor i in 1:2 {\n  x[i] ~ Normal(0, 1)\n}\n", 0, true, false},
+		{"constant shape, covered", "param x : real[2]\nfor i in 1:2 {\n  x[i] ~ Normal(0, 1)\n}\n", 0, false, false},
+		{"bound shape, covered", "dim N\nparam x : real[N]\nfor i in 1:2 {\n  x[i] ~ Normal(0, 1)\n}\n", 2, false, false},
+		{"bound shape, not covered", "dim N\nparam x : real[N]\nfor i in 1:2 {\n  x[i] ~ Normal(0, 1)\n}\n", 3, false, true},
+		{"bound loop, not covered", "dim N\nparam x : real[3]\nfor i in 1:N {\n  x[i] ~ Normal(0, 1)\n}\n", 2, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := lang.Parse("model.pydt", []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := CompileProgram(f, Options{})
+			if got := err != nil && strings.Contains(err.Error(), msg); got != tt.prog || err != nil && !got {
+				t.Fatalf("CompileProgram: %v", err)
+			}
+			if err != nil {
+				return
+			}
+			var sets map[string]float64
+			if tt.n > 0 {
+				sets = map[string]float64{"N": tt.n}
+			}
+			_, err = p.Bind(Bindings{Set: sets})
+			if got := err != nil && strings.Contains(err.Error(), msg); got != tt.bind || err != nil && !got {
+				t.Errorf("Bind: %v", err)
+			}
+		})
+	}
+}
