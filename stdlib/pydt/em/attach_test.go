@@ -1,0 +1,175 @@
+package em
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
+)
+
+// TestAttachPrior checks the path probabilities of the attachment scores
+// against the closed-form prior: by exchangeability, the log density of
+// the new point's path and divergence is LogPriorS(tree with the point) -
+// LogPriorS(tree without it).
+func TestAttachPrior(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 80))
+		alpha, beta := 0.3*float64(seed), 0.1*float64(seed%4)
+		p := sim.Params{Alpha: alpha, Beta: beta, Div: pydt.DivInv{C: 0.7}, Variance: 1, Dims: 1}
+		n := 4 + int(seed)*2
+		tr, err := sim.DrawTree(rng, n, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := pydt.NewHarmonic(alpha, beta)
+		a := attacher{tr: tr, m: bp.New(tr, 1), h: h, opt: InitOptions{C: 0.7, Variance: 1, Alpha: alpha, Beta: beta}, logC: math.Log(0.7)}
+		leaf := pydt.NodeID(n - 1)
+		tr.Detach(leaf)
+		base := pydt.LogPriorS(tr, alpha, beta, pydt.DivInv{C: 0.7}, h)
+		check := func(pos pydt.Position, pr float64) {
+			w := tr.Attach(leaf, pos)
+			want := pydt.LogPriorS(tr, alpha, beta, pydt.DivInv{C: 0.7}, h) - base
+			got := tr.Detach(leaf)
+			_ = w
+			_ = got
+			if math.Abs(pr-want) > 1e-9*(1+math.Abs(want)) {
+				t.Errorf("seed %d at %+v: path log density %v, prior difference %v", seed, pos, pr, want)
+			}
+		}
+		var walk func(v pydt.NodeID, top float64)
+		walk = func(v pydt.NodeID, top float64) {
+			check(a.edgePrior(leaf, v, top))
+			if tr.IsLeaf(v) {
+				return
+			}
+			if pos, pr := a.nodePrior(v, top); !math.IsInf(pr, -1) {
+				check(pos, pr)
+			}
+			for c := tr.FirstChild(v); c != pydt.NoNode; c = tr.NextSibling(c) {
+				walk(c, a.into(v, c, top))
+			}
+		}
+		walk(tr.Root(), 0)
+	}
+}
+
+// clusters returns n points in d dimensions around k well-separated
+// centres (spread 0.05), point i in cluster i%k.
+func clusters(seed uint64, n, d, k int) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 81))
+	centres := make([]float64, k*d)
+	for i := range centres {
+		centres[i] = 3 * rng.NormFloat64()
+	}
+	x := make([]float64, n*d)
+	for i := range n {
+		for j := range d {
+			x[i*d+j] = centres[(i%k)*d+j] + 0.05*rng.NormFloat64()
+		}
+	}
+	return x
+}
+
+// isClade reports whether the leaves in set are exactly the leaves below
+// some node of tr.
+func isClade(tr *pydt.Tree, set map[pydt.NodeID]bool) bool {
+	for _, v := range tr.PostOrder(nil) {
+		if tr.Count(v) != len(set) {
+			continue
+		}
+		all := true
+		for _, u := range tr.PostOrderFrom(v, nil) {
+			if tr.IsLeaf(u) && !set[u] {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSequentialTree builds trees from well-separated clusters, by descent
+// and exhaustively, with hyperparameters under which late divergences are
+// not too costly (c = 0.2; with c = 1, β = 0.2 the prior prefers joining a
+// root at t ≈ 0, and both constructions do): both trees must be valid;
+// in the exhaustive one every cluster must be a clade; the descent, being
+// greedy, may miss: at least 14 of its 16 clusters must be clades and its
+// tree must score (LogLik + LogPriorS) within 15% of the exhaustive one.
+func TestSequentialTree(t *testing.T) {
+	opt := InitOptions{C: 0.2, Variance: 4, Alpha: 0.2, Beta: 0}
+	missed := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		n, d, k := 40, 2, 4
+		x := clusters(seed, n, d, k)
+		score := func(tr *pydt.Tree, m *bp.Model) float64 {
+			h, _ := pydt.NewHarmonic(opt.Alpha, opt.Beta)
+			return m.LogLik() + pydt.LogPriorS(tr, opt.Alpha, opt.Beta, pydt.DivInv{C: opt.C}, h)
+		}
+		var scores [2]float64
+		for j, exh := range []bool{false, true} {
+			o := opt
+			o.Exhaustive = exh
+			tr, m, err := SequentialTree(x, n, d, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tr.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			for c := range k {
+				set := map[pydt.NodeID]bool{}
+				for i := c; i < n; i += k {
+					set[pydt.NodeID(i)] = true
+				}
+				if !isClade(tr, set) {
+					if exh {
+						t.Errorf("seed %d: cluster %d is not a clade in the exhaustive tree %s", seed, c, tr.Newick())
+					} else {
+						missed++
+					}
+				}
+			}
+			scores[j] = score(tr, m)
+		}
+		if scores[0] < scores[1]-0.15*math.Abs(scores[1]) {
+			t.Errorf("seed %d: descent tree scores %v, exhaustive %v", seed, scores[0], scores[1])
+		}
+		t.Logf("seed %d: descent %v, exhaustive %v", seed, scores[0], scores[1])
+	}
+	if missed > 2 {
+		t.Errorf("descent: %d of 16 clusters are not clades", missed)
+	}
+	if _, _, err := SequentialTree([]float64{1, 2}, 3, 1, opt); err == nil {
+		t.Error("short data accepted")
+	}
+	bad := opt
+	bad.Beta = 1
+	if _, _, err := SequentialTree([]float64{1, 2}, 2, 1, bad); err == nil {
+		t.Error("beta = 1 accepted")
+	}
+}
+
+func benchSequential(b *testing.B, n, d int, exhaustive bool) {
+	x := clusters(1, n, d, 10)
+	rng := rand.New(rand.NewPCG(2, 3))
+	for i := range x {
+		x[i] += rng.NormFloat64()
+	}
+	opt := InitOptions{C: 1, Variance: 10, Alpha: 0.5, Beta: 0.2, Exhaustive: exhaustive}
+	for b.Loop() {
+		if _, _, err := SequentialTree(x, n, d, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSequentialTree1e3(b *testing.B)           { benchSequential(b, 1000, 2, false) }
+func BenchmarkSequentialTree1e4(b *testing.B)           { benchSequential(b, 10000, 2, false) }
+func BenchmarkSequentialTree1e4D10(b *testing.B)        { benchSequential(b, 10000, 10, false) }
+func BenchmarkSequentialTreeExhaustive1e3(b *testing.B) { benchSequential(b, 1000, 2, true) }
