@@ -46,14 +46,15 @@ const CladeCapacityPerLeaf = 10
 
 // CladeCapacityMin is the least default capacity of CladeCounts, so that
 // runs on few rows keep every clade, and their counts stay exact, for
-// 65,536 distinct clades.
-const CladeCapacityMin = 1 << 16
+// about 196,000 distinct clades (1.5 to 3 times the capacity are held
+// before the counters are reduced).
+const CladeCapacityMin = 1 << 17
 
 // CladeCapacity returns the default capacity of CladeCounts for trees on n
 // leaves: max(CladeCapacityPerLeaf·(n−1), CladeCapacityMin) counters.
-// The counters take 20 bytes each in a table at most three-quarters full
-// that holds up to about twice the capacity between reductions: about
-// 10.5 MB at n = 10,000 and 84 MB at n = 10⁵.
+// The counters take 20 bytes each in a table of a power of two slots, at
+// most three-quarters full, that holds 1.5 to 3 times the capacity before
+// they are reduced: 5.2 MB up to n = 13,108 and 42 MB at n = 10⁵.
 func CladeCapacity(n int) int {
 	return max(CladeCapacityPerLeaf*(n-1), CladeCapacityMin)
 }
@@ -246,8 +247,8 @@ func leafKeys(n int) []cladeKey {
 
 // CladeCounts counts, over a sample of trees on the same N leaves, how many
 // trees contain each clade (the set of leaves below a branch point), in
-// memory that does not grow with the number of trees: at most about twice
-// its capacity of counters, 20 bytes each (see the package notes on
+// memory that does not grow with the number of trees: at most 3 times its
+// capacity of counters, 20 bytes each (see the package notes on
 // bounded clade counts). Each counter is at most its clade's true count
 // and at least that minus Err(); while Err() is 0 (Exact), every clade
 // seen has its exact count. Counts from different samples of trees on the
@@ -281,7 +282,7 @@ func NewCladeCounts(n int) (*CladeCounts, error) {
 }
 
 // NewCladeCountsCapacity returns empty counts for trees with n leaves that
-// keep at most about 2·capacity counters. The summaries need capacity ≥
+// keep at most 1.5 to 3 times capacity counters. The summaries need capacity ≥
 // 2(n−1) (the majority clades keep their counters), and the split
 // frequencies of SummarizeChains capacity ≥ (n−1)/MinSplitFreq; both check
 // the error they were left with, and return an error rather than an
@@ -354,11 +355,11 @@ func (c *CladeCounts) checkLeaves(tr *pydt.Tree) error {
 }
 
 // limit is the number of counters held before they are reduced to the
-// capacity: three-quarters of the table size that holds twice the
-// capacity.
+// capacity: three-quarters of the smallest table size (a power of two)
+// whose three-quarters are at least 1.5 times the capacity.
 func (c *CladeCounts) limit() int {
 	size := 16
-	for 3*size < 8*c.k {
+	for 3*size < 6*c.k {
 		size *= 2
 	}
 	return 3 * size / 4

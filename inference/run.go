@@ -367,6 +367,7 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 		return nil, err
 	}
 	res = r.result(done, r.wall+wall)
+	r.chains = nil // the summaries stream the tree files: the chains' states can go
 	if err := r.writeTreeSummary(res); err != nil {
 		return res, err
 	}

@@ -418,10 +418,12 @@ func (c *CladeCounts) MaxAccuracy(src TreeSource) (*SummaryTree, error) {
 // bounds its uncounted clades allow (each in at least one tree and at most
 // Err()). The trees whose upper bound reaches the best lower bound are
 // then scored exactly, by recounting their uncounted clades with further
-// passes (as many of those clades at a time as the capacity allows), so
-// that the tree returned is the exact maximiser; a last pass fetches it
-// when it was not the best one seen while scoring. Every credibility of
-// the trees returned is an exact count.
+// passes (as many of those clades at a time as a quarter of the capacity,
+// highest upper bound first), up to meaMaxRounds passes: the tree
+// returned is the exact maximiser, unless some trees were still left
+// unscored, which its Gap reports. A last pass fetches it when it was not
+// the best one seen while scoring. Every credibility of the trees
+// returned is an exact count.
 func (c *CladeCounts) Summaries(src TreeSource, mea, consensus bool) (meaTree, consTree *SummaryTree, err error) {
 	meaTree, consTree, _, err = c.summaries(src, mea, consensus, nil, nil)
 	return meaTree, consTree, err
@@ -735,7 +737,7 @@ func (c *CladeCounts) summaries(src TreeSource, mea, consensus bool, linkage *py
 		split.trees = make([]int64, split.chains)
 		split.count = make([]uint32, len(split.keys)*split.chains)
 	}
-	search := meaSearch{t: c.trees, d: c.err, bestIdx: -1, lower: math.MinInt64, budget: max(c.k, n), rounds: c.meaRounds}
+	search := meaSearch{t: c.trees, d: c.err, bestIdx: -1, lower: math.MinInt64, budget: max(c.k/4, n), rounds: c.meaRounds}
 	var (
 		trees   int64
 		scratch []pydt.NodeID
