@@ -85,7 +85,7 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		// docs/clustering.md). Slice sampling with the locations integrated
 		// out is used instead.
 		if g, ok := gibbsPrecision(m, v); ok {
-			if m.Link != LinkProbit && m.Link != LinkNormal {
+			if m.Trees[0].Leaf == nil {
 				later = append(later, g)
 				needLocs = true
 				continue
@@ -99,12 +99,12 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		u.why = why
 		s.Steps = append(s.Steps, u)
 	}
-	if m.Link == LinkProbit {
+	if aug := m.Trees[0].Augmented(); aug != nil {
 		needLocs = true
 		if z, ok := probitLatentScale(m); ok {
 			later = append(later, z)
 		}
-		later = append(later, probitStep{})
+		later = append(later, augmentStep{b: m.Trees[0]})
 	}
 	if r, ok := ridge(m); ok {
 		s.Steps = append(s.Steps, r)
@@ -112,7 +112,7 @@ func NewSchedule(m *Model) (*Schedule, error) {
 	if p, ok := probitScale(m); ok {
 		s.Steps = append(s.Steps, p)
 	}
-	if c, ok := timeScale(m); ok && (m.Link == LinkProbit || m.Link == LinkNormal) {
+	if c, ok := timeScale(m); ok && m.Trees[0].Leaf != nil {
 		s.Steps = append(s.Steps, c)
 	}
 	if needLocs {
@@ -323,10 +323,11 @@ func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
 			s.tree.prior = readsTreePrior(m, readers...)
 			s.tree.alphaBeta = s.tree.prior && !slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, readers...) })
 			s.tree.variance = graph.Reads(f.Args[3], readers...)
-		case m.LinkFactor:
+		case m.Trees[0].Leaf:
 			s.tree.link = true
-			if m.Link == LinkProbit {
-				return nil, fmt.Errorf("%w: %s enters the Probit likelihood", ErrUnsupported, v.Name)
+			if m.Trees[0].Augmented() != nil {
+				return nil, fmt.Errorf("%w: %s enters the %s likelihood, an augmented one (stdlib.AugmentedLeaf), whose parameters the engine does not update: clamp %s with --set or make it a constant",
+					ErrUnsupported, v.Name, f.TypeName(), v.Name)
 			}
 		default:
 			s.others = append(s.others, f)
@@ -441,32 +442,26 @@ func (locationsStep) update(ch *Chain) error {
 	return nil
 }
 
-// probitStep draws the auxiliary variables of a Probit likelihood given
-// the leaf locations: u = z + ε truncated to the side y says, which gives
-// the tree Gaussian evidence N(u; z, 1) again.
-type probitStep struct{}
+// augmentStep draws the auxiliary variables of an augmented likelihood
+// (stdlib.AugmentedLeaf) given the leaf locations, and gives the leaves
+// their evidence given the new auxiliaries.
+type augmentStep struct{ b *TreeBinding }
 
-func (probitStep) Name() string { return "probit-aux" }
-func (probitStep) Explain() string {
-	return "data augmentation: u[i,d] ~ Normal(Z[i,d], 1) truncated to u > 0 when Y = 1 and u < 0 when Y = 0; leaves get evidence N(u; Z, 1)"
+// Name is the likelihood's name in lower case and "-aux": "probit-aux".
+func (a augmentStep) Name() string { return strings.ToLower(a.b.Leaf.TypeName()) + "-aux" }
+func (a augmentStep) Explain() string {
+	return fmt.Sprintf("data augmentation: the auxiliary variables of the %s likelihood of %s, drawn from their conditional given %s and the leaf locations %s; the leaves get Gaussian evidence given them",
+		a.b.Leaf.TypeName(), a.b.Data.Name, a.b.Data.Name, a.b.Leaves.Name)
 }
 
-func (probitStep) update(ch *Chain) error {
-	m := ch.m
-	y := ch.st.Env.Values[m.Data.ID]
+func (a augmentStep) update(ch *Chain) error {
+	b := a.b
 	ch.savedAux = append(ch.savedAux[:0], ch.aux...)
-	for i := range m.N {
-		for d := range m.D {
-			k := i*m.D + d
-			if math.IsNaN(y[k]) {
-				continue
-			}
-			u := drawAux(ch.rng, ch.locs[k], y[k])
-			ch.aux[k] = u
-			if err := ch.lik.SetEvidence(pydt.NodeID(i), d, u, 1); err != nil {
-				return err
-			}
-		}
+	err := b.drawAux(ch.rng, ch.st.Env, ch.locs, ch.aux, &ch.leafParams, func(k int, mean, prec float64) error {
+		return ch.lik.SetEvidence(pydt.NodeID(k/b.D), k%b.D, mean, prec)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.Name(), err)
 	}
 	if treemove.Evaluable(ch.lik.LogLik()) {
 		return nil
@@ -476,16 +471,6 @@ func (probitStep) update(ch *Chain) error {
 	ch.Skipped++
 	copy(ch.aux, ch.savedAux)
 	return ch.syncEvidence()
-}
-
-// drawAux draws a Probit auxiliary variable given the latent location z
-// and the observed y: Normal(z, 1) truncated to u > 0 when y = 1, u < 0
-// when y = 0.
-func drawAux(rng *rand.Rand, z, y float64) float64 {
-	if y == 1 {
-		return scalar.NormalAbove(rng, z, 1, 0)
-	}
-	return scalar.NormalBelow(rng, z, 1, 0)
 }
 
 // Chain is one Markov chain: its state, its belief-propagation model, its
@@ -503,10 +488,12 @@ type Chain struct {
 	tuning bool
 	// locs holds sampled node locations (Cap·D) when a step needs them.
 	locs []float64
-	// aux holds the Probit auxiliary variables, N·D; entries whose data
-	// are missing are unused. savedAux keeps them while a draw is checked.
+	// aux holds the auxiliary variables of the tree's augmented leaf
+	// factor (TreeBinding.Augmented), N·D, or nil; entries whose data are
+	// missing are unused. savedAux keeps them while a draw is checked.
 	aux, savedAux []float64
-	params        []float64
+	// params and leafParams are scratch space for factor parameters.
+	params, leafParams []float64
 	// Skipped counts conditional updates skipped because their statistics
 	// were not finite (see gibbsPrecisionStep).
 	Skipped int
@@ -581,16 +568,12 @@ func newChainFrom(m *Model, sched *Schedule, st *State, pcg *rand.PCG) (*Chain, 
 		m: m, sched: sched, st: st, Tree: st.Tree, pcg: pcg, rng: rand.New(pcg),
 		tuners: map[*graph.Var]*scalar.Tuner{},
 		locs:   make([]float64, st.Tree.Cap()*m.D),
-		aux:    make([]float64, m.N*m.D),
 	}
-	if m.Link == LinkProbit {
+	if b := m.Trees[0]; b.Augmented() != nil {
 		// Start the auxiliaries from the prior leaf locations.
-		x := st.Env.Values[m.Leaves.ID]
-		y := st.Env.Values[m.Data.ID]
-		for k := range ch.aux {
-			if !math.IsNaN(y[k]) {
-				ch.aux[k] = drawAux(ch.rng, x[k], y[k])
-			}
+		ch.aux = make([]float64, m.N*m.D)
+		if err := b.drawAux(ch.rng, st.Env, st.Env.Values[m.Leaves.ID], ch.aux, &ch.leafParams, nil); err != nil {
+			return nil, fmt.Errorf("initial state: %w", err)
 		}
 	}
 	if err := ch.attach(); err != nil {
@@ -663,23 +646,16 @@ func (ch *Chain) syncVariance() error {
 	return ch.lik.SetVariance(v)
 }
 
-// syncEvidence sets every leaf's evidence from the data (or from the
-// Probit auxiliaries).
+// syncEvidence sets every leaf's evidence from the data, or, for an
+// augmented likelihood, from the data and the auxiliary variables.
 func (ch *Chain) syncEvidence() error {
-	if ch.m.Link == LinkProbit {
-		y := ch.st.Env.Values[ch.m.Data.ID]
-		for k, u := range ch.aux {
-			prec := 1.0
-			if math.IsNaN(y[k]) {
-				prec, u = 0, 0 // missing: no evidence
-			}
-			if err := ch.lik.SetEvidence(pydt.NodeID(k/ch.m.D), k%ch.m.D, u, prec); err != nil {
-				return err
-			}
-		}
-		return nil
+	b := ch.m.Trees[0]
+	if b.Augmented() == nil {
+		return b.observe(ch.lik, ch.st.Env)
 	}
-	return ch.m.observe(ch.lik, ch.st.Env)
+	return b.auxEvidence(ch.st.Env, ch.aux, &ch.leafParams, func(k int, mean, prec float64) error {
+		return ch.lik.SetEvidence(pydt.NodeID(k/b.D), k%b.D, mean, prec)
+	})
 }
 
 // logTree is the log prior of the current tree.

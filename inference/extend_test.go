@@ -45,7 +45,7 @@ func TestResumeToExtendsExactly(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := c.m
 			outputs := []string{TraceFile, TreesFile(1), TreesFile(2), ImputeFile, SummaryTreeFile, MEAFile, ConsensusFile, CoclustFile, RunFile}
-			if m.Link != LinkProbit {
+			if m.Trees[0].Augmented() == nil {
 				outputs = append(outputs, MapFile)
 			}
 			base := Config{Burn: 20, Thin: 2, Chains: 2, Seed: 5, CheckpointEvery: 7, Impute: true}

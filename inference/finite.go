@@ -21,7 +21,7 @@ func (ch *Chain) checkFinite(after string) error {
 		return ch.notFinite(after, "")
 	}
 	for _, f := range ch.m.G.Factors {
-		if f.IsPYDT() || f == ch.m.LinkFactor || f.Omitted {
+		if f.IsPYDT() || ch.m.isLeafFactor(f) || f.Omitted {
 			continue
 		}
 		if lp := ch.logFactor(f); !scalar.Finite(lp) {
@@ -53,7 +53,7 @@ func (ch *Chain) notFinite(after, what string) error {
 	}
 	fmt.Fprintf(&b, " (variance %g; the divergence closest to t = 1 has 1 - t = %g)", ch.lik.Variance(), closest)
 	b.WriteString("; float64 cannot evaluate the density of this state. Try: standardize the data (run --standardize: columns of unit scale, which the default priors assume)")
-	if m.Link == LinkDirect {
+	if m.Trees[0].Exact() {
 		fmt.Fprintf(&b, "; use a Normal noise model (%s ~ Normal(Z, sd) with param Z : real[N, D] and Z ~ PYDT(...)), which keeps divergences away from t = 1", m.Data.Name)
 	}
 	b.WriteString("; or priors that keep c away from 0 and the variance on the data's scale")

@@ -145,8 +145,8 @@ func topology3(tr *pydt.Tree) string {
 func TestGewekeProbit(t *testing.T) {
 	const n, d = 4, 2
 	m := compileProbit(t, &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"})
-	if m.Link != LinkProbit {
-		t.Fatalf("link %v", m.Link)
+	if m.Trees[0].Threshold() == nil {
+		t.Fatalf("leaf evidence %v", m.Trees[0].Kind())
 	}
 	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
 		out := treeStats(m, env, tr)

@@ -136,7 +136,7 @@ func gammaConj(m *Model, v *graph.Var) (u Updater, why string) {
 		switch f {
 		case m.Tree:
 			return nil, ""
-		case m.LinkFactor:
+		case m.Trees[0].Leaf:
 			if _, why := gammaConjReader(f, v, dets); why != "" {
 				return nil, why
 			}

@@ -102,7 +102,7 @@ func redrawData(t testing.TB, ch *Chain) {
 // locations of the diffusion on the current tree plus Normal noise.
 func redrawNoisy(t testing.TB, ch *Chain) {
 	locs := sampleLeafLocations(t, ch)
-	sd := ch.m.LinkFactor.Args[1].Eval(ch.st.Env)
+	sd := ch.m.Trees[0].Leaf.Args[1].Eval(ch.st.Env)
 	x := ch.st.Env.Values[ch.m.Data.ID]
 	for k := range x {
 		x[k] = locs[k] + sd*ch.rng.NormFloat64()

@@ -25,38 +25,18 @@ import (
 	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
 
-// LinkKind says how data reach the leaves of the tree.
-type LinkKind int
-
-// The ways data reach the tree.
-const (
-	// LinkNone: nothing observes the leaf locations (a prior-only model).
-	LinkNone LinkKind = iota
-	// LinkDirect: the PYDT's matrix is itself observed data.
-	LinkDirect
-	// LinkNormal: Y[i,d] ~ Normal(Z[i,d], sd) with Z the PYDT's matrix.
-	LinkNormal
-	// LinkProbit: Y[i,d] ~ Probit(Z[i,d]) with Z the PYDT's matrix.
-	LinkProbit
-)
-
-var linkNames = [...]string{"none", "direct", "Normal", "Probit"}
-
-func (k LinkKind) String() string { return linkNames[k] }
-
 // Model is a compiled graph bound for inference.
 type Model struct {
 	G *graph.Graph
-	// Tree is the PYDT factor and Leaves its N×D target.
+	// Trees binds each PYDT of the graph to the factor that observes its
+	// leaves (the compiler allows one PYDT today, so there is one).
+	Trees []*TreeBinding
+	// Tree, Leaves, N, D and Data are those of Trees[0], for the code
+	// that handles one tree.
 	Tree   *graph.Factor
 	Leaves *graph.Var
 	N, D   int
-	// Link says how the data reach the leaves; LinkFactor is the
-	// elementwise factor of a Normal or Probit link and Data the variable
-	// it observes (the leaves themselves for LinkDirect).
-	Link       LinkKind
-	LinkFactor *graph.Factor
-	Data       *graph.Var
+	Data   *graph.Var
 	// Labels names the leaves (the data's row labels), or nil.
 	Labels []string
 	// Scaling is set by Standardize: the data observed at the leaves are
@@ -77,55 +57,21 @@ func NewModel(g *graph.Graph) (*Model, error) {
 	if g.PYDT == nil {
 		return nil, fmt.Errorf("%w: the model has no PYDT node", ErrUnsupported)
 	}
-	m := &Model{G: g, Tree: g.PYDT, Leaves: g.PYDT.Target}
-	m.N, m.D = m.Leaves.Dims[0], m.Leaves.Dims[1]
-	if m.N < 1 || m.D < 1 {
-		return nil, fmt.Errorf("the PYDT matrix %s has shape %s", m.Leaves.Name, m.Leaves.Shape())
+	b, err := bindTree(g, g.PYDT)
+	if err != nil {
+		return nil, err
 	}
-	if m.Leaves.Role == graph.Observed {
-		m.Link, m.Data = LinkDirect, m.Leaves
-	}
-	for _, f := range g.Factors {
-		if f == g.PYDT || !f.Reads(m.Leaves) {
-			continue
-		}
-		kind := LinkNone
-		switch {
-		case f.TypeName() == "Normal" && isLeafElem(f, f.Args[0], m.Leaves) && !graph.Reads(f.Args[1], m.Leaves):
-			kind = LinkNormal
-		case f.TypeName() == "Probit" && isLeafElem(f, f.Args[0], m.Leaves):
-			kind = LinkProbit
-		default:
-			return nil, fmt.Errorf("%w: %s reads the PYDT's leaf locations %s in a way the engine cannot use; "+
-				"supported: %s[i, d] ~ Normal(%s[i, d], sd) and %s[i, d] ~ Probit(%s[i, d]) over all i, d",
-				ErrUnsupported, f, m.Leaves.Name, "Y", m.Leaves.Name, "Y", m.Leaves.Name)
-		}
-		if m.Link != LinkNone {
-			return nil, fmt.Errorf("%w: the leaf locations %s are observed by more than one factor", ErrUnsupported, m.Leaves.Name)
-		}
-		m.Link, m.LinkFactor, m.Data = kind, f, f.Target
-	}
+	m := &Model{G: g, Trees: []*TreeBinding{b}, Tree: b.Factor, Leaves: b.Leaves, N: b.N, D: b.D, Data: b.Data}
 	if m.Data != nil && m.Data.Data != nil {
 		m.Labels = m.Data.Data.RowLabels
 	}
 	return m, nil
 }
 
-// isLeafElem reports whether x is leaves[i, d] with the factor's own target
-// indices, so that element (i, d) of the data observes leaf i, dimension d.
-func isLeafElem(f *graph.Factor, x graph.Expr, leaves *graph.Var) bool {
-	e, ok := x.(graph.Elem)
-	if !ok || e.V != leaves || !f.Elementwise || len(f.Index) != 2 || !slices.Equal(f.Target.Dims, leaves.Dims) {
-		return false
-	}
-	for k := range e.Idx {
-		a, ok1 := e.Idx[k].(graph.LoopIndex)
-		b, ok2 := f.Index[k].(graph.LoopIndex)
-		if !ok1 || !ok2 || a.Slot != b.Slot {
-			return false
-		}
-	}
-	return true
+// isLeafFactor reports whether f is the leaf factor of one of m's trees:
+// its density is the trees' likelihood, not a prior term.
+func (m *Model) isLeafFactor(f *graph.Factor) bool {
+	return slices.ContainsFunc(m.Trees, func(b *TreeBinding) bool { return b.Leaf == f })
 }
 
 // State is one point of the model's joint space: the value of every
@@ -306,7 +252,7 @@ func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
 	}
 	var params []float64
 	for _, f := range m.G.Factors {
-		if f.IsPYDT() || f == m.LinkFactor || f.Omitted {
+		if f.IsPYDT() || m.isLeafFactor(f) || f.Omitted {
 			continue
 		}
 		sum, err := factorLogDensity(f, env, &params)
@@ -355,64 +301,16 @@ func factorLogDensity(f *graph.Factor, env *graph.Env, params *[]float64) (float
 }
 
 // observe sets the evidence of every leaf of lik from the data in env (see
-// Evidence).
+// TreeBinding.Evidence).
 func (m *Model) observe(lik *bp.Model, env *graph.Env) error {
-	var first error
-	err := m.Evidence(env, func(i, d int, mean, prec float64) {
-		if err := lik.SetEvidence(pydt.NodeID(i), d, mean, prec); err != nil && first == nil {
-			first = err
-		}
-	})
-	if err != nil {
-		return err
-	}
-	return first
+	return m.Trees[0].observe(lik, env)
 }
 
 // Evidence calls fn with the Gaussian evidence of every leaf and dimension
-// as it follows from the observed data: mean and precision (0 when
-// missing, +Inf when observed exactly). A Probit link has no Gaussian
-// evidence without auxiliary variables; Evidence reports ErrUnsupported.
+// of the model's tree as it follows from the observed data (see
+// TreeBinding.Evidence).
 func (m *Model) Evidence(env *graph.Env, fn func(i, d int, mean, prec float64)) error {
-	switch m.Link {
-	case LinkNone:
-		for i := range m.N {
-			for d := range m.D {
-				fn(i, d, 0, 0)
-			}
-		}
-	case LinkDirect:
-		x := env.Values[m.Leaves.ID]
-		for i := range m.N {
-			for d := range m.D {
-				v := x[i*m.D+d]
-				if math.IsNaN(v) {
-					fn(i, d, 0, 0)
-				} else {
-					fn(i, d, v, math.Inf(1))
-				}
-			}
-		}
-	case LinkNormal:
-		f := m.LinkFactor
-		y := env.Values[m.Data.ID]
-		return f.ForEach(env, func(off int) error {
-			sd := f.Args[1].Eval(env)
-			if !(sd > 0) || math.IsInf(sd, 1) {
-				return fmt.Errorf("%s: sd = %v must be positive and finite", f, sd)
-			}
-			i, d := off/m.D, off%m.D
-			if math.IsNaN(y[off]) {
-				fn(i, d, 0, 0)
-			} else {
-				fn(i, d, y[off], 1/(sd*sd))
-			}
-			return nil
-		})
-	case LinkProbit:
-		return fmt.Errorf("%w: the Probit likelihood has no closed-form marginal; log_lik needs the sampler's auxiliary variables", ErrUnsupported)
-	}
-	return nil
+	return m.Trees[0].Evidence(env, fn)
 }
 
 // CheckScalars reports the first scalar latent or clamped variable whose
@@ -456,7 +354,7 @@ func (m *Model) Warnings(env *graph.Env) []string {
 	}
 	x := env.Values[m.Data.ID]
 	out := m.scaleWarnings(x)
-	if m.Link != LinkDirect {
+	if !m.Trees[0].Exact() {
 		return out
 	}
 	seen := map[string]int{}

@@ -31,8 +31,8 @@ func TestGewekeNormalLink(t *testing.T) {
 		t.Skip("long")
 	}
 	m := compileModel(t, normalLinkModel, 4, 2, nil)
-	if m.Link != LinkNormal {
-		t.Fatalf("link %v", m.Link)
+	if !m.Trees[0].Gaussian() {
+		t.Fatalf("leaf evidence %v", m.Trees[0].Kind())
 	}
 	names := treeStatNames(m)
 	setup := gewekeSetup{priorSeed: [2]uint64{11, 12}, chainSeed: 3, firstStream: 200, chains: 8, burn: 500, iters: 3000}

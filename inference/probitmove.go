@@ -44,8 +44,9 @@ type probitScaleStep struct {
 	slice      scalar.Slice
 }
 
-// probitScale returns the scale move when the model has a Probit link and
-// its PYDT variance is a latent scalar v or 1/v that enters nothing else.
+// probitScale returns the scale move when the model's leaf factor is a
+// stdlib.ThresholdLeaf (Probit: auxiliaries u = Z + ε whose sign alone is
+// observed, so that scaling u keeps the data) and its PYDT variance is a latent scalar v or 1/v that enters nothing else.
 func probitScale(m *Model) (Updater, bool) {
 	v, reciprocal, ok := probitVariance(m)
 	if !ok {
@@ -54,11 +55,11 @@ func probitScale(m *Model) (Updater, bool) {
 	return &probitScaleStep{v: v, reciprocal: reciprocal, slice: scalar.Slice{Width: 0.5}}, true
 }
 
-// probitVariance returns the latent scalar v of a Probit model's PYDT
-// variance (the variance is 1/v when reciprocal) when it enters nothing
+// probitVariance returns the latent scalar v of the PYDT variance of a
+// model whose leaf factor is a stdlib.ThresholdLeaf (the variance is 1/v when reciprocal) when it enters nothing
 // else, the condition of both probit scale moves.
 func probitVariance(m *Model) (v *graph.Var, reciprocal, ok bool) {
-	if m.Link != LinkProbit {
+	if m.Trees[0].Threshold() == nil {
 		return nil, false, false
 	}
 	r, ok := ridge(m)
@@ -106,14 +107,16 @@ type probitScratch struct {
 	sign []float64
 }
 
-// observed lists the entries k = i·D + d of Y that are observed, and their
-// signs (+1 where Y = 1, -1 where Y = 0), reusing the buffers.
+// observed lists the entries k = i·D + d of Y that are observed, and the
+// sides of 0 their auxiliaries must take (stdlib.ThresholdLeaf.Side: +1
+// where Y = 1, -1 where Y = 0 for Probit), reusing the buffers.
 func observed(ch *Chain, obs []int, sign []float64) ([]int, []float64) {
 	obs, sign = obs[:0], sign[:0]
+	th := ch.m.Trees[0].Threshold()
 	for k, yk := range ch.st.Env.Values[ch.m.Data.ID] {
 		if !math.IsNaN(yk) {
 			obs = append(obs, k)
-			sign = append(sign, 2*yk-1)
+			sign = append(sign, th.Side(yk))
 		}
 	}
 	return obs, sign

@@ -203,7 +203,7 @@ func TestProbitLeavesDegenerateState(t *testing.T) {
 	yv := st.Env.Values[m.Data.ID]
 	aux := make([]float64, m.N*m.D)
 	for k := range aux {
-		aux[k] = drawAux(rng, 0, yv[k])
+		aux[k] = m.Trees[0].Augmented().DrawAux(rng, yv[k], 0, nil)
 	}
 	ch, err := restoreChain(m, sched, st, rand.NewPCG(7, 8), aux)
 	if err != nil {

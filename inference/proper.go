@@ -215,10 +215,11 @@ func (m *Model) CheckProper(env *graph.Env) error {
 		return err
 	}
 	noise := paramRange{shape: 0}
-	switch m.Link {
-	case LinkDirect:
-	case LinkNormal:
-		r, ok := m.rangeOf(m.LinkFactor.Args[1], env)
+	b := m.Trees[0]
+	switch nl, _ := b.gaussian.(stdlib.NoiseLeaf); {
+	case b.Exact():
+	case nl != nil:
+		r, ok := m.rangeOf(b.Leaf.Args[nl.NoiseSD()], env)
 		if !ok || !r.free || r.lo > 0 {
 			return nil // a noise sd bounded away from 0 bounds the duplicates' density
 		}

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -467,23 +468,13 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 			}
 			sampled = true
 		}
-		x := ch.locs[idx]
-		if m.Link == LinkNormal {
-			sd, err := graph.Eval(m.LinkFactor.Args[1], ch.st.Env)
-			if err != nil {
-				return err
-			}
-			x += sd * ch.rng.NormFloat64()
+		// A draw of the entry given its leaf location.
+		x, err := m.Trees[0].DrawData(ch.rng, ch.st.Env, idx, ch.locs[idx], &ch.leafParams)
+		if err != nil {
+			return fmt.Errorf("imputing %s: %w", m.Data.Name, err)
 		}
 		if m.Scaling != nil {
 			x = m.Scaling.Unscale(idx%m.D, x) // back to the data's units
-		}
-		if m.Link == LinkProbit {
-			if x+ch.rng.NormFloat64() > 0 {
-				x = 1
-			} else {
-				x = 0
-			}
 		}
 		fmt.Fprintf(&b, "%d,%d,%s,%s,%s\n", k+1, it, r.rowName(idx/m.D), r.colName(idx%m.D), fmtFloat(x))
 	}
@@ -493,7 +484,7 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 func (r *runner) result(done int, wall float64) *Result {
 	res := &Result{
 		Iterations: r.cfg.Iters, Burn: r.cfg.Burn, Thin: r.cfg.Thin, TreeThin: r.cfg.TreeThin, Chains: r.cfg.Chains, Seed: r.cfg.Seed,
-		Completed: done, WallTime: wall, MapLogJoint: r.bestT, MapLogJointS: r.best, MapWritten: r.m.Link != LinkProbit, Acceptance: map[string]float64{}, Stuck: []int{},
+		Completed: done, WallTime: wall, MapLogJoint: r.bestT, MapLogJointS: r.best, MapWritten: r.m.Trees[0].Augmented() == nil, Acceptance: map[string]float64{}, Stuck: []int{},
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", r.keptLJ))
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_lik", r.keptLL))
@@ -684,7 +675,7 @@ func (ch *Chain) state() (ChainState, error) {
 			cs.Values[v.Name] = ch.st.Env.Values[v.ID]
 		}
 	}
-	if m.Link == LinkProbit {
+	if m.Trees[0].Augmented() != nil {
 		cs.Aux = map[string][]float64{m.Data.Name: ch.aux}
 	}
 	for v, t := range ch.tuners {
@@ -727,7 +718,7 @@ func restoreChainState(m *Model, sched *Schedule, cs ChainState) (*Chain, error)
 	}
 	var aux []float64
 	want := map[string]int{}
-	if m.Link == LinkProbit {
+	if m.Trees[0].Augmented() != nil {
 		want[m.Data.Name] = m.N * m.D
 	}
 	for name, a := range cs.Aux {
@@ -769,12 +760,12 @@ func restoreChainState(m *Model, sched *Schedule, cs ChainState) (*Chain, error)
 // number.
 func restoreChain(m *Model, sched *Schedule, st *State, pcg *rand.PCG, aux []float64) (*Chain, error) {
 	ch := &Chain{m: m, sched: sched, st: st, Tree: st.Tree, pcg: pcg, rng: rand.New(pcg),
-		tuners: map[*graph.Var]*scalar.Tuner{}, locs: make([]float64, st.Tree.Cap()*m.D), aux: make([]float64, m.N*m.D)}
-	if m.Link == LinkProbit {
-		if len(aux) != len(ch.aux) {
-			return nil, fmt.Errorf("checkpoint has %d auxiliary variables, want %d", len(aux), len(ch.aux))
+		tuners: map[*graph.Var]*scalar.Tuner{}, locs: make([]float64, st.Tree.Cap()*m.D)}
+	if m.Trees[0].Augmented() != nil {
+		if len(aux) != m.N*m.D {
+			return nil, fmt.Errorf("checkpoint has %d auxiliary variables, want %d", len(aux), m.N*m.D)
 		}
-		copy(ch.aux, aux)
+		ch.aux = slices.Clone(aux)
 	}
 	return ch, ch.attach()
 }

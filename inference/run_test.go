@@ -90,7 +90,7 @@ func checkDeterministicAndResumable(t *testing.T, m *Model) {
 	// The tree summaries are made from the tree files at the end, so a
 	// resumed run summarises exactly the trees of an uninterrupted one.
 	outputs := []string{TraceFile, TreesFile(1), TreesFile(2), ImputeFile, SummaryTreeFile, MEAFile, ConsensusFile, CoclustFile}
-	if m.Link != LinkProbit {
+	if m.Trees[0].Augmented() == nil {
 		outputs = append(outputs, MapFile)
 	}
 	var runs []string

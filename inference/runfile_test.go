@@ -112,7 +112,7 @@ func TestResumeVersion1(t *testing.T) {
 				t.Fatalf("checkpoint after resuming: %v", err)
 			}
 			for k, cs := range cp.Chains {
-				if cs.Trees[m.Leaves.Name].Tree == nil || (m.Link == LinkProbit) != (len(cs.Aux[m.Data.Name]) == m.N*m.D) {
+				if cs.Trees[m.Leaves.Name].Tree == nil || (m.Trees[0].Augmented() != nil) != (len(cs.Aux[m.Data.Name]) == m.N*m.D) {
 					t.Errorf("chain %d: checkpoint holds trees %v and auxiliaries of %d variables", k+1, cs.Trees, len(cs.Aux))
 				}
 			}

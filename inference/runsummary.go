@@ -59,8 +59,9 @@ type SummaryInfo struct {
 const ASDSFWarn = 0.05
 
 // writeMap writes the chain's tree as map.nwk, the highest-log-joint tree
-// seen. For a Probit link it writes nothing: the log joint the sampler
-// tracks is that of the augmented state, whose auxiliary variables u are
+// seen. For an augmented likelihood (TreeBinding.Augmented, e.g. Probit)
+// it writes nothing: the log joint the sampler tracks is that of the
+// augmented state, whose auxiliary variables u are
 // drawn afresh each sweep given the tree, so its largest value says how
 // well one draw of u fitted, not how well the tree explains the binary
 // data, and it is not comparable across states (in practice the largest
@@ -68,7 +69,7 @@ const ASDSFWarn = 0.05
 // tree). The tree's own score, p(Y | tree) with the locations integrated
 // out, is an orthant probability with no closed form; use summary.nwk.
 func (r *runner) writeMap(ch *Chain) error {
-	if r.m.Link == LinkProbit {
+	if r.m.Trees[0].Augmented() != nil {
 		return nil
 	}
 	r.bestTree = ch.Tree.Newick()

@@ -71,8 +71,8 @@ func (r treeReach) terms(m *Model) []term {
 	if r.any() {
 		out = append(out, term{F: m.Tree, Elem: -1})
 	}
-	if r.link && m.LinkFactor != nil {
-		out = append(out, term{F: m.LinkFactor, Elem: -1})
+	if r.link && m.Trees[0].Leaf != nil {
+		out = append(out, term{F: m.Trees[0].Leaf, Elem: -1})
 	}
 	return out
 }
@@ -308,7 +308,7 @@ func elemSites(m *Model, v *graph.Var) ([]elemSite, error) {
 	dets := detReads(m, v, env)
 	fs, _ := m.G.Readers(v)
 	for _, f := range fs {
-		if f == m.Tree || f == m.LinkFactor {
+		if f == m.Tree || f == m.Trees[0].Leaf {
 			if err := treeSites(m, f, v, env, dets, sites); err != nil {
 				return nil, err
 			}
@@ -353,9 +353,10 @@ func treeSites(m *Model, f *graph.Factor, v *graph.Var, env *graph.Env, dets map
 			}
 		}
 	}
-	if f == m.LinkFactor {
-		if m.Link == LinkProbit {
-			return fmt.Errorf("%w: %s enters the Probit likelihood", ErrUnsupported, v.Name)
+	if f == m.Trees[0].Leaf {
+		if m.Trees[0].Augmented() != nil {
+			return fmt.Errorf("%w: %s enters the %s likelihood, an augmented one (stdlib.AugmentedLeaf), whose parameters the engine does not update: clamp %s with --set or make it a constant",
+				ErrUnsupported, v.Name, f.TypeName(), v.Name)
 		}
 		es, err := plate(f, env)
 		if err != nil {
@@ -415,7 +416,7 @@ func newElemSliceStep(m *Model, v *graph.Var) (*elemSliceStep, error) {
 	s := &elemSliceStep{m: m, v: v, transform: tr, sites: sites}
 	fs, _ := m.G.Readers(v)
 	for _, f := range fs {
-		if f != m.Tree && f != m.LinkFactor {
+		if f != m.Tree && f != m.Trees[0].Leaf {
 			s.readers = append(s.readers, f.Target.Name)
 		}
 	}

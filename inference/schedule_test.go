@@ -263,7 +263,7 @@ func touching(t *testing.T, m *Model, env *graph.Env, v *graph.Var, off int) []t
 					params[i] = a.Eval(env)
 				}
 				all = append(all, fmt.Sprint(params))
-				if f == m.LinkFactor {
+				if f == m.Trees[0].Leaf {
 					return nil
 				}
 				x := env.Values[f.Target.ID][o]
@@ -274,7 +274,7 @@ func touching(t *testing.T, m *Model, env *graph.Env, v *graph.Var, off int) []t
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f == m.LinkFactor {
+			if f == m.Trees[0].Leaf {
 				out[term{F: f, Elem: -1}] = strings.Join(all, " ")
 			}
 		}
@@ -491,7 +491,7 @@ X ~ PYDT(1, 0.2, 1, 1)
 // successive-conditional side of a Geweke test.
 func redrawOthers(t testing.TB, ch *Chain) {
 	for _, f := range ch.m.G.Factors {
-		if f.IsPYDT() || f == ch.m.LinkFactor || f.Target.Role != graph.Observed {
+		if f.IsPYDT() || f == ch.m.Trees[0].Leaf || f.Target.Role != graph.Observed {
 			continue
 		}
 		if err := ch.m.drawFactor(ch.rng, ch.st, f, true); err != nil {

@@ -65,7 +65,7 @@ func (m *Model) Score(st *State) (Scores, error) {
 		switch {
 		case f.Omitted:
 			s.Omitted = append(s.Omitted, f.String())
-		case !f.IsPYDT() && f != m.LinkFactor && !f.Target.IsData:
+		case !f.IsPYDT() && !m.isLeafFactor(f) && !f.Target.IsData:
 			s.HyperTerms = append(s.HyperTerms, f.String())
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/pydtlang/pydtlang/stdlib"
 )
 
 // Scaling records how Standardize transformed a data variable: column j
@@ -69,12 +71,11 @@ func (m *Model) Standardize() (*Scaling, error) {
 	if m.Scaling != nil {
 		return nil, fmt.Errorf("standardize: %s is already standardized", m.Scaling.Var)
 	}
-	switch m.Link {
-	case LinkDirect, LinkNormal:
-	case LinkProbit:
-		return nil, fmt.Errorf("standardize: %s is binary data (a Probit likelihood); only real-valued data can be standardized", m.Data.Name)
-	default:
+	if m.Data == nil {
 		return nil, fmt.Errorf("standardize: the model observes no data at the PYDT's leaves")
+	}
+	if !m.realData() {
+		return nil, fmt.Errorf("standardize: %s holds %v values (a %s likelihood); only real-valued data can be standardized", m.Data.Name, m.Trees[0].DataSupport(), m.Trees[0].Leaf.TypeName())
 	}
 	x := m.Data.Value
 	mean, sd := ColumnScaling(x, m.N, m.D)
@@ -99,7 +100,7 @@ func (m *Model) Standardize() (*Scaling, error) {
 // standard deviation below 1/10 or above 10, or a mean further than 10
 // from 0 (the PYDT's paths start at the origin).
 func (m *Model) scaleWarnings(x []float64) []string {
-	if m.Scaling != nil || (m.Link != LinkDirect && m.Link != LinkNormal) {
+	if m.Scaling != nil || m.Data == nil || !m.realData() {
 		return nil
 	}
 	mean, sd := ColumnScaling(x, m.N, m.D)
@@ -168,4 +169,10 @@ func sameScaling(m *Model, stored *Scaling) error {
 		return fmt.Errorf("the data's standardization (%s) differs from the one recorded in %s", s.Var, RunFile)
 	}
 	return nil
+}
+
+// realData reports whether the data observed at the leaves are real
+// valued: observed directly, or through a leaf factor on real values.
+func (m *Model) realData() bool {
+	return m.Trees[0].DataSupport() == stdlib.Real
 }

@@ -93,7 +93,7 @@ func MeanLocations(m *inference.Model, tr *pydt.Tree, value func(name string) (f
 // data observed directly at the leaves (the leaves' locations then are the
 // data) or a model without Gaussian data.
 func Observed(m *inference.Model) []float64 {
-	if m.Link != inference.LinkNormal || m.Data == nil {
+	if !m.Trees[0].Gaussian() {
 		return nil
 	}
 	x := slices.Clone(m.Data.Value)

@@ -1,6 +1,8 @@
 package stdlib
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -45,3 +47,17 @@ func (t Normal) LogProb(x float64, p []float64) float64 { return t.dist(p, nil).
 
 // Rand draws a value.
 func (t Normal) Rand(rng *rand.Rand, p []float64) float64 { return t.dist(p, rng).Rand() }
+
+// LeafGaussian implements GaussianLeaf: Normal(z, sd) observes the location
+// z with precision 1/sd².
+func (Normal) LeafGaussian(y float64, p []float64) (mean, prec float64, err error) {
+	sd := p[1]
+	if !(sd > 0) || math.IsInf(sd, 1) {
+		return 0, 0, fmt.Errorf("sd = %v must be positive and finite", sd)
+	}
+	return y, 1 / (sd * sd), nil
+}
+
+// NoiseSD implements NoiseLeaf: sd, the second parameter, is the noise
+// level.
+func (Normal) NoiseSD() int { return 1 }

@@ -3,6 +3,8 @@ package stdlib
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/pydtlang/pydtlang/internal/truncnorm"
 )
 
 // Probit is the node type Probit(z): a binary y that is 1 when z + ε > 0,
@@ -48,6 +50,23 @@ func (Probit) Rand(rng *rand.Rand, p []float64) float64 {
 	}
 	return 0
 }
+
+// DrawAux implements AugmentedLeaf with the augmentation of Albert & Chib
+// (1993): u ~ Normal(z, 1) truncated to u > 0 when y = 1 and u < 0 when
+// y = 0.
+func (Probit) DrawAux(rng *rand.Rand, y, z float64, _ []float64) float64 {
+	if y == 1 {
+		return truncnorm.NormalAbove(rng, z, 1, 0)
+	}
+	return truncnorm.NormalBelow(rng, z, 1, 0)
+}
+
+// AuxEvidence implements AugmentedLeaf: u = z + ε observes z with unit
+// precision.
+func (Probit) AuxEvidence(_, u float64, _ []float64) (mean, prec float64) { return u, 1 }
+
+// Side implements ThresholdLeaf: y = 1 says u > 0, y = 0 says u < 0.
+func (Probit) Side(y float64) float64 { return 2*y - 1 }
 
 // LogNormCDF returns log Φ(z), the log of the standard normal distribution
 // function, accurate far into both tails.

@@ -208,7 +208,7 @@ and in R with posterior:
 				if err != nil {
 					return &exitError{code: 1, err: err}
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "schedule of one sweep for %s (likelihood link: %v):\n%s", args[0], m.Link, text)
+				fmt.Fprintf(cmd.OutOrStdout(), "schedule of one sweep for %s (data at the leaves: %s):\n%s", args[0], m.Trees[0].Kind(), text)
 				return nil
 			}
 			if cfg.Out == "" {

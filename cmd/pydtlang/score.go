@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/pydtlang/pydtlang/inference"
 )
 
 func newScore() *cobra.Command {
@@ -67,8 +65,8 @@ closed-form marginal likelihood given the tree.`,
 			if err != nil {
 				return err
 			}
-			if m.Link == inference.LinkProbit {
-				return &exitError{code: 1, err: fmt.Errorf("score does not support %s: its Probit likelihood has no closed-form marginal likelihood given the tree (fit it with run)", args[0])}
+			if err := m.Trees[0].ClosedForm(); err != nil {
+				return &exitError{code: 1, err: fmt.Errorf("score does not support %s: %w (fit it with run)", args[0], err)}
 			}
 			if stdz {
 				if _, err := m.Standardize(); err != nil {

@@ -261,7 +261,7 @@ func TestScoreRefusesProbit(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"y.csv": "0,1\n1,0\n", "t.nwk": "(1:0.5,2:0.5):0.5;\n"})
 	code, _, errOut := runCmd(t, "score", "../../examples/binary.pydt", "--data", "Y="+filepath.Join(dir, "y.csv"),
 		"--tree", filepath.Join(dir, "t.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1")
-	if code != 1 || !strings.Contains(errOut, "score does not support ../../examples/binary.pydt: its Probit likelihood has no closed-form marginal likelihood") {
+	if code != 1 || !strings.Contains(errOut, "score does not support ../../examples/binary.pydt: the Probit likelihood of Y has no closed-form marginal likelihood given the tree: it is an augmented likelihood") {
 		t.Errorf("status %d, stderr %q", code, errOut)
 	}
 }

@@ -106,8 +106,8 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 		if err != nil {
 			return nil, err
 		}
-		if m.Link == inference.LinkProbit {
-			return nil, ErrProbit
+		if err := m.Trees[0].ClosedForm(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrAugmented, err)
 		}
 		if cfg.Standardize {
 			if _, err := m.Standardize(); err != nil {

@@ -58,12 +58,8 @@ func ClusterProbs(mx *Mixture, tr *pydt.Tree, part []int, cut pydt.Time, x []flo
 // distribution of tr with the hyperparameters at their posterior means
 // over the run's kept iterations (trace.csv).
 func PlaceRows(m *inference.Model, dir string, tr *pydt.Tree, part []int, cut pydt.Time, test [][]float64, opt Options) ([][]float64, error) {
-	switch m.Link {
-	case inference.LinkDirect, inference.LinkNormal:
-	case inference.LinkProbit:
-		return nil, fmt.Errorf("place: %w", ErrProbit)
-	default:
-		return nil, fmt.Errorf("place: the model observes no data at the PYDT's leaves")
+	if err := gaussianOnly(m); err != nil {
+		return nil, fmt.Errorf("place: %w", err)
 	}
 	draws, err := readTrace(m, dir)
 	if err != nil {

@@ -60,11 +60,26 @@ type RunResult struct {
 	Trees int
 }
 
-// ErrProbit is returned by PlaceRows and Evaluate for a model with a
-// Probit likelihood (PredictRun handles one through ProbitGibbs): a run
+// ErrAugmented is wrapped by the errors of PlaceRows and Evaluate for a
+// model with an augmented likelihood (stdlib.AugmentedLeaf, e.g. Probit;
+// PredictRun handles a stdlib.ThresholdLeaf through ProbitGibbs): a run
 // directory does not keep the auxiliary variables, so the posterior of the
 // latent locations given a tree is not Gaussian.
-var ErrProbit = errors.New("a Probit model is not supported here: the run does not keep the auxiliary variables that make the locations' posterior Gaussian")
+var ErrAugmented = errors.New("an augmented likelihood (stdlib.AugmentedLeaf) is not supported here: the run does not keep the auxiliary variables that make the locations' posterior Gaussian")
+
+// gaussianOnly returns nil when the leaves of m's tree get Gaussian evidence
+// from the data alone, and otherwise an error wrapping ErrAugmented (and
+// inference.ErrUnsupported) that names the likelihood.
+func gaussianOnly(m *inference.Model) error {
+	b := m.Trees[0]
+	if m.Data == nil {
+		return errors.New("the model observes no data at the PYDT's leaves")
+	}
+	if err := b.ClosedForm(); err != nil {
+		return fmt.Errorf("%w: %w", ErrAugmented, err)
+	}
+	return nil
+}
 
 // PredictRun computes the posterior predictive density at every test row
 // (NaN entries missing) from the run in dir, fitted with m: m must be bound
@@ -81,13 +96,13 @@ var ErrProbit = errors.New("a Probit model is not supported here: the run does n
 // probit (Mixture.LogProbBinary); the probabilities are averaged over
 // sweeps and trees.
 func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions) (*RunResult, error) {
+	b := m.Trees[0]
 	binary := false
-	switch m.Link {
-	case inference.LinkDirect, inference.LinkNormal:
-	case inference.LinkProbit:
-		binary = true
-	default:
-		return nil, errors.New("predict: the model observes no data at the PYDT's leaves")
+	if err := gaussianOnly(m); err != nil {
+		if m.Data == nil || b.Threshold() == nil {
+			return nil, fmt.Errorf("predict: %w", err)
+		}
+		binary = true // a stdlib.ThresholdLeaf: through ProbitGibbs
 	}
 	if opt.ProbitDraws < 0 {
 		return nil, fmt.Errorf("predict: %d probit refresh draws: must not be negative", opt.ProbitDraws)
@@ -109,8 +124,8 @@ func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions
 			continue
 		}
 		for k, x := range row {
-			if !math.IsNaN(x) && x != 0 && x != 1 {
-				return nil, fmt.Errorf("predict: test row %d, column %d is %v: a Probit model's data are 0 or 1", i+1, k+1, x)
+			if s := b.DataSupport(); !math.IsNaN(x) && !s.Contains(x) {
+				return nil, fmt.Errorf("predict: test row %d, column %d is %v: %s's data (a %s likelihood) must be %s", i+1, k+1, x, m.Data.Name, b.Leaf.TypeName(), s.Phrase())
 			}
 		}
 	}
@@ -343,7 +358,8 @@ func treeMixture(m *inference.Model, d *draw, opt Options, rng *rand.Rand, burn,
 	}
 	lik := bp.New(d.tree, m.D)
 	p := Params{Alpha: tp.Alpha, Beta: tp.Beta, Div: tp.Div, Variance: tp.Variance}
-	if m.Link == inference.LinkProbit {
+	b := m.Trees[0]
+	if b.Threshold() != nil {
 		return probitMixture(rng, lik, p, env.Values[m.Data.ID], burn, draws, opt)
 	}
 	var first error
@@ -358,7 +374,7 @@ func treeMixture(m *inference.Model, d *draw, opt Options, rng *rand.Rand, burn,
 	if err != nil {
 		return nil, err
 	}
-	if m.Link == inference.LinkNormal {
+	if b.Gaussian() {
 		if p.Noise, err = noiseVariances(m, env); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,334 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+)
+
+// TreeBinding binds one PYDT factor of the graph to the way its data reach
+// its leaves. Every likelihood reaches the tree as Gaussian evidence per
+// leaf and dimension (package bp): leaf locations observed directly give
+// exact evidence; a leaf factor Y[i, d] ~ T(Z[i, d], ...) whose node type
+// offers a leaf capability (stdlib.GaussianLeaf, stdlib.AugmentedLeaf)
+// gives the evidence that capability computes. The engine asks the binding
+// (Evidence, Augmented, Exact, ...) and never the likelihood's name, so a
+// new likelihood is a node type in stdlib and nothing here.
+type TreeBinding struct {
+	// Factor is the PYDT factor and Leaves its N×D target.
+	Factor *graph.Factor
+	Leaves *graph.Var
+	N, D   int
+	// Leaf is the elementwise factor that observes the leaf locations
+	// through its first (location) parameter, or nil: no factor reads
+	// them.
+	Leaf *graph.Factor
+	// Data is the variable the data are: Leaf's target, Leaves when they
+	// are observed directly, or nil for a model without data at the leaves.
+	Data *graph.Var
+	// gaussian or augmented is Leaf's capability (neither when Leaf is
+	// nil); threshold is augmented as a stdlib.ThresholdLeaf, when it is
+	// one.
+	gaussian  stdlib.GaussianLeaf
+	augmented stdlib.AugmentedLeaf
+	threshold stdlib.ThresholdLeaf
+	// slots and lo give, for the leaf factor's two target indices (i, d),
+	// the loop slot and the first value of the loop that sets it.
+	slots, lo [2]int
+}
+
+// bindTree binds the PYDT factor tree of g: it finds the factor that
+// observes the leaf locations and its capability.
+func bindTree(g *graph.Graph, tree *graph.Factor) (*TreeBinding, error) {
+	b := &TreeBinding{Factor: tree, Leaves: tree.Target}
+	b.N, b.D = b.Leaves.Dims[0], b.Leaves.Dims[1]
+	if b.N < 1 || b.D < 1 {
+		return nil, fmt.Errorf("the PYDT matrix %s has shape %s", b.Leaves.Name, b.Leaves.Shape())
+	}
+	if b.Leaves.Role == graph.Observed {
+		b.Data = b.Leaves
+	}
+	for _, f := range g.Factors {
+		if f == tree || !f.Reads(b.Leaves) {
+			continue
+		}
+		capability := leafCapability(f)
+		gl, isG := capability.(stdlib.GaussianLeaf)
+		al, isA := capability.(stdlib.AugmentedLeaf)
+		if !isG && !isA || isG && isA || len(f.Args) == 0 || !isLeafElem(f, f.Args[0], b.Leaves) || slices.ContainsFunc(f.Args[1:], func(a graph.Expr) bool { return graph.Reads(a, b.Leaves) }) {
+			return nil, fmt.Errorf("%w: %s reads the PYDT's leaf locations %s in a way the engine cannot use; "+
+				"supported: Y[i, d] ~ T(%s[i, d], ...) over all i, d (or Y ~ T(%s, ...)), with T a likelihood that offers leaf evidence "+
+				"(stdlib.GaussianLeaf or stdlib.AugmentedLeaf: %s) and its other parameters free of %s",
+				ErrUnsupported, f, b.Leaves.Name, b.Leaves.Name, b.Leaves.Name, leafTypeNames(), b.Leaves.Name)
+		}
+		if b.Data != nil {
+			return nil, fmt.Errorf("%w: the leaf locations %s are observed by more than one factor", ErrUnsupported, b.Leaves.Name)
+		}
+		b.Leaf, b.Data = f, f.Target
+		if isG {
+			b.gaussian = gl
+		} else {
+			b.augmented = al
+			b.threshold, _ = al.(stdlib.ThresholdLeaf)
+		}
+		e := f.Args[0].(graph.Elem)
+		for k := range 2 {
+			slot := e.Idx[k].(graph.LoopIndex).Slot
+			b.slots[k] = slot
+			for _, l := range f.Loops {
+				if l.Slot == slot {
+					b.lo[k] = l.Lo
+				}
+			}
+		}
+	}
+	return b, nil
+}
+
+// leafCapability returns f's node type when it is a scalar type (the leaf
+// capabilities are asserted on it), or nil.
+func leafCapability(f *graph.Factor) any {
+	if t, ok := f.Scalar(); ok {
+		return t
+	}
+	return nil
+}
+
+// leafTypeNames lists the standard node types that offer leaf evidence.
+func leafTypeNames() string {
+	var names []string
+	for _, n := range stdlib.DistNames() {
+		t, _ := stdlib.Lookup(n)
+		_, g := t.(stdlib.GaussianLeaf)
+		_, a := t.(stdlib.AugmentedLeaf)
+		if g || a {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// isLeafElem reports whether x is leaves[i, d] with the factor's own target
+// indices, so that element (i, d) of the data observes leaf i, dimension d.
+func isLeafElem(f *graph.Factor, x graph.Expr, leaves *graph.Var) bool {
+	e, ok := x.(graph.Elem)
+	if !ok || e.V != leaves || !f.Elementwise || len(f.Index) != 2 || !slices.Equal(f.Target.Dims, leaves.Dims) {
+		return false
+	}
+	for k := range e.Idx {
+		a, ok1 := e.Idx[k].(graph.LoopIndex)
+		b, ok2 := f.Index[k].(graph.LoopIndex)
+		if !ok1 || !ok2 || a.Slot != b.Slot {
+			return false
+		}
+	}
+	return true
+}
+
+// Exact reports whether the leaf locations are themselves the observed
+// data (exact evidence).
+func (b *TreeBinding) Exact() bool { return b.Data != nil && b.Data == b.Leaves }
+
+// Gaussian reports whether the leaf factor is a stdlib.GaussianLeaf: the
+// leaves observe the data through Gaussian noise.
+func (b *TreeBinding) Gaussian() bool { return b.gaussian != nil }
+
+// Augmented returns the leaf factor's stdlib.AugmentedLeaf capability, or
+// nil when the evidence needs no auxiliary variables.
+func (b *TreeBinding) Augmented() stdlib.AugmentedLeaf { return b.augmented }
+
+// Threshold returns the leaf factor's stdlib.ThresholdLeaf capability, or
+// nil.
+func (b *TreeBinding) Threshold() stdlib.ThresholdLeaf { return b.threshold }
+
+// Kind describes how the data reach the leaves, for --explain: "none",
+// "observed directly", or the leaf factor's node type and capability.
+func (b *TreeBinding) Kind() string {
+	switch {
+	case b.Leaf != nil && b.augmented != nil:
+		return b.Leaf.TypeName() + " (augmented leaf evidence)"
+	case b.Leaf != nil:
+		return b.Leaf.TypeName() + " (Gaussian leaf evidence)"
+	case b.Exact():
+		return "observed directly"
+	}
+	return "none"
+}
+
+// ClosedForm returns nil when the leaves' Gaussian evidence follows from
+// the data alone (Evidence), and otherwise an error wrapping
+// ErrUnsupported that names the leaf factor and why: an augmented
+// likelihood's evidence needs the sampler's auxiliary variables.
+func (b *TreeBinding) ClosedForm() error {
+	if b.augmented == nil {
+		return nil
+	}
+	return unsupportedError(fmt.Sprintf("the %s likelihood of %s has no closed-form marginal likelihood given the tree: "+
+		"it is an augmented likelihood (stdlib.AugmentedLeaf), whose Gaussian leaf evidence needs the sampler's auxiliary variables",
+		b.Leaf.TypeName(), b.Data.Name))
+}
+
+// unsupportedError is an error message that wraps ErrUnsupported without
+// repeating its text.
+type unsupportedError string
+
+func (e unsupportedError) Error() string { return string(e) }
+func (e unsupportedError) Unwrap() error { return ErrUnsupported }
+
+// params evaluates the leaf factor's parameters at element k = i·D + d of
+// the data into p (grown as needed) with p[0], the location, set to z.
+// The other parameters are checked against their supports.
+func (b *TreeBinding) params(env *graph.Env, k int, z float64, p *[]float64) ([]float64, error) {
+	f := b.Leaf
+	if cap(*p) < len(f.Args) {
+		*p = make([]float64, len(f.Args))
+	}
+	q := (*p)[:len(f.Args)]
+	q[0] = z
+	if len(f.Args) == 1 {
+		return q, nil
+	}
+	env.Loop[b.slots[0]] = k/b.D + b.lo[0]
+	env.Loop[b.slots[1]] = k%b.D + b.lo[1]
+	for j, a := range f.Args[1:] {
+		x, err := graph.Eval(a, env)
+		if err != nil {
+			return q, fmt.Errorf("%s: %w", f, err)
+		}
+		q[j+1] = x
+		if prm := f.Type.Params()[j+1]; !prm.Support.Contains(q[j+1]) {
+			return q, fmt.Errorf("%s: %s parameter %s = %v is outside its support, %v", f, f.TypeName(), prm.Name, q[j+1], prm.Support)
+		}
+	}
+	return q, nil
+}
+
+// Evidence calls fn with the Gaussian evidence of every leaf and dimension
+// as it follows from the observed data in env: mean and precision (0 when
+// missing or unobserved, +Inf when observed exactly). An augmented
+// likelihood has no such evidence without its auxiliary variables:
+// Evidence returns ClosedForm's error.
+func (b *TreeBinding) Evidence(env *graph.Env, fn func(i, d int, mean, prec float64)) error {
+	if err := b.ClosedForm(); err != nil {
+		return err
+	}
+	var y []float64
+	if b.Data != nil {
+		y = env.Values[b.Data.ID]
+	}
+	var p []float64
+	for k := range b.N * b.D {
+		i, d := k/b.D, k%b.D
+		switch {
+		case y == nil || math.IsNaN(y[k]):
+			fn(i, d, 0, 0)
+		case b.Leaf == nil:
+			fn(i, d, y[k], math.Inf(1))
+		default:
+			q, err := b.params(env, k, math.NaN(), &p)
+			if err != nil {
+				return err
+			}
+			mean, prec, err := b.gaussian.LeafGaussian(y[k], q)
+			if err != nil {
+				return fmt.Errorf("%s: %w", b.Leaf, err)
+			}
+			fn(i, d, mean, prec)
+		}
+	}
+	return nil
+}
+
+// observe sets the evidence of every leaf of lik from the data in env (see
+// Evidence).
+func (b *TreeBinding) observe(lik *bp.Model, env *graph.Env) error {
+	var first error
+	err := b.Evidence(env, func(i, d int, mean, prec float64) {
+		if err := lik.SetEvidence(pydt.NodeID(i), d, mean, prec); err != nil && first == nil {
+			first = err
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return first
+}
+
+// DrawData draws element k of the data given the leaf location z there:
+// z itself when the leaves are observed directly, else a draw of the leaf
+// factor's distribution with location z. p is scratch space.
+func (b *TreeBinding) DrawData(rng *rand.Rand, env *graph.Env, k int, z float64, p *[]float64) (float64, error) {
+	if b.Leaf == nil {
+		return z, nil
+	}
+	q, err := b.params(env, k, z, p)
+	if err != nil {
+		return 0, err
+	}
+	t, _ := b.Leaf.Scalar()
+	return t.Rand(rng, q), nil
+}
+
+// DataSupport is the support of the data's values: that of the leaf
+// factor's node type, or the real line for leaves observed directly.
+func (b *TreeBinding) DataSupport() stdlib.Support {
+	if b.Leaf == nil {
+		return stdlib.Real
+	}
+	t, _ := b.Leaf.Scalar()
+	return t.Support()
+}
+
+// drawAux draws the auxiliary variable of every observed entry of the
+// data given the leaf locations z (N·D, row-major) into aux, and calls
+// set, when not nil, with each one's evidence. p is scratch space.
+func (b *TreeBinding) drawAux(rng *rand.Rand, env *graph.Env, z, aux []float64, p *[]float64, set func(k int, mean, prec float64) error) error {
+	y := env.Values[b.Data.ID]
+	for k := range b.N * b.D {
+		if math.IsNaN(y[k]) {
+			continue
+		}
+		q, err := b.params(env, k, z[k], p)
+		if err != nil {
+			return err
+		}
+		aux[k] = b.augmented.DrawAux(rng, y[k], z[k], q)
+		if set != nil {
+			mean, prec := b.augmented.AuxEvidence(y[k], aux[k], q)
+			if err := set(k, mean, prec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// auxEvidence calls fn with the evidence of every leaf and dimension given
+// the auxiliary variables aux: none (0, 0) where the data are missing.
+func (b *TreeBinding) auxEvidence(env *graph.Env, aux []float64, p *[]float64, fn func(k int, mean, prec float64) error) error {
+	y := env.Values[b.Data.ID]
+	for k, u := range aux {
+		if math.IsNaN(y[k]) {
+			if err := fn(k, 0, 0); err != nil {
+				return err
+			}
+			continue
+		}
+		q, err := b.params(env, k, math.NaN(), p)
+		if err != nil {
+			return err
+		}
+		mean, prec := b.augmented.AuxEvidence(y[k], u, q)
+		if err := fn(k, mean, prec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
