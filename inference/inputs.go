@@ -177,6 +177,40 @@ func (in Inputs) Compile(partial bool) (*Loaded, error) {
 	return l, nil
 }
 
+// Hash sets the SHA-256 of every file of in (model, data, labels) from
+// the files' contents now, and makes their paths absolute: for inputs
+// recorded for a model that was built otherwise than by Load (from the same
+// files), so that a run of it records them and Resume and LoadRun check
+// them.
+func (in *Inputs) Hash() error {
+	hash := func(f *File, max int64) error {
+		r, err := os.Open(f.Path)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, io.LimitReader(r, max)); err != nil {
+			return fmt.Errorf("reading %s: %w", f.Path, err)
+		}
+		f.Path, f.SHA256 = absPath(f.Path), hex.EncodeToString(h.Sum(nil))
+		return nil
+	}
+	if err := hash(&in.Model, bounded.MaxModelBytes); err != nil {
+		return err
+	}
+	for name, f := range in.Data {
+		if err := hash(&f, dataset.MaxFileBytes); err != nil {
+			return err
+		}
+		in.Data[name] = f
+	}
+	if in.Labels != nil {
+		return hash(in.Labels, dataset.MaxFileBytes)
+	}
+	return nil
+}
+
 // record returns file with its absolute path and the SHA-256 of contents,
 // or an error wrapping ErrChanged when file records another SHA-256.
 func record(file File, what string, contents []byte) (File, error) {

@@ -216,3 +216,39 @@ func TestRunFileVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckpointMustFitModel checks that a version 2 checkpoint whose
+// trees or auxiliaries are named for another model is refused with a
+// message naming them, rather than resumed with a default.
+func TestCheckpointMustFitModel(t *testing.T) {
+	m, err := v1Inputs(t, "binary", filepath.Join("testdata", "v1run", "src")).Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := Run(context.Background(), m, Config{Iters: 4, Chains: 1, Seed: 1, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(out, CheckpointFile)
+	orig, _ := os.ReadFile(path)
+	for _, c := range []struct{ from, to, want string }{
+		{`"trees": {
+        "Z"`, `"trees": {
+        "W"`, "checkpoint tree W does not fit the model, whose PYDT is Z"},
+		{`"aux": {
+        "Y"`, `"aux": {
+        "V"`, "checkpoint auxiliary variables of V do not fit the model"},
+		{`"aux": {`, `"aux0": {`, "checkpoint has no auxiliary variables of Y"},
+		{`"version": 2`, `"version": -1`, "format version -1"},
+	} {
+		if !strings.Contains(string(orig), c.from) {
+			t.Fatalf("checkpoint lacks %q:\n%s", c.from, orig)
+		}
+		if err := os.WriteFile(path, []byte(strings.Replace(string(orig), c.from, c.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ResumeTo(context.Background(), m, out, 6, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s → %s: %v, want %q", c.from, c.to, err, c.want)
+		}
+	}
+}

@@ -80,6 +80,14 @@ func TestEvaluateCommand(t *testing.T) {
 			t.Errorf("predict %s: mean %v, evaluate %v", run, p.Mean, *rep.Models[i].Mean)
 		}
 	}
+	// The runs record the files' SHA-256: a changed train.csv is refused
+	// (on main, evaluate's runs recorded none, and predict used it).
+	train := filepath.Join(dir, "train.csv")
+	b, _ := os.ReadFile(train)
+	os.WriteFile(train, append(b, '\n'), 0o644)
+	if code, _, errOut := runCmd(t, "predict", filepath.Join(dir, "pydt"), "--test", filepath.Join(dir, "test.csv")); code == 0 || !strings.Contains(errOut, "train.csv has changed") {
+		t.Errorf("predict after train.csv changed: status %d, %q", code, errOut)
+	}
 	// Errors.
 	for _, c := range []struct {
 		args []string

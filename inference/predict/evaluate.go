@@ -39,9 +39,10 @@ type EvalConfig struct {
 	Trees, Nodes int
 	// WriteSplit writes the training and test rows to Dir/train.csv and
 	// Dir/test.csv (WriteMatrix), and Inputs, if not nil, gives the inputs
-	// recorded in each run's run.json (Model.Inputs) from the training
-	// file's path and the fit's clamps, so that inference.LoadRun can
-	// rebuild the run's model later.
+	// recorded in each run's run.json (Model.Inputs, with the files'
+	// SHA-256 from Inputs.Hash) from the training file's path and the
+	// fit's clamps, so that inference.LoadRun can rebuild the run's model
+	// later and refuses it when a file has changed.
 	WriteSplit bool
 	Inputs     func(trainFile string, clamp map[string]float64) *inference.Inputs
 	// Progress, if not nil, is told when each fit starts.
@@ -122,6 +123,9 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 		rc.AllowStuck = true
 		if cfg.Inputs != nil && trainFile != "" {
 			m.Inputs = cfg.Inputs(trainFile, clamp)
+			if err := m.Inputs.Hash(); err != nil {
+				return nil, err
+			}
 		}
 		r, err := inference.Run(ctx, m, rc)
 		if err != nil {
