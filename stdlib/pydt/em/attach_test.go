@@ -97,13 +97,11 @@ func isClade(tr *pydt.Tree, set map[pydt.NodeID]bool) bool {
 // TestSequentialTree builds trees from well-separated clusters, by descent
 // and exhaustively, with hyperparameters under which late divergences are
 // not too costly (c = 0.2; with c = 1, β = 0.2 the prior prefers joining a
-// root at t ≈ 0, and both constructions do): both trees must be valid;
-// in the exhaustive one every cluster must be a clade; the descent, being
-// greedy, may miss: at least 14 of its 16 clusters must be clades and its
-// tree must score (LogLik + LogPriorS) within 15% of the exhaustive one.
+// root at t ≈ 0, and both constructions do): both trees must be valid,
+// every cluster must be a clade in both, and the beam search's tree must
+// score (LogLik + LogPriorS) within 1% of the exhaustive one.
 func TestSequentialTree(t *testing.T) {
 	opt := InitOptions{C: 0.2, Variance: 4, Alpha: 0.2, Beta: 0}
-	missed := 0
 	for seed := uint64(1); seed <= 4; seed++ {
 		n, d, k := 40, 2, 4
 		x := clusters(seed, n, d, k)
@@ -128,22 +126,15 @@ func TestSequentialTree(t *testing.T) {
 					set[pydt.NodeID(i)] = true
 				}
 				if !isClade(tr, set) {
-					if exh {
-						t.Errorf("seed %d: cluster %d is not a clade in the exhaustive tree %s", seed, c, tr.Newick())
-					} else {
-						missed++
-					}
+					t.Errorf("seed %d exhaustive %v: cluster %d is not a clade in %s", seed, exh, c, tr.Newick())
 				}
 			}
 			scores[j] = score(tr, m)
 		}
-		if scores[0] < scores[1]-0.15*math.Abs(scores[1]) {
+		if scores[0] < scores[1]-0.01*math.Abs(scores[1]) {
 			t.Errorf("seed %d: descent tree scores %v, exhaustive %v", seed, scores[0], scores[1])
 		}
 		t.Logf("seed %d: descent %v, exhaustive %v", seed, scores[0], scores[1])
-	}
-	if missed > 2 {
-		t.Errorf("descent: %d of 16 clusters are not clades", missed)
 	}
 	if _, _, err := SequentialTree([]float64{1, 2}, 3, 1, opt); err == nil {
 		t.Error("short data accepted")
@@ -155,13 +146,51 @@ func TestSequentialTree(t *testing.T) {
 	}
 }
 
-func benchSequential(b *testing.B, n, d int, exhaustive bool) {
-	x := clusters(1, n, d, 10)
-	rng := rand.New(rand.NewPCG(2, 3))
-	for i := range x {
-		x[i] += rng.NormFloat64()
+// TestSequentialTreePYDTData compares the beam search with the exhaustive
+// construction on data drawn from the PYDT (N = 150): the beam search's
+// tree must score within 3% of the exhaustive one's (measured: 0 to 2.4%).
+func TestSequentialTreePYDTData(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		n, d := 150, 1+2*int(seed-1)
+		x := pydtData(seed, n, d)
+		opt := InitOptions{C: 0.5, Variance: 1, Alpha: 0.5, Beta: 0.1}
+		var sc [2]float64
+		for j, exh := range []bool{false, true} {
+			o := opt
+			o.Exhaustive = exh
+			tr, m, err := SequentialTree(x, n, d, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, _ := pydt.NewHarmonic(opt.Alpha, opt.Beta)
+			sc[j] = m.LogLik() + pydt.LogPriorS(tr, opt.Alpha, opt.Beta, pydt.DivInv{C: opt.C}, h)
+		}
+		if sc[0] < sc[1]-0.03*math.Abs(sc[1]) {
+			t.Errorf("seed %d D %d: beam search %v, exhaustive %v", seed, d, sc[0], sc[1])
+		}
+		t.Logf("seed %d D %d: beam search %v, exhaustive %v", seed, d, sc[0], sc[1])
 	}
-	opt := InitOptions{C: 1, Variance: 10, Alpha: 0.5, Beta: 0.2, Exhaustive: exhaustive}
+}
+
+// pydtData draws n points in d dimensions from the PYDT (α = 0.5,
+// β = 0.1, c = 0.5, σ² = 1).
+func pydtData(seed uint64, n, d int) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 82))
+	p := sim.Params{Alpha: 0.5, Beta: 0.1, Div: pydt.DivInv{C: 0.5}, Variance: 1, Dims: d}
+	_, x, err := sim.Draw(rng, n, p)
+	if err != nil {
+		panic(err)
+	}
+	return x[:n*d]
+}
+
+// benchSequential builds a tree for PYDT data with the parameters that
+// drew it. Measured on this machine (one core): N = 10³: 0.15 s (D = 2),
+// 0.5 s (D = 10); N = 10⁴: 2.3 s (D = 2), 10 s (D = 10); the exhaustive
+// construction at N = 10³: 2.0 s (D = 2).
+func benchSequential(b *testing.B, n, d int, exhaustive bool) {
+	x := pydtData(1, n, d)
+	opt := InitOptions{C: 0.5, Variance: 1, Alpha: 0.5, Beta: 0.1, Exhaustive: exhaustive}
 	for b.Loop() {
 		if _, _, err := SequentialTree(x, n, d, opt); err != nil {
 			b.Fatal(err)
@@ -169,7 +198,8 @@ func benchSequential(b *testing.B, n, d int, exhaustive bool) {
 	}
 }
 
-func BenchmarkSequentialTree1e3(b *testing.B)           { benchSequential(b, 1000, 2, false) }
-func BenchmarkSequentialTree1e4(b *testing.B)           { benchSequential(b, 10000, 2, false) }
-func BenchmarkSequentialTree1e4D10(b *testing.B)        { benchSequential(b, 10000, 10, false) }
-func BenchmarkSequentialTreeExhaustive1e3(b *testing.B) { benchSequential(b, 1000, 2, true) }
+func BenchmarkSequentialTree1e3D2(b *testing.B)           { benchSequential(b, 1000, 2, false) }
+func BenchmarkSequentialTree1e3D10(b *testing.B)          { benchSequential(b, 1000, 10, false) }
+func BenchmarkSequentialTree1e4D2(b *testing.B)           { benchSequential(b, 10000, 2, false) }
+func BenchmarkSequentialTree1e4D10(b *testing.B)          { benchSequential(b, 10000, 10, false) }
+func BenchmarkSequentialTreeExhaustive1e3D2(b *testing.B) { benchSequential(b, 1000, 2, true) }
