@@ -69,6 +69,7 @@ type SourceError struct {
 	Err  error
 }
 
+// Error returns the diagnostics, one a line.
 func (e *SourceError) Error() string { return e.Err.Error() }
 
 // Unwrap returns Err.

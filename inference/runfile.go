@@ -205,7 +205,8 @@ type chainStateV1 struct {
 // ReadCheckpoint reads the checkpoint.json of the run in dir, of any
 // version this package reads. A version 1 checkpoint names neither its
 // tree nor its auxiliaries: m, the run's model, names them (its PYDT's
-// variable, the variable its augmented likelihood observes).
+// variable, the variable its augmented likelihood observes); m may be nil
+// for a checkpoint of a later version.
 func ReadCheckpoint(dir string, m *Model) (*Checkpoint, error) {
 	path := filepath.Join(dir, CheckpointFile)
 	b, err := os.ReadFile(path)
@@ -227,6 +228,9 @@ func ReadCheckpoint(dir string, m *Model) (*Checkpoint, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		return &cp, nil
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%s is of format version 1, which names neither its tree nor its auxiliary variables: read it with the run's model", path)
 	}
 	var v1 struct {
 		Checkpoint

@@ -107,7 +107,10 @@ func TestResumeVersion1(t *testing.T) {
 			if err != nil || ri.Version != RunVersion || ri.Iters != 20 || ri.Inputs.Model.SHA256 != m.Inputs.Model.SHA256 {
 				t.Errorf("run.json after resuming: %+v, %v", ri, err)
 			}
-			cp, err := ReadCheckpoint(dir, m)
+			if _, err := ReadCheckpoint(filepath.Join("testdata", "v1run", name), nil); err == nil || !strings.Contains(err.Error(), "read it with the run's model") {
+				t.Errorf("version 1 checkpoint without a model: %v", err)
+			}
+			cp, err := ReadCheckpoint(dir, nil)
 			if err != nil || cp.Version != CheckpointVersion || cp.Iteration != 20 {
 				t.Fatalf("checkpoint after resuming: %v", err)
 			}
