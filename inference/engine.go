@@ -62,10 +62,16 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			return nil, err
 		}
 		if !v.Scalar() {
+			g, why := elemGammaConj(m, v)
+			if g != nil {
+				s.Steps = append(s.Steps, g)
+				continue
+			}
 			u, err := newElemSliceStep(m, v)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", v.Name, err)
 			}
+			u.why = why
 			s.Steps = append(s.Steps, u)
 			continue
 		}
@@ -171,8 +177,9 @@ func readsTreePrior(m *Model, vs ...*graph.Var) bool {
 	return slices.ContainsFunc(m.Tree.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, vs...) })
 }
 
-// gibbsC is the conjugate update of c in a(t) = c/(1-t) or c/(1-t)^2 under a
-// Gamma prior (NOTES.md erratum 2).
+// gibbsCStep is the conjugate update of c in a divergence function that is
+// linear in it (pydt.Linear: a(t) = c/(1-t) or c/(1-t)^2) under a Gamma
+// prior (NOTES.md erratum 2).
 type gibbsCStep struct {
 	tree  *graph.Factor
 	v     *graph.Var
@@ -196,21 +203,18 @@ func gibbsC(m *Model, v *graph.Var) (Updater, bool) {
 	if graph.Reads(m.Tree.Args[0], v) || graph.Reads(m.Tree.Args[1], v) || graph.Reads(m.Tree.Args[3], v) {
 		return nil, false
 	}
-	var unit pydt.Divergence
-	switch div.Type.Name {
-	case "DivInv":
-		unit = pydt.DivInv{C: 1}
-	case "DivInvSq":
-		unit = pydt.DivInvSq{C: 1}
-	default:
+	// The capability is a property of the function, not of C: ask the
+	// function made with C = 1.
+	lin, ok := div.Type.New([]float64{1}).(pydt.Linear)
+	if !ok {
 		return nil, false
 	}
-	return gibbsCStep{tree: m.Tree, v: v, prior: prior, unit: unit}, true
+	return gibbsCStep{tree: m.Tree, v: v, prior: prior, unit: lin.Unit()}, true
 }
 
 func (g gibbsCStep) Name() string { return "gibbs(" + g.v.Name + ")" }
 func (g gibbsCStep) Explain() string {
-	return fmt.Sprintf("conjugate Gamma update: %s has a Gamma prior and scales the divergence function only", g.v.Name)
+	return fmt.Sprintf("conjugate Gamma update: %s has a Gamma prior and only scales the divergence function, a(t) = %s·%v", g.v.Name, g.v.Name, g.unit)
 }
 
 func (g gibbsCStep) update(ch *Chain) error {

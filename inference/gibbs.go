@@ -3,6 +3,7 @@ package inference
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/pydtlang/pydtlang/graph"
@@ -20,7 +21,12 @@ import (
 // or 1/sqrt(θ) (also as sqrt(1/θ), θ^-1, θ^-0.5), directly or as a
 // deterministic variable so defined.
 func reachOf(x graph.Expr, th *graph.Var) (stdlib.Reach, bool) {
-	isTh := func(x graph.Expr) bool { v, ok := graph.AsRef(x); return ok && v == th }
+	return reachIn(x, func(x graph.Expr) bool { v, ok := graph.AsRef(x); return ok && v == th })
+}
+
+// reachIn is reachOf with isTh recognising θ: a reference to a scalar, or
+// one element of an array.
+func reachIn(x graph.Expr, isTh func(graph.Expr) bool) (stdlib.Reach, bool) {
 	isOne := func(x graph.Expr) bool { n, ok := x.(graph.Num); return ok && n.V == 1 }
 	sqrtOf := func(x graph.Expr) (graph.Expr, bool) {
 		c, ok := x.(*graph.Call)
@@ -29,13 +35,13 @@ func reachOf(x graph.Expr, th *graph.Var) (stdlib.Reach, bool) {
 		}
 		return c.Args[0], true
 	}
+	if isTh(x) {
+		return stdlib.ReachSelf, true
+	}
 	switch y := x.(type) {
 	case graph.Ref:
-		if y.V == th {
-			return stdlib.ReachSelf, true
-		}
 		if y.V.Role == graph.Deterministic && y.V.Expr != nil {
-			return reachOf(y.V.Expr, th)
+			return reachIn(y.V.Expr, isTh)
 		}
 	case graph.Op:
 		switch {
@@ -54,7 +60,7 @@ func reachOf(x graph.Expr, th *graph.Var) (stdlib.Reach, bool) {
 		}
 	case *graph.Call:
 		if a, ok := sqrtOf(y); ok {
-			if r, ok := reachOf(a, th); ok && r == stdlib.ReachInverse {
+			if r, ok := reachIn(a, isTh); ok && r == stdlib.ReachInverse {
 				return stdlib.ReachInvSqrt, true
 			}
 		}
@@ -122,20 +128,20 @@ type gammaConjStep struct {
 }
 
 // gammaConj returns the conjugate update of v when its prior and readers
-// allow one. Otherwise why is "" when v has no Gamma prior or a reader is
-// the tree (the tree's own conjugate updates, gibbsC and gibbsPrecision,
-// are tried separately), and else says why not.
+// allow one, and otherwise why not. (The tree's own conjugate updates,
+// gibbsC and gibbsPrecision, are tried separately.)
 func gammaConj(m *Model, v *graph.Var) (u Updater, why string) {
 	prior, ok := v.Def.Type.(stdlib.GammaPrior)
 	if !ok {
-		return nil, ""
+		return nil, fmt.Sprintf("its prior, %s, offers none (the conjugate updates need a Gamma prior)", v.Def.TypeName())
 	}
 	fs, dets := m.G.Readers(v)
 	s := &gammaConjStep{v: v, prior: prior}
 	for _, f := range fs {
 		switch f {
 		case m.Tree:
-			return nil, ""
+			return nil, "the PYDT is Gamma-conjugate only in the scale c of a linear divergence function that nothing else reads, " +
+				"and in the precision 1/variance given sampled locations"
 		case m.Trees[0].Leaf:
 			if _, why := gammaConjReader(f, v, dets); why != "" {
 				return nil, why
@@ -230,4 +236,210 @@ func (g *gammaConjStep) update(ch *Chain) error {
 func trapNote(m *Model) string {
 	return fmt.Sprintf("the one given sampled locations of %s traps chains near t = 1 (displacements below float64 resolution "+
 		"read as no spread; docs/probit-mixing.md), so %s stays integrated out", m.Leaves.Name, m.Leaves.Name)
+}
+
+// elemConjReader is an element of a factor that reads one element of θ in
+// its parameter k, written as r.
+type elemConjReader struct {
+	e  factorElem
+	gc stdlib.GammaConjugate
+	k  int
+	r  stdlib.Reach
+}
+
+// elemConjSite is one element of a latent array with a Gamma prior: its
+// own factor element and the reader elements, all Gamma-conjugate in it.
+type elemConjSite struct {
+	off     int
+	own     factorElem
+	readers []elemConjReader
+}
+
+// elemGammaConjStep draws each element of a latent array with Gamma priors
+// from its Gamma conditional, when every factor element that reads it is
+// Gamma-conjugate in it (e.g. a precision per column, tau[d], read as
+// y[i, d] ~ Normal(mu[i], 1 / sqrt(tau[d]))).
+type elemGammaConjStep struct {
+	v       *graph.Var
+	prior   stdlib.GammaPrior
+	sites   []elemConjSite
+	readers []string // what reads v, for Explain
+}
+
+// elemGammaConj returns the elementwise conjugate update of the latent
+// array v when its prior and readers allow one, and otherwise why not.
+func elemGammaConj(m *Model, v *graph.Var) (Updater, string) {
+	prior, ok := v.Def.Type.(stdlib.GammaPrior)
+	if !ok {
+		return nil, fmt.Sprintf("its prior, %s, offers none (the conjugate updates need a Gamma prior)", v.Def.TypeName())
+	}
+	sites, err := elemSites(m, v)
+	if err != nil {
+		return nil, err.Error() // the slice step reports it as an error
+	}
+	env := graph.NewEnv(m.G)
+	dets := detReads(m, v, env)
+	s := &elemGammaConjStep{v: v, prior: prior}
+	seen := map[*graph.Factor]bool{}
+	for _, site := range sites {
+		switch {
+		case site.tree.link:
+			return nil, linkNote(m, v)
+		case site.tree.any():
+			return nil, "its elements reach the PYDT's prior or variance, which is Gamma-conjugate in none of them here"
+		case len(site.wholes) > 0:
+			return nil, fmt.Sprintf("%s reads it at an index not known in advance", site.wholes[0].Target.Name)
+		}
+		cs := elemConjSite{off: site.off, own: site.own}
+		for _, e := range site.elems {
+			gc, ok := e.f.Type.(stdlib.GammaConjugate)
+			if !ok {
+				return nil, fmt.Sprintf("%s's node type %s has no conjugate form in a parameter", e.f.Target.Name, e.f.TypeName())
+			}
+			for k, l := range e.f.Loops {
+				env.Loop[l.Slot] = e.loop[k]
+			}
+			off := site.off
+			isTh := func(x graph.Expr) bool {
+				el, ok := x.(graph.Elem)
+				if !ok || el.V != v {
+					return false
+				}
+				o, ok := staticOffset(el, env)
+				return ok && o == off
+			}
+			c := elemConjReader{e: e, gc: gc, k: -1}
+			for k, a := range e.f.Args {
+				var rs offsetSet
+				elemReads(a, v, env, dets, &rs)
+				if !rs.all && !slices.Contains(rs.offs, off) {
+					continue
+				}
+				r, ok := reachIn(a, isTh)
+				if !ok || c.k >= 0 {
+					return nil, fmt.Sprintf("%s's density reads it as %s", e.f.Target.Name, a)
+				}
+				c.k, c.r = k, r
+			}
+			if c.k < 0 {
+				return nil, fmt.Sprintf("%s reads it in an index", e.f.Target.Name)
+			}
+			ones := make([]float64, len(e.f.Args))
+			for i := range ones {
+				ones[i] = 1
+			}
+			if _, _, ok := gc.GammaStats(c.k, c.r, 1, ones); !ok {
+				return nil, fmt.Sprintf("%s's %s is not conjugate to a Gamma prior written as %s", e.f.TypeName(), e.f.Type.Params()[c.k].Name, c.r)
+			}
+			cs.readers = append(cs.readers, c)
+			if !seen[e.f] {
+				seen[e.f] = true
+				s.readers = append(s.readers, fmt.Sprintf("%s's density (%s %s = %s)", e.f.Target.Name, e.f.TypeName(), e.f.Type.Params()[c.k].Name,
+					strings.ReplaceAll(c.r.String(), "θ", v.Name+"[·]")))
+			}
+		}
+		s.sites = append(s.sites, cs)
+	}
+	return s, ""
+}
+
+func (g *elemGammaConjStep) Name() string { return "gibbs(" + g.v.Name + ")" }
+
+func (g *elemGammaConjStep) Explain() string {
+	by := "nothing else reads them (draws from their priors)"
+	if len(g.readers) > 0 {
+		by = "they are read only by elements of " + strings.Join(g.readers, ", ") + ", each Gamma-conjugate in the element it reads"
+	}
+	return fmt.Sprintf("elementwise conjugate Gamma updates of the %d elements: each has a Gamma prior and %s", len(g.sites), by)
+}
+
+func (g *elemGammaConjStep) targets() []siteTarget {
+	out := make([]siteTarget, len(g.sites))
+	for i, s := range g.sites {
+		t := siteTarget{V: g.v, Off: s.off, Terms: []term{{F: s.own.f, Elem: s.own.off}}}
+		for _, r := range s.readers {
+			t.Terms = append(t.Terms, term{F: r.e.f, Elem: r.e.off})
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// setLoops sets env's loop indices to those of e.
+func setLoops(env *graph.Env, e factorElem) {
+	for k, l := range e.f.Loops {
+		env.Loop[l.Slot] = e.loop[k]
+	}
+}
+
+func (g *elemGammaConjStep) update(ch *Chain) error {
+	env := ch.st.Env
+	vals := env.Values[g.v.ID]
+	var pp, p []float64
+	for _, s := range g.sites {
+		setLoops(env, s.own)
+		pp = pp[:0]
+		for _, a := range g.v.Def.Args {
+			pp = append(pp, a.Eval(env))
+		}
+		shape, rate := g.prior.GammaParams(pp)
+		for _, r := range s.readers {
+			setLoops(env, r.e)
+			x := env.Values[r.e.f.Target.ID][r.e.off]
+			if math.IsNaN(x) {
+				continue // missing: marginalised
+			}
+			p = p[:0]
+			for _, a := range r.e.f.Args {
+				p = append(p, a.Eval(env))
+			}
+			a, b, _ := r.gc.GammaStats(r.k, r.r, x, p)
+			shape += a
+			rate += b
+		}
+		if err := env.Err(); err != nil {
+			return fmt.Errorf("%s: %w", g.Name(), err)
+		}
+		post := scalar.Gamma{Shape: shape, Rate: rate}
+		if post.Validate() != nil {
+			ch.Skipped++
+			continue
+		}
+		x := post.Rand(ch.rng)
+		if !(x > 0) || math.IsInf(x, 1) {
+			ch.Skipped++
+			continue
+		}
+		vals[s.off] = x
+		if err := ch.m.Refresh(env); err != nil {
+			return fmt.Errorf("%s: %w", g.Name(), err)
+		}
+	}
+	return nil
+}
+
+// linkNote says why an element of the array v that the leaf factor reads
+// has no conjugate update: the trap of trapNote when the leaf factor is
+// Gamma-conjugate in it, else that it is not.
+func linkNote(m *Model, v *graph.Var) string {
+	f := m.Trees[0].Leaf
+	gc, ok := f.Type.(stdlib.GammaConjugate)
+	isV := func(x graph.Expr) bool { el, ok := x.(graph.Elem); return ok && el.V == v }
+	for k, a := range f.Args {
+		if !graph.Reads(a, v) {
+			continue
+		}
+		r, isReach := reachIn(a, isV)
+		ones := make([]float64, len(f.Args))
+		for i := range ones {
+			ones[i] = 1
+		}
+		if ok && isReach {
+			if _, _, conj := gc.GammaStats(k, r, 1, ones); conj {
+				return trapNote(m)
+			}
+		}
+		return fmt.Sprintf("%s's density reads it as %s, in which it is not Gamma-conjugate", f.Target.Name, a)
+	}
+	return trapNote(m)
 }

@@ -398,6 +398,8 @@ type elemSliceStep struct {
 	// readers names the factors that read v, for Explain.
 	readers []string
 	tree    treeReach // the union of the sites' tree reaches
+	// why says why no conjugate update was chosen.
+	why string
 }
 
 func newElemSliceStep(m *Model, v *graph.Var) (*elemSliceStep, error) {
@@ -439,7 +441,11 @@ func (s *elemSliceStep) Explain() string {
 	if len(parts) > 0 {
 		target += " × " + strings.Join(parts, " × ")
 	}
-	return fmt.Sprintf("elementwise slice sampling of each of the %d elements on the %s; target of each: %s", len(s.sites), scaleName(s.transform), target)
+	out := fmt.Sprintf("elementwise slice sampling of each of the %d elements on the %s; target of each: %s", len(s.sites), scaleName(s.transform), target)
+	if s.why != "" {
+		out += "; no conjugate update: " + s.why
+	}
+	return out
 }
 
 func (s *elemSliceStep) targets() []siteTarget {

@@ -80,6 +80,21 @@ for i in 1:N, d in 1:D {
   X[i, d] ~ Normal(Z[i, d], s[d])
 }
 `
+	// A precision per column of data, drawn elementwise by its
+	// conjugate update.
+	columnPrecisionModel = `
+dim N, D
+data X : real[N, D]
+data v : real[N, 2]
+param w : real[N]
+param tau : pos[2]
+X ~ PYDT(1, 0.2, 1, 1)
+w ~ Normal(0, 1)
+tau ~ Gamma(3, 2)
+for i in 1:N, j in 1:2 {
+  v[i, j] ~ Normal(w[i], 1 / sqrt(tau[j]))
+}
+`
 	// A latent matrix, group means read through a data index and at a
 	// constant index.
 	indexModel = `
@@ -133,6 +148,8 @@ func scheduleCases(t testing.TB) map[string]*Model {
 		"row-mean":       compileSource(t, "rows.pydt", []byte(rowMeanModel), map[string]*dataset.Matrix{"X": x, "y": y}, nil),
 		"noise-sd":       compileSource(t, "sd.pydt", []byte(noiseSDModel), map[string]*dataset.Matrix{"X": x}, nil),
 		"column-sd":      compileSource(t, "cols.pydt", []byte(columnSDModel), map[string]*dataset.Matrix{"X": x}, nil),
+		"column-precision": compileSource(t, "tau.pydt", []byte(columnPrecisionModel), map[string]*dataset.Matrix{
+			"X": x, "v": dataMat(4, 2, func(i, j int) float64 { return float64(i - j) })}, nil),
 		"index": compileSource(t, "index.pydt", []byte(indexModel), map[string]*dataset.Matrix{
 			"X": x, "y": y, "g": vec(1, 3, 3, 2), "v": dataMat(4, 2, func(i, j int) float64 { return float64(i * j) }),
 		}, map[string]float64{"G": 3}),
@@ -537,7 +554,9 @@ func TestGewekeLatentVector(t *testing.T) {
 dim N, D
 data X : real[N, D]
 data y : real[N]
+data v : real[N, 2]
 param w : real[N]
+param t2 : pos[2]
 alpha ~ Gamma(2, 4)
 beta ~ Beta(2, 3)
 c ~ Gamma(4, 2)
@@ -549,22 +568,27 @@ w ~ Normal(mu, 1)
 for i in 1:N {
   y[i] ~ Normal(w[i], 1 / sqrt(tau))
 }
+t2 ~ Gamma(3, 2)
+for i in 1:N, j in 1:2 {
+  v[i, j] ~ Normal(w[i], 1 / sqrt(t2[j]))
+}
 `
 	const n = 4
 	m := compileSource(t, "vector.pydt", []byte(src), map[string]*dataset.Matrix{
-		"X": dataMat(n, 1, func(i, j int) float64 { return 0 }), "y": dataMat(n, 1, func(i, j int) float64 { return 0 })}, nil)
+		"X": dataMat(n, 1, func(i, j int) float64 { return 0 }), "y": dataMat(n, 1, func(i, j int) float64 { return 0 }),
+		"v": dataMat(n, 2, func(i, j int) float64 { return 0 })}, nil)
 	sched, err := NewSchedule(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"slice(w)", "gibbs(tau)", "slice(mu)"} {
+	for _, want := range []string{"slice(w)", "gibbs(tau)", "slice(mu)", "gibbs(t2)"} {
 		if !strings.Contains(sched.Explain(), want) {
 			t.Fatalf("no %s:\n%s", want, sched.Explain())
 		}
 	}
-	names := append(treeStatNames(m), elemStatNames("w", "y")...)
+	names := append(treeStatNames(m), elemStatNames("w", "y", "t2", "v")...)
 	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
-		return append(treeStats(m, env, tr), elemStats(m, env, "w", "y")...)
+		return append(treeStats(m, env, tr), elemStats(m, env, "w", "y", "t2", "v")...)
 	}
 	redraw := func(ch *Chain) { redrawData(t, ch); redrawOthers(t, ch) }
 	gewekeRun(t, m, names, stats, m.SampleJoint, redraw, 8, 500, 3000)
