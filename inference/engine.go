@@ -705,12 +705,14 @@ func (ch *Chain) Sweep() error {
 	}
 	acc := ch.treeAccepted()
 	for _, step := range ch.sched.Steps {
-		if err := step.update(ch); err != nil {
-			return err
+		err := step.update(ch)
+		if e := ch.st.Env.Err(); e != nil {
+			// An expression the step evaluated failed: the cause of
+			// any error the step reports.
+			return fmt.Errorf("%s: %w", step.Name(), e)
 		}
-		if err := ch.st.Env.Err(); err != nil {
-			// An expression the step evaluated directly failed.
-			return fmt.Errorf("%s: %w", step.Name(), err)
+		if err != nil {
+			return err
 		}
 		if !scalar.Finite(ch.lik.LogLik()) {
 			return ch.notFinite(step.Name(), "")

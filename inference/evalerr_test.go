@@ -60,3 +60,54 @@ X ~ PYDT(a, 0.5, c, 1)
 		})
 	}
 }
+
+// TestIndexErrorInChain checks that an index outside its array met while
+// sampling stops the chain with that error, naming the statement and the
+// loop position; the density it made not finite was reported instead, as
+// a float64 problem with advice about standardizing.
+func TestIndexErrorInChain(t *testing.T) {
+	const src = `dim N, D, K
+data X : real[N, D]
+data z : real[N]
+z ~ Normal(0, 1)
+param mu : real[K]
+mu ~ Normal(0, 1)
+data Y : real[N]
+for i in 1:N {
+  Y[i] ~ Normal(mu[z[i]], 1)
+}
+c ~ Gamma(1, 1)
+X ~ PYDT(1, 0.5, c, 1)
+`
+	f, err := lang.Parse("m.pydt", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec := func(x ...float64) *dataset.Matrix {
+		return &dataset.Matrix{Rows: len(x), Cols: 1, Data: x, Source: "v.csv"}
+	}
+	data := map[string]*dataset.Matrix{
+		"X": {Rows: 4, Cols: 2, Data: []float64{0, 1, 2, 3, 4, 5, 6, 7}, Source: "x.csv"},
+		"z": vec(1, 2, 5, 1),
+		"Y": vec(0, 0, 0, 0),
+	}
+	g, err := graph.Compile(f, graph.Options{Data: data, Set: map[string]float64{"K": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched, err := NewSchedule(m)
+	if err == nil {
+		var ch *Chain
+		if ch, err = NewChain(m, sched, 1, 2); err == nil {
+			err = ch.Sweep()
+		}
+	}
+	const want = "Y[i] ~ Normal(mu[z[i]], 1) for i in 1:4: at i = 3: index 5 of mu is outside 1..3"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "standardize") {
+		t.Errorf("got %v, want an error ending %q", err, want)
+	}
+}

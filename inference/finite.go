@@ -36,6 +36,11 @@ func (ch *Chain) checkFinite(after string) error {
 // the values that explain it, and what to try. what describes the failing
 // part when the caller knows it.
 func (ch *Chain) notFinite(after, what string) error {
+	if err := ch.st.Env.Err(); err != nil {
+		// An expression could not be evaluated (an index outside its
+		// array): that, not float64, is why the density is not finite.
+		return fmt.Errorf("%s: %w", after, err)
+	}
 	m := ch.m
 	lt, ll := ch.logTree(), ch.lik.LogLik()
 	var b strings.Builder
