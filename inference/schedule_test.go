@@ -661,3 +661,13 @@ for i in 1:N {
 		}
 	}
 }
+
+// TestLatentArrayRunResumesExactly: a run with latent arrays (an
+// elementwise slice update and an elementwise conjugate update, whose
+// values and slice tuner are checkpointed) resumes byte for byte.
+func TestLatentArrayRunResumesExactly(t *testing.T) {
+	x := dataMat(4, 2, func(i, j int) float64 { return float64(i) - 0.7*float64(j) })
+	m := compileSource(t, "tau.pydt", []byte(columnPrecisionModel+"mu ~ Normal(w[2], 1)\n"), map[string]*dataset.Matrix{
+		"X": x, "v": dataMat(4, 2, func(i, j int) float64 { return float64(i-j) / 2 })}, nil)
+	checkDeterministicAndResumable(t, m)
+}

@@ -34,19 +34,24 @@ func newRun() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run MODEL --data NAME=FILE... [--iters N --burn B --thin T --chains C --seed S] --out DIR [--force]",
 		Short: "Fit a model by MCMC: posterior trees and hyperparameters",
-		Long: `run samples the posterior of a model's tree and latent scalars by MCMC.
+		Long: `run samples the posterior of a model's tree and latent variables by MCMC.
 
-The engine chooses an update for each latent variable from the factors around
-it (run --explain prints the choice): the paper's subtree move with slice
-moves of divergence times and of re-attachment positions for the tree,
-conjugate Gibbs updates for c and the precision where their Gamma priors
-allow, slice sampling (log or logit scale) for everything else, and data
+The engine chooses an update for each latent variable, scalar or array, from
+the capabilities of the factors around it (run --explain prints the choice
+and why): the paper's subtree move with slice moves of divergence times and
+of re-attachment positions for the tree, conjugate Gibbs updates where a
+Gamma prior meets factors conjugate in it (c of the divergence function, a
+precision written 1 / sqrt(tau) in a Normal, a Gamma's rate; element by
+element for arrays), slice sampling (log, logit or real scale) for everything
+else, element by element for arrays, and data
 augmentation for a Probit likelihood, where the precision is slice sampled
 with the locations integrated out and three scale moves (auxiliaries with the
 variance, locations with the variance, times with c) keep chains from
 crawling along the directions the binary data hardly determine (see
 docs/probit-mixing.md). Internal locations are integrated out by belief
-propagation; missing data are marginalised.
+propagation; missing data are marginalised. A latent variable no update can
+serve (a discrete one) is an error naming it, before any sweep. trace.csv
+lists the latent scalars; latent arrays are sampled but not written.
 
 Each chain runs --iters sweeps; the first --burn of them (default: half of
 --iters; --burn 0 for none) are discarded and tune the slice widths, and
