@@ -104,16 +104,20 @@ X ~ PYDT(alpha, 0.5, c, 1 / prec)
 	if x := p.Unbound.ByName["X"]; !x.IsData || !slices.Equal(x.Dims, []int{-1, -1}) {
 		t.Errorf("unbound X: data %v, shape %v", x.IsData, x.Dims)
 	}
-	bind := func(n, d int, sets map[string]float64) *Graph {
+	bind := func(n, d int, sets map[string]float64) (*Graph, error) {
 		m := &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "x.csv"}
-		g, err := p.Bind(Bindings{Data: map[string]*dataset.Matrix{"X": m}, Set: sets})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
+		return p.Bind(Bindings{Data: map[string]*dataset.Matrix{"X": m}, Set: sets})
 	}
-	g1 := bind(3, 2, nil)
-	g2 := bind(5, 4, map[string]float64{"alpha": 1})
+	// Bound from two goroutines at once (go test -race checks it).
+	var g1 *Graph
+	var err1 error
+	done := make(chan bool)
+	go func() { g1, err1 = bind(3, 2, nil); done <- true }()
+	g2, err2 := bind(5, 4, map[string]float64{"alpha": 1})
+	<-done
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
 	for _, tt := range []struct {
 		g     *Graph
 		shape []int

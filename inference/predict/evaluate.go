@@ -17,7 +17,8 @@ import (
 )
 
 // Builder compiles the model to fit with the training data bound and the
-// extra scalars clamped (on top of the user's own --set values).
+// extra scalars clamped (on top of the user's own --set values): typically
+// a graph.Program, compiled once, bound to the rows (Program.Bind).
 type Builder func(train *dataset.Matrix, clamp map[string]float64) (*inference.Model, error)
 
 // EvalConfig controls Evaluate.
