@@ -197,8 +197,13 @@ type Scores struct {
 	// times.
 	LogTree float64 `json:"log_tree"`
 	// LogLik is the log density of the data with every internal location
-	// (and latent leaf location) integrated out.
+	// (and latent leaf location) integrated out: exact, or, when
+	// LogLikMethod is "EP", expectation propagation's approximation (for
+	// a likelihood without closed-form evidence, such as Probit).
 	LogLik float64 `json:"log_lik"`
+	// LogLikMethod is "" when LogLik is exact and "EP" when it is an
+	// expectation-propagation approximation.
+	LogLikMethod string `json:"log_lik_method,omitempty"`
 	// LogHyper is the log prior density of the latent and clamped
 	// variables (scalars and arrays) at their values.
 	LogHyper float64 `json:"log_hyper"`

@@ -12,8 +12,10 @@ import (
 
 // Score returns the log joint density of st and its parts: the tree prior,
 // the marginal likelihood of the data given the tree (internal and latent
-// leaf locations integrated out by belief propagation), and the prior of
-// the scalars. It is the engine's equivalent of CmdStan's log_prob.
+// leaf locations integrated out by belief propagation; for a likelihood
+// without closed-form leaf evidence that offers stdlib.TiltedLeaf, such as
+// Probit, expectation propagation's approximation, marked by
+// LogLikMethod "EP"), and the prior of the scalars. It is the engine's equivalent of CmdStan's log_prob.
 // The factors of scalars clamped outside their distribution's support are
 // left out (graph.Factor.Omitted); Scores lists what LogHyper includes and
 // what it leaves out.
@@ -41,24 +43,38 @@ func (m *Model) Score(st *State) (Scores, error) {
 	}
 	s.LogTree = pydt.LogPrior(st.Tree, p.Alpha, p.Beta, p.Div, h)
 
-	lik := bp.New(st.Tree, m.D)
-	if err := lik.SetVariance(p.Variance); err != nil {
-		return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
-	}
-	if err := m.observe(lik, st.Env); err != nil {
-		return s, fmt.Errorf("score: %w", err)
-	}
-	if err := lik.Recompute(); err != nil {
-		if errors.Is(err, bp.ErrZeroEdge) {
-			return s, fmt.Errorf("score: PYDT node %s: %w (a branch of zero length: check the tree's times)", m.Leaves.Name, err)
+	var ll float64
+	if b := m.Trees[0]; b.ClosedForm() != nil && b.Tilted() != nil {
+		// No closed form (Probit): expectation propagation's estimate.
+		if err := st.Tree.Validate(); err != nil {
+			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
 		}
-		return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
+		ll, err = b.EPLogLik(st.Env, st.Tree, p.Variance)
+		if err != nil {
+			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
+		}
+		s.LogLikMethod = "EP"
+	} else {
+		lik := bp.New(st.Tree, m.D)
+		if err := lik.SetVariance(p.Variance); err != nil {
+			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
+		}
+		if err := m.observe(lik, st.Env); err != nil {
+			return s, fmt.Errorf("score: %w", err)
+		}
+		if err := lik.Recompute(); err != nil {
+			if errors.Is(err, bp.ErrZeroEdge) {
+				return s, fmt.Errorf("score: PYDT node %s: %w (a branch of zero length: check the tree's times)", m.Leaves.Name, err)
+			}
+			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
+		}
+		ll = lik.LogLik()
 	}
 	hyper, data, err := m.LogHyper(st.Env)
 	if err != nil {
 		return s, fmt.Errorf("score: %w", err)
 	}
-	s.LogLik = lik.LogLik() + data
+	s.LogLik = ll + data
 	s.LogHyper = hyper
 	s.HyperTerms = []string{}
 	for _, f := range m.G.Factors {
@@ -97,6 +113,7 @@ func (s Scores) MarshalJSON() ([]byte, error) {
 		LogLik   any      `json:"log_lik"`
 		LogHyper any      `json:"log_hyper"`
 		LogJoint any      `json:"log_joint"`
+		Method   string   `json:"log_lik_method,omitempty"`
 		Omitted  []string `json:"omitted,omitempty"`
-	}{num(s.LogTree), num(s.LogLik), num(s.LogHyper), num(s.LogJoint), s.Omitted})
+	}{num(s.LogTree), num(s.LogLik), num(s.LogHyper), num(s.LogJoint), s.LogLikMethod, s.Omitted})
 }

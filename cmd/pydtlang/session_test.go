@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -256,13 +258,32 @@ func TestDrawFlag(t *testing.T) {
 	}
 }
 
-func TestScoreRefusesProbit(t *testing.T) {
+// TestScoreProbitEP scores a Probit model (main refused it): log_lik is
+// EP's estimate, stderr says it is an approximation, --json marks it. The
+// exact value is a product of bivariate orthant probabilities (one per
+// dimension): ρ = ±σ² t/(σ² + 1) = ±1/4 here, P = 1/4 + asin ρ/(2π).
+func TestScoreProbitEP(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"y.csv": "0,1\n1,0\n", "t.nwk": "(1:0.5,2:0.5):0.5;\n"})
-	code, _, errOut := runCmd(t, "score", "../../examples/binary.pydt", "--data", "Y="+filepath.Join(dir, "y.csv"),
-		"--tree", filepath.Join(dir, "t.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1")
-	if code != 1 || !strings.Contains(errOut, "score does not support ../../examples/binary.pydt: the Probit likelihood of Y has no closed-form marginal likelihood given the tree: it is an augmented likelihood") {
-		t.Errorf("status %d, stderr %q", code, errOut)
+	args := []string{"score", "../../examples/binary.pydt", "--data", "Y=" + filepath.Join(dir, "y.csv"),
+		"--tree", filepath.Join(dir, "t.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1"}
+	code, out, errOut := runCmd(t, args...)
+	if code != 0 || !strings.Contains(errOut, "log_lik is an approximation") || !strings.Contains(errOut, "expectation propagation") {
+		t.Fatalf("status %d, stderr %q", code, errOut)
+	}
+	var ll float64
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "log_lik "); ok {
+			ll, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	want := 2 * math.Log(0.25+math.Asin(-0.25)/(2*math.Pi))
+	if math.Abs(ll-want) > 0.005 {
+		t.Errorf("log_lik %v, exact %v (output %q)", ll, want, out)
+	}
+	_, js, _ := runCmd(t, append(args, "--json")...)
+	if !strings.Contains(js, `"log_lik_method": "EP"`) {
+		t.Errorf("--json output does not mark the approximation: %s", js)
 	}
 }
 

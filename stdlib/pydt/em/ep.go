@@ -15,47 +15,19 @@ import (
 type Site interface {
 	// Tilted returns the log normaliser log Z = log ∫ N(z; m, v) p(y | z) dz
 	// of the tilted distribution and its mean and variance, for a cavity
-	// N(m, v), v > 0.
-	Tilted(y, m, v float64) (logZ, mean, variance float64, err error)
+	// N(m, v), v > 0, at entry k = i·D + d of the data (so that a
+	// likelihood may have parameters that vary by entry).
+	Tilted(k int, y, m, v float64) (logZ, mean, variance float64, err error)
 }
 
 // Probit is the likelihood of stdlib.Probit: y = 1 when z + ε > 0,
-// ε ~ N(0, 1), so p(y = 1 | z) = Φ(z); y = 0 otherwise.
+// ε ~ N(0, 1), so p(y = 1 | z) = Φ(z); y = 0 otherwise. Its moments are
+// stdlib.Probit's Tilted.
 type Probit struct{}
 
-// Tilted returns the moments of N(z; m, v) Φ(±z) (Rasmussen & Williams
-// 2006, Section 3.6.1): with q = ±m/√(1+v) and r = φ(q)/Φ(q),
-// log Z = log Φ(q), mean m ± v r/√(1+v), variance v - v² r (q + r)/(1+v).
-// y must be 0 or 1.
-func (Probit) Tilted(y, m, v float64) (logZ, mean, variance float64, err error) {
-	var sign float64
-	switch y {
-	case 1:
-		sign = 1
-	case 0:
-		sign = -1
-	default:
-		return 0, 0, 0, fmt.Errorf("em: probit observation %v is not 0 or 1", y)
-	}
-	if !(v > 0) || math.IsInf(v, 1) || math.IsNaN(m) || math.IsInf(m, 0) {
-		return 0, 0, 0, fmt.Errorf("em: probit site: cavity N(%v, %v) is not proper", m, v)
-	}
-	sq := math.Sqrt(1 + v)
-	q := sign * m / sq
-	logZ = stdlib.LogNormCDF(q)
-	r := math.Exp(-0.5*q*q - 0.5*log2Pi - logZ)
-	mean = m + sign*v*r/sq
-	// λ = r (q + r) lies in (0, 1) (log-concavity of Φ); far in the lower
-	// tail q + r loses digits, so keep λ there.
-	lam := r * (q + r)
-	if !(lam > 0) {
-		lam = 0
-	}
-	if lam >= 1 {
-		lam = 1 - 1e-12
-	}
-	variance = v - v*v*lam/(1+v)
-	return logZ, mean, variance, nil
+// Tilted returns stdlib.Probit's tilted moments.
+func (Probit) Tilted(_ int, y, m, v float64) (logZ, mean, variance float64, err error) {
+	return stdlib.Probit{}.Tilted(y, m, v, nil)
 }
 
 // ErrNotConverged is wrapped by the error of an EP run that reached its
@@ -193,7 +165,7 @@ func (ep *EP) Fit(m *bp.Model) (float64, error) {
 				if !ok {
 					continue // skip a site whose cavity is improper
 				}
-				_, tm, tv, err := ep.Site.Tilted(y, cm, cv)
+				_, tm, tv, err := ep.Site.Tilted(j, y, cm, cv)
 				if err != nil {
 					return 0, fmt.Errorf("leaf %d, dimension %d: %w", i+1, k, err)
 				}
@@ -242,7 +214,7 @@ func (ep *EP) logZConst(m *bp.Model) (float64, error) {
 			}
 			mm, mv := ep.mean[i*ep.d+k], ep.vari[i*ep.d+k]
 			if ep.tau[j] == 0 {
-				lz, _, _, err := ep.Site.Tilted(y, mm, mv)
+				lz, _, _, err := ep.Site.Tilted(j, y, mm, mv)
 				if err != nil {
 					return 0, err
 				}
@@ -253,7 +225,7 @@ func (ep *EP) logZConst(m *bp.Model) (float64, error) {
 			if !ok {
 				return 0, fmt.Errorf("em: EP: improper cavity at leaf %d, dimension %d", i+1, k)
 			}
-			lz, _, _, err := ep.Site.Tilted(y, cm, cv)
+			lz, _, _, err := ep.Site.Tilted(j, y, cm, cv)
 			if err != nil {
 				return 0, err
 			}
@@ -272,14 +244,20 @@ func (ep *EP) logZConst(m *bp.Model) (float64, error) {
 // normaliser of the EP approximation, not a bound. It returns an error for
 // an invalid tree or data, or when EP does not converge.
 func EPLogLik(tr *pydt.Tree, variance float64, y []float64, dims int, site Site) (float64, error) {
-	if err := tr.Validate(); err != nil {
-		return 0, fmt.Errorf("em: EPLogLik: %w", err)
-	}
 	ep, err := NewEP(site, y, tr.NumLeaves(), dims)
 	if err != nil {
 		return 0, err
 	}
-	m := bp.New(tr, dims)
+	return EPLogLikSites(tr, variance, ep)
+}
+
+// EPLogLikSites is EPLogLik with the sites (and their data) given: it runs
+// ep to convergence on a fresh belief-propagation model of tr.
+func EPLogLikSites(tr *pydt.Tree, variance float64, ep *EP) (float64, error) {
+	if err := tr.Validate(); err != nil {
+		return 0, fmt.Errorf("em: EPLogLik: %w", err)
+	}
+	m := bp.New(tr, ep.d)
 	if err := m.SetVariance(variance); err != nil {
 		return 0, fmt.Errorf("em: EPLogLik: %w", err)
 	}

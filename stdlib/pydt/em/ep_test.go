@@ -34,7 +34,7 @@ func TestProbitTilted(t *testing.T) {
 		z0 := quad.Fixed(w, lo, hi, 4000, nil, 0)
 		z1 := quad.Fixed(func(z float64) float64 { return z * w(z) }, lo, hi, 4000, nil, 0) / z0
 		z2 := quad.Fixed(func(z float64) float64 { return (z - z1) * (z - z1) * w(z) }, lo, hi, 4000, nil, 0) / z0
-		lz, mean, vr, err := Probit{}.Tilted(c.y, c.m, c.v)
+		lz, mean, vr, err := Probit{}.Tilted(0, c.y, c.m, c.v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,10 +43,10 @@ func TestProbitTilted(t *testing.T) {
 			t.Errorf("%+v: (logZ, mean, var) = (%v, %v, %v), quadrature (%v, %v, %v)", c, lz, mean, vr, math.Log(z0), z1, z2)
 		}
 	}
-	if _, _, _, err := (Probit{}).Tilted(2, 0, 1); err == nil {
+	if _, _, _, err := (Probit{}).Tilted(0, 2, 0, 1); err == nil {
 		t.Error("y = 2 accepted")
 	}
-	if _, _, _, err := (Probit{}).Tilted(1, 0, 0); err == nil {
+	if _, _, _, err := (Probit{}).Tilted(0, 1, 0, 0); err == nil {
 		t.Error("zero cavity variance accepted")
 	}
 }
@@ -223,7 +223,7 @@ func TestEPConverges(t *testing.T) {
 				if !ok {
 					t.Fatalf("improper cavity at %d", j)
 				}
-				_, tm, tv, _ := Probit{}.Tilted(y[j], cm, cv)
+				_, tm, tv, _ := Probit{}.Tilted(j, y[j], cm, cv)
 				if math.Abs(tm-mean[j]) > 1e-6*(1+math.Abs(tm)) || math.Abs(tv-vari[j]) > 1e-6*tv {
 					t.Errorf("seed %d site %d: tilted (%v, %v), marginal (%v, %v)", seed, j, tm, tv, mean[j], vari[j])
 				}
