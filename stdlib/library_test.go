@@ -25,6 +25,8 @@ var agreementCases = []struct {
 	{"Normal", []float64{-3, 0.1}},
 	{"Probit", []float64{0.5}},
 	{"Probit", []float64{-2}},
+	{"StudentT", []float64{1, 2, 3}},
+	{"StudentT", []float64{-0.5, 0.3, 0.8}},
 }
 
 func TestEveryScalarHasAgreementCase(t *testing.T) {

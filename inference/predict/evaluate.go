@@ -109,7 +109,7 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 			return nil, err
 		}
 		if err := m.Trees[0].ClosedForm(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrAugmented, err)
+			return nil, fmt.Errorf("%w; %w", err, ErrAugmented)
 		}
 		if cfg.Standardize {
 			if _, err := m.Standardize(); err != nil {

@@ -65,7 +65,7 @@ type RunResult struct {
 // PredictRun handles a stdlib.ThresholdLeaf through ProbitGibbs): a run
 // directory does not keep the auxiliary variables, so the posterior of the
 // latent locations given a tree is not Gaussian.
-var ErrAugmented = errors.New("an augmented likelihood (stdlib.AugmentedLeaf) is not supported here: the run does not keep the auxiliary variables that make the locations' posterior Gaussian")
+var ErrAugmented = errors.New("the run does not keep the auxiliary variables that would make the locations' posterior Gaussian")
 
 // gaussianOnly returns nil when the leaves of m's tree get Gaussian evidence
 // from the data alone, and otherwise an error wrapping ErrAugmented (and
@@ -76,7 +76,7 @@ func gaussianOnly(m *inference.Model) error {
 		return errors.New("the model observes no data at the PYDT's leaves")
 	}
 	if err := b.ClosedForm(); err != nil {
-		return fmt.Errorf("%w: %w", ErrAugmented, err)
+		return fmt.Errorf("%w; %w", err, ErrAugmented)
 	}
 	return nil
 }
