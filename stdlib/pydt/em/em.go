@@ -78,6 +78,9 @@ type Options struct {
 	AlphaMax float64
 	// MaxIter bounds the iterations of Run (default 200).
 	MaxIter int
+	// MStepIters bounds the L-BFGS iterations of one M-step (default 50):
+	// EM needs an M-step only to raise L, not to reach its maximum.
+	MStepIters int
 	// Tol stops Run when an iteration raises the objective by less than
 	// Tol·(1 + |L|) (default 1e-10).
 	Tol float64
@@ -177,6 +180,9 @@ func New(m *bp.Model, opt Options) (*EM, error) {
 		if err := opt.EP.check(m); err != nil {
 			return nil, err
 		}
+	}
+	if opt.MStepIters == 0 {
+		opt.MStepIters = 50
 	}
 	e := &EM{m: m, tr: tr, d: m.Dims(), opt: opt, h: h, alpha: opt.Alpha, beta: opt.Beta}
 	if e.alpha < 0 && opt.AlphaPrior != nil && opt.LearnAlpha {

@@ -126,10 +126,13 @@ func (e *EM) mstep() error {
 			}
 		},
 	}
+	// EM needs each M-step only to raise L (generalised EM): a bounded
+	// number of L-BFGS iterations from the current times suffices, and
+	// the outer iterations converge to the same fixed points.
 	settings := &optimize.Settings{
-		GradientThreshold: 1e-9,
-		Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-12, Iterations: 20},
-		MajorIterations:   1000,
+		GradientThreshold: 1e-8,
+		Converger:         &optimize.FunctionConverge{Absolute: 1e-11, Relative: 1e-11, Iterations: 5},
+		MajorIterations:   e.opt.MStepIters,
 	}
 	res, err := optimize.Minimize(prob, u0, settings, &optimize.LBFGS{})
 	if res == nil {
@@ -171,19 +174,16 @@ func (e *EM) setTimes(s []float64) error {
 	return e.m.Recompute()
 }
 
-// abTerms returns the terms of L that depend on (α, β): the structure
-// terms, -E[c] Σ_b J_b s_b and the priors; -Inf outside the domain.
-func (e *EM) abTerms(alpha, beta float64) float64 {
+// abTerms returns the terms of L that depend on (α, β), given the
+// statistics abs of the tree at divergence c/(1-t), c = E[c]: the
+// structure terms and -E[c] Σ_b J_b s_b (in their edge form, from
+// pydt.AlphaBetaStats.LogPriorS, which adds the constant Σ_b log E[c]) and
+// the priors; -Inf outside the domain.
+func (e *EM) abTerms(abs *pydt.AlphaBetaStats, alpha, beta float64) float64 {
 	if pydt.CheckPitmanYor(alpha, beta) != nil {
 		return math.Inf(-1)
 	}
-	ec, _ := e.meanC()
-	// Per-node form, as in timeTerms, so that L is consistent.
-	js := 0.0
-	for _, v := range e.internal {
-		js += pydt.NodeJ(e.tr, v, alpha, beta, e.h) * e.tr.Time(v).S()
-	}
-	return pydt.LogStructure(e.tr, alpha, beta) - ec*js + e.abPrior(alpha, beta)
+	return abs.LogPriorS(alpha, beta, e.h) + e.abPrior(alpha, beta)
 }
 
 // updateAlphaBeta does one round of coordinate ascent: α by golden-section
@@ -192,13 +192,15 @@ func (e *EM) abTerms(alpha, beta float64) float64 {
 // not need, unimodality).
 func (e *EM) updateAlphaBeta() error {
 	const tol = 1e-7
+	ec, _ := e.meanC()
+	abs := pydt.NewAlphaBetaStats(e.tr, pydt.DivInv{C: ec})
 	if e.opt.LearnAlpha {
 		lo := -2 * e.beta
 		if e.opt.AlphaPrior != nil {
 			lo = 0
 		}
 		hi := math.Max(e.opt.AlphaMax, 2*e.alpha)
-		f := func(a float64) float64 { return e.abTerms(a, e.beta) }
+		f := func(a float64) float64 { return e.abTerms(abs, a, e.beta) }
 		x, fx, err := GoldenMax(f, lo, hi, tol*(1+hi-lo))
 		if err != nil {
 			return fmt.Errorf("em: alpha: %w", err)
@@ -210,7 +212,7 @@ func (e *EM) updateAlphaBeta() error {
 	if e.opt.LearnBeta {
 		lo := math.Max(0, -e.alpha/2)
 		hi := math.Nextafter(1, 0)
-		f := func(b float64) float64 { return e.abTerms(e.alpha, b) }
+		f := func(b float64) float64 { return e.abTerms(abs, e.alpha, b) }
 		x, fx, err := GoldenMax(f, lo, hi, tol)
 		if err != nil {
 			return fmt.Errorf("em: beta: %w", err)
