@@ -34,6 +34,6 @@ func benchEM(b *testing.B, n, d, iters int) {
 	}
 }
 
-func BenchmarkEMStep1e3D10(b *testing.B) { benchEM(b, 1000, 10, 1) }
-func BenchmarkEMStep1e4D10(b *testing.B) { benchEM(b, 10000, 10, 1) }
+func BenchmarkEMStep1e3D10(b *testing.B)   { benchEM(b, 1000, 10, 1) }
+func BenchmarkEMStep1e4D10(b *testing.B)   { benchEM(b, 10000, 10, 1) }
 func BenchmarkEM20Steps1e3D2(b *testing.B) { benchEM(b, 1000, 2, 20) }
