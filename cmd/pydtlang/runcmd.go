@@ -44,7 +44,9 @@ Gamma prior meets factors conjugate in it (c of the divergence function, a
 precision written 1 / sqrt(tau) in a Normal, a Gamma's rate; element by
 element for arrays), slice sampling (log, logit or real scale) for everything
 else, element by element for arrays, and data
-augmentation for a Probit likelihood, where the precision is slice sampled
+augmentation for a likelihood that asks for it (Probit's truncated-normal
+auxiliaries, StudentT's precision scales), with, for Probit, the precision
+slice sampled
 with the locations integrated out and three scale moves (auxiliaries with the
 variance, locations with the variance, times with c) keep chains from
 crawling along the directions the binary data hardly determine (see
@@ -105,7 +107,7 @@ It writes to DIR, as it goes:
                    that score prints, less the sum of s over the branch
                    points; in t the mode can be a state with times within
                    1e-20 of 1). One state: read summary.nwk first. Not
-                   written for a Probit
+                   written for an augmented (Probit, StudentT)
                    likelihood: its log joint is that of the augmented state
                    (one draw of the auxiliaries u), which is not comparable
                    across states, and p(Y | tree) has no closed form
