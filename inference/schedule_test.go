@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -135,25 +138,62 @@ func dataMat(n, d int, f func(i, j int) float64) *dataset.Matrix {
 }
 
 // scheduleCases are the models whose schedules are checked, with their
-// data.
+// data: the small models above and every model file under examples/ (so
+// that a new example is checked too), bound to data of its declared kinds.
 func scheduleCases(t testing.TB) map[string]*Model {
 	x := dataMat(4, 2, func(i, j int) float64 { return float64(i) - 0.5*float64(j) })
 	y := vec(0.3, -1.2, 0.8, 2.1)
-	bin := dataMat(4, 3, func(i, j int) float64 { return float64((i + j) % 2) })
-	return map[string]*Model{
-		"gaussian":       compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x}),
-		"gaussian-noise": compileExampleFile(t, "gaussian-noise.pydt", map[string]*dataset.Matrix{"X": x}),
-		"binary":         compileExampleFile(t, "binary.pydt", map[string]*dataset.Matrix{"Y": bin}),
-		"latent-vector":  compileSource(t, "w.pydt", []byte(latentVectorModel), map[string]*dataset.Matrix{"X": x}, nil),
-		"row-mean":       compileSource(t, "rows.pydt", []byte(rowMeanModel), map[string]*dataset.Matrix{"X": x, "y": y}, nil),
-		"noise-sd":       compileSource(t, "sd.pydt", []byte(noiseSDModel), map[string]*dataset.Matrix{"X": x}, nil),
-		"column-sd":      compileSource(t, "cols.pydt", []byte(columnSDModel), map[string]*dataset.Matrix{"X": x}, nil),
+	cases := map[string]*Model{
+		"latent-vector": compileSource(t, "w.pydt", []byte(latentVectorModel), map[string]*dataset.Matrix{"X": x}, nil),
+		"row-mean":      compileSource(t, "rows.pydt", []byte(rowMeanModel), map[string]*dataset.Matrix{"X": x, "y": y}, nil),
+		"noise-sd":      compileSource(t, "sd.pydt", []byte(noiseSDModel), map[string]*dataset.Matrix{"X": x}, nil),
+		"column-sd":     compileSource(t, "cols.pydt", []byte(columnSDModel), map[string]*dataset.Matrix{"X": x}, nil),
 		"column-precision": compileSource(t, "tau.pydt", []byte(columnPrecisionModel), map[string]*dataset.Matrix{
 			"X": x, "v": dataMat(4, 2, func(i, j int) float64 { return float64(i - j) })}, nil),
 		"index": compileSource(t, "index.pydt", []byte(indexModel), map[string]*dataset.Matrix{
 			"X": x, "y": y, "g": vec(1, 3, 3, 2), "v": dataMat(4, 2, func(i, j int) float64 { return float64(i * j) }),
 		}, map[string]float64{"G": 3}),
 	}
+	// Every example model, with data of its declared kinds.
+	files, err := filepath.Glob("../examples/*.pydt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example models: %v", err)
+	}
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := lang.Parse(filepath.Base(file), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := graph.CompileProgram(f, graph.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := map[string]*dataset.Matrix{}
+		for _, v := range prog.Unbound.Vars {
+			if !v.IsData || len(v.Dims) == 0 {
+				continue
+			}
+			cols := 1
+			if len(v.Dims) == 2 {
+				cols = 3
+			}
+			data[v.Name] = dataMat(4, cols, func(i, j int) float64 {
+				switch {
+				case v.Support.Discrete():
+					return float64((i + j) % 2)
+				case v.Support.Contains(-1):
+					return float64(i) - 0.6*float64(j)
+				}
+				return 0.5 + float64(i+j)
+			})
+		}
+		cases["examples/"+filepath.Base(file)] = compileSource(t, file, src, data, nil)
+	}
+	return cases
 }
 
 // TestScheduleTargetsCoverFactors checks, for every model of
