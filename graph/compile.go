@@ -1018,6 +1018,21 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call, tree stdlib.PYD
 		tmp := &Factor{Pos: f.Pos, Target: v, Type: tree, Args: []Expr{x}}
 		c.checkArgs(tmp, dt.Params, []lang.Position{pos[2]})
 	}
+	for k, a := range f.Args {
+		if w := arrayRef(a); w != nil && k != PYDTVariance {
+			c.errs.Addf(pos[k], "%s is an array, but PYDT parameter %s is a scalar: index it (%s[...]); only the variance may be a vector (of length D)", w.Name, tree.Params()[k].Name, w.Name)
+			return
+		}
+	}
+	for _, a := range f.Divergence.Args {
+		if w := arrayRef(a); w != nil {
+			c.errs.Addf(pos[2], "%s is an array, but the divergence parameters are scalars: index it (%s[...])", w.Name, w.Name)
+			return
+		}
+	}
+	if !c.dimVariance(f, pos[PYDTVariance]) {
+		return
+	}
 	tmp := *f
 	args := slices.Clone(f.Args)
 	args[2] = nil
@@ -1040,6 +1055,52 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call, tree stdlib.PYD
 	if v.Data != nil {
 		c.checkValues(v, stdlib.Real, "PYDT")
 	}
+}
+
+// dimVariance lets the variance argument of the PYDT f be a vector of
+// length D, one diffusion variance per dimension of the target (N×D), as
+// Neal's Dirichlet diffusion tree has: every array it reads must have
+// shape [D], and each such reference becomes the element indexed by the
+// dimension loop f.DimLoop (so 1 / prec, with prec : positive[D], reads
+// 1 / prec[d] in dimension d). It reports false after an error.
+func (c *compiler) dimVariance(f *Factor, pos lang.Position) bool {
+	x := f.Args[PYDTVariance]
+	if arrayRef(x) == nil {
+		return true
+	}
+	v := f.Target
+	D := v.Dims[1]
+	ok := true
+	inspect(x, func(e Expr) {
+		r, isRef := e.(Ref)
+		if !isRef || r.V.Scalar() {
+			return
+		}
+		switch {
+		case !ok: // one error is enough
+		case len(r.V.Dims) != 1:
+			c.errs.Addf(pos, "the PYDT variance reads %s, an array of %d dimensions: a per-dimension variance must be a vector of length D, the number of columns of %s (or a scalar)",
+				r.V.Name, len(r.V.Dims), v.Name)
+			ok = false
+		case D >= 0 && r.V.Dims[0] >= 0 && r.V.Dims[0] != D:
+			c.errs.Addf(pos, "the PYDT variance reads %s, a vector of length %d: a per-dimension variance must have length D = %d, the number of columns of %s",
+				r.V.Name, r.V.Dims[0], D, v.Name)
+			ok = false
+		}
+	})
+	if !ok {
+		return false
+	}
+	loop := Loop{Name: "_d", Slot: 0, Lo: 1, Hi: D}
+	f.DimLoop = &loop
+	f.Args[PYDTVariance] = mapRefs(x, func(r Ref) Expr {
+		if r.V.Scalar() {
+			return r
+		}
+		return Elem{V: r.V, Idx: []Expr{LoopIndex{Slot: loop.Slot, Name: loop.Name}}}
+	})
+	c.g.maxLoops = max(c.g.maxLoops, 1)
+	return true
 }
 
 // checkDivergence checks a divergence function whose parameters are all

@@ -123,3 +123,44 @@ func (f *Factor) evalErr(env *Env) error {
 		return fmt.Errorf("%s: %s: at %s: %w", f.Pos, f, b.String(), err)
 	})
 }
+
+// PYDTVariance is the position of the variance among a PYDT factor's Args.
+const PYDTVariance = 3
+
+// Variances evaluates the variance argument of a PYDT factor in env for
+// every dimension d into dst[d] (len(dst) must be D, the target's number
+// of columns): the one value of a scalar argument in every entry, or, for
+// a vector argument (DimLoop set), its element d+1. It does not check the
+// values; an evaluation error is returned wrapped with the factor and the
+// dimension.
+func (f *Factor) Variances(env *Env, dst []float64) error {
+	if !f.IsPYDT() {
+		return fmt.Errorf("%s: %s is not a PYDT", f.Pos, f)
+	}
+	if d := f.Target.Dims[1]; len(dst) != d {
+		return fmt.Errorf("%s: %d variances asked of a PYDT with %d dimensions", f.Pos, len(dst), d)
+	}
+	x := f.Args[PYDTVariance]
+	if f.DimLoop == nil {
+		y, err := Eval(x, env)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", f.Pos, f, err)
+		}
+		for d := range dst {
+			dst[d] = y
+		}
+		return nil
+	}
+	slot := f.DimLoop.Slot
+	saved := env.Loop[slot]
+	defer func() { env.Loop[slot] = saved }()
+	for d := range dst {
+		env.Loop[slot] = d + 1
+		y, err := Eval(x, env)
+		if err != nil {
+			return fmt.Errorf("%s: %s: variance of dimension %d: %w", f.Pos, f, d+1, err)
+		}
+		dst[d] = y
+	}
+	return nil
+}

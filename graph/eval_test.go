@@ -280,3 +280,52 @@ func TestUnknownOperator(t *testing.T) {
 		t.Errorf("got %v, %v", x, err)
 	}
 }
+
+// TestVariances evaluates PYDT variance arguments per dimension: a scalar
+// in every entry, a vector argument element by element (s / prec reads
+// s / prec[d]), functions of the vector included; the readers of the
+// vector include the PYDT.
+func TestVariances(t *testing.T) {
+	tests := []struct {
+		name, arg string
+		want      func(s float64, prec []float64, d int) float64
+	}{
+		{"scalar", "s", func(s float64, _ []float64, _ int) float64 { return s }},
+		{"reciprocal", "1 / prec", func(_ float64, p []float64, d int) float64 { return 1 / p[d] }},
+		{"scaled", "s / prec", func(s float64, p []float64, d int) float64 { return s / p[d] }},
+		{"function", "exp(-log(prec)) + s * prec", func(s float64, p []float64, d int) float64 { return math.Exp(-math.Log(p[d])) + s*p[d] }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "dim N, D\nparam Z : real[N, D]\nparam prec : pos[D]\ns ~ Gamma(1, 1)\nprec ~ Gamma(1, 1)\nZ ~ PYDT(1, 0, 1, " + tt.arg + ")\n"
+			g := compileData(t, src, nil, map[string]float64{"N": 4, "D": 3})
+			f := g.PYDT
+			if vector := tt.name != "scalar"; (f.DimLoop != nil) != vector {
+				t.Fatalf("DimLoop = %v for %s", f.DimLoop, tt.arg)
+			}
+			if got := f.String(); got != "Z ~ PYDT(1, 0, DivInv(1), "+tt.arg+")" {
+				t.Errorf("printed as %q", got)
+			}
+			env := NewEnv(g)
+			s, prec := 0.7, []float64{0.5, 2, 30}
+			env.Values[g.ByName["s"].ID][0] = s
+			copy(env.Values[g.ByName["prec"].ID], prec)
+			got := make([]float64, 3)
+			if err := f.Variances(env, got); err != nil {
+				t.Fatal(err)
+			}
+			for d := range 3 {
+				if want := tt.want(s, prec, d); math.Abs(got[d]-want) > 1e-15*want {
+					t.Errorf("dimension %d: %v, want %v", d+1, got[d], want)
+				}
+			}
+			if err := f.Variances(env, make([]float64, 2)); err == nil {
+				t.Error("no error for 2 variances of 3 dimensions")
+			}
+			fs, _ := g.Readers(g.ByName["prec"])
+			if vector := tt.name != "scalar"; slices.Contains(fs, f) != vector {
+				t.Errorf("Readers(prec) = %v", fs)
+			}
+		})
+	}
+}

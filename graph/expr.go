@@ -417,6 +417,26 @@ func support(x Expr) stdlib.Support {
 }
 
 // inspect calls f for x and every expression nested in it, parents first.
+// mapRefs returns x with every variable reference r outside indices
+// replaced by f(r); the rest of the expression is copied.
+func mapRefs(x Expr, f func(Ref) Expr) Expr {
+	switch x := x.(type) {
+	case Ref:
+		return f(x)
+	case Neg:
+		return Neg{mapRefs(x.X, f)}
+	case Op:
+		return Op{Op: x.Op, X: mapRefs(x.X, f), Y: mapRefs(x.Y, f)}
+	case *Call:
+		c := &Call{F: x.F, Args: make([]Expr, len(x.Args))}
+		for i, a := range x.Args {
+			c.Args[i] = mapRefs(a, f)
+		}
+		return c
+	}
+	return x
+}
+
 func inspect(x Expr, f func(Expr)) {
 	f(x)
 	switch x := x.(type) {

@@ -111,6 +111,13 @@ type Factor struct {
 	// Elementwise is set when the factor applies to every element of an
 	// array target independently.
 	Elementwise bool
+	// DimLoop is set for a PYDT whose variance argument is a vector of
+	// length D, one diffusion variance per dimension (e.g. 1 / prec with
+	// prec : positive[D]): the argument's array references are then
+	// elements indexed by this loop over the dimensions 1..D, and the
+	// argument is evaluated by Variances, never by Eval alone. Nil when the
+	// variance is one scalar shared by every dimension.
+	DimLoop *Loop
 	// Omitted is set for the factor of a scalar clamped with --set to a
 	// value outside its distribution's support (alpha = 0 under a Gamma
 	// prior, for Neal's DDT): the value need only be valid for the factors

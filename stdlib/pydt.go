@@ -37,7 +37,7 @@ var PYDTParams = []Param{
 	{Name: "alpha", Support: Real, Doc: "concentration, alpha >= -2 beta; larger values give flatter trees"},
 	{Name: "beta", Support: UnitLeft, Default: 0, HasDefault: true, Doc: "discount, 0 <= beta < 1; alpha = beta = 0 is Neal's Dirichlet diffusion tree"},
 	{Name: "divergence", Support: Positive, Doc: "c in a(t) = c/(1-t), or a divergence function: DivInv(c), DivInvSq(c), DivNeal(c0, c1, c2)"},
-	{Name: "variance", Support: Positive, Default: 1, HasDefault: true, Doc: "diffusion variance sigma^2 per unit time"},
+	{Name: "variance", Support: Positive, Default: 1, HasDefault: true, Doc: "diffusion variance sigma^2 per unit time: a scalar, or a vector of length D (one per dimension)"},
 }
 
 // CheckPYDT validates the Pitman-Yor parameters: 0 <= beta < 1 and
