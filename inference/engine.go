@@ -61,6 +61,14 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		if err := servable(m, v); err != nil {
 			return nil, err
 		}
+		// Per-dimension precisions of the PYDT variance, with the data at
+		// the leaves: conjugate given the locations. With a latent leaf
+		// layer the same trap as below applies.
+		if g, ok := gibbsPrecisionDims(m, v); ok && m.Trees[0].Leaf == nil {
+			later = append(later, g)
+			needLocs = true
+			continue
+		}
 		if !v.Scalar() {
 			g, why := elemGammaConj(m, v)
 			if g != nil {
@@ -498,6 +506,7 @@ type Chain struct {
 	aux, savedAux []float64
 	// params and leafParams are scratch space for factor parameters.
 	params, leafParams []float64
+	variances          []float64 // scratch of syncVariance, D
 	// Skipped counts conditional updates skipped because their statistics
 	// were not finite (see gibbsPrecisionStep).
 	Skipped int
@@ -584,8 +593,8 @@ func newChainFrom(m *Model, sched *Schedule, st *State, pcg *rand.PCG) (*Chain, 
 		return nil, err
 	}
 	if ll := ch.lik.LogLik(); math.IsNaN(ll) || math.IsInf(ll, 0) {
-		return nil, fmt.Errorf("initial state: the log likelihood is %v (PYDT node %s, variance %g); "+
-			"the data may be on a scale far from the variance's prior: try rescaling the data or clamping the variance with --set", ll, m.Leaves.Name, ch.lik.Variance())
+		return nil, fmt.Errorf("initial state: the log likelihood is %v (PYDT node %s, variance %s); "+
+			"the data may be on a scale far from the variance's prior: try rescaling the data or clamping the variance with --set", ll, m.Leaves.Name, varianceString(ch.lik))
 	}
 	return ch, nil
 }
@@ -599,7 +608,7 @@ func (ch *Chain) attach() error {
 	if err != nil {
 		return err
 	}
-	if err := ch.lik.SetVariance(p.Variance); err != nil {
+	if err := ch.lik.SetVariances(p.DimVariances()); err != nil {
 		return err
 	}
 	if err := ch.syncEvidence(); err != nil {
@@ -641,13 +650,25 @@ func (ch *Chain) syncPrior() error {
 	return ch.moves.SetPrior(p.Alpha, p.Beta, p.Div)
 }
 
-// syncVariance passes the current PYDT variance to belief propagation.
+// syncVariance passes the current PYDT variance, one per dimension, to
+// belief propagation.
 func (ch *Chain) syncVariance() error {
-	v, err := graph.Eval(ch.m.Tree.Args[3], ch.st.Env)
-	if err != nil {
+	if len(ch.variances) != ch.m.D {
+		ch.variances = make([]float64, ch.m.D)
+	}
+	if err := ch.m.Tree.Variances(ch.st.Env, ch.variances); err != nil {
 		return err
 	}
-	return ch.lik.SetVariance(v)
+	return ch.lik.SetVariances(ch.variances)
+}
+
+// varianceString prints the diffusion variance of lik for messages: one
+// number, or one per dimension.
+func varianceString(lik *bp.Model) string {
+	if v := lik.Variance(); !math.IsNaN(v) {
+		return fmt.Sprintf("%g", v)
+	}
+	return fmt.Sprintf("%g per dimension", lik.Variances())
 }
 
 // syncEvidence sets every leaf's evidence from the data, or, for an
@@ -744,6 +765,13 @@ type Point struct {
 	// map.nwk is ranked by it.
 	LogJointS float64
 	Scalars   []float64
+}
+
+// Values returns a copy of the chain's current values of v, a scalar or
+// an array (row-major), such as per-dimension precisions that the trace,
+// which holds scalars only, does not record.
+func (ch *Chain) Values(v *graph.Var) []float64 {
+	return append([]float64(nil), ch.st.Env.Values[v.ID]...)
 }
 
 // Measure computes the log joint density of the chain's state and its

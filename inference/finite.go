@@ -56,7 +56,7 @@ func (ch *Chain) notFinite(after, what string) error {
 	default:
 		b.WriteString("a scalar's log density is not finite")
 	}
-	fmt.Fprintf(&b, " (variance %g; the divergence closest to t = 1 has 1 - t = %g)", ch.lik.Variance(), closest)
+	fmt.Fprintf(&b, " (variance %s; the divergence closest to t = 1 has 1 - t = %g)", varianceString(ch.lik), closest)
 	b.WriteString("; float64 cannot evaluate the density of this state. Try: standardize the data (run --standardize: columns of unit scale, which the default priors assume)")
 	if m.Trees[0].Exact() {
 		fmt.Fprintf(&b, "; use a Normal noise model (%s ~ Normal(Z, sd) with param Z : real[N, D] and Z ~ PYDT(...)), which keeps divergences away from t = 1", m.Data.Name)

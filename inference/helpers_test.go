@@ -77,7 +77,9 @@ func treeStats(m *Model, env *graph.Env, tr *pydt.Tree) []float64 {
 // come first).
 func sampleLeafLocations(t testing.TB, ch *Chain) []float64 {
 	free := bp.New(ch.Tree, ch.m.D)
-	free.SetVariance(ch.lik.Variance())
+	if err := free.SetVariances(ch.lik.Variances()); err != nil {
+		t.Fatal(err)
+	}
 	if err := free.Recompute(); err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,9 @@ func (m *Model) Refresh(env *graph.Env) error {
 	return m.G.EvalDeterministic(env)
 }
 
-// TreeParams evaluates the PYDT's parameters in env.
+// TreeParams evaluates the PYDT's parameters in env. A variance per
+// dimension (graph.Factor.DimLoop) is returned in Variances, with Variance
+// NaN; sim.Params.DimVariances gives either form per dimension.
 func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
 	f := m.Tree
 	var err error
@@ -105,10 +107,20 @@ func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
 		return y
 	}
 	p := sim.Params{
-		Alpha:    eval(f.Args[0]),
-		Beta:     eval(f.Args[1]),
-		Variance: eval(f.Args[3]),
-		Dims:     m.D,
+		Alpha: eval(f.Args[0]),
+		Beta:  eval(f.Args[1]),
+		Dims:  m.D,
+	}
+	if f.DimLoop == nil {
+		p.Variance = eval(f.Args[graph.PYDTVariance])
+	} else {
+		// A variance per dimension: Variance is unused (NaN, so that a
+		// caller reading it fails loudly).
+		p.Variance = math.NaN()
+		p.Variances = make([]float64, m.D)
+		if e := f.Variances(env, p.Variances); e != nil && err == nil {
+			err = fmt.Errorf("PYDT node %s: %w", m.Leaves.Name, e)
+		}
 	}
 	args := make([]float64, len(f.Divergence.Args))
 	for i, a := range f.Divergence.Args {

@@ -379,7 +379,16 @@ func treeSites(m *Model, f *graph.Factor, v *graph.Var, env *graph.Env, dets map
 			mark(a, func(r *treeReach) { r.prior, r.alphaBeta = true, false })
 		}
 	}
-	mark(f.Args[3], func(r *treeReach) { r.variance = true })
+	if l := f.DimLoop; l != nil {
+		// A variance per dimension: dimension d reads the elements at
+		// its own loop value.
+		for d := l.Lo; d <= l.Hi; d++ {
+			env.Loop[l.Slot] = d
+			mark(f.Args[graph.PYDTVariance], func(r *treeReach) { r.variance = true })
+		}
+		return nil
+	}
+	mark(f.Args[graph.PYDTVariance], func(r *treeReach) { r.variance = true })
 	return nil
 }
 
@@ -600,6 +609,14 @@ func scaleName(tr scalar.Transform) string {
 
 func (g gibbsCStep) targets() []siteTarget {
 	return []siteTarget{{V: g.v, Terms: []term{{F: g.v.Def, Elem: -1}, {F: g.tree, Elem: -1}}}}
+}
+
+func (g gibbsPrecisionDimsStep) targets() []siteTarget {
+	out := make([]siteTarget, g.v.Len())
+	for d := range out {
+		out[d] = siteTarget{V: g.v, Off: d, Terms: []term{{F: g.v.Def, Elem: d}, {F: g.tree, Elem: -1}}}
+	}
+	return out
 }
 
 func (g gibbsPrecisionStep) targets() []siteTarget {

@@ -68,6 +68,21 @@ Z ~ PYDT(alpha, beta, c, 1 / prec)
 X ~ Normal(Z, sd)
 `
 	// A per-column noise sd, a latent array read by the leaf factor.
+	// A diffusion variance per dimension under a Normal noise model (the
+	// precisions are slice sampled with the locations integrated out).
+	noisePerDimModel = `
+dim N, D
+data X : real[N, D]
+param Z : real[N, D]
+param prec : pos[D]
+alpha ~ Gamma(2, 4)
+beta ~ Beta(2, 3)
+c ~ Gamma(4, 2)
+prec ~ Gamma(3, 3)
+noise ~ Gamma(4, 1)
+Z ~ PYDT(alpha, beta, c, 1 / prec)
+X ~ Normal(Z, 1 / sqrt(noise))
+`
 	columnSDModel = `
 dim N, D
 data X : real[N, D]
@@ -150,6 +165,8 @@ func scheduleCases(t testing.TB) map[string]*Model {
 		"column-sd":     compileSource(t, "cols.pydt", []byte(columnSDModel), map[string]*dataset.Matrix{"X": x}, nil),
 		"column-precision": compileSource(t, "tau.pydt", []byte(columnPrecisionModel), map[string]*dataset.Matrix{
 			"X": x, "v": dataMat(4, 2, func(i, j int) float64 { return float64(i - j) })}, nil),
+		"gaussian-perdim": compileExampleFile(t, "gaussian-perdim.pydt", map[string]*dataset.Matrix{"X": x}),
+		"noise-perdim":    compileSource(t, "noise-perdim.pydt", []byte(noisePerDimModel), map[string]*dataset.Matrix{"X": x}, nil),
 		"index": compileSource(t, "index.pydt", []byte(indexModel), map[string]*dataset.Matrix{
 			"X": x, "y": y, "g": vec(1, 3, 3, 2), "v": dataMat(4, 2, func(i, j int) float64 { return float64(i * j) }),
 		}, map[string]float64{"G": 3}),

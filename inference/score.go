@@ -56,7 +56,7 @@ func (m *Model) Score(st *State) (Scores, error) {
 		s.LogLikMethod = "EP"
 	} else {
 		lik := bp.New(st.Tree, m.D)
-		if err := lik.SetVariance(p.Variance); err != nil {
+		if err := lik.SetVariances(p.DimVariances()); err != nil {
 			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
 		}
 		if err := m.observe(lik, st.Env); err != nil {

@@ -55,8 +55,8 @@ func MeanLocations(m *inference.Model, tr *pydt.Tree, value func(name string) (f
 		return nil, err
 	}
 	lik := bp.New(tr, m.D)
-	if err := lik.SetVariance(params.Variance); err != nil {
-		return nil, fmt.Errorf("diffusion variance %v: %w", params.Variance, err)
+	if err := lik.SetVariances(params.DimVariances()); err != nil {
+		return nil, fmt.Errorf("diffusion variance %v: %w", params.DimVariances(), err)
 	}
 	var first error
 	err = m.Evidence(st.Env, func(i, d int, mean, prec float64) {

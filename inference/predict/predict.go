@@ -50,13 +50,41 @@ type Params struct {
 	Alpha, Beta float64
 	// Div is the divergence function a(t).
 	Div pydt.Divergence
-	// Variance is the diffusion variance σ².
+	// Variance is the diffusion variance σ² shared by every dimension,
+	// unless Variances is set.
 	Variance float64
+	// Variances, when not nil, holds the diffusion variance σ²_d of each
+	// dimension; Variance is then ignored.
+	Variances []float64
 	// Noise, when not nil, holds for each dimension the variance added to
 	// the new point's leaf location to give the observed value (sd² of a
 	// Normal noise model; 1 for a Probit model's auxiliary variable is
 	// not added here, see LogProbBinary).
 	Noise []float64
+}
+
+// variances returns the diffusion variance of each of d dimensions, or an
+// error naming an invalid one.
+func (p Params) variances(d int) ([]float64, error) {
+	if p.Variances == nil {
+		if !(p.Variance > 0) || math.IsInf(p.Variance, 1) {
+			return nil, fmt.Errorf("predict: diffusion variance σ² = %v must be positive and finite", p.Variance)
+		}
+		s2 := make([]float64, d)
+		for k := range s2 {
+			s2[k] = p.Variance
+		}
+		return s2, nil
+	}
+	if len(p.Variances) != d {
+		return nil, fmt.Errorf("predict: %d diffusion variances for %d dimensions", len(p.Variances), d)
+	}
+	for k, v := range p.Variances {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return nil, fmt.Errorf("predict: diffusion variance σ² = %v of dimension %d must be positive and finite", v, k+1)
+		}
+	}
+	return p.Variances, nil
 }
 
 // Options tune the computation.
@@ -98,7 +126,7 @@ func (mx *Mixture) add(logw float64, mean, v []float64, node pydt.NodeID, at pyd
 
 // Tree returns the predictive distribution of a new point's observed value
 // given the tree of lik, whose evidence (the data) lik holds. lik's
-// variance is set to p.Variance. Every divergence function of package pydt
+// variances are set to p.Variances, or all to p.Variance. Every divergence function of package pydt
 // has A(1) = ∞, so a new point always diverges before t = 1; for one with
 // A(1) < ∞ the point may also reach a leaf and share its location.
 func Tree(lik *bp.Model, p Params, opt Options) (*Mixture, error) {
@@ -111,10 +139,11 @@ func Tree(lik *bp.Model, p Params, opt Options) (*Mixture, error) {
 	if err := pydt.CheckPrior(p.Alpha, p.Beta, p.Div); err != nil {
 		return nil, fmt.Errorf("predict: %w", err)
 	}
-	if !(p.Variance > 0) || math.IsInf(p.Variance, 1) {
-		return nil, fmt.Errorf("predict: diffusion variance σ² = %v must be positive and finite", p.Variance)
-	}
 	d := lik.Dims()
+	s2, err := p.variances(d)
+	if err != nil {
+		return nil, err
+	}
 	if p.Noise != nil && len(p.Noise) != d {
 		return nil, fmt.Errorf("predict: %d noise variances for %d dimensions", len(p.Noise), d)
 	}
@@ -123,14 +152,14 @@ func Tree(lik *bp.Model, p Params, opt Options) (*Mixture, error) {
 			return nil, fmt.Errorf("predict: noise variance %v of dimension %d must be non-negative and finite", v, k+1)
 		}
 	}
-	if err := lik.SetVariance(p.Variance); err != nil {
+	if err := lik.SetVariances(s2); err != nil {
 		return nil, fmt.Errorf("predict: %w", err)
 	}
 	tr := lik.Tree()
 	if tr.Root() == pydt.NoNode {
 		return nil, errors.New("predict: the tree is empty")
 	}
-	w := &walker{lik: lik, tr: tr, p: p, d: d, s2: p.Variance,
+	w := &walker{lik: lik, tr: tr, p: p, d: d, s2: s2,
 		mean: make([]float64, tr.Cap()*d), vr: make([]float64, tr.Cap()*d),
 		mx: &Mixture{D: d}, cm: make([]float64, d), cv: make([]float64, d),
 		ym: make([]float64, d), yv: make([]float64, d), zero: make([]float64, d)}
@@ -151,7 +180,7 @@ type walker struct {
 	tr       *pydt.Tree
 	p        Params
 	d        int
-	s2       float64
+	s2       []float64 // diffusion variance per dimension
 	mean, vr []float64 // posterior marginals, v*D+d
 	mx       *Mixture
 	gx, gw   []float64
@@ -181,10 +210,10 @@ func (w *walker) parent(b pydt.NodeID) (mean, vr []float64, t pydt.Time) {
 // emit adds the component of divergence at time t, on the path to node b,
 // from location N(ym, yv).
 func (w *walker) emit(logw float64, t pydt.Time, b pydt.NodeID) {
-	rest := w.s2 * t.OneMinus()
+	l := t.OneMinus()
 	for k := range w.d {
 		w.cm[k] = w.ym[k]
-		w.cv[k] = w.yv[k] + rest
+		w.cv[k] = w.yv[k] + w.s2[k]*l
 		if w.p.Noise != nil {
 			w.cv[k] += w.p.Noise[k]
 		}
@@ -251,9 +280,9 @@ func (w *walker) edge(b pydt.NodeID, logP float64) error {
 // onEdge sets ym, yv to the posterior marginal of the location at time t on
 // the edge [a b], a's marginal being (pm, pv).
 func (w *walker) onEdge(b pydt.NodeID, pm, pv []float64, ta, tb, t pydt.Time) {
-	s1 := w.s2 * t.Since(ta)
-	s2 := w.s2 * tb.Since(t)
+	l1, l2 := t.Since(ta), tb.Since(t)
 	for k := range w.d {
+		s1, s2 := w.s2[k]*l1, w.s2[k]*l2
 		mb, vb := w.lik.Message(b, k)
 		if math.IsInf(vb, 1) {
 			w.ym[k], w.yv[k] = pm[k], pv[k]+s1

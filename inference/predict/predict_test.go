@@ -17,12 +17,12 @@ import (
 func fixture(t *testing.T, seed uint64, n, d int, p Params, noise []float64, missing [][2]int) *bp.Model {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
-	tr, x, err := sim.Draw(rng, n, sim.Params{Alpha: p.Alpha, Beta: p.Beta, Div: p.Div, Variance: p.Variance, Dims: d})
+	tr, x, err := sim.Draw(rng, n, sim.Params{Alpha: p.Alpha, Beta: p.Beta, Div: p.Div, Variance: p.Variance, Variances: p.Variances, Dims: d})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lik := bp.New(tr, d)
-	if err := lik.SetVariance(p.Variance); err != nil {
+	if err := lik.SetVariances(dimVariances(p, d)); err != nil {
 		t.Fatal(err)
 	}
 	skip := map[[2]int]bool{}
@@ -48,6 +48,18 @@ func fixture(t *testing.T, seed uint64, n, d int, p Params, noise []float64, mis
 	return lik
 }
 
+// dimVariances returns the diffusion variance of each of d dimensions.
+func dimVariances(p Params, d int) []float64 {
+	if p.Variances != nil {
+		return p.Variances
+	}
+	s2 := make([]float64, d)
+	for k := range s2 {
+		s2[k] = p.Variance
+	}
+	return s2
+}
+
 // monteCarlo estimates the predictive density at each query point by the
 // generative process given the tree: draw every location jointly from its
 // posterior given the data (bp.SampleLocations), walk a new point down the
@@ -64,6 +76,7 @@ func monteCarlo(lik *bp.Model, p Params, queries [][]float64, draws int, seed ui
 	sum := make([]float64, len(queries))
 	sum2 := make([]float64, len(queries))
 	y := make([]float64, d)
+	s2 := dimVariances(p, d)
 	for range draws {
 		if err := lik.SampleLocations(rng, x); err != nil {
 			panic(err)
@@ -72,7 +85,7 @@ func monteCarlo(lik *bp.Model, p Params, queries [][]float64, draws int, seed ui
 		for q, xq := range queries {
 			var l float64
 			for k := range d {
-				v := p.Variance * t.OneMinus()
+				v := s2[k] * t.OneMinus()
 				if p.Noise != nil {
 					v += p.Noise[k]
 				}
@@ -105,6 +118,7 @@ func TestTreeAgainstMonteCarlo(t *testing.T) {
 		{"noise, missing, 2-D", Params{Alpha: 1, Beta: 0.2, Div: pydt.DivInv{C: 1}, Variance: 0.7}, 6, 2, []float64{0.09, 0.25}, [][2]int{{0, 1}, {3, 0}}},
 		{"binary PY, c/(1-t)^2", Params{Alpha: -0.4, Beta: 0.2, Div: pydt.DivInvSq{C: 0.8}, Variance: 1}, 6, 2, nil, nil},
 		{"Neal's a(t)", Params{Alpha: 2, Beta: 0.5, Div: pydt.DivNeal{C0: 0.2, C1: 0.5, C2: 0.3}, Variance: 1.3}, 5, 1, []float64{0.04}, nil},
+		{"variance per dimension, noise, missing, 3-D", Params{Alpha: 1, Beta: 0.2, Div: pydt.DivInv{C: 1}, Variances: []float64{0.1, 1, 4}}, 6, 3, []float64{0.09, 0.25, 0.04}, [][2]int{{0, 1}, {3, 2}}},
 	}
 	draws := 100000
 	if testing.Short() {
@@ -299,10 +313,11 @@ func newPoint(rng *rand.Rand, tr *pydt.Tree, p Params, x, y []float64) pydt.Time
 			t = p.Div.InverseCumulative(Aa + u)
 			// Brownian bridge from x_a at t_a to x_b at t_b.
 			f := t.Since(ta) / tb.Since(ta)
-			bv := p.Variance * t.Since(ta) * tb.Since(t) / tb.Since(ta)
+			bv := t.Since(ta) * tb.Since(t) / tb.Since(ta) // per unit variance
 			xa, xb := loc(a), loc(b)
+			s2 := dimVariances(p, d)
 			for k := range d {
-				y[k] = xa[k] + f*(xb[k]-xa[k]) + math.Sqrt(bv)*rng.NormFloat64()
+				y[k] = xa[k] + f*(xb[k]-xa[k]) + math.Sqrt(s2[k]*bv)*rng.NormFloat64()
 			}
 			return t
 		}

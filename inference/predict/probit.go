@@ -51,7 +51,11 @@ func ProbitGibbs(rng *rand.Rand, lik *bp.Model, p Params, y []float64, burn, dra
 	if p.Noise != nil {
 		return fmt.Errorf("predict: a Probit model has no noise variance")
 	}
-	if err := lik.SetVariance(p.Variance); err != nil {
+	s2, err := p.variances(d)
+	if err != nil {
+		return err
+	}
+	if err := lik.SetVariances(s2); err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
 	for i := range n {

@@ -357,7 +357,7 @@ func treeMixture(m *inference.Model, d *draw, opt Options, rng *rand.Rand, burn,
 		return nil, fmt.Errorf("the tree has %d leaves, the data %d rows", d.tree.NumLeaves(), m.N)
 	}
 	lik := bp.New(d.tree, m.D)
-	p := Params{Alpha: tp.Alpha, Beta: tp.Beta, Div: tp.Div, Variance: tp.Variance}
+	p := Params{Alpha: tp.Alpha, Beta: tp.Beta, Div: tp.Div, Variance: tp.Variance, Variances: tp.Variances}
 	b := m.Trees[0]
 	if b.Threshold() != nil {
 		return probitMixture(rng, lik, p, env.Values[m.Data.ID], burn, draws, opt)

@@ -1,0 +1,140 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/scalar"
+	"github.com/pydtlang/pydtlang/inference/treemove"
+	"github.com/pydtlang/pydtlang/stdlib"
+)
+
+// gibbsPrecisionDimsStep is the conjugate update of per-dimension
+// precisions: a latent vector prec of length D whose elements have Gamma
+// priors (prec ~ Gamma(a, b) vectorised, or any elementwise Gamma factor)
+// and that enters the PYDT only as its variance 1 / prec, one σ²_d =
+// 1/prec[d] per dimension (graph.Factor.DimLoop). Given the sampled node
+// locations the dimensions are independent, and prec[d] has the
+// conditional Gamma(a_d + n_d/2, b_d + ss_d) with ss_d and n_d from
+// bp.Model.SuffStatsDims (NOTES.md, erratum 3, per dimension).
+//
+// Like the scalar gibbsPrecisionStep it conditions on locations, which
+// traps chains near t = 1 when the leaves are latent (a Normal noise or
+// Probit leaf layer; docs/probit-mixing.md): the schedule uses it only
+// when the data are the leaf locations, and slice sampling with the
+// locations integrated out otherwise.
+type gibbsPrecisionDimsStep struct {
+	tree  *graph.Factor
+	v     *graph.Var
+	prior stdlib.GammaPrior
+}
+
+// gibbsPrecisionDims returns the conjugate update of v when v is a latent
+// vector of length D with an elementwise Gamma prior covering it, read by
+// nothing but the PYDT's variance, which is exactly 1 / v (element d in
+// dimension d).
+func gibbsPrecisionDims(m *Model, v *graph.Var) (Updater, bool) {
+	f := m.Tree
+	if v.Role != graph.Latent || v.Def == nil || len(v.Dims) != 1 || v.Dims[0] != m.D || f.DimLoop == nil {
+		return nil, false
+	}
+	prior, ok := v.Def.Type.(stdlib.GammaPrior)
+	if !ok || !v.Def.Elementwise {
+		return nil, false
+	}
+	if !isDimReciprocal(f, v) || readsTreePrior(m, v) {
+		return nil, false
+	}
+	fs, dets := m.G.Readers(v)
+	if len(fs) != 1 || fs[0] != f || len(dets) > 0 {
+		return nil, false
+	}
+	return gibbsPrecisionDimsStep{tree: f, v: v, prior: prior}, true
+}
+
+// isDimReciprocal reports whether the variance argument of the PYDT f is
+// 1 / v[d], d being f's dimension loop.
+func isDimReciprocal(f *graph.Factor, v *graph.Var) bool {
+	o, ok := f.Args[graph.PYDTVariance].(graph.Op)
+	if !ok || o.Op != '/' {
+		return false
+	}
+	if n, ok := o.X.(graph.Num); !ok || n.V != 1 {
+		return false
+	}
+	e, ok := o.Y.(graph.Elem)
+	if !ok || e.V != v || len(e.Idx) != 1 {
+		return false
+	}
+	li, ok := e.Idx[0].(graph.LoopIndex)
+	return ok && li.Slot == f.DimLoop.Slot
+}
+
+func (g gibbsPrecisionDimsStep) Name() string { return "gibbs(" + g.v.Name + "[d])" }
+
+func (g gibbsPrecisionDimsStep) Explain() string {
+	return fmt.Sprintf("conjugate Gamma update per dimension given sampled locations: the PYDT variance of dimension d is 1/%s[d] "+
+		"and %s has elementwise Gamma priors", g.v.Name, g.v.Name)
+}
+
+// gammaParams evaluates the Gamma prior of every element of g.v in env:
+// shape and rate at each element's offset.
+func (g gibbsPrecisionDimsStep) gammaParams(env *graph.Env) (shape, rate []float64, err error) {
+	f := g.v.Def
+	shape, rate = make([]float64, g.v.Len()), make([]float64, g.v.Len())
+	p := make([]float64, len(f.Args))
+	err = f.ForEach(env, func(off int) error {
+		for i, a := range f.Args {
+			p[i] = a.Eval(env)
+		}
+		shape[off], rate[off] = g.prior.GammaParams(p)
+		return nil
+	})
+	return shape, rate, err
+}
+
+func (g gibbsPrecisionDimsStep) update(ch *Chain) error {
+	d := ch.m.D
+	ss, n := make([]float64, d), make([]int, d)
+	if err := ch.lik.SuffStatsDims(ch.locs, ss, n); err != nil {
+		// A location float64 cannot represent: keep the precisions (see
+		// gibbsPrecisionStep).
+		ch.Skipped++
+		return nil
+	}
+	env := ch.st.Env
+	shape, rate, err := g.gammaParams(env)
+	if err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
+	}
+	x := env.Values[g.v.ID]
+	old := append([]float64(nil), x...)
+	for k := range d {
+		if math.IsInf(ss[k], 1) || math.IsNaN(ss[k]) {
+			// Distinct locations across an edge float64 cannot resolve
+			// in this dimension: keep its precision (see
+			// gibbsPrecisionStep).
+			ch.Skipped++
+			continue
+		}
+		p, err := scalar.SamplePrecision(ch.rng, scalar.Gamma{Shape: shape[k], Rate: rate[k]}, n[k], ss[k])
+		if err != nil {
+			return fmt.Errorf("%s: dimension %d: %w", g.Name(), k+1, err)
+		}
+		x[k] = p
+	}
+	if err := ch.m.Refresh(env); err != nil {
+		return err
+	}
+	if err := ch.syncVariance(); err == nil && treemove.Evaluable(ch.lik.LogLik()) {
+		return nil
+	}
+	// Refused: a likelihood float64 cannot evaluate (see gibbsCStep).
+	ch.Skipped++
+	copy(x, old)
+	if err := ch.m.Refresh(env); err != nil {
+		return err
+	}
+	return ch.syncVariance()
+}
