@@ -113,6 +113,15 @@ for i in 1:N, j in 1:2 {
   v[i, j] ~ Normal(w[i], 1 / sqrt(tau[j]))
 }
 `
+	// The tree's parameters as elements of one latent array: h[1] is
+	// alpha, h[2] the c of the divergence function, h[3] the precision.
+	treeArrayModel = `
+dim N, D
+data X : real[N, D]
+param h : pos[3]
+h ~ Gamma(4, 4)
+X ~ PYDT(h[1], 0.2, h[2], 1 / h[3])
+`
 	// A latent matrix, group means read through a data index and at a
 	// constant index.
 	indexModel = `
@@ -163,6 +172,7 @@ func scheduleCases(t testing.TB) map[string]*Model {
 		"row-mean":      compileSource(t, "rows.pydt", []byte(rowMeanModel), map[string]*dataset.Matrix{"X": x, "y": y}, nil),
 		"noise-sd":      compileSource(t, "sd.pydt", []byte(noiseSDModel), map[string]*dataset.Matrix{"X": x}, nil),
 		"column-sd":     compileSource(t, "cols.pydt", []byte(columnSDModel), map[string]*dataset.Matrix{"X": x}, nil),
+		"tree-array":    compileSource(t, "h.pydt", []byte(treeArrayModel), map[string]*dataset.Matrix{"X": x}, nil),
 		"column-precision": compileSource(t, "tau.pydt", []byte(columnPrecisionModel), map[string]*dataset.Matrix{
 			"X": x, "v": dataMat(4, 2, func(i, j int) float64 { return float64(i - j) })}, nil),
 		"gaussian-perdim": compileExampleFile(t, "gaussian-perdim.pydt", map[string]*dataset.Matrix{"X": x}),
@@ -727,4 +737,22 @@ func TestLatentArrayRunResumesExactly(t *testing.T) {
 	m := compileSource(t, "tau.pydt", []byte(columnPrecisionModel+"mu ~ Normal(w[2], 1)\n"), map[string]*dataset.Matrix{
 		"X": x, "v": dataMat(4, 2, func(i, j int) float64 { return float64(i-j) / 2 })}, nil)
 	checkDeterministicAndResumable(t, m)
+}
+
+// TestGewekeTreeArray is the joint-distribution test of a latent array
+// whose elements are the tree's parameters (alpha, c, precision), sampled
+// element by element, each with the tree's part of its target.
+func TestGewekeTreeArray(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	m := compileSource(t, "h.pydt", []byte(treeArrayModel), map[string]*dataset.Matrix{
+		"X": dataMat(4, 1, func(i, j int) float64 { return 0 })}, nil)
+	h, _ := m.G.Lookup("h")
+	names := append(treeStatNames(m), "h[1]", "h[2]", "h[3]", "h[3]²")
+	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
+		x := env.Values[h.ID]
+		return append(treeStats(m, env, tr), x[0], x[1], x[2], x[2]*x[2])
+	}
+	gewekeRun(t, m, names, stats, m.SamplePrior, func(ch *Chain) { redrawData(t, ch) }, 8, 500, 3000)
 }
