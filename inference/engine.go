@@ -64,8 +64,9 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		// Per-dimension precisions of the PYDT variance, with the data at
 		// the leaves: conjugate given the locations. With a latent leaf
 		// layer the same trap as below applies.
-		if g, ok := gibbsPrecisionDims(m, v); ok && m.Trees[0].Leaf == nil {
-			later = append(later, g)
+		precDims, trapped := gibbsPrecisionDims(m, v)
+		if trapped && m.Trees[0].Leaf == nil {
+			later = append(later, precDims)
 			needLocs = true
 			continue
 		}
@@ -74,6 +75,9 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			if g != nil {
 				s.Steps = append(s.Steps, g)
 				continue
+			}
+			if trapped {
+				why = trapNote(m)
 			}
 			u, err := newElemSliceStep(m, v)
 			if err != nil {
