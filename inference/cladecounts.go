@@ -35,8 +35,9 @@ import (
 // the trees (a TreeSource replays them), which recounts every clade that
 // kept a counter; a clade without one is then known to be in at least one
 // tree (the one it is met in) and at most d. See Summaries for how the
-// majority-rule consensus, the clade credibilities and the tree of maximum
-// expected accuracy stay exact.
+// majority-rule consensus and the clade credibilities stay exact, and how
+// the tree of maximum expected accuracy is found exactly or reported with
+// a bound on what it may miss (SummaryTree.Gap).
 
 // CladeCapacityPerLeaf is the default number of counters per leaf of
 // CladeCounts: with k = 10(N−1) counters, every clade in more than a tenth
