@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -414,5 +415,21 @@ func TestSummaryMemoryDoesNotGrowWithDistinctClades(t *testing.T) {
 	if long > short+memoryGrowthBound {
 		t.Errorf("summary memory grows with the distinct clades: %d B for 800 trees, %d B for 200 (bound +%d B)",
 			long, short, memoryGrowthBound)
+	}
+}
+
+// TestTableWarnsOfMEAGap checks that the run table says when mea.nwk may
+// not be the best kept tree (summary.json's mea_gap), and only then.
+func TestTableWarnsOfMEAGap(t *testing.T) {
+	for _, gap := range []float64{0, 2.5} {
+		res := &Result{Chains: 1, Iterations: 10, Completed: 10, Burn: 5, Thin: 1, WallTime: 1,
+			Acceptance: map[string]float64{}, SummaryTree: &SummaryInfo{Trees: 5, MEAGap: gap}}
+		var b strings.Builder
+		if err := res.WriteTable(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "up to 2.5 higher") && strings.Contains(b.String(), "mea_gap"); got != (gap > 0) {
+			t.Errorf("gap %v: table\n%s", gap, b.String())
+		}
 	}
 }

@@ -593,6 +593,11 @@ func (res *Result) writeWarnings(w io.Writer) error {
 			return err
 		}
 	}
+	if st := res.SummaryTree; st != nil && st.MEAGap > 0 {
+		if _, err := fmt.Fprintf(w, "warning: mea.nwk may not be the best kept tree: another may score up to %.3g higher in expected correct minus incorrect clades (mea_gap; the clade counters overflowed)\n", st.MEAGap); err != nil {
+			return err
+		}
+	}
 	if len(ess) > 0 {
 		_, err := fmt.Fprintf(w, "warning: bulk ESS below %d (100 per chain) for %s: estimates of the mean are noisy; run longer or thin less\n", 100*res.Chains, strings.Join(ess, ", "))
 		return err
