@@ -875,12 +875,10 @@ func (c *CladeCounts) summaries(src TreeSource, mea, consensus bool, linkage *py
 	}
 	if linkage != nil {
 		linkTree = &SummaryTree{Tree: linkage, Credibility: map[pydt.NodeID]float64{}, Trees: int(c.trees)}
-		if link != nil {
+		if link != nil { // one row: no branch point
 			if linkTree.Credibility, err = link.credibility(c); err != nil {
 				return wrap(err)
 			}
-		} else {
-			linkTree.Credibility[linkage.Root()] = 1
 		}
 	}
 	return meaTree, consTree, linkTree, nil
