@@ -1,6 +1,8 @@
 // Package truncnorm draws from truncated normal distributions exactly, far
 // into the tails. It is shared by the node types of package stdlib (the
-// Probit augmentation) and the samplers of package inference/scalar.
+// Probit augmentation) and the samplers of package inference/scalar, whose
+// tests (truncnorm_test.go: moments, far tails, Kolmogorov-Smirnov,
+// allocations, preconditions) exercise it through scalar's wrappers.
 package truncnorm
 
 import (
