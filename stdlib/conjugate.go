@@ -38,7 +38,8 @@ func (r Reach) String() string {
 // parameters p (in Params order, already checked; p[k] is the parameter's
 // current value, from which the type recovers nothing it needs: the
 // statistics depend on x and the other parameters only). ok is false when
-// parameter k written as r is not conjugate in this sense.
+// parameter k written as r is not conjugate in this sense; it depends on k
+// and r only, so the engine asks once, when it builds the schedule.
 //
 // Normal has it for its sd written as 1/sqrt(θ) (θ the precision: a = 1/2,
 // b = (x − mean)²/2); Gamma for its rate written as θ (a = shape, b = x).
