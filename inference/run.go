@@ -47,6 +47,14 @@ type Config struct {
 	Chains int
 	// Seed names the random streams: chain k uses PCG(Seed, stream k).
 	Seed uint64
+	// ChainOffset makes the run hold chains ChainOffset+1 ..
+	// ChainOffset+Chains of a larger design: chain k (numbered globally,
+	// from 1) uses the stream of k whatever run holds it, the trace's
+	// chain column and the tree files (trees-k.nwk) use k, so that runs of
+	// one chain each with offsets 0, 1, ..., C−1 write, bit for bit, what
+	// one run of C chains writes, and Summarize merges them. Zero for a
+	// run of its own.
+	ChainOffset int
 	// Out is the output directory. It is required. A run holds a lock on
 	// it (LockFile) until it returns, and refuses a directory that another
 	// run holds, that holds a run already, or that holds a file of a run's
@@ -110,6 +118,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("run: tree thin must be positive, got %d", c.TreeThin)
 	case c.Chains < 1:
 		return fmt.Errorf("run: chains must be positive, got %d", c.Chains)
+	case c.ChainOffset < 0:
+		return fmt.Errorf("run: the chain offset must be 0 or more, got %d", c.ChainOffset)
 	case c.CheckpointEvery < 1:
 		return fmt.Errorf("run: checkpoint interval must be positive, got %d", c.CheckpointEvery)
 	}
@@ -155,6 +165,14 @@ type Result struct {
 	// SummaryTree describes summary.nwk; nil when no tree was kept.
 	SummaryTree *SummaryInfo `json:"summary_tree,omitempty"`
 	Schedule    []string     `json:"schedule"`
+	// ChainNumbers gives the chains' global numbers, in the order of
+	// LongestStall, when they are not 1..Chains (a run with a
+	// Config.ChainOffset, or a Summarize of runs with a gap between their
+	// chains); Stuck names chains by these numbers.
+	ChainNumbers []int `json:"chain_numbers,omitempty"`
+	// Runs lists the runs that a summary over several (Summarize) was
+	// made from; nil for a run's own summary.
+	Runs []MergedRun `json:"runs,omitempty"`
 }
 
 // Names of the files a run writes.
@@ -233,9 +251,9 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 func start(ctx context.Context, m *Model, sched *Schedule, cfg Config, inputs *Inputs) (*Result, error) {
 	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: 1, best: math.Inf(-1), bestT: math.Inf(-1), inputs: inputs}
 	for k := range cfg.Chains {
-		ch, err := NewChain(m, sched, cfg.Seed, seedStream(k))
+		ch, err := NewChain(m, sched, cfg.Seed, seedStream(cfg.ChainOffset+k))
 		if err != nil {
-			return nil, fmt.Errorf("chain %d: %w", k+1, err)
+			return nil, fmt.Errorf("chain %d: %w", cfg.ChainOffset+k+1, err)
 		}
 		if chainHook != nil {
 			chainHook(ch)
@@ -251,7 +269,8 @@ func start(ctx context.Context, m *Model, sched *Schedule, cfg Config, inputs *I
 	return r.loop(ctx)
 }
 
-// seedStream is the PCG stream of chain k.
+// seedStream is the PCG stream of chain k (from 0, numbered globally:
+// Config.ChainOffset included).
 func seedStream(k int) uint64 { return 0x9e3779b97f4a7c15 + uint64(k)*0x632be59bd9b4e019 }
 
 // Explain returns the schedule the engine would use for m.
@@ -283,7 +302,7 @@ func (r *runner) openFiles(sizes map[string]int64) error {
 	}
 	r.trace = open(TraceFile, r.header())
 	for k := range r.chains {
-		r.trees = append(r.trees, open(TreesFile(k+1), ""))
+		r.trees = append(r.trees, open(TreesFile(r.cfg.ChainOffset+k+1), ""))
 	}
 	if r.cfg.Impute {
 		r.impute = open(ImputeFile, "chain,iteration,row,column,value")
@@ -347,7 +366,7 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 		for k, e := range errs {
 			if e != nil {
 				r.checkpoint(done, time.Since(began).Seconds())
-				return nil, fmt.Errorf("chain %d, iteration %d: %w", k+1, it, e)
+				return nil, fmt.Errorf("chain %d, iteration %d: %w", cfg.ChainOffset+k+1, it, e)
 			}
 		}
 		done = it
@@ -399,7 +418,7 @@ func (r *runner) record(it int, keep bool, points []Point) error {
 			continue
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%d,%d,%s,%s", k+1, it, fmtFloat(p.LogJoint), fmtFloat(p.LogLik))
+		fmt.Fprintf(&b, "%d,%d,%s,%s", r.cfg.ChainOffset+k+1, it, fmtFloat(p.LogJoint), fmtFloat(p.LogLik))
 		for i, x := range p.Scalars {
 			b.WriteString("," + fmtFloat(x))
 			r.kept[i][k] = append(r.kept[i][k], x)
@@ -476,7 +495,7 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 		if m.Scaling != nil {
 			x = m.Scaling.Unscale(idx%m.D, x) // back to the data's units
 		}
-		fmt.Fprintf(&b, "%d,%d,%s,%s,%s\n", k+1, it, r.rowName(idx/m.D), r.colName(idx%m.D), fmtFloat(x))
+		fmt.Fprintf(&b, "%d,%d,%s,%s,%s\n", r.cfg.ChainOffset+k+1, it, r.rowName(idx/m.D), r.colName(idx%m.D), fmtFloat(x))
 	}
 	return r.impute.write(b.String())
 }
@@ -498,7 +517,7 @@ func (r *runner) result(done int, wall float64) *Result {
 	var ridge treemove.MoveStats
 	for _, ch := range r.chains {
 		res.Skipped += ch.Skipped
-		res.addStall(len(res.LongestStall)+1, ch.LongestStall)
+		res.addStall(r.cfg.ChainOffset+len(res.LongestStall)+1, ch.LongestStall)
 		res.Refused += ch.moves.Stats.NonFinite
 		ridge.Proposed += ch.RidgeProposed
 		ridge.Accepted += ch.RidgeAccepted
@@ -517,6 +536,11 @@ func (r *runner) result(done int, wall float64) *Result {
 	}
 	for _, s := range r.sched.Steps {
 		res.Schedule = append(res.Schedule, s.Name())
+	}
+	if off := r.cfg.ChainOffset; off > 0 {
+		for k := range r.cfg.Chains {
+			res.ChainNumbers = append(res.ChainNumbers, off+k+1)
+		}
 	}
 	return res
 }
@@ -611,7 +635,7 @@ func (r *runner) writeRunFile() error {
 	c := r.cfg
 	return writeJSONFile(filepath.Join(c.Out, RunFile), RunInfo{Version: RunVersion,
 		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, TreeThin: c.TreeThin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
-		Seed: c.Seed, Impute: c.Impute, Coclust: c.Coclust, AllowStuck: c.AllowStuck, Inputs: r.inputs, Standardize: r.m.Scaling,
+		Seed: c.Seed, ChainOffset: c.ChainOffset, Impute: c.Impute, Coclust: c.Coclust, AllowStuck: c.AllowStuck, Inputs: r.inputs, Standardize: r.m.Scaling,
 	})
 }
 
@@ -871,7 +895,7 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 	for k, cs := range cp.Chains {
 		ch, err := restoreChainState(m, sched, cs)
 		if err != nil {
-			return nil, fmt.Errorf("resume: chain %d: %w", k+1, err)
+			return nil, fmt.Errorf("resume: chain %d: %w", cfg.ChainOffset+k+1, err)
 		}
 		if chainHook != nil {
 			chainHook(ch)
@@ -910,6 +934,7 @@ func (r *runner) reloadTrace() error {
 			return fmt.Errorf("resume: %s has a row of %d fields", TraceFile, len(fields))
 		}
 		k, err := strconv.Atoi(fields[0])
+		k -= r.cfg.ChainOffset // the trace numbers the chains globally
 		if err != nil || k < 1 || k > len(r.chains) {
 			return fmt.Errorf("resume: %s: bad chain %q", TraceFile, fields[0])
 		}

@@ -81,10 +81,16 @@ func runRowNames(dir string) ([]string, error) {
 }
 
 // RunTreeFiles returns the paths of the kept-tree files of the run in dir,
-// trees-1.nwk, trees-2.nwk, ..., as many as exist.
+// trees-1.nwk, trees-2.nwk, ..., as many as exist; for a run with a chain
+// offset K (Config.ChainOffset, recorded in run.json), trees-(K+1).nwk,
+// trees-(K+2).nwk, ....
 func RunTreeFiles(dir string) []string {
+	first := 1
+	if ri, err := ReadRun(dir); err == nil {
+		first = ri.ChainOffset + 1
+	}
 	var paths []string
-	for k := 1; ; k++ {
+	for k := first; ; k++ {
 		p := filepath.Join(dir, TreesFile(k))
 		if _, err := os.Stat(p); err != nil {
 			return paths

@@ -17,7 +17,7 @@ import (
 // newer pydtlang. docs/architecture.md ("Runs and files") describes the
 // versions.
 const (
-	RunVersion        = 2
+	RunVersion        = 3
 	CheckpointVersion = 2
 )
 
@@ -35,9 +35,12 @@ type RunInfo struct {
 	Chains          int    `json:"chains"`
 	CheckpointEvery int    `json:"checkpoint_every"`
 	Seed            uint64 `json:"seed"`
-	Impute          bool   `json:"impute"`
-	Coclust         bool   `json:"coclust,omitempty"`
-	AllowStuck      bool   `json:"allow_stuck,omitempty"`
+	// ChainOffset is Config.ChainOffset (version 3; 0 before): the run
+	// holds chains ChainOffset+1 .. ChainOffset+Chains.
+	ChainOffset int  `json:"chain_offset,omitempty"`
+	Impute      bool `json:"impute"`
+	Coclust     bool `json:"coclust,omitempty"`
+	AllowStuck  bool `json:"allow_stuck,omitempty"`
 	// Inputs are the files the model was loaded from (Model.Inputs), with
 	// their SHA-256; nil for a model built otherwise. Version 1 kept them
 	// in a "meta" object of the command line's own (model, data, set,
@@ -50,7 +53,7 @@ type RunInfo struct {
 // config returns the Config the run was started with, writing to dir.
 func (ri *RunInfo) config(dir string) Config {
 	cfg := Config{Iters: ri.Iters, Burn: ri.Burn, Thin: ri.Thin, TreeThin: ri.TreeThin, Chains: ri.Chains, CheckpointEvery: ri.CheckpointEvery,
-		Seed: ri.Seed, Impute: ri.Impute, Coclust: ri.Coclust, AllowStuck: ri.AllowStuck, Out: dir}
+		Seed: ri.Seed, ChainOffset: ri.ChainOffset, Impute: ri.Impute, Coclust: ri.Coclust, AllowStuck: ri.AllowStuck, Out: dir}
 	if cfg.Burn == 0 {
 		cfg.Burn = -1 // stored burn-in of 0 means none
 	}

@@ -90,39 +90,54 @@ func (r *runner) writeTreeSummary(res *Result) error {
 		if err := f.flush(); err != nil {
 			return err
 		}
-		paths = append(paths, filepath.Join(r.cfg.Out, TreesFile(k+1)))
+		paths = append(paths, filepath.Join(r.cfg.Out, TreesFile(r.cfg.ChainOffset+k+1)))
 	}
 	if res.Completed <= r.cfg.Burn {
 		return nil // no kept trees yet
 	}
+	info, err := writeTreeFilesSummary(paths, r.m.Labels, r.m.N, wantCoclust(r.m.N, r.cfg.Coclust), r.cfg.Out)
+	res.SummaryTree = info
+	return err
+}
+
+// writeTreeFilesSummary summarises the trees of the tree files, one per
+// chain in the chains' order, on n rows named by labels, writes the
+// summary trees (and, with coclust, coclust.csv and summary.nwk) to out
+// (unless out is empty), and describes them; nil when the files hold no tree.
+func writeTreeFilesSummary(paths []string, labels []string, n int, coclust bool, out string) (*SummaryInfo, error) {
 	var srcs []TreeSource
 	for _, p := range paths {
-		srcs = append(srcs, NewickFiles(r.m.Labels, p))
+		srcs = append(srcs, NewickFiles(labels, p))
 	}
-	s, err := SummarizeChains(srcs, r.m.N, wantCoclust(r.m.N, r.cfg.Coclust))
+	s, err := SummarizeChains(srcs, n, coclust)
 	if err != nil {
-		return fmt.Errorf("summary tree: %w", err)
+		return nil, fmt.Errorf("summary tree: %w", err)
 	}
 	if s.Clades.Trees() == 0 {
-		return nil
+		return nil, nil
 	}
 	files := map[string]*SummaryTree{MEAFile: s.MaxAccuracy, ConsensusFile: s.Consensus}
 	if s.Linkage != nil {
 		files[SummaryTreeFile] = s.Linkage
 		var b bytes.Buffer
-		if err := s.Coclust.WriteCSV(&b, r.m.Labels); err != nil {
-			return err
+		if err := s.Coclust.WriteCSV(&b, labels); err != nil {
+			return nil, err
 		}
-		if err := atomicfile.Write(filepath.Join(r.cfg.Out, CoclustFile), b.Bytes()); err != nil {
-			return err
+		if out != "" {
+			if err := atomicfile.Write(filepath.Join(out, CoclustFile), b.Bytes()); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for name, st := range files {
-		if err := atomicfile.Write(filepath.Join(r.cfg.Out, name), []byte(st.Newick()+"\n")); err != nil {
-			return err
+		if out == "" {
+			break
+		}
+		if err := atomicfile.Write(filepath.Join(out, name), []byte(st.Newick()+"\n")); err != nil {
+			return nil, err
 		}
 	}
-	res.SummaryTree = &SummaryInfo{
+	info := &SummaryInfo{
 		Trees: s.Clades.Trees(), DistinctClades: s.Clades.Distinct(), DistinctCladesEstimated: !s.Clades.Exact(),
 		Summary:         s.Linkage != nil,
 		MEABranchPoints: len(s.MaxAccuracy.Credibility), MEAExpectedCorrect: s.MaxAccuracy.ExpectedCorrect(), MEAGap: s.MaxAccuracy.Gap,
@@ -130,7 +145,7 @@ func (r *runner) writeTreeSummary(res *Result) error {
 	}
 	if sd := s.SplitSD; sd != nil && sd.Clades > 0 {
 		avg, mx := sd.Average, sd.Max
-		res.SummaryTree.ASDSF, res.SummaryTree.MaxSDSF, res.SummaryTree.ASDSFClades = &avg, &mx, sd.Clades
+		info.ASDSF, info.MaxSDSF, info.ASDSFClades = &avg, &mx, sd.Clades
 	}
-	return nil
+	return info, nil
 }

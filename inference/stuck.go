@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -31,7 +32,11 @@ func (res *Result) addStall(k, longest int) {
 func (res *Result) stuckList() string {
 	var parts []string
 	for _, k := range res.Stuck {
-		parts = append(parts, fmt.Sprintf("chain %d (%d sweeps)", k, res.LongestStall[k-1]))
+		i := k - 1
+		if res.ChainNumbers != nil {
+			i = slices.Index(res.ChainNumbers, k)
+		}
+		parts = append(parts, fmt.Sprintf("chain %d (%d sweeps)", k, res.LongestStall[i]))
 	}
 	return strings.Join(parts, ", ")
 }
