@@ -71,6 +71,14 @@ type mergeRun struct {
 func (r *mergeRun) first() int { return r.info.ChainOffset + 1 }
 func (r *mergeRun) last() int  { return r.info.ChainOffset + r.info.Chains }
 
+// chains names the run's chains.
+func (r *mergeRun) chains() string {
+	if r.info.Chains == 1 {
+		return fmt.Sprintf("chain %d", r.first())
+	}
+	return fmt.Sprintf("chains %d to %d", r.first(), r.last())
+}
+
 // Summarize makes the summary of the chains of the finished runs in dirs
 // together, as one run holding all of them would (the runs may hold
 // chains of one design through Config.ChainOffset): the table's scalars
@@ -117,8 +125,11 @@ func Summarize(dirs []string, out string) (*Result, error) {
 	for i := 1; i < len(runs); i++ {
 		a, b := runs[i-1], runs[i]
 		if b.first() <= a.last() {
-			return nil, fmt.Errorf("summary: %s (chains %d to %d) and %s (chains %d to %d) both hold chain %d: %w",
-				a.dir, a.first(), a.last(), b.dir, b.first(), b.last(), b.first(), ErrMismatch)
+			if a.dir == b.dir {
+				return nil, fmt.Errorf("summary: %s is given twice: %w", a.dir, ErrMismatch)
+			}
+			return nil, fmt.Errorf("summary: %s (%s) and %s (%s) both hold chain %d: %w",
+				a.dir, a.chains(), b.dir, b.chains(), b.first(), ErrMismatch)
 		}
 	}
 	if out != "" {

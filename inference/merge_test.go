@@ -178,7 +178,7 @@ func TestSummarizeRefuses(t *testing.T) {
 		{"other thinning", []string{base, mergeRunOf(t, in, thinned, 1, 1)}, "the thinning differs"},
 		{"other --set", []string{base, mergeRunOf(t, clamped, cfg, 1, 1)}, "--set differs"},
 		{"the same chain", []string{base, mergeRunOf(t, in, cfg, 0, 2)}, "both hold chain 1"},
-		{"the same run twice", []string{base, base}, "both hold chain 1"},
+		{"the same run twice", []string{base, base}, "is given twice"},
 		{"an unfinished run", []string{base, stopped}, "has done 5 of its 8 iterations"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -74,7 +74,7 @@ second data set, then fit the model to a real data set.
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheck(), newFmt(), newSample(), newScore(), newRun(), newPredict(), newEvaluate(), newCut())
+	root.AddCommand(newCheck(), newFmt(), newSample(), newScore(), newRun(), newPredict(), newEvaluate(), newCut(), newSummary())
 	root.AddCommand(newPlot())
 	return root
 }

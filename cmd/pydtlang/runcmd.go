@@ -164,6 +164,15 @@ its first checkpoint starts again from its first sweep on --resume.
 
 With a data file of draws from sample, --draw K fits draw K.
 
+--chain-offset K makes the run hold chains K+1..K+C (C = --chains) of a
+larger design, for spreading chains over machines (a Slurm job array, a
+Kubernetes indexed Job; docs/cluster-runs.md): chain k's random stream
+depends only on --seed and k, and trace.csv, impute.csv and trees-k.nwk
+number the chains k, so that runs with --chains 1 and offsets 0, 1, ..., C-1
+(same model, data, --seed and settings) write, bit for bit, what one run
+with --chains C writes. run.json records the offset. "pydtlang summary
+DIR..." then summarises all their chains together.
+
 The default priors assume real-valued columns of roughly mean 0 and sd 1;
 run warns about columns far from that. --standardize fits the data with each
 column shifted and scaled to mean 0 and sd 1: the scalars in trace.csv (the
@@ -183,7 +192,8 @@ and in R with posterior:
 		Example: `  pydtlang run examples/gaussian.pydt --data X=examples/data/synthetic.csv --iters 500 --seed 1 --out fit
   pydtlang run examples/binary.pydt --data Y=examples/data/animals.csv --chains 2 --out animals
   pydtlang run examples/gaussian.pydt --data X=examples/data/synthetic.csv --explain
-  pydtlang run --resume fit`,
+  pydtlang run --resume fit
+  pydtlang run examples/gaussian.pydt --data X=examples/data/synthetic.csv --chains 1 --chain-offset 2 --out fit-3`,
 		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
@@ -247,6 +257,7 @@ and in R with posterior:
 	f.IntVar(&cfg.TreeThin, "tree-thin", 1, "write the tree of every K-th kept sweep only (trace.csv keeps all); the summaries use the trees written")
 	f.IntVar(&cfg.Chains, "chains", 4, "independent chains, run in parallel")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "random seed; the same seed gives the same output")
+	f.IntVar(&cfg.ChainOffset, "chain-offset", 0, "hold chains K+1..K+C of a larger design (one job of a cluster array; merge with pydtlang summary)")
 	f.StringVar(&cfg.Out, "out", "", "output directory")
 	f.IntVar(&cfg.CheckpointEvery, "checkpoint-every", 100, "sweeps between checkpoints")
 	f.BoolVar(&cfg.Impute, "impute", false, "write posterior draws of missing data entries to impute.csv")
@@ -270,6 +281,9 @@ func runFlags(cmd *cobra.Command, cfg *inference.Config, burn int) error {
 		if c.v < 1 {
 			return &exitError{code: 2, err: fmt.Errorf("run: --%s must be at least 1, got %d", c.name, c.v)}
 		}
+	}
+	if cfg.ChainOffset < 0 {
+		return &exitError{code: 2, err: fmt.Errorf("run: --chain-offset must be 0 or more, got %d", cfg.ChainOffset)}
 	}
 	if cmd.Flags().Lookup("tree-thin") != nil && cfg.TreeThin < 1 {
 		return &exitError{code: 2, err: fmt.Errorf("run: --tree-thin must be at least 1, got %d", cfg.TreeThin)}
@@ -298,7 +312,7 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 		extra = append(extra, "MODEL "+args[0])
 	}
 	named := 0
-	for _, name := range []string{"data", "draw", "labels", "set", "burn", "thin", "tree-thin", "chains", "seed", "out",
+	for _, name := range []string{"data", "draw", "labels", "set", "burn", "thin", "tree-thin", "chains", "chain-offset", "seed", "out",
 		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize", "allow-stuck"} {
 		if cmd.Flags().Changed(name) {
 			extra = append(extra, "--"+name)
