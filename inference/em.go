@@ -1,0 +1,241 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/em"
+)
+
+// This file plans greedy Bayesian EM (run --method em) on a compiled
+// model: it checks by the node types' capabilities which parts of the model
+// EM can fit, refuses the rest naming the variable, and turns the model
+// into em.Options. The search over structures is in emsearch.go.
+
+// EMPlan is the EM schedule of a model: what each latent variable becomes
+// (a variational Gamma posterior, a point estimate) and how the leaf
+// evidence enters the E-step.
+type EMPlan struct {
+	m   *Model
+	env *graph.Env
+	// Opt holds the hyperparameters: fixed values and priors of the
+	// learned ones, the starts of those learned.
+	Opt em.Options
+	// C, Prec, Alpha and Beta are the latent variables learned as c,
+	// 1/σ², α and β, or nil when that parameter is fixed.
+	C, Prec, Alpha, Beta *graph.Var
+	// tilted is the leaf likelihood's EP capability (nil: Gaussian
+	// evidence).
+	tilted stdlib.TiltedLeaf
+	steps  []string
+}
+
+// emUnsupported is the error for a model part EM cannot fit.
+func emUnsupported(format string, args ...any) error {
+	return fmt.Errorf("%w: run --method em: %s", ErrUnsupported, fmt.Sprintf(format, args...))
+}
+
+// PlanEM checks that EM supports every part of m and returns its schedule.
+// EM supports one PYDT with one diffusion variance, the divergence function
+// c/(1-t), leaves observed directly or through a likelihood with Gaussian
+// evidence (exact) or one offering stdlib.TiltedLeaf (by EP, e.g. Probit),
+// and, as latent variables, only c under a Gamma prior that only scales the
+// divergence function, a precision 1/variance under a Gamma prior, α under
+// a Gamma prior and β under a Beta prior, each read by the PYDT alone. Any
+// other latent variable is an error naming it: EM never ignores one.
+func PlanEM(m *Model) (*EMPlan, error) {
+	if len(m.Trees) != 1 {
+		return nil, emUnsupported("the model has %d PYDTs; EM fits one tree", len(m.Trees))
+	}
+	b := m.Trees[0]
+	if m.Tree.DimLoop != nil {
+		return nil, emUnsupported("PYDT node %s has a variance per dimension; EM fits one diffusion variance", m.Leaves.Name)
+	}
+	p := &EMPlan{m: m, env: m.NewState().Env}
+	switch {
+	case b.Data == nil:
+		return nil, emUnsupported("no data are observed at the leaves of %s", m.Leaves.Name)
+	case b.Leaf == nil:
+		p.steps = append(p.steps, fmt.Sprintf("E-step: belief propagation over the locations of %s, observed directly (exact)", m.Leaves.Name))
+	case b.gaussian != nil:
+		p.steps = append(p.steps, fmt.Sprintf("E-step: belief propagation over the locations of %s with the Gaussian leaf evidence of %s (exact)", m.Leaves.Name, b.Leaf.TypeName()))
+	case b.Tilted() != nil:
+		p.tilted = b.Tilted()
+		p.steps = append(p.steps, fmt.Sprintf("E-step: EP site approximations of the %s likelihood of %s (its stdlib.TiltedLeaf capability), then belief propagation over %s (an approximation, not a bound)", b.Leaf.TypeName(), b.Data.Name, m.Leaves.Name))
+	default:
+		return nil, emUnsupported("the %s likelihood of %s offers neither Gaussian leaf evidence nor EP site updates (stdlib.TiltedLeaf)", b.Leaf.TypeName(), b.Data.Name)
+	}
+	var hyper []string
+	for _, v := range m.G.Vars {
+		if v.Role != graph.Latent || v == m.Leaves {
+			continue
+		}
+		if err := p.bind(v); err != nil {
+			return nil, err
+		}
+	}
+	// Evaluate the fixed parameters, the learned ones set to their starts.
+	if err := m.Refresh(p.env); err != nil {
+		return nil, fmt.Errorf("run --method em: %w", err)
+	}
+	tp, err := m.TreeParams(p.env)
+	if err != nil {
+		return nil, fmt.Errorf("run --method em: %w", err)
+	}
+	div, ok := tp.Div.(pydt.DivInv)
+	if !ok {
+		return nil, emUnsupported("the divergence function %s of %s; EM supports c/(1-t) only", m.Tree.Divergence, m.Leaves.Name)
+	}
+	p.Opt.C, p.Opt.Variance, p.Opt.Alpha, p.Opt.Beta = div.C, tp.Variance, tp.Alpha, tp.Beta
+	if p.C != nil {
+		hyper = append(hyper, fmt.Sprintf("q(%s) Gamma: variational posterior (closed form, the Gibbs conditional's statistics)", p.C.Name))
+	}
+	if p.Prec != nil {
+		hyper = append(hyper, fmt.Sprintf("q(%s) Gamma: variational posterior of the diffusion precision", p.Prec.Name))
+	}
+	if p.Alpha != nil {
+		hyper = append(hyper, fmt.Sprintf("%s: MAP by golden-section search under its Gamma prior", p.Alpha.Name))
+	}
+	if p.Beta != nil {
+		hyper = append(hyper, fmt.Sprintf("%s: MAP by golden-section search under its Beta prior", p.Beta.Name))
+	}
+	p.steps = append(p.steps, "M-step: all divergence times jointly by L-BFGS (gonum/optimize) in the coordinates u, s_b = s_parent + e^u")
+	if len(hyper) == 0 {
+		hyper = append(hyper, "none: every hyperparameter is fixed")
+	}
+	p.steps = append(p.steps, "hyperparameters: "+strings.Join(hyper, "; "))
+	return p, nil
+}
+
+// bind makes the latent scalar v one of the hyperparameters EM learns, or
+// returns why it cannot.
+func (p *EMPlan) bind(v *graph.Var) error {
+	m := p.m
+	if !v.Scalar() {
+		return emUnsupported("latent array %s: EM learns only the PYDT's scalar hyperparameters", v.Name)
+	}
+	set := func(x float64) { p.env.Values[v.ID][0] = x }
+	if _, ok := gibbsC(m, v); ok {
+		g, _ := constGammaPrior(v)
+		p.Opt.CPrior = &em.Gamma{Shape: g.Shape, Rate: g.Rate}
+		p.C = v
+		set(g.Shape / g.Rate)
+		return nil
+	}
+	if _, ok := gibbsPrecision(m, v); ok {
+		g, _ := constGammaPrior(v)
+		p.Opt.PrecPrior = &em.Gamma{Shape: g.Shape, Rate: g.Rate}
+		p.Prec = v
+		set(g.Shape / g.Rate)
+		return nil
+	}
+	fs, dets := m.G.Readers(v)
+	onlyTree := len(fs) == 1 && fs[0] == m.Tree && len(dets) == 0
+	ref := func(k int) bool { r, ok := graph.AsRef(m.Tree.Args[k]); return ok && r == v }
+	if onlyTree && ref(0) {
+		g, ok := constGammaPrior(v)
+		if !ok {
+			return emUnsupported("%s (alpha of %s) has prior %s; EM needs a Gamma prior with constant parameters", v.Name, m.Leaves.Name, v.Def.TypeName())
+		}
+		p.Opt.AlphaPrior = &em.Gamma{Shape: g.Shape, Rate: g.Rate}
+		p.Opt.LearnAlpha = true
+		p.Alpha = v
+		set(g.Shape / g.Rate)
+		return nil
+	}
+	if onlyTree && ref(1) {
+		a, b, ok := constBetaPrior(v)
+		if !ok {
+			return emUnsupported("%s (beta of %s) has prior %s; EM needs a Beta prior with constant parameters", v.Name, m.Leaves.Name, v.Def.TypeName())
+		}
+		p.Opt.BetaPrior = &em.BetaDist{A: a, B: b}
+		p.Opt.LearnBeta = true
+		p.Beta = v
+		set(a / (a + b))
+		return nil
+	}
+	return emUnsupported("latent variable %s: EM learns only c under a Gamma prior (a(t) = c/(1-t)), a precision written 1/prec under a Gamma prior, "+
+		"alpha under a Gamma prior and beta under a Beta prior, each read by the PYDT alone; fix %s with --set, or use MCMC", v.Name, v.Name)
+}
+
+// constBetaPrior returns the parameters of v's Beta prior when they are
+// constants.
+func constBetaPrior(v *graph.Var) (a, b float64, ok bool) {
+	f := v.Def
+	if f == nil || f.TypeName() != "Beta" || len(f.Args) != 2 {
+		return 0, 0, false
+	}
+	for _, x := range f.Args {
+		if len(graph.Vars(x)) > 0 {
+			return 0, 0, false
+		}
+	}
+	return f.Args[0].Eval(&graph.Env{}), f.Args[1].Eval(&graph.Env{}), true
+}
+
+// Explain describes the EM schedule: one EM iteration, and the search.
+func (p *EMPlan) Explain() string {
+	var sb strings.Builder
+	for i, s := range p.steps {
+		fmt.Fprintf(&sb, "  %d. %s\n", i+1, s)
+	}
+	sb.WriteString("  search: initial tree by sequential attachment (em.SequentialTree, beam descent by local evidence); then rounds of: detach a random subtree\n" +
+		"     of a tree in the K-best list, score its re-attachment at every branch and branch point by log p(Y, s | T) at the current\n" +
+		"     hyperparameters (belief propagation + tree prior), run EM on the three best, keep the K best trees by the bound\n")
+	sb.WriteString("  why: EM supports the model's parts by capability: conjugate Gamma priors give closed-form variational posteriors,\n" +
+		"     Gaussian leaf evidence makes the E-step exact, a TiltedLeaf likelihood gets EP sites; alpha and beta have no conjugate form\n")
+	return sb.String()
+}
+
+// newFit builds the bp.Model of tr with the plan's leaf evidence and an EM
+// fit of it, its hyperparameters starting at start (nil: the plan's).
+func (p *EMPlan) newFit(tr *pydt.Tree, start *em.EM, maxIter int) (*em.EM, *bp.Model, error) {
+	b := p.m.Trees[0]
+	lik := bp.New(tr, b.D)
+	opt := p.Opt
+	opt.MaxIter = maxIter
+	if start != nil {
+		opt.C = start.MeanC()
+		opt.Variance = start.MeanVariance()
+		opt.Alpha, opt.Beta = start.Alpha(), start.Beta()
+	}
+	if err := lik.SetVariance(opt.Variance); err != nil {
+		return nil, nil, err
+	}
+	if p.tilted != nil {
+		ep, err := em.NewEP(&leafSite{b: b, env: p.env, t: p.tilted}, p.env.Values[b.Data.ID], b.N, b.D)
+		if err != nil {
+			return nil, nil, err
+		}
+		opt.EP = ep
+	} else {
+		if err := b.observe(lik, p.env); err != nil {
+			return nil, nil, err
+		}
+		if err := lik.Recompute(); err != nil {
+			return nil, nil, err
+		}
+	}
+	fit, err := em.New(lik, opt)
+	return fit, lik, err
+}
+
+// initialData returns the rows SequentialTree attaches: the data, or for
+// an EP likelihood with 0/1 data, the data as ±1.
+func (p *EMPlan) initialData() []float64 {
+	b := p.m.Trees[0]
+	y := p.env.Values[b.Data.ID]
+	x := make([]float64, len(y))
+	for i, v := range y {
+		x[i] = v
+		if p.tilted != nil && !math.IsNaN(v) {
+			x[i] = 2*v - 1
+		}
+	}
+	return x
+}

@@ -1,0 +1,448 @@
+package inference
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pydtlang/pydtlang/internal/atomicfile"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/em"
+)
+
+// KBestFile is the EM run's list of the K best trees, best first.
+const KBestFile = "kbest.nwk"
+
+// EMConfig configures RunEM.
+type EMConfig struct {
+	// Rounds is the number of search rounds (detach, re-attach, EM on the
+	// three best). Zero means 100.
+	Rounds int
+	// K is the length of the K-best list. Zero means 10.
+	K int
+	// Patience stops the search after this many rounds without a new best
+	// tree. Zero means 30; negative: never.
+	Patience int
+	// Time, when positive, stops the search when it has run this long
+	// (the round under way finishes).
+	Time time.Duration
+	// EMIters bounds the EM iterations per candidate tree. Zero means 50.
+	EMIters int
+	// Seed names the random stream of the search.
+	Seed uint64
+	// Out is the output directory (required); Force replaces a run in it.
+	Out   string
+	Force bool
+	// Progress, if set, is called after each round with the round, the
+	// rounds asked for and the best bound so far.
+	Progress func(round, rounds int, best float64)
+}
+
+func (c EMConfig) withDefaults() EMConfig {
+	if c.Rounds == 0 {
+		c.Rounds = 100
+	}
+	if c.K == 0 {
+		c.K = 10
+	}
+	if c.Patience == 0 {
+		c.Patience = 30
+	}
+	if c.EMIters == 0 {
+		c.EMIters = 50
+	}
+	return c
+}
+
+// EMTree is one tree of the K-best list.
+type EMTree struct {
+	// Tree has the fitted divergence times.
+	Tree *pydt.Tree
+	// Bound is the EM objective at convergence (a lower bound on
+	// log p(Y, s, α, β | T) for Gaussian evidence; EP's approximation for
+	// EP sites).
+	Bound float64
+	fit   *em.EM
+	lik   *bp.Model
+	key   string
+}
+
+// GammaSummary is a variational Gamma posterior.
+type GammaSummary struct {
+	Shape float64 `json:"shape"`
+	Rate  float64 `json:"rate"`
+	Mean  float64 `json:"mean"`
+}
+
+// EMResult is the outcome of RunEM, written to summary.json.
+type EMResult struct {
+	Method string `json:"method"`
+	// Bound is the best tree's bound, BoundTrace the best bound after
+	// the initial tree and after each round.
+	Bound      float64   `json:"bound"`
+	BoundTrace []float64 `json:"bound_trace"`
+	KBest      []float64 `json:"kbest_bounds"`
+	// Approximate is true when the bound is EP's approximation.
+	Approximate bool `json:"approximate"`
+	// Hyperparameters of the best tree, by variable name: Gamma
+	// posteriors for c and the precision, point estimates for α and β.
+	Gamma      map[string]GammaSummary `json:"gamma_posteriors"`
+	Point      map[string]float64      `json:"point_estimates"`
+	Variance   float64                 `json:"variance_mean_field"`
+	Rounds     int                     `json:"rounds"`
+	StopReason string                  `json:"stop_reason"`
+	WallTime   float64                 `json:"wall_time_seconds"`
+	// Trees is the K-best list, best first.
+	Trees []EMTree `json:"-"`
+}
+
+// RunEM fits m by greedy Bayesian EM with a K-best search over tree
+// structures (the paper's Section 6.2): an initial tree by sequential
+// attachment, then rounds that detach a random subtree of a tree of the
+// list, score its re-attachment at every edge and branch point by
+// log p(Y, s | T) at that tree's hyperparameters, run EM on the three best
+// and keep the K best trees by their bound. It writes map.nwk, kbest.nwk
+// and summary.json to cfg.Out. Models EM does not support are refused
+// (PlanEM). It is deterministic given cfg.Seed (with Time unset).
+func RunEM(ctx context.Context, m *Model, cfg EMConfig) (*EMResult, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Out == "" {
+		return nil, errors.New("run --method em: an output directory is required")
+	}
+	if cfg.Rounds < 0 || cfg.K < 1 || cfg.EMIters < 1 {
+		return nil, fmt.Errorf("run --method em: rounds %d, K %d and EM iterations %d must be positive", cfg.Rounds, cfg.K, cfg.EMIters)
+	}
+	plan, err := PlanEM(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	lock, err := lockDir(cfg.Out)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	defer lock.release()
+	if err := prepareOut(cfg.Out, cfg.Force); err != nil {
+		return nil, err
+	}
+	res, err := plan.search(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.write(cfg.Out, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// search runs the structure search.
+func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
+	start := time.Now()
+	b := p.m.Trees[0]
+	o := p.Opt
+	// Initial trees: sequential attachment at the hyperparameters' starts,
+	// with the diffusion variance at 1, 0.3, 0.1 and 0.03 times the data's average
+	// column variance (the greedy construction is sensitive to it: too
+	// large a variance makes a star); the K-best list keeps them all and
+	// the search starts from the best by bound.
+	x := p.initialData()
+	v0 := columnVariance(x, b.N, b.D)
+	var list []EMTree
+	var firstErr error
+	for _, f := range []float64{1, 0.3, 0.1, 0.03} {
+		tr, _, err := em.SequentialTree(x, b.N, b.D, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
+		if err == nil {
+			var t EMTree
+			if t, err = p.fitTree(tr, nil, cfg.EMIters); err == nil {
+				list, _ = insertKBest(list, t, cfg.K)
+				continue
+			}
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("run --method em: initial tree: %w", firstErr)
+	}
+	res := &EMResult{Method: "em", Approximate: p.tilted != nil, BoundTrace: []float64{list[0].Bound}}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x656d))
+	stale := 0
+	res.StopReason = "rounds"
+	for round := 1; round <= cfg.Rounds; round++ {
+		if err := ctx.Err(); err != nil {
+			res.StopReason = "interrupted"
+			break
+		}
+		if cfg.Time > 0 && time.Since(start) >= cfg.Time {
+			res.StopReason = "time"
+			break
+		}
+		parent := list[rng.IntN(len(list))]
+		cands, err := p.propose(parent, rng)
+		if err != nil {
+			return nil, fmt.Errorf("run --method em: round %d: %w", round, err)
+		}
+		improved := false
+		for _, c := range cands {
+			t, err := p.fitTree(c, parent.fit, cfg.EMIters)
+			if err != nil {
+				continue // a candidate EM cannot fit (a degenerate tree) is dropped
+			}
+			var better bool
+			list, better = insertKBest(list, t, cfg.K)
+			improved = improved || better
+		}
+		res.BoundTrace = append(res.BoundTrace, list[0].Bound)
+		res.Rounds = round
+		if improved {
+			stale = 0
+		} else if stale++; cfg.Patience > 0 && stale >= cfg.Patience {
+			res.StopReason = "no improvement"
+			if cfg.Progress != nil {
+				cfg.Progress(round, cfg.Rounds, list[0].Bound)
+			}
+			break
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(round, cfg.Rounds, list[0].Bound)
+		}
+	}
+	res.Trees = list
+	res.Bound = list[0].Bound
+	for _, t := range list {
+		res.KBest = append(res.KBest, t.Bound)
+	}
+	best := list[0].fit
+	res.Gamma = map[string]GammaSummary{}
+	res.Point = map[string]float64{}
+	if g, ok := best.QC(); ok && p.C != nil {
+		res.Gamma[p.C.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
+	}
+	if g, ok := best.QPrec(); ok && p.Prec != nil {
+		res.Gamma[p.Prec.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
+	}
+	if p.Alpha != nil {
+		res.Point[p.Alpha.Name] = best.Alpha()
+	}
+	if p.Beta != nil {
+		res.Point[p.Beta.Name] = best.Beta()
+	}
+	res.Variance = best.MeanVariance()
+	res.WallTime = time.Since(start).Seconds()
+	return res, nil
+}
+
+// fitTree runs EM on tr (which it keeps) from the hyperparameters of
+// start (nil: the plan's starts).
+func (p *EMPlan) fitTree(tr *pydt.Tree, start *em.EM, iters int) (EMTree, error) {
+	fit, lik, err := p.newFit(tr, start, iters)
+	if err != nil {
+		return EMTree{}, err
+	}
+	if _, err := fit.Run(); err != nil {
+		return EMTree{}, err
+	}
+	bound := fit.Bound()
+	if math.IsNaN(bound) || math.IsInf(bound, 0) {
+		return EMTree{}, fmt.Errorf("the bound is %v", bound)
+	}
+	tr.Labels = p.m.Labels
+	return EMTree{Tree: tr, Bound: bound, fit: fit, lik: lik, key: topologyKey(tr)}, nil
+}
+
+// insertKBest adds t to the list (sorted by bound, best first, at most k
+// trees, one per topology) and reports whether it became the best.
+func insertKBest(list []EMTree, t EMTree, k int) ([]EMTree, bool) {
+	for i, u := range list {
+		if u.key == t.key {
+			if t.Bound <= u.Bound {
+				return list, false
+			}
+			list = slices.Delete(list, i, i+1)
+			break
+		}
+	}
+	i := sort.Search(len(list), func(i int) bool { return list[i].Bound < t.Bound })
+	list = slices.Insert(list, i, t)
+	if len(list) > k {
+		list = list[:k]
+	}
+	return list, i == 0 && (len(list) == 1 || list[1].Bound < t.Bound)
+}
+
+// propose detaches a random subtree of parent's tree, scores its
+// re-attachment at every edge (at the middle of the edge in s, before the
+// subtree's own time) and at every branch point older than it by the log
+// joint density log p(Y, s | T) at parent's hyperparameters (belief
+// propagation for the data, pydt.LogPriorS for the tree), and returns the
+// three best new trees (the old position excluded).
+func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
+	fit := parent.fit
+	tr := parent.Tree.Clone()
+	lik := bp.New(tr, p.m.D)
+	if err := lik.SetVariance(fit.MeanVariance()); err != nil {
+		return nil, err
+	}
+	// The leaf evidence of the fit: exact Gaussian, or the EP sites.
+	src := parent.lik
+	for i := range p.m.N {
+		for d := range p.m.D {
+			mu, prec := src.Evidence(pydt.NodeID(i), d)
+			if err := lik.SetEvidence(pydt.NodeID(i), d, mu, prec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := lik.Recompute(); err != nil {
+		return nil, err
+	}
+	nodes := tr.PreOrder(nil)
+	var movable []pydt.NodeID
+	for _, v := range nodes {
+		if v != tr.Root() {
+			movable = append(movable, v)
+		}
+	}
+	if len(movable) == 0 || tr.NumLeaves() < 3 {
+		return nil, nil
+	}
+	v := movable[rng.IntN(len(movable))]
+	old := lik.Detach(v)
+	if err := lik.Err(); err != nil {
+		return nil, err
+	}
+	h, err := pydt.NewHarmonic(fit.Alpha(), fit.Beta())
+	if err != nil {
+		return nil, err
+	}
+	div := pydt.DivInv{C: fit.MeanC()}
+	tv := tr.Time(v)
+	type cand struct {
+		pos   pydt.Position
+		score float64
+	}
+	var cands []cand
+	prior := tr.Clone() // the prior is scored on a copy: lik caches tr
+	add := func(pos pydt.Position) {
+		if samePosition(pos, old) {
+			return
+		}
+		ll := lik.LogLikIfAttached(v, pos)
+		if math.IsInf(ll, -1) || math.IsNaN(ll) {
+			return
+		}
+		prior.Attach(v, pos)
+		lp := pydt.LogPriorS(prior, fit.Alpha(), fit.Beta(), div, h)
+		prior.Detach(v)
+		if s := ll + lp; !math.IsNaN(s) && !math.IsInf(s, 0) {
+			cands = append(cands, cand{pos, s})
+		}
+	}
+	for _, u := range tr.PreOrder(nil) {
+		top := tr.ParentTime(u).S()
+		bot := math.Min(tr.Time(u).S(), tv.S())
+		if !tr.IsLeaf(u) && tr.Time(u).S() < tv.S() {
+			add(pydt.Position{Node: u, AtNode: true})
+		}
+		if math.IsInf(bot, 1) {
+			add(pydt.Position{Node: u, Time: pydt.TimeFromS(top + math.Ln2)}) // t halfway to 1
+		} else if bot > top {
+			add(pydt.Position{Node: u, Time: pydt.TimeFromS((top + bot) / 2)})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	var out []*pydt.Tree
+	for _, c := range cands[:min(3, len(cands))] {
+		t := prior.Clone()
+		t.Attach(v, c.pos)
+		if err := t.Validate(); err != nil {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// samePosition reports whether a and b are the same attachment place.
+func samePosition(a, b pydt.Position) bool {
+	return a.Node == b.Node && a.AtNode == b.AtNode
+}
+
+// topologyKey is a canonical string of tr's clades (times ignored).
+func topologyKey(tr *pydt.Tree) string {
+	var rec func(v pydt.NodeID) string
+	rec = func(v pydt.NodeID) string {
+		if tr.IsLeaf(v) {
+			return fmt.Sprint(int(v))
+		}
+		var parts []string
+		for c := range tr.Children(v) {
+			parts = append(parts, rec(c))
+		}
+		sort.Strings(parts)
+		return "(" + strings.Join(parts, ",") + ")"
+	}
+	return rec(tr.Root())
+}
+
+// write writes map.nwk, kbest.nwk and summary.json.
+func (p *EMPlan) write(dir string, res *EMResult) error {
+	if err := atomicfile.Write(filepath.Join(dir, MapFile), []byte(res.Trees[0].Tree.Newick()+"\n")); err != nil {
+		return fmt.Errorf("run --method em: %w", err)
+	}
+	var sb strings.Builder
+	for _, t := range res.Trees {
+		fmt.Fprintf(&sb, "[bound=%.10g] %s\n", t.Bound, t.Tree.Newick())
+	}
+	if err := atomicfile.Write(filepath.Join(dir, KBestFile), []byte(sb.String())); err != nil {
+		return fmt.Errorf("run --method em: %w", err)
+	}
+	js, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("run --method em: %w", err)
+	}
+	if err := atomicfile.Write(filepath.Join(dir, SummaryFile), append(js, '\n')); err != nil {
+		return fmt.Errorf("run --method em: %w", err)
+	}
+	return nil
+}
+
+// columnVariance is the average over columns of x's variance (NaN
+// entries skipped), or 1 when it is not positive and finite.
+func columnVariance(x []float64, n, d int) float64 {
+	var sum float64
+	cols := 0
+	for j := range d {
+		var s, s2 float64
+		k := 0
+		for i := range n {
+			if v := x[i*d+j]; !math.IsNaN(v) {
+				s += v
+				s2 += v * v
+				k++
+			}
+		}
+		if k > 1 {
+			m := s / float64(k)
+			sum += (s2 - float64(k)*m*m) / float64(k-1)
+			cols++
+		}
+	}
+	if v := sum / float64(cols); cols > 0 && v > 0 && !math.IsInf(v, 1) {
+		return v
+	}
+	return 1
+}
