@@ -3,8 +3,10 @@ package inference
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -253,5 +255,85 @@ func TestCheckpointMustFitModel(t *testing.T) {
 		if _, err := ResumeTo(context.Background(), m, out, 6, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s → %s: %v, want %q", c.from, c.to, err, c.want)
 		}
+	}
+}
+
+// The run directory testdata/v2run/noise was written by pydtlang with
+// run.json and checkpoint.json of version 2 (commit 46ee5e0, before
+// chain_offset), from the files of testdata/v1run/src copied to
+// /tmp/h11v2/src:
+//
+//	pydtlang run noise.pydt --data X=points.csv --iters 10 --chains 2 --checkpoint-every 4 --seed 3 \
+//	    --standardize --impute --set alpha=1.5 --out ../noise
+//
+// and noise-final holds the files of the same run made with --iters 20
+// --burn 5 in one go, which "run --resume DIR --iters 20" of that pydtlang
+// reproduced byte for byte.
+
+// TestVersion2Run resumes the version 2 run to 20 sweeps, which must give
+// the old pydtlang's uninterrupted files byte for byte (a version 2 run
+// holds chains from 1: offset 0), and summarises the version 2 run with
+// Summarize, which must give the numbers and files of the old pydtlang's
+// own summary.
+func TestVersion2Run(t *testing.T) {
+	src, err := filepath.Abs(filepath.Join("testdata", "v1run", "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := filepath.Join("testdata", "v2run", "noise")
+	dir := copyDir(t, orig)
+	ri, err := ReadRun(dir)
+	if err != nil || ri.Version != 2 || ri.ChainOffset != 0 || ri.Inputs == nil {
+		t.Fatalf("version 2 run.json read as %+v, %v", ri, err)
+	}
+	// Name the inputs where they are now, for Summarize's LoadRun.
+	b, err := os.ReadFile(filepath.Join(dir, RunFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, RunFile), []byte(strings.ReplaceAll(string(b), "/tmp/h11v2/src", src)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	res, err := Summarize([]string{dir}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want Result
+	if err := readJSONFile(filepath.Join(orig, SummaryFile), &want); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(res.Scalars) != fmt.Sprint(want.Scalars) || // NaN ESS at 10 draws !reflect.DeepEqual(res.Acceptance, want.Acceptance) || !reflect.DeepEqual(res.SummaryTree, want.SummaryTree) ||
+		res.MapLogJointS != want.MapLogJointS || !reflect.DeepEqual(res.Schedule, want.Schedule) || res.Chains != 2 {
+		t.Errorf("Summarize of the version 2 run:\n%+v\nwant its own summary\n%+v", res, want)
+	}
+	for _, name := range []string{MapFile, SummaryTreeFile, MEAFile, ConsensusFile, CoclustFile} {
+		a, _ := os.ReadFile(filepath.Join(orig, name))
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || len(a) == 0 || string(a) != string(b) {
+			t.Errorf("Summarize's %s differs from the run's own (%v)", name, err)
+		}
+	}
+	m, err := (&Inputs{Model: File{Path: filepath.Join(src, "noise.pydt")}, Data: map[string]File{"X": {Path: filepath.Join(src, "points.csv")}},
+		Set: []string{"alpha=1.5"}}).Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ResumeTo(context.Background(), m, dir, 20, nil); err != nil {
+		t.Fatal(err)
+	}
+	final := filepath.Join("testdata", "v2run", "noise-final")
+	entries, err := os.ReadDir(final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		want, _ := os.ReadFile(filepath.Join(final, e.Name()))
+		got, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%s differs from the uninterrupted run's (%v)", e.Name(), err)
+		}
+	}
+	if ri, err := ReadRun(dir); err != nil || ri.Version != RunVersion || ri.Iters != 20 || ri.ChainOffset != 0 {
+		t.Errorf("run.json after resuming: %+v, %v", ri, err)
 	}
 }
