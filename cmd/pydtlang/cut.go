@@ -22,6 +22,7 @@ func newCut() *cobra.Command {
 		opt       inference.CutOptions
 		loss, out string
 		testPath  string
+		place     predict.RunOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "cut RUNDIR (--k K | --time T) [--tree FILE] [--posterior [--loss binder|ari]] [--out FILE]",
@@ -52,16 +53,21 @@ Rows are in the order of the data (read from RUNDIR/coclust.csv), or in the
 tree file's order when the run wrote no coclust.csv.
 
 --test FILE places held-out rows (a data file with the training data's
-columns; missing entries allowed) in the clusters of the tree's cut, by
-their predictive probability (paper, Section 6.3) under the cut tree with
-the hyperparameters at their posterior means over the kept iterations: a new
-point follows the tree's generative process, and the cluster it lands in is
-the one whose subtree it joins after the cut, or a new cluster of its own
-(cluster 0) when it diverges at or before the cut. It then writes, for the
-test rows only, "row,cluster,probability,p_new,p_1,...,p_K": the most
-probable cluster, its probability, and every cluster's. The model and data
-files recorded in run.json must be unchanged; Probit models are not
-supported; not with --posterior.`,
+columns; missing entries allowed; 0/1 for a Probit model) in the clusters of
+the tree's cut, by their posterior predictive probability (paper, Section
+6.3) averaged over up to --trees kept trees of all chains, each with its own
+iteration's hyperparameters, the trees weighted by the row's predictive
+density under each. In a kept tree a new point follows the generative
+process: if it joins the tree at or before the cut time it is a new cluster
+of its own (cluster 0); otherwise its cluster mates are the training rows of
+the piece of that tree, cut at the same time, that it joins, and each of the
+cut's clusters gets the fraction of those mates it holds (on the summary
+tree itself, exactly one cluster). For a Probit model each kept tree's
+auxiliary variables are refreshed by a short Gibbs run seeded by --seed, as
+predict does. It then writes, for the test rows only,
+"row,cluster,probability,p_new,p_1,...,p_K": the most probable cluster, its
+probability, and every cluster's. The model and data files recorded in
+run.json must be unchanged; not with --posterior.`,
 		Example: `  pydtlang run examples/binary.pydt --data Y=examples/data/animals.csv --out fit
   pydtlang cut fit --k 5
   pydtlang cut fit --k 5 --posterior --out clusters.csv
@@ -123,7 +129,7 @@ supported; not with --posterior.`,
 				if err != nil {
 					return &exitError{code: 1, err: fmt.Errorf("cut: --test: %w", err)}
 				}
-				probs, err := predict.PlaceRows(m, args[0], res.SummaryTree, part, res.At, rowsOf(test), predict.Options{})
+				probs, err := predict.PlaceRows(m, args[0], part, res.At, rowsOf(test), place)
 				if err != nil {
 					return &exitError{code: 1, err: fmt.Errorf("cut: %w", err)}
 				}
@@ -172,6 +178,8 @@ supported; not with --posterior.`,
 	f.BoolVar(&opt.Posterior, "posterior", false, "choose the partition from the cuts of all kept trees (Bayes decision under --loss)")
 	f.StringVar(&loss, "loss", "binder", "posterior criterion: binder (least expected Binder loss) or ari (greatest expected adjusted Rand index)")
 	f.StringVar(&testPath, "test", "", "place the held-out rows of this data file in the cut's clusters by predictive probability")
+	f.IntVar(&place.Trees, "trees", predict.DefaultTrees, "with --test: kept trees to average over, evenly spaced (-1: all)")
+	f.Uint64Var(&place.Seed, "seed", 1, "with --test on a Probit model: seed of the auxiliary refresh")
 	f.StringVar(&out, "out", "", "write the CSV to this file instead of stdout")
 	return cmd
 }

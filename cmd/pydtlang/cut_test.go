@@ -165,3 +165,49 @@ func TestResumeIters(t *testing.T) {
 		t.Errorf("--iters 10 after a burn-in of 15: status %d, %q", code, errOut)
 	}
 }
+
+// TestCutTestProbit places held-out binary rows in the clusters of a short
+// Probit run of the animals data: each row's probabilities sum to one,
+// and a row that is an exact copy of a training animal is most probably
+// in that animal's cluster.
+func TestCutTestProbit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fit")
+	if code, _, errOut := runCmd(t, "run", "../../examples/binary.pydt", "--data", "Y=../../examples/data/animals.csv",
+		"--iters", "20", "--chains", "1", "--seed", "4", "--out", dir); code != 0 {
+		t.Fatalf("run: %s", errOut)
+	}
+	code, out, errOut := runCmd(t, "cut", dir, "--k", "3")
+	if code != 0 {
+		t.Fatalf("cut: status %d: %s", code, errOut)
+	}
+	train, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../../examples/data/animals.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	test := filepath.Join(t.TempDir(), "test.csv")
+	os.WriteFile(test, []byte(lines[0]+"\n"+lines[1]+"\n"), 0o644) // the first animal
+	code, out, errOut = runCmd(t, "cut", dir, "--k", "3", "--test", test, "--trees", "4")
+	if code != 0 {
+		t.Fatalf("--test: status %d: %s", code, errOut)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("--test output %q, %v", out, err)
+	}
+	var sum float64
+	for _, f := range recs[1][3:] {
+		x, _ := strconv.ParseFloat(f, 64)
+		sum += x
+	}
+	if math.Abs(sum-1) > 1e-4 {
+		t.Errorf("probabilities sum to %v", sum)
+	}
+	if recs[1][1] != train[1][1] {
+		t.Errorf("a copy of %s placed in cluster %s (p = %s), %s's cluster is %s", train[1][0], recs[1][1], recs[1][2], train[1][0], train[1][1])
+	}
+}

@@ -346,7 +346,15 @@ func (mx *Mixture) Conditional(x, dst []float64) float64 {
 // If prob is not nil, it receives for every entry the probability that it
 // is 1 given the observed entries (observed entries get their value).
 func (mx *Mixture) LogProbBinary(y, prob []float64) float64 {
-	l := make([]float64, 0, len(mx.LogW))
+	return mx.logProbBinary(y, func(y float64) float64 { return 2*y - 1 }, prob)
+}
+
+// logCompBinary returns in buf each component's log weight plus the log
+// probability of y's observed entries when y says on which side of 0 the
+// auxiliary u = z + N(0, 1) fell (stdlib.ThresholdLeaf): P(y | z) =
+// Φ(side(y)·z), so given a component N(μ, v), Φ(side(y)·μ/√(1+v)).
+func (mx *Mixture) logCompBinary(y []float64, side func(float64) float64, buf []float64) []float64 {
+	buf = buf[:0]
 	for j, lw := range mx.LogW {
 		s := lw
 		o := j * mx.D
@@ -354,14 +362,17 @@ func (mx *Mixture) LogProbBinary(y, prob []float64) float64 {
 			if math.IsNaN(yv) {
 				continue
 			}
-			z := mx.Mean[o+k] / math.Sqrt(1+mx.Var[o+k])
-			if yv == 0 {
-				z = -z
-			}
-			s += logPhi(z)
+			s += logPhi(side(yv) * mx.Mean[o+k] / math.Sqrt(1+mx.Var[o+k]))
 		}
-		l = append(l, s)
+		buf = append(buf, s)
 	}
+	return buf
+}
+
+// logProbBinary is LogProbBinary with the side of each value given by side
+// (stdlib.ThresholdLeaf.Side); prob's missing entries get P(side = +1).
+func (mx *Mixture) logProbBinary(y []float64, side func(float64) float64, prob []float64) float64 {
+	l := mx.logCompBinary(y, side, nil)
 	lz := logSumExp(l)
 	if prob != nil {
 		for k, yv := range y {

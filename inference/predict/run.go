@@ -96,69 +96,24 @@ func gaussianOnly(m *inference.Model) error {
 // probit (Mixture.LogProbBinary); the probabilities are averaged over
 // sweeps and trees.
 func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions) (*RunResult, error) {
-	b := m.Trees[0]
-	binary := false
-	if err := gaussianOnly(m); err != nil {
-		if m.Data == nil || b.Threshold() == nil {
-			return nil, fmt.Errorf("predict: %w", err)
-		}
-		binary = true // a stdlib.ThresholdLeaf: through ProbitGibbs
-	}
-	if opt.ProbitDraws < 0 {
-		return nil, fmt.Errorf("predict: %d probit refresh draws: must not be negative", opt.ProbitDraws)
-	}
-	switch {
-	case opt.ProbitBurn == 0:
-		opt.ProbitBurn = DefaultProbitBurn
-	case opt.ProbitBurn < 0:
-		opt.ProbitBurn = 0
-	}
-	if opt.ProbitDraws == 0 {
-		opt.ProbitDraws = DefaultProbitDraws
-	}
-	for i, row := range test {
-		if len(row) != m.D {
-			return nil, fmt.Errorf("predict: test row %d has %d columns, the model's data %d", i+1, len(row), m.D)
-		}
-		if !binary {
-			continue
-		}
-		for k, x := range row {
-			if s := b.DataSupport(); !math.IsNaN(x) && !s.Contains(x) {
-				return nil, fmt.Errorf("predict: test row %d, column %d is %v: %s's data (a %s likelihood) must be %s", i+1, k+1, x, m.Data.Name, b.Leaf.TypeName(), s.Phrase())
-			}
-		}
-	}
-	draws, err := readTrace(m, dir)
-	if err != nil {
-		return nil, err
-	}
-	treeThin, err := inference.RunTreeThin(dir)
+	binary, err := checkTest(m, test, &opt)
 	if err != nil {
 		return nil, fmt.Errorf("predict: %w", err)
 	}
-	draws = withTrees(draws, treeThin)
-	if len(draws) == 0 {
-		return nil, fmt.Errorf("predict: %s has no kept tree", dir)
-	}
-	pick := choose(len(draws), opt.Trees)
-	if err := readTrees(m, dir, draws, pick); err != nil {
-		return nil, err
+	draws, pick, err := keptTrees(m, dir, opt.Trees)
+	if err != nil {
+		return nil, fmt.Errorf("predict: %w", err)
 	}
 	sc := m.Scaling
 	if binary {
 		sc = nil
 	}
-	scaled := make([][]float64, len(test))
+	scaled := scaleRows(m, test, binary)
 	jac := make([]float64, len(test))
 	for i, row := range test {
-		scaled[i] = make([]float64, len(row))
 		for k, x := range row {
 			if sc != nil && !math.IsNaN(x) {
-				scaled[i][k] = sc.Scale(k, x)
 				jac[i] -= math.Log(sc.SD[k])
-			} else {
-				scaled[i][k] = x
 			}
 		}
 	}
@@ -166,6 +121,10 @@ func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions
 	ld := make([][]float64, len(test))
 	cm := make([][][]float64, len(test))
 	dst := make([]float64, m.D)
+	var side func(float64) float64
+	if binary {
+		side = m.Trees[0].Threshold().Side
+	}
 	for _, j := range pick {
 		rng := rand.New(rand.NewPCG(opt.Seed, uint64(j)))
 		mx, err := treeMixture(m, draws[j], Options{Nodes: opt.Nodes}, rng, opt.ProbitBurn, opt.ProbitDraws)
@@ -174,7 +133,7 @@ func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions
 		}
 		for i, x := range scaled {
 			if binary {
-				ld[i] = append(ld[i], mx.LogProbBinary(x, dst))
+				ld[i] = append(ld[i], mx.logProbBinary(x, side, dst))
 			} else {
 				ld[i] = append(ld[i], mx.Conditional(x, dst))
 			}
@@ -197,6 +156,89 @@ func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions
 		res.Imputed[i] = out
 	}
 	return res, nil
+}
+
+// checkTest checks the test rows against m (their number of columns, and
+// for a model whose leaves are a stdlib.ThresholdLeaf, the likelihood's
+// data support) and fills in opt's defaults for the probit refresh
+// sweeps. It reports whether the rows are binary: the model's leaf
+// evidence is not closed-form Gaussian but a ThresholdLeaf, handled by
+// ProbitGibbs. Any other likelihood without closed-form Gaussian evidence
+// is an error wrapping ErrAugmented.
+func checkTest(m *inference.Model, test [][]float64, opt *RunOptions) (bool, error) {
+	b := m.Trees[0]
+	binary := false
+	if err := gaussianOnly(m); err != nil {
+		if m.Data == nil || b.Threshold() == nil {
+			return false, err
+		}
+		binary = true // a stdlib.ThresholdLeaf: through ProbitGibbs
+	}
+	if opt.ProbitDraws < 0 {
+		return false, fmt.Errorf("%d probit refresh draws: must not be negative", opt.ProbitDraws)
+	}
+	switch {
+	case opt.ProbitBurn == 0:
+		opt.ProbitBurn = DefaultProbitBurn
+	case opt.ProbitBurn < 0:
+		opt.ProbitBurn = 0
+	}
+	if opt.ProbitDraws == 0 {
+		opt.ProbitDraws = DefaultProbitDraws
+	}
+	for i, row := range test {
+		if len(row) != m.D {
+			return false, fmt.Errorf("test row %d has %d columns, the model's data %d", i+1, len(row), m.D)
+		}
+		if !binary {
+			continue
+		}
+		for k, x := range row {
+			if s := b.DataSupport(); !math.IsNaN(x) && !s.Contains(x) {
+				return false, fmt.Errorf("test row %d, column %d is %v: %s's data (a %s likelihood) must be %s", i+1, k+1, x, m.Data.Name, b.Leaf.TypeName(), s.Phrase())
+			}
+		}
+	}
+	return binary, nil
+}
+
+// keptTrees reads the run's trace and returns its draws that have a tree
+// in the tree files, with the trees of up to k of them (choose) read in,
+// and the indices of those.
+func keptTrees(m *inference.Model, dir string, k int) ([]*draw, []int, error) {
+	draws, err := readTrace(m, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	treeThin, err := inference.RunTreeThin(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	draws = withTrees(draws, treeThin)
+	if len(draws) == 0 {
+		return nil, nil, fmt.Errorf("%s has no kept tree", dir)
+	}
+	pick := choose(len(draws), k)
+	if err := readTrees(m, dir, draws, pick); err != nil {
+		return nil, nil, err
+	}
+	return draws, pick, nil
+}
+
+// scaleRows returns copies of the test rows in the units of m's fit: scaled
+// like the training data when the run was standardized, unless binary.
+func scaleRows(m *inference.Model, test [][]float64, binary bool) [][]float64 {
+	out := make([][]float64, len(test))
+	for i, row := range test {
+		out[i] = make([]float64, len(row))
+		for k, x := range row {
+			if m.Scaling != nil && !binary && !math.IsNaN(x) {
+				x = m.Scaling.Scale(k, x)
+			}
+			out[i][k] = x
+		}
+	}
+	return out
 }
 
 // draw is one kept state of a run.
