@@ -416,7 +416,6 @@ func support(x Expr) stdlib.Support {
 	return stdlib.Real
 }
 
-// inspect calls f for x and every expression nested in it, parents first.
 // mapRefs returns x with every variable reference r outside indices
 // replaced by f(r); the rest of the expression is copied.
 func mapRefs(x Expr, f func(Ref) Expr) Expr {
@@ -437,6 +436,7 @@ func mapRefs(x Expr, f func(Ref) Expr) Expr {
 	return x
 }
 
+// inspect calls f for x and every expression nested in it, parents first.
 func inspect(x Expr, f func(Expr)) {
 	f(x)
 	switch x := x.(type) {
