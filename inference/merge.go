@@ -203,23 +203,14 @@ func Summarize(dirs []string, out string) (*Result, error) {
 			for _, name := range slices.Sorted(maps.Keys(cs.Trees)) {
 				s := cs.Trees[name].Stats
 				res.Refused += s.NonFinite
-				st.Subtree.Proposed += s.Subtree.Proposed
-				st.Subtree.Accepted += s.Subtree.Accepted
-				st.Time.Proposed += s.Time.Proposed
-				st.Time.Accepted += s.Time.Accepted
-				st.Position.Proposed += s.Position.Proposed
-				st.Position.Accepted += s.Position.Accepted
+				st.Add(s)
 			}
 		}
 	}
 	if contiguous {
 		res.ChainNumbers = nil
 	}
-	for name, ms := range map[string]treemove.MoveStats{"subtree": st.Subtree, "time": st.Time, "position": st.Position, "ridge": ridge} {
-		if ms.Proposed > 0 {
-			res.Acceptance[name] = ms.Rate()
-		}
-	}
+	res.setAcceptance(st, ridge)
 	res.Schedule, err = mergeSchedule(runs[0].dir, m)
 	if err != nil {
 		return nil, fmt.Errorf("summary: %w", err)

@@ -521,19 +521,9 @@ func (r *runner) result(done int, wall float64) *Result {
 		res.Refused += ch.moves.Stats.NonFinite
 		ridge.Proposed += ch.RidgeProposed
 		ridge.Accepted += ch.RidgeAccepted
-		s := ch.moves.Stats
-		st.Subtree.Proposed += s.Subtree.Proposed
-		st.Subtree.Accepted += s.Subtree.Accepted
-		st.Time.Proposed += s.Time.Proposed
-		st.Time.Accepted += s.Time.Accepted
-		st.Position.Proposed += s.Position.Proposed
-		st.Position.Accepted += s.Position.Accepted
+		st.Add(ch.moves.Stats)
 	}
-	for name, ms := range map[string]treemove.MoveStats{"subtree": st.Subtree, "time": st.Time, "position": st.Position, "ridge": ridge} {
-		if ms.Proposed > 0 {
-			res.Acceptance[name] = ms.Rate()
-		}
-	}
+	res.setAcceptance(st, ridge)
 	for _, s := range r.sched.Steps {
 		res.Schedule = append(res.Schedule, s.Name())
 	}
@@ -1052,4 +1042,14 @@ func readJSONFile(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// setAcceptance records the acceptance rate of each kind of tree move, and
+// of the ridge move, that was proposed at least once.
+func (res *Result) setAcceptance(st treemove.Stats, ridge treemove.MoveStats) {
+	for name, ms := range map[string]treemove.MoveStats{"subtree": st.Subtree, "time": st.Time, "position": st.Position, "ridge": ridge} {
+		if ms.Proposed > 0 {
+			res.Acceptance[name] = ms.Rate()
+		}
+	}
 }

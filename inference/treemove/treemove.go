@@ -63,6 +63,19 @@ type Stats struct {
 	NonFinite int
 }
 
+// Add adds o's counters to s's, as when the counts of several chains or
+// trees are pooled.
+func (s *Stats) Add(o Stats) {
+	s.Subtree.Proposed += o.Subtree.Proposed
+	s.Subtree.Accepted += o.Subtree.Accepted
+	s.Time.Proposed += o.Time.Proposed
+	s.Time.Accepted += o.Time.Accepted
+	s.Position.Proposed += o.Position.Proposed
+	s.Position.Accepted += o.Position.Accepted
+	s.GaveUp += o.GaveUp
+	s.NonFinite += o.NonFinite
+}
+
 // Evaluable reports whether a log density may be accepted by a move: finite,
 // or -Inf (zero density, which every move rejects). NaN and +Inf are never
 // accepted: they mean that float64 cannot evaluate the density there (an
