@@ -401,3 +401,12 @@ func TestSampleTinyCScores(t *testing.T) {
 		t.Errorf("noise-free score: status %d, stderr %s; want the infinite density reported", code, errOut)
 	}
 }
+
+// TestRunExtraArgument: an output directory written as a second argument
+// (run MODEL DIR) is a usage error that says where it belongs.
+func TestRunExtraArgument(t *testing.T) {
+	code, _, errOut := runCmd(t, "run", "../../examples/gaussian.pydt", "fit", "--data", "X=../../examples/data/synthetic.csv")
+	if code != 2 || !strings.Contains(errOut, "got 2: ../../examples/gaussian.pydt fit; the output directory is given with --out DIR") {
+		t.Errorf("status %d, stderr %q", code, errOut)
+	}
+}

@@ -194,7 +194,7 @@ and in R with posterior:
   pydtlang run examples/gaussian.pydt --data X=examples/data/synthetic.csv --explain
   pydtlang run --resume fit
   pydtlang run examples/gaussian.pydt --data X=examples/data/synthetic.csv --chains 1 --chain-offset 2 --out fit-3`,
-		Args: cobra.RangeArgs(0, 1),
+		Args: runArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
 			if resume != "" {
@@ -306,6 +306,17 @@ func runFlags(cmd *cobra.Command, cfg *inference.Config, burn int) error {
 
 // resumeAlone rejects a MODEL argument or any flag other than --resume
 // given with --resume: a run's settings are fixed when it starts.
+// runArgs accepts at most the model file, and says where the rest
+// belongs: the commonest slip is the output directory written as a second
+// argument instead of with --out.
+func runArgs(cmd *cobra.Command, args []string) error {
+	if len(args) <= 1 {
+		return nil
+	}
+	return fmt.Errorf("run takes one argument, the MODEL file, but got %d: %s; the output directory is given with --out DIR and data files with --data NAME=FILE",
+		len(args), strings.Join(args, " "))
+}
+
 func resumeAlone(cmd *cobra.Command, args []string) error {
 	var extra []string
 	if len(args) > 0 {
