@@ -232,14 +232,17 @@ func (m *Model) CheckProper(env *graph.Env) error {
 		return nil
 	}
 	div := m.Tree.Divergence
-	var cArg graph.Expr
+	// The function's tail, a(t) ≈ c/(1-t) + c2/(1-t)² near t = 1, read from
+	// its declared capability (stdlib.DivergenceTail), never its name.
+	tail := div.Type.Tail
+	if tail == nil || tail.Inv < 0 {
+		return nil // no 1/(1-t) term declared: a 1/(1-t)² alone is proper
+	}
+	cArg := div.Args[tail.Inv]
+	cName := div.Type.Params[tail.Inv].Name
 	c2 := paramRange{shape: 0}
-	switch div.Type.Name {
-	case "DivInv":
-		cArg = div.Args[0]
-	case "DivNeal":
-		cArg = div.Args[1]
-		r, ok := m.rangeOf(div.Args[2], env)
+	if tail.InvSq >= 0 {
+		r, ok := m.rangeOf(div.Args[tail.InvSq], env)
 		if !ok {
 			return nil
 		}
@@ -249,8 +252,6 @@ func (m *Model) CheckProper(env *graph.Env) error {
 		if r.free {
 			c2 = r
 		}
-	default:
-		return nil // DivInvSq: proper
 	}
 	c, okc := m.rangeOf(cArg, env)
 	alpha, oka := m.rangeOf(m.Tree.Args[0], env)
@@ -270,23 +271,19 @@ func (m *Model) CheckProper(env *graph.Env) error {
 		if e > 1e-12*need {
 			continue
 		}
-		return m.improperError(g, c, alpha, beta, c2, noise, h, b, need, div.Type.Name)
+		return m.improperError(g, c, alpha, beta, c2, noise, h, b, need, cName)
 	}
 	return nil
 }
 
 // improperError explains the refusal for the group g.
-func (m *Model) improperError(g dupGroup, c, alpha, beta, c2, noise paramRange, h, b, need float64, divName string) error {
+func (m *Model) improperError(g dupGroup, c, alpha, beta, c2, noise paramRange, h, b, need float64, cName string) error {
 	var sb strings.Builder
 	x := m.Data.Name
 	r := len(g.rows)
 	rows := make([]string, r)
 	for i, k := range g.rows {
 		rows[i] = fmt.Sprint(k + 1)
-	}
-	cName := "c"
-	if divName == "DivNeal" {
-		cName = "c1"
 	}
 	plusA := ""
 	if c2.free {

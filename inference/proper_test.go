@@ -12,6 +12,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/lang"
+	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -317,6 +320,59 @@ X ~ PYDT(a, beta, c, 1)
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
+			}
+		})
+	}
+}
+
+// TestCheckProperUserDivergence: the propriety check reads a divergence
+// function's declared tail (stdlib.DivergenceTail), not its name, so a
+// user's function registered under a name of its own is checked as the
+// standard one with the same tail (it was passed unchecked, a silent
+// improper posterior), and the message names its own parameter.
+func TestCheckProperUserDivergence(t *testing.T) {
+	const src = `
+dim N, D
+data X : real[N, D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+k ~ Gamma(1, 1)
+X ~ PYDT(alpha, beta, MyDiv(k), 1)
+`
+	for _, tc := range []struct {
+		name     string
+		tail     *stdlib.DivergenceTail
+		improper bool
+	}{
+		{"tail c/(1-t)", &stdlib.DivergenceTail{Inv: 0, InvSq: -1}, true},
+		{"tail c/(1-t)^2", &stdlib.DivergenceTail{Inv: -1, InvSq: 0}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lib := stdlib.Default()
+			if err := lib.RegisterDivergence(&stdlib.DivergenceType{
+				Name: "MyDiv", Doc: "a(t) = k/(1-t)", Params: []stdlib.Param{{Name: "k", Support: stdlib.Positive}},
+				New: func(p []float64) pydt.Divergence { return pydt.DivInv{C: p[0]} }, Tail: tc.tail,
+			}); err != nil {
+				t.Fatal(err)
+			}
+			f, err := lang.Parse("user.pydt", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := graph.Compile(f, graph.Options{Library: lib, Data: map[string]*dataset.Matrix{"X": dupRows(8, 4, 2)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := NewModel(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = m.CheckProper(m.NewState().Env)
+			if got := errors.Is(err, ErrImproper); got != tc.improper {
+				t.Fatalf("improper %v, want %v (error %v)", got, tc.improper, err)
+			}
+			if tc.improper && !strings.Contains(err.Error(), "when k·k") {
+				t.Errorf("the message does not name k: %v", err)
 			}
 		})
 	}

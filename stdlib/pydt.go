@@ -59,6 +59,18 @@ type DivergenceType struct {
 	Doc    string
 	Params []Param
 	New    func(p []float64) pydt.Divergence
+	// Tail, if not nil, names the parameters that are the coefficients of
+	// 1/(1-t) and of 1/(1-t)² in a(t) as t -> 1, which decide whether
+	// exact duplicates make the posterior improper (inference.CheckProper
+	// reads it). Nil declares nothing, and that check is not made.
+	Tail *DivergenceTail
+}
+
+// DivergenceTail is the behaviour of a divergence function near t = 1,
+// a(t) ≈ p[Inv]/(1-t) + p[InvSq]/(1-t)², given as parameter indices (-1:
+// no such term).
+type DivergenceTail struct {
+	Inv, InvSq int
 }
 
 // stdDivergences are the standard library's divergence constructors.
@@ -68,16 +80,19 @@ func stdDivergences() []*DivergenceType {
 			Name: "DivInv", Doc: "a(t) = c/(1-t), the paper's choice and the default",
 			Params: []Param{{Name: "c", Support: Positive}},
 			New:    func(p []float64) pydt.Divergence { return pydt.DivInv{C: p[0]} },
+			Tail:   &DivergenceTail{Inv: 0, InvSq: -1},
 		},
 		{
 			Name: "DivInvSq", Doc: "a(t) = c/(1-t)^2, smoother densities",
 			Params: []Param{{Name: "c", Support: Positive}},
 			New:    func(p []float64) pydt.Divergence { return pydt.DivInvSq{C: p[0]} },
+			Tail:   &DivergenceTail{Inv: -1, InvSq: 0},
 		},
 		{
 			Name: "DivNeal", Doc: "a(t) = c0 + c1/(1-t) + c2/(1-t)^2, Neal's family; c1 + c2 > 0",
 			Params: []Param{{Name: "c0", Support: NonNegative}, {Name: "c1", Support: NonNegative}, {Name: "c2", Support: NonNegative}},
 			New:    func(p []float64) pydt.Divergence { return pydt.DivNeal{C0: p[0], C1: p[1], C2: p[2]} },
+			Tail:   &DivergenceTail{Inv: 1, InvSq: 2},
 		},
 	}
 }
