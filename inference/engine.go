@@ -308,6 +308,20 @@ func (g gibbsPrecisionStep) update(ch *Chain) error {
 	return ch.syncVariance()
 }
 
+// supportTransform returns the transform matched to the support of v's
+// scalar distribution, on which v is slice sampled.
+func supportTransform(v *graph.Var) (scalar.Transform, error) {
+	dist, ok := v.Def.Scalar()
+	if !ok {
+		return scalar.Transform{}, fmt.Errorf("%w: %s ~ %s is not a scalar distribution", ErrUnsupported, v.Name, v.Def.TypeName())
+	}
+	tr, err := scalar.ForSupport(dist.Support())
+	if err != nil {
+		return scalar.Transform{}, fmt.Errorf("%s: %w", v.Name, err)
+	}
+	return tr, nil
+}
+
 // sliceStep slice samples a continuous scalar on a scale matched to its
 // support (log for positive, logit for (0, 1)), with the Jacobian.
 type sliceStep struct {
@@ -322,13 +336,9 @@ type sliceStep struct {
 }
 
 func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
-	dist, ok := v.Def.Scalar()
-	if !ok {
-		return nil, fmt.Errorf("%w: %s ~ %s is not a scalar distribution", ErrUnsupported, v.Name, v.Def.TypeName())
-	}
-	tr, err := scalar.ForSupport(dist.Support())
+	tr, err := supportTransform(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", v.Name, err)
+		return nil, err
 	}
 	s := &sliceStep{m: m, v: v, transform: tr}
 	fs, dets := m.G.Readers(v)

@@ -412,13 +412,9 @@ type elemSliceStep struct {
 }
 
 func newElemSliceStep(m *Model, v *graph.Var) (*elemSliceStep, error) {
-	dist, ok := v.Def.Scalar()
-	if !ok {
-		return nil, fmt.Errorf("%w: %s ~ %s is not a scalar distribution", ErrUnsupported, v.Name, v.Def.TypeName())
-	}
-	tr, err := scalar.ForSupport(dist.Support())
+	tr, err := supportTransform(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", v.Name, err)
+		return nil, err
 	}
 	sites, err := elemSites(m, v)
 	if err != nil {
