@@ -67,7 +67,6 @@ sd ~ Gamma(4, 8)
 Z ~ PYDT(alpha, beta, c, 1 / prec)
 X ~ Normal(Z, sd)
 `
-	// A per-column noise sd, a latent array read by the leaf factor.
 	// A diffusion variance per dimension under a Normal noise model (the
 	// precisions are slice sampled with the locations integrated out).
 	noisePerDimModel = `
@@ -83,6 +82,7 @@ noise ~ Gamma(4, 1)
 Z ~ PYDT(alpha, beta, c, 1 / prec)
 X ~ Normal(Z, 1 / sqrt(noise))
 `
+	// A per-column noise sd, a latent array read by the leaf factor.
 	columnSDModel = `
 dim N, D
 data X : real[N, D]
