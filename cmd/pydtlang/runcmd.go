@@ -30,6 +30,8 @@ func newRun() *cobra.Command {
 		burn    int
 		force   bool
 		stdz    bool
+		method  string
+		emc     inference.EMConfig
 	)
 	cmd := &cobra.Command{
 		Use:   "run MODEL --data NAME=FILE... [--iters N --burn B --thin T --chains C --seed S] --out DIR [--force]",
@@ -182,6 +184,15 @@ is in the data's units, and run.json records each column's mean and sd
 columns on different scales: standardizing 0/1 columns turns rare features
 into large values (docs/clustering.md).
 
+--method em fits the model by greedy Bayesian EM instead (one good tree fast,
+not a posterior): --iters is then the number of search rounds, --k the number
+of best trees kept, --time and --patience stop the search early. It writes
+map.nwk (the best tree), kbest.nwk (each kept tree after "[bound=L]") and
+summary.json (method "em", Gamma posteriors of c and the precision, alpha,
+beta, the bound trace, wall time). Models with parts EM cannot fit are
+refused naming the variable; EM runs cannot be resumed. --explain with
+--method em prints the EM schedule (spec.md, docs/em.md).
+
 Load the trace in Python with ArviZ:
   df = pandas.read_csv("DIR/trace.csv")
   idata = arviz.from_dict(posterior={c: df.pivot(index="iteration", columns="chain", values=c).T.values
@@ -197,7 +208,18 @@ and in R with posterior:
 		Args: runArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
+			if method != "mcmc" && method != "em" {
+				return &exitError{code: 2, err: fmt.Errorf("run: --method must be mcmc or em, got %q", method)}
+			}
+			if resume != "" && method == "em" {
+				return &exitError{code: 2, err: errors.New("run: --method em runs cannot be resumed (EM keeps no checkpoint); start the run again")}
+			}
 			if resume != "" {
+				if _, err := os.Stat(filepath.Join(resume, inference.KBestFile)); err == nil {
+					if _, err := os.Stat(filepath.Join(resume, inference.RunFile)); errors.Is(err, fs.ErrNotExist) {
+						return &exitError{code: 1, err: fmt.Errorf("run --resume: %s holds an EM run (%s), which cannot be resumed; start it again", resume, inference.KBestFile)}
+					}
+				}
 				if err := resumeAlone(cmd, args); err != nil {
 					return err
 				}
@@ -219,6 +241,9 @@ and in R with posterior:
 			l, m, err := loadModel(args[0], &b, stderr)
 			if err != nil {
 				return err
+			}
+			if method == "em" {
+				return runEM(cmd, args[0], m, l.Graph, emc, cfg, explain, force, stdz)
 			}
 			if explain {
 				text, err := inference.Explain(m)
@@ -268,7 +293,64 @@ and in R with posterior:
 	f.BoolVar(&stdz, "standardize", false, "fit the data with every column shifted and scaled to mean 0 and sd 1 (recorded in run.json)")
 	f.Duration("progress-every", 5*time.Second, "when stderr is not a terminal, print a progress line (iteration, rate, ETA, log joint) this often; 0 for none")
 	f.BoolVar(&cfg.AllowStuck, "allow-stuck", false, "exit 0 even when a chain is stuck (its tree accepted no move for 100 consecutive sweeps)")
+	f.StringVar(&method, "method", "mcmc", "mcmc (posterior samples) or em (greedy Bayesian EM: one good tree fast, with a K-best search; see --help)")
+	f.IntVar(&emc.K, "k", 10, "with --method em: the number of best trees kept (kbest.nwk)")
+	f.IntVar(&emc.Patience, "patience", 30, "with --method em: stop after this many search rounds without a better tree (0: never)")
+	f.DurationVar(&emc.Time, "time", 0, "with --method em: stop the search after this long (e.g. 30s; 0: no limit)")
 	return cmd
+}
+
+// runEM runs --method em: --iters is the number of search rounds.
+func runEM(cmd *cobra.Command, model string, m *inference.Model, g *graph.Graph, emc inference.EMConfig, cfg inference.Config, explain, force, stdz bool) error {
+	stderr := cmd.ErrOrStderr()
+	if explain {
+		plan, err := inference.PlanEM(m)
+		if err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "EM schedule for %s (data at the leaves: %s):\n%s", model, m.Trees[0].Kind(), plan.Explain())
+		return nil
+	}
+	if cfg.Out == "" {
+		return &exitError{code: 2, err: errors.New("run: --out DIR is required")}
+	}
+	if emc.K < 1 {
+		return &exitError{code: 2, err: fmt.Errorf("run: --k must be at least 1, got %d", emc.K)}
+	}
+	if emc.Patience == 0 {
+		emc.Patience = -1
+	}
+	emc.Rounds, emc.Seed, emc.Out, emc.Force = cfg.Iters, cfg.Seed, cfg.Out, force
+	if stdz {
+		if _, err := m.Standardize(); err != nil {
+			return &exitError{code: 1, err: err}
+		}
+	}
+	for _, w := range m.Warnings(graph.NewEnv(g)) {
+		fmt.Fprintf(stderr, "pydtlang: warning: %s\n", w)
+	}
+	if every := progressEvery(cmd); every > 0 {
+		last := time.Now()
+		emc.Progress = func(round, rounds int, best float64) {
+			if time.Since(last) >= every || round == rounds {
+				last = time.Now()
+				fmt.Fprintf(stderr, "EM round %d / %d  best bound %.6g\n", round, rounds, best)
+			}
+		}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := inference.RunEM(ctx, m, emc)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	kind := "lower bound"
+	if res.Approximate {
+		kind = "EP approximation"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "EM: best tree's bound %.6g (%s) after %d rounds (stopped: %s), %d trees kept, %.1fs; wrote %s, %s and %s in %s\n",
+		res.Bound, kind, res.Rounds, res.StopReason, len(res.Trees), res.WallTime, inference.MapFile, inference.KBestFile, inference.SummaryFile, cfg.Out)
+	return nil
 }
 
 // runFlags checks the numeric run flags and sets cfg.Burn from --burn: the
