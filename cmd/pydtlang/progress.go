@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/pydtlang/pydtlang/inference"
 )
 
 // lineProgress reports a run's progress as plain lines, one every
@@ -22,10 +24,15 @@ type lineProgress struct {
 	start, last time.Time
 	first       int // sweeps done when the first report came
 	started     bool
+	// chain is the number of the run's first chain, whose log joint is
+	// reported (1, or --chain-offset + 1), read from dir's run.json (when
+	// dir is set) at the first report.
+	chain int
+	dir   string
 }
 
 func newLineProgress(w io.Writer, interval time.Duration) *lineProgress {
-	return &lineProgress{w: w, interval: interval, now: time.Now}
+	return &lineProgress{w: w, interval: interval, now: time.Now, chain: 1}
 }
 
 // report is the Config.Progress callback.
@@ -35,6 +42,11 @@ func (p *lineProgress) report(done, total int, logJoint float64) {
 		// The first report comes after the first sweep: time is measured
 		// from it, and nothing is printed.
 		p.start, p.last, p.first, p.started = t, t, done, true
+		if p.dir != "" {
+			if ri, err := inference.ReadRun(p.dir); err == nil {
+				p.chain = ri.ChainOffset + 1
+			}
+		}
 		return
 	}
 	if t.Sub(p.last) < p.interval && done < total {
@@ -51,5 +63,5 @@ func (p *lineProgress) report(done, total int, logJoint float64) {
 		eta := time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second)
 		line += fmt.Sprintf("  %.3g sweeps/s  ETA %v", rate, eta)
 	}
-	fmt.Fprintf(p.w, "%s  log joint %.6g (chain 1)\n", line, logJoint)
+	fmt.Fprintf(p.w, "%s  log joint %.6g (chain %d)\n", line, logJoint, p.chain)
 }

@@ -36,6 +36,21 @@ func TestLineProgress(t *testing.T) {
 	if b.String() != "" {
 		t.Errorf("short run printed %q", b.String())
 	}
+	// A run of chains 5.. (--chain-offset 4) reports its first chain as 5.
+	b.Reset()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte(`{"version": 3, "chains": 1, "chain_offset": 4}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p = newLineProgress(&b, time.Second)
+	p.now, p.dir = func() time.Time { return clock }, dir
+	for done := 1; done <= 12; done++ {
+		p.report(done, 12, 0)
+		clock = clock.Add(100 * time.Millisecond)
+	}
+	if !strings.HasSuffix(b.String(), "(chain 5)\n") {
+		t.Errorf("offset run printed %q", b.String())
+	}
 }
 
 // TestRunProgressLines checks that run prints progress lines to a stderr

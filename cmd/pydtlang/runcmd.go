@@ -490,7 +490,9 @@ func execute(cmd *cobra.Command, fn func(context.Context, func(int, int, float64
 			bar.Set(done)
 		}
 	} else if every := progressEvery(cmd); every > 0 {
-		progress = newLineProgress(stderr, every).report
+		lp := newLineProgress(stderr, every)
+		lp.dir = out
+		progress = lp.report
 	}
 	res, err := fn(ctx, progress)
 	if res != nil {
