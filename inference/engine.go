@@ -521,6 +521,7 @@ type Chain struct {
 	// params and leafParams are scratch space for factor parameters.
 	params, leafParams []float64
 	variances          []float64 // scratch of syncVariance, D
+	ridgeSaved         []float64 // scratch of the ridge move: the variance's values
 	// Skipped counts conditional updates skipped because their statistics
 	// were not finite (see gibbsPrecisionStep).
 	Skipped int

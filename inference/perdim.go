@@ -56,19 +56,8 @@ func gibbsPrecisionDims(m *Model, v *graph.Var) (Updater, bool) {
 // isDimReciprocal reports whether the variance argument of the PYDT f is
 // 1 / v[d], d being f's dimension loop.
 func isDimReciprocal(f *graph.Factor, v *graph.Var) bool {
-	o, ok := f.Args[graph.PYDTVariance].(graph.Op)
-	if !ok || o.Op != '/' {
-		return false
-	}
-	if n, ok := o.X.(graph.Num); !ok || n.V != 1 {
-		return false
-	}
-	e, ok := o.Y.(graph.Elem)
-	if !ok || e.V != v || len(e.Idx) != 1 {
-		return false
-	}
-	li, ok := e.Idx[0].(graph.LoopIndex)
-	return ok && li.Slot == f.DimLoop.Slot
+	w, recip, ok := dimVarianceVar(f)
+	return ok && recip && w == v
 }
 
 func (g gibbsPrecisionDimsStep) Name() string { return "gibbs(" + g.v.Name + "[d])" }

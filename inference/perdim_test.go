@@ -63,8 +63,9 @@ func perDimSource(t *testing.T, noise bool) string {
 // dimension, N = 4, D = 3): with the data at the leaves prec is drawn by
 // the conjugate Gamma update per dimension given sampled locations; under
 // a Normal noise model each element is slice sampled with the locations
-// integrated out. Every element's mean and second moment is compared, so
-// a dimension read with another's variance fails.
+// integrated out; in both, the ridge move scales every dimension's
+// variance with the times. Every element's mean and second moment is
+// compared, so a dimension read with another's variance fails.
 func TestGewekePerDimension(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
@@ -85,8 +86,10 @@ func TestGewekePerDimension(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(sched.Explain(), tc.step) {
-				t.Fatalf("no %s:\n%s", tc.step, sched.Explain())
+			for _, want := range []string{tc.step, "ridge(prec[d], times)"} {
+				if !strings.Contains(sched.Explain(), want) {
+					t.Fatalf("no %s:\n%s", want, sched.Explain())
+				}
 			}
 			names := append(baseNames(m), perDimStatNames(d)...)
 			stats := func(env *graph.Env, tr *pydt.Tree) []float64 {

@@ -67,6 +67,9 @@ func probitVariance(m *Model) (v *graph.Var, reciprocal, ok bool) {
 		return nil, false, false
 	}
 	rs := r.(*ridgeStep)
+	if rs.dims {
+		return nil, false, false // the probit scale moves take one scalar
+	}
 	return rs.v, rs.reciprocal, true
 }
 

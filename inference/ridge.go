@@ -22,20 +22,32 @@ import (
 // Metropolis ratio is the ratio of the target densities in those
 // coordinates: prior of v times v (the Jacobian of log v), the tree prior
 // times Π(1-t_i) (the Jacobian of each s_i), and the likelihood.
+//
+// With a variance per dimension (v a vector, σ²_d = v[d] or 1/v[d]) the
+// move scales every σ²_d by e^u, keeping each σ²_d(1-t) fixed; in the
+// coordinates (log v_1, ..., log v_D, s_1, ..., s_K) it is again a
+// symmetric shift, and the target has Π_d p(v_d) v_d.
 type ridgeStep struct {
 	v          *graph.Var
 	reciprocal bool // variance = 1/v (a precision), else variance = v
+	dims       bool // v is a vector: element d is dimension d's
 	width      float64
 	moves      int
 }
 
 // ridge returns the ridge move when the PYDT variance is a latent scalar v
-// or its reciprocal, and v enters nothing else.
+// or its reciprocal, or per dimension the elements of a latent vector v or
+// their reciprocals, and v enters nothing else.
 func ridge(m *Model) (Updater, bool) {
-	arg := m.Tree.Args[3]
-	v, recip := graph.AsReciprocal(arg)
-	if !recip {
-		var ok bool
+	arg := m.Tree.Args[graph.PYDTVariance]
+	dims := m.Tree.DimLoop != nil
+	var v *graph.Var
+	var recip, ok bool
+	if dims {
+		if v, recip, ok = dimVarianceVar(m.Tree); !ok {
+			return nil, false
+		}
+	} else if v, recip = graph.AsReciprocal(arg); !recip {
 		if v, ok = graph.AsRef(arg); !ok {
 			return nil, false
 		}
@@ -43,16 +55,28 @@ func ridge(m *Model) (Updater, bool) {
 	if v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
 		return nil, false
 	}
+	if dims && (!v.Def.Elementwise || len(v.Dims) != 1 || v.Dims[0] != m.D) {
+		return nil, false
+	}
 	fs, dets := m.G.Readers(v)
 	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 || readsTreePrior(m, v) {
 		return nil, false
 	}
-	return &ridgeStep{v: v, reciprocal: recip, width: 1, moves: 3}, true
+	return &ridgeStep{v: v, reciprocal: recip, dims: dims, width: 1, moves: 3}, true
 }
 
-func (r *ridgeStep) Name() string { return "ridge(" + r.v.Name + ", times)" }
+func (r *ridgeStep) Name() string {
+	if r.dims {
+		return "ridge(" + r.v.Name + "[d], times)"
+	}
+	return "ridge(" + r.v.Name + ", times)"
+}
 
 func (r *ridgeStep) Explain() string {
+	if r.dims {
+		return fmt.Sprintf("joint Metropolis move: shifts every -log(1-t) by u and scales every dimension's variance by e^u, "+
+			"keeping each σ²_d(1-t) fixed, so chains cross the ridge between %s and times near t = 1", r.v.Name)
+	}
 	return fmt.Sprintf("joint Metropolis move: shifts every -log(1-t) by u and scales the variance by e^u, "+
 		"keeping σ²(1-t) fixed, so chains cross the ridge between %s and times near t = 1", r.v.Name)
 }
@@ -69,8 +93,10 @@ func (r *ridgeStep) update(ch *Chain) error {
 // ridgeTarget is the log target in the move's coordinates at the chain's
 // current state.
 func (r *ridgeStep) target(ch *Chain) float64 {
-	x := ch.get(r.v)
-	lp := ch.logFactor(r.v.Def) + math.Log(x)
+	lp := ch.logFactor(r.v.Def)
+	for _, x := range ch.st.Env.Values[r.v.ID] {
+		lp += math.Log(x)
+	}
 	// The tree prior in the coordinates s: LogPrior times Π(1-t_i).
 	return lp + ch.logTreeS() + ch.lik.LogLik()
 }
@@ -94,19 +120,23 @@ func (r *ridgeStep) once(ch *Chain) error {
 		return nil // the root would cross t = 0: a proposal of zero density
 	}
 	before := r.target(ch)
-	x0 := ch.get(r.v)
+	xs := ch.st.Env.Values[r.v.ID]
+	x0 := append(ch.ridgeSaved[:0], xs...)
+	ch.ridgeSaved = x0
 	ch.saved = ch.saved[:0]
 	for _, b := range ch.internal {
 		t := tr.Time(b)
 		ch.saved = append(ch.saved, t)
 		tr.SetTime(b, pydt.TimeFromLogOneMinus(t.LogOneMinus()-u))
 	}
-	x1 := x0 * math.Exp(u)
+	f := math.Exp(u)
 	if r.reciprocal {
-		x1 = x0 * math.Exp(-u)
+		f = math.Exp(-u)
 	}
-	ch.set(r.v, x1)
-	ok := ch.syncVariance() == nil && ch.lik.Recompute() == nil && validTimes(tr, ch.internal)
+	for k := range xs {
+		xs[k] = x0[k] * f
+	}
+	ok := ch.m.Refresh(ch.st.Env) == nil && ch.syncVariance() == nil && ch.lik.Recompute() == nil && validTimes(tr, ch.internal)
 	after := math.Inf(-1)
 	if ok {
 		after = r.target(ch)
@@ -120,7 +150,10 @@ func (r *ridgeStep) once(ch *Chain) error {
 	for i, b := range ch.internal {
 		tr.SetTime(b, ch.saved[i])
 	}
-	ch.set(r.v, x0)
+	copy(xs, x0)
+	if err := ch.m.Refresh(ch.st.Env); err != nil {
+		return err
+	}
 	if err := ch.syncVariance(); err != nil {
 		return err
 	}
@@ -137,4 +170,25 @@ func validTimes(tr *pydt.Tree, internal []pydt.NodeID) bool {
 		}
 	}
 	return true
+}
+
+// dimVarianceVar reports whether the per-dimension variance of the PYDT f
+// is v[d] or (reciprocal) 1 / v[d], d being f's dimension loop.
+func dimVarianceVar(f *graph.Factor) (v *graph.Var, reciprocal, ok bool) {
+	x := f.Args[graph.PYDTVariance]
+	if o, isOp := x.(graph.Op); isOp && o.Op == '/' {
+		if n, isNum := o.X.(graph.Num); !isNum || n.V != 1 {
+			return nil, false, false
+		}
+		x, reciprocal = o.Y, true
+	}
+	e, isElem := x.(graph.Elem)
+	if !isElem || len(e.Idx) != 1 {
+		return nil, false, false
+	}
+	li, isLoop := e.Idx[0].(graph.LoopIndex)
+	if !isLoop || li.Slot != f.DimLoop.Slot {
+		return nil, false, false
+	}
+	return e.V, reciprocal, true
 }
