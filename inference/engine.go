@@ -212,7 +212,7 @@ func gibbsC(m *Model, v *graph.Var) (Updater, bool) {
 	if r, ok := graph.AsRef(div.Args[0]); !ok || r != v {
 		return nil, false
 	}
-	if graph.Reads(m.Tree.Args[0], v) || graph.Reads(m.Tree.Args[1], v) || graph.Reads(m.Tree.Args[3], v) {
+	if graph.Reads(m.Tree.Args[0], v) || graph.Reads(m.Tree.Args[1], v) || graph.Reads(m.Tree.Args[graph.PYDTVariance], v) {
 		return nil, false
 	}
 	// The capability is a property of the function, not of C: ask the
@@ -266,7 +266,7 @@ func gibbsPrecision(m *Model, v *graph.Var) (Updater, bool) {
 	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 {
 		return nil, false
 	}
-	if r, ok := graph.AsReciprocal(m.Tree.Args[3]); !ok || r != v || readsTreePrior(m, v) {
+	if r, ok := graph.AsReciprocal(m.Tree.Args[graph.PYDTVariance]); !ok || r != v || readsTreePrior(m, v) {
 		return nil, false
 	}
 	return gibbsPrecisionStep{tree: m.Tree, v: v, prior: prior}, true
@@ -348,7 +348,7 @@ func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
 		case m.Tree:
 			s.tree.prior = readsTreePrior(m, readers...)
 			s.tree.alphaBeta = s.tree.prior && !slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, readers...) })
-			s.tree.variance = graph.Reads(f.Args[3], readers...)
+			s.tree.variance = graph.Reads(f.Args[graph.PYDTVariance], readers...)
 		case m.Trees[0].Leaf:
 			s.tree.link = true
 			if m.Trees[0].Augmented() != nil {
