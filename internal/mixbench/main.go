@@ -1,0 +1,257 @@
+// Command mixbench measures how well the sampler mixes: effective samples
+// per second of the log likelihood, of c and of the root time, for the
+// paper's continuous model (examples/gaussian.pydt) with alpha = beta = 0
+// clamped (Neal's Dirichlet diffusion tree, the set-up of issue 8's
+// comparison with fbm) on the paper's four-cluster data (see fourClusters).
+//
+// Each run starts one chain from a draw of the prior, runs Burn sweeps that
+// are not recorded, then Sweeps recorded sweeps; the effective sample size
+// is Geyer's initial monotone sequence estimator on the untransformed draws
+// (diagnostics.ESSMean, one chain split in two halves), and the seconds are
+// the process CPU time of the recorded sweeps alone (not of measuring
+// them), which on a shared machine is steadier than the wall time (also
+// printed). Several seeds give the spread.
+//
+//	nice -n 10 go run ./internal/mixbench -n 1000 -d 2 -burn 500 -sweeps 2000 -seeds 1,2,3
+//
+// The output is a Markdown table, one row per seed and a row of medians,
+// ready for docs/benchmarks.md.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/inference/diagnostics"
+	"github.com/pydtlang/pydtlang/lang"
+)
+
+// gaussianModel is examples/gaussian.pydt.
+const gaussianModel = `dim N, D
+data X : real[N, D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+c ~ Gamma(1, 1)
+prec ~ Gamma(1, 1)
+X ~ PYDT(alpha, beta, c, 1 / prec)
+`
+
+// fourClusters returns the paper's synthetic data (Knowles & Ghahramani
+// 2011, Section 7.1; examples/gen-synthetic) at any size: n points, an
+// equal mixture of four Gaussians (point i in cluster i mod 4) with
+// variance 1/8 per dimension, centred at (±1, ±1) for d = 2. For d > 2 the
+// centre's coordinate j repeats coordinate j mod 2, so that there are still
+// four clusters, further apart.
+func fourClusters(rng *rand.Rand, n, d int) [][]float64 {
+	centres := [4][2]float64{{-1, -1}, {-1, 1}, {1, -1}, {1, 1}}
+	sd := math.Sqrt(1.0 / 8)
+	rows := make([][]float64, n)
+	for i := range rows {
+		k := i % 4
+		rows[i] = make([]float64, d)
+		for j := range d {
+			rows[i][j] = centres[k][j%2] + sd*rng.NormFloat64()
+		}
+	}
+	return rows
+}
+
+// config is one measurement.
+type config struct {
+	N, D         int
+	Burn, Sweeps int
+	Seed         uint64
+	// Trace, if not empty, names a CSV file to which the recorded draws
+	// are written (sweep, log_lik, c, root_t).
+	Trace string
+}
+
+// result is what one run measured.
+type result struct {
+	config
+	// CPU and Wall are the seconds of the recorded sweeps.
+	CPU, Wall float64
+	// ESS of the log likelihood, of c and of the root time.
+	ESSLogLik, ESSC, ESSRoot float64
+	// Means of the same, for a sanity check across seeds.
+	MeanLogLik, MeanC, MeanRoot float64
+}
+
+// model compiles the DDT-clamped model on the four-cluster data, drawn
+// with the given seed.
+func model(c config) (*inference.Model, error) {
+	rows := fourClusters(rand.New(rand.NewPCG(c.Seed, 2011)), c.N, c.D)
+	x := &dataset.Matrix{Rows: c.N, Cols: c.D, Source: "four-clusters"}
+	for _, r := range rows {
+		x.Data = append(x.Data, r...)
+	}
+	f, err := lang.Parse("gaussian.pydt", []byte(gaussianModel))
+	if err != nil {
+		return nil, err
+	}
+	g, err := graph.Compile(f, graph.Options{
+		Data: map[string]*dataset.Matrix{"X": x},
+		Set:  map[string]float64{"alpha": 0, "beta": 0},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return inference.NewModel(g)
+}
+
+// run makes one measurement.
+func run(c config) (result, error) {
+	res := result{config: c}
+	m, err := model(c)
+	if err != nil {
+		return res, err
+	}
+	sched, err := inference.NewSchedule(m)
+	if err != nil {
+		return res, err
+	}
+	ch, err := inference.NewChain(m, sched, c.Seed, 1)
+	if err != nil {
+		return res, err
+	}
+	scalars := m.Scalars()
+	ci := slices.IndexFunc(scalars, func(v *graph.Var) bool { return v.Name == "c" })
+	if ci < 0 {
+		return res, fmt.Errorf("the model has no scalar c")
+	}
+	for range c.Burn {
+		if err := ch.Sweep(); err != nil {
+			return res, err
+		}
+	}
+	ll := make([]float64, 0, c.Sweeps)
+	cs := make([]float64, 0, c.Sweeps)
+	rt := make([]float64, 0, c.Sweeps)
+	var cpu, wall time.Duration
+	for range c.Sweeps {
+		c0, w0 := cpuTime(), time.Now()
+		if err := ch.Sweep(); err != nil {
+			return res, err
+		}
+		cpu += cpuTime() - c0
+		wall += time.Since(w0)
+		p, err := ch.Measure(scalars)
+		if err != nil {
+			return res, err
+		}
+		ll = append(ll, p.LogLik)
+		cs = append(cs, p.Scalars[ci])
+		rt = append(rt, ch.Tree.Time(ch.Tree.Root()).T())
+	}
+	res.CPU, res.Wall = cpu.Seconds(), wall.Seconds()
+	if c.Trace != "" {
+		var b strings.Builder
+		b.WriteString("sweep,log_lik,c,root_t\n")
+		for i := range ll {
+			fmt.Fprintf(&b, "%d,%g,%g,%g\n", c.Burn+i+1, ll[i], cs[i], rt[i])
+		}
+		if err := os.WriteFile(c.Trace, []byte(b.String()), 0o644); err != nil {
+			return res, err
+		}
+	}
+	res.ESSLogLik = diagnostics.ESSMean([][]float64{ll})
+	res.ESSC = diagnostics.ESSMean([][]float64{cs})
+	res.ESSRoot = diagnostics.ESSMean([][]float64{rt})
+	res.MeanLogLik, res.MeanC, res.MeanRoot = mean(ll), mean(cs), mean(rt)
+	return res, nil
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func median(x []float64) float64 {
+	y := slices.Clone(x)
+	slices.Sort(y)
+	n := len(y)
+	if n%2 == 1 {
+		return y[n/2]
+	}
+	return (y[n/2-1] + y[n/2]) / 2
+}
+
+// table writes the results as a Markdown table with a row of medians.
+func table(w io.Writer, rs []result) {
+	fmt.Fprintln(w, "| N | D | seed | sweeps | ms/sweep (CPU) | ESS/s log lik | ESS/s c | ESS/s root t | ESS log lik | ESS c | ESS root t | mean log lik | mean c | mean root t |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	var cols [7][]float64
+	for _, r := range rs {
+		v := [7]float64{1000 * r.CPU / float64(r.Sweeps), r.ESSLogLik / r.CPU, r.ESSC / r.CPU, r.ESSRoot / r.CPU,
+			r.ESSLogLik, r.ESSC, r.ESSRoot}
+		for i := range v {
+			cols[i] = append(cols[i], v[i])
+		}
+		fmt.Fprintf(w, "| %d | %d | %d | %d | %.2f | %.3f | %.3f | %.3f | %.0f | %.0f | %.0f | %.1f | %.3f | %.4f |\n",
+			r.N, r.D, r.Seed, r.Sweeps, v[0], v[1], v[2], v[3], v[4], v[5], v[6], r.MeanLogLik, r.MeanC, r.MeanRoot)
+	}
+	if len(rs) > 1 {
+		fmt.Fprintf(w, "| | | median | | %.2f | %.3f | %.3f | %.3f | %.0f | %.0f | %.0f | | | |\n",
+			median(cols[0]), median(cols[1]), median(cols[2]), median(cols[3]),
+			median(cols[4]), median(cols[5]), median(cols[6]))
+	}
+}
+
+func parseSeeds(s string) ([]uint64, error) {
+	var out []uint64
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("-seeds: %w", err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+func main() {
+	n := flag.Int("n", 1000, "number of points")
+	d := flag.Int("d", 2, "number of dimensions")
+	burn := flag.Int("burn", 500, "sweeps run before recording")
+	sweeps := flag.Int("sweeps", 2000, "recorded sweeps")
+	seeds := flag.String("seeds", "1,2,3", "comma-separated seeds, one run each (data and chain)")
+	trace := flag.String("trace", "", "write each seed's draws to `PREFIX`-SEED.csv")
+	flag.Parse()
+	ss, err := parseSeeds(*seeds)
+	if err == nil && (*n < 2 || *d < 1 || *burn < 0 || *sweeps < 4) {
+		err = fmt.Errorf("need -n ≥ 2, -d ≥ 1, -burn ≥ 0, -sweeps ≥ 4")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mixbench:", err)
+		os.Exit(2)
+	}
+	var rs []result
+	for _, s := range ss {
+		cfg := config{N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s}
+		if *trace != "" {
+			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
+		}
+		r, err := run(cfg)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mixbench: seed %d: %v\n", s, err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "seed %d: %.1f s CPU, %.1f s wall\n", s, r.CPU, r.Wall)
+		rs = append(rs, r)
+	}
+	table(os.Stdout, rs)
+}
