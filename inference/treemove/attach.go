@@ -102,13 +102,14 @@ func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
 // returned point is the one-point density restricted to t < tv and
 // renormalised, whatever MaxTries is, since the probability of giving up
 // depends only on the tree and tv.
-func (s *Sampler) propose(tv pydt.Time) (pydt.Position, bool) {
+func (s *Sampler) propose(v pydt.NodeID, tv pydt.Time) (pydt.Position, float64, bool) {
 	tr, div, h, rng := s.tr, s.div, s.h, s.rng
 	al, be := s.alpha, s.beta
 	root := tr.Root()
 	for range s.MaxTries {
 		u := root
 		ta := pydt.Origin
+		corr := 0.0
 		for {
 			tu := tr.Time(u)
 			// Divergence on (ta, tu) where A reaches A(ta) + E/h_m,
@@ -122,10 +123,19 @@ func (s *Sampler) propose(tv pydt.Time) (pydt.Position, bool) {
 				if !ta.Before(td) {
 					break // rounded onto the top of the edge: draw again
 				}
-				return pydt.Position{Node: u, Time: td}, true
+				return pydt.Position{Node: u, Time: td}, corr, true
 			}
 			if tr.IsLeaf(u) || !tu.Before(tv) {
 				break // past tv (or t = 1 by rounding)
+			}
+			if s.Informed > 0 {
+				next, lr := s.choose(u, v)
+				corr += lr
+				if next == pydt.NoNode {
+					return pydt.Position{Node: u, AtNode: true}, corr, true
+				}
+				ta, u = tu, next
+				continue
 			}
 			m := tr.Count(u)
 			// At branch point u: follow child c with probability
@@ -142,12 +152,12 @@ func (s *Sampler) propose(tv pydt.Time) (pydt.Position, bool) {
 			}
 			if next == pydt.NoNode {
 				if al+be*float64(tr.Degree(u)) > 0 {
-					return pydt.Position{Node: u, AtNode: true}, true
+					return pydt.Position{Node: u, AtNode: true}, corr, true
 				}
 				next = last // only by rounding when α+βK = 0
 			}
 			ta, u = tu, next
 		}
 	}
-	return pydt.Position{}, false
+	return pydt.Position{}, 0, false
 }

@@ -20,6 +20,7 @@ type nodeMemo struct {
 	t     pydt.Time
 	a     float64 // A(t)
 	lom   float64 // log(1-t)
+	om    float64 // 1-t
 	epoch uint32
 }
 
@@ -38,6 +39,9 @@ func (s *Sampler) newEpoch() {
 func (s *Sampler) growMemo() {
 	if c := s.tr.Cap(); len(s.nodes) < c {
 		s.nodes = make([]nodeMemo, c)
+	}
+	if n := s.tr.NumLeaves() + 1; len(s.pbuf) < n {
+		s.pbuf = make([]float64, n) // a degree is at most N
 	}
 }
 
@@ -60,7 +64,7 @@ func (s *Sampler) setCounts(alpha, beta float64) {
 func (s *Sampler) nodeEntry(u pydt.NodeID) *nodeMemo {
 	e := &s.nodes[u]
 	if t := s.tr.Time(u); e.epoch != s.epoch || e.t != t {
-		e.t, e.a, e.lom, e.epoch = t, s.div.Cumulative(t), t.LogOneMinus(), s.epoch
+		e.t, e.a, e.lom, e.om, e.epoch = t, s.div.Cumulative(t), t.LogOneMinus(), t.OneMinus(), s.epoch
 	}
 	return e
 }
@@ -70,6 +74,9 @@ func (s *Sampler) cum(u pydt.NodeID) float64 { return s.nodeEntry(u).a }
 
 // logOneMinus returns log(1-t_u).
 func (s *Sampler) logOneMinus(u pydt.NodeID) float64 { return s.nodeEntry(u).lom }
+
+// oneMinus returns 1-t_u (0 for a leaf).
+func (s *Sampler) oneMinus(u pydt.NodeID) float64 { return s.nodeEntry(u).om }
 
 // lgb returns lgamma(k-β), k >= 1.
 func (s *Sampler) lgb(k int) float64 { return s.h.LogGammaMinusBeta(k) }

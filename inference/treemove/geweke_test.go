@@ -49,13 +49,19 @@ func gewekeStats(tr *pydt.Tree, x []float64, dims int, out series) {
 // batch-means standard errors for the chain.
 func TestGeweke(t *testing.T) {
 	cases := []struct {
-		c       priorCase
-		n, dims int
-		s2      float64
+		c        priorCase
+		n, dims  int
+		s2       float64
+		informed float64 // Sampler.Informed
+		timeMove bool    // random-scan TimeMoves instead of TimeSweep
 	}{
-		{priorCase{"N5-D2", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 1},
-		{priorCase{"N4-D1", 1, 0.1, pydt.DivInvSq{C: 0.6}}, 4, 1, 0.5},
-		{priorCase{"N4-D2-neal", 0.8, 0.2, pydt.DivNeal{C0: 0.4, C1: 0.5, C2: 0.3}}, 4, 2, 0.7},
+		{priorCase{"N5-D2", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 1, 0, false},
+		{priorCase{"N4-D1", 1, 0.1, pydt.DivInvSq{C: 0.6}}, 4, 1, 0.5, 0, false},
+		{priorCase{"N4-D2-neal", 0.8, 0.2, pydt.DivNeal{C0: 0.4, C1: 0.5, C2: 0.3}}, 4, 2, 0.7, 0, false},
+		// The likelihood-informed subtree proposal, with a strong weight
+		// so that its correction matters.
+		{priorCase{"N5-D2-informed", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 0.6, 2, true},
+		{priorCase{"N5-D1-ddt-informed", 0, 0, pydt.DivInv{C: 1.2}}, 5, 1, 1, 1, false},
 	}
 	const iters, refDraws = 30000, 30000
 	for ci, gc := range cases {
@@ -77,6 +83,10 @@ func TestGeweke(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := newSampler(t, tr, gc.c, gc.dims, rng)
+			s.Informed = gc.informed
+			if gc.timeMove {
+				s.TimeSweeps = 0
+			}
 			if err := s.Model().SetVariance(gc.s2); err != nil {
 				t.Fatal(err)
 			}

@@ -61,7 +61,15 @@ func (s *Sampler) edgeEnd(u pydt.NodeID) pydt.Time {
 
 func (s *Sampler) pieceLen(p piece) float64 {
 	if p.atom {
-		return s.AtomLen
+		if s.alpha+s.beta*float64(s.tr.Degree(p.node)) > 0 {
+			return s.AtomLen
+		}
+		// An atom of no prior mass (α + βK_b = 0: always for the DDT,
+		// α = β = 0) takes no room: the density on its piece would be
+		// zero, and zero-density gaps on the line stop the stepping out.
+		// The length depends on the remaining tree only, so the line is
+		// the same before and after the move.
+		return 0
 	}
 	return s.psiParent(p.node) - s.psiEnd(p.node)
 }

@@ -37,6 +37,7 @@ var moveKinds = []struct {
 }{
 	{"subtree", func(s *Sampler) { s.SubtreeMove() }},
 	{"time", func(s *Sampler) { s.TimeMove() }},
+	{"timesweep", func(s *Sampler) { s.TimeSweep() }},
 	{"position", func(s *Sampler) { s.PositionMove() }},
 	{"sweep", func(s *Sampler) { s.Sweep() }},
 }
@@ -81,7 +82,7 @@ func TestPriorInvarianceChains(t *testing.T) {
 			exact = threeLaw(ic.c.alpha, ic.c.beta)
 		}
 		for mi, mk := range moveKinds {
-			if mk.name == "time" {
+			if mk.name == "time" || mk.name == "timesweep" {
 				continue // not ergodic alone: covered by the replicates
 			}
 			t.Run(ic.c.name+"/"+mk.name, func(t *testing.T) {

@@ -65,7 +65,7 @@ func TestAttachTermsAgainstLogPrior(t *testing.T) {
 					n := tr.Count(v)
 					positions := []pydt.Position{old}
 					for range 4 {
-						if p, ok := s.propose(tr.Time(v)); ok {
+						if p, _, ok := s.propose(v, tr.Time(v)); ok {
 							positions = append(positions, p)
 						}
 					}
@@ -117,7 +117,7 @@ func TestLeafRatioIsLikelihoodRatio(t *testing.T) {
 		llOld := s.m.LogLik()
 		lpOld := logPrior()
 		old := s.m.Detach(v)
-		pos, ok := s.propose(tr.Time(v))
+		pos, _, ok := s.propose(v, tr.Time(v))
 		if !ok {
 			s.m.Attach(v, old)
 			continue

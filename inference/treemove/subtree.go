@@ -52,13 +52,16 @@ func (s *Sampler) SubtreeMove() bool {
 	nOld := s.numNonRoot()
 	llOld := m.LogLik()
 	old := m.Detach(v)
-	pos, ok := s.propose(tr.Time(v))
+	pos, corrNew, ok := s.propose(v, tr.Time(v))
 	if !ok {
 		s.Stats.GaveUp++
 		m.Attach(v, old)
 		return false
 	}
 	logA := s.logRatio(v, old, pos, nOld, llOld, m.LogLikIfAttached(v, pos))
+	if s.Informed > 0 {
+		logA += s.informedCorr(v, old) - corrNew
+	}
 	if math.IsNaN(logA) || math.IsInf(logA, 1) {
 		// The proposal's density (or the current one) cannot be evaluated:
 		// refuse the proposal (see Finite).

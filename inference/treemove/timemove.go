@@ -47,14 +47,61 @@ type timeTarget struct {
 // outside-message computation along the path, then O(K_v · D) per candidate
 // time, and one path update (Commit) for the accepted time.
 func (s *Sampler) SliceTime(v pydt.NodeID) bool {
+	return s.sliceTime(s.m.TimeEval(v), false)
+}
+
+// TimeSweep updates the time of every branch point once, each before its
+// descendants, by the slice sampling of SliceTime, through
+// bp.Model.TimeSweep: O(K · D) of likelihood work per branch point besides
+// its candidates, instead of SliceTime's two walks along the path to the
+// root. A systematic scan of updates that each leave the posterior
+// invariant leaves it invariant. Should the messages after the sweep give
+// a log likelihood that is not finite (a state float64 barely resolves:
+// each update is checked only through its own evaluator), every time is
+// restored and the messages recomputed.
+func (s *Sampler) TimeSweep() {
 	tr := s.tr
+	if tr.NumInternal() == 0 {
+		return
+	}
+	if len(s.tsave) < tr.Cap() {
+		s.tsave = make([]pydt.Time, tr.Cap())
+	}
+	for v := tr.NumLeaves(); v < tr.Cap(); v++ {
+		s.tsave[v] = tr.Time(pydt.NodeID(v))
+	}
+	s.m.TimeSweep(s.visit)
+	if ll := s.m.LogLik(); !math.IsNaN(ll) && !math.IsInf(ll, 0) {
+		return
+	}
+	s.Stats.NonFinite++
+	for v := tr.NumLeaves(); v < tr.Cap(); v++ {
+		if u := pydt.NodeID(v); tr.InUse(u) {
+			tr.SetTime(u, s.tsave[v])
+		}
+	}
+	_ = s.m.Recompute()
+}
+
+// sliceTime is SliceTime on the evaluator e, targeted at the branch point
+// to update; inSweep tells that e belongs to bp.Model.TimeSweep, during
+// which the model's LogLik is not available.
+func (s *Sampler) sliceTime(e *bp.TimeEval, inSweep bool) bool {
+	tr := s.tr
+	v := e.Node()
 	s.Stats.Time.Proposed++
 	t0 := tr.Time(v)
-	tt := timeTarget{e: s.m.TimeEval(v), j: pydt.NodeJ(tr, v, s.alpha, s.beta, s.h)}
+	tt := timeTarget{e: e, j: pydt.NodeJ(tr, v, s.alpha, s.beta, s.h)}
 	tt.tlo, tt.thi = tt.e.Bounds()
 	tt.lo, tt.hi = -tt.tlo.LogOneMinus(), -tt.thi.LogOneMinus()
 	x0 := -t0.LogOneMinus()
-	f0 := s.timeLogDensity(&tt, t0, s.m.LogLik())
+	var ll0 float64
+	if inSweep {
+		ll0 = e.LogLik(t0)
+	} else {
+		ll0 = s.m.LogLik()
+	}
+	f0 := s.timeLogDensity(&tt, t0, ll0)
 	if !Evaluable(f0) {
 		// No slice to sample at a state whose density is not finite; the
 		// engine reports such a state (see Finite).
@@ -87,7 +134,7 @@ func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 				return false
 			}
 			tt.e.Commit(pydt.TimeFromLogOneMinus(-x1))
-			if s.settled() {
+			if inSweep || s.settled() {
 				s.Stats.Time.Accepted++
 				return true
 			}

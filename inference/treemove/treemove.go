@@ -12,14 +12,19 @@
 //     below it), propose a re-attachment point from the generative process
 //     of one new point on the remaining tree restricted to times before t_v,
 //     and accept with the corrected ratio derived in subtree.go (the paper's
-//     ratio of likelihoods alone is exact only for leaves).
+//     ratio of likelihoods alone is exact only for leaves). With Informed
+//     set, the choices at branch points lean towards children whose
+//     messages fit v's (informed.go), with the exact correction.
 //   - TimeMove: slice sampling of a branch point's divergence time in the
-//     coordinate s = -log(1-t).
+//     coordinate s = -log(1-t); TimeSweep does the same for every branch
+//     point, top down, at O(K · D) of likelihood work each
+//     (bp.Model.TimeSweep) instead of two walks to the root.
 //   - PositionMove: slice sampling of where a detached subtree re-attaches,
 //     over a line that lays out the attachment points of the remaining tree
 //     in depth-first order, branch points (atoms of the prior) included as
-//     intervals of fixed length.
-//   - Sweep: a mixture of the three.
+//     intervals of fixed length (of length 0 when the atom has no mass, as
+//     in the DDT).
+//   - Sweep: a mixture of these.
 //
 // Every move costs O(depth · D · degree) per likelihood evaluation, uses the
 // local message updates of bp, and allocates nothing.
@@ -145,6 +150,15 @@ type Sampler struct {
 	// PositionMovesPerLeaf is the number of position moves of a Sweep per
 	// leaf.
 	PositionMovesPerLeaf float64
+	// TimeSweeps is the number of TimeSweeps of a Sweep; with 0 a Sweep
+	// runs N TimeMoves on random branch points instead.
+	TimeSweeps int
+	// Informed is the weight λ of the likelihood in the branch choices of
+	// SubtreeMove's proposal (informed.go); 0 proposes from the prior.
+	Informed float64
+	// InformedMix is the weight ε of the prior's choice in the informed
+	// proposal's mixture, in (0, 1]: it keeps every point proposable.
+	InformedMix float64
 
 	// Stats counts proposals and acceptances since New or ResetStats.
 	Stats Stats
@@ -160,6 +174,12 @@ type Sampler struct {
 	epoch    uint32
 	nodes    []nodeMemo
 	lnB, lnA []float64 // log(k-β), log(k+α) by leaf count k
+	pbuf     []float64 // choice probabilities of the informed proposal
+
+	// TimeSweep: its visit function (made once, so that a sweep does not
+	// allocate) and the times it restores on failure.
+	visit func(e *bp.TimeEval)
+	tsave []pydt.Time
 }
 
 // New returns a sampler for the tree of m, with prior parameters alpha, beta
@@ -184,10 +204,14 @@ func New(m *bp.Model, alpha, beta float64, div pydt.Divergence, rng *rand.Rand) 
 		MaxSteps:             8,
 		MaxTries:             1000,
 		PositionMovesPerLeaf: 0.1,
+		TimeSweeps:           1,
+		Informed:             0,
+		InformedMix:          0.1,
 	}
 	if err := s.SetPrior(alpha, beta, div); err != nil {
 		return nil, err
 	}
+	s.visit = func(e *bp.TimeEval) { s.sliceTime(e, true) }
 	return s, nil
 }
 
@@ -249,9 +273,10 @@ func (s *Sampler) LogPosterior() float64 {
 	return pydt.LogPrior(s.tr, s.alpha, s.beta, s.div, s.h) + s.m.LogLik()
 }
 
-// Sweep runs N subtree moves, N time moves on random branch points (none
-// when there are none) and PositionMovesPerLeaf·N position moves (at least
-// one), N being the number of leaves.
+// Sweep runs N subtree moves, TimeSweeps time sweeps (every branch point
+// once each; with TimeSweeps = 0, N time moves on random branch points) and
+// PositionMovesPerLeaf·N position moves (at least one), N being the number
+// of leaves.
 func (s *Sampler) Sweep() {
 	n := s.tr.NumLeaves()
 	if n < 2 {
@@ -260,8 +285,14 @@ func (s *Sampler) Sweep() {
 	for range n {
 		s.SubtreeMove()
 	}
-	for range n {
-		s.TimeMove()
+	if s.TimeSweeps > 0 {
+		for range s.TimeSweeps {
+			s.TimeSweep()
+		}
+	} else {
+		for range n {
+			s.TimeMove()
+		}
 	}
 	k := max(1, int(s.PositionMovesPerLeaf*float64(n)+0.5))
 	for range k {

@@ -151,6 +151,7 @@ type Model struct {
 	// the origin x = 0 exactly (orig); and a scratch record.
 	empty, dead, orig, scr []float64
 	te                     TimeEval
+	outs                   []float64 // outside messages of TimeSweep, a record per node
 
 	jr journal // undo log of the last Detach (undo.go)
 }
@@ -478,4 +479,15 @@ func (m *Model) edgeError(v pydt.NodeID, l float64) error {
 	}
 	return fmt.Errorf("%w: the edge above %s (%v, parent %v) has length %v",
 		ErrZeroEdge, name, m.tr.Time(v), m.tr.ParentTime(v), l)
+}
+
+// Upward returns the upward message about x_v from the subtree below v as
+// views of its means and variances (D values each; +Inf variance for no
+// information), without copying: they are valid until the next change of
+// the model and must not be modified. It serves the proposals of the tree
+// moves, which score many nodes per move; Message reads one dimension.
+func (m *Model) Upward(v pydt.NodeID) (mean, variance []float64) {
+	m.flush()
+	o := m.off(v)
+	return m.nr[o : o+m.d], m.nr[o+m.d : o+2*m.d]
 }

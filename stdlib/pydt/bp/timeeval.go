@@ -36,6 +36,7 @@ type TimeEval struct {
 	out    []float64 // outside message about x_parent, a record
 	scr    []float64
 	gen    uint64
+	sweep  bool // targeted by TimeSweep: Commit updates v alone
 }
 
 // TimeEval returns the model's time evaluator targeted at the branch point
@@ -140,13 +141,19 @@ func (e *TimeEval) LogLik(t pydt.Time) float64 {
 	return acc[2*m.d] - 0.5*math.Log(acc[2*m.d+1])
 }
 
-// Commit sets v's time to t and updates the messages, as m.SetTime(v, t).
-// The evaluator stays valid. Cost O(K_v · D + depth · log K · D).
+// Commit sets v's time to t and updates the messages, as m.SetTime(v, t)
+// (during TimeSweep, only v's own; see there). The evaluator stays valid. Cost O(K_v · D + depth · log K · D).
 func (e *TimeEval) Commit(t pydt.Time) {
 	m := e.m
 	if e.gen != m.gen {
 		panic("bp: TimeEval used after the model changed")
 	}
-	m.SetTime(e.v, t)
+	if e.sweep {
+		m.tr.SetTime(e.v, t)
+		m.build(e.v)
+		m.gen++
+	} else {
+		m.SetTime(e.v, t)
+	}
 	e.gen = m.gen
 }
