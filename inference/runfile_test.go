@@ -23,7 +23,11 @@ import (
 // and NAME-final holds the files of the same runs made with --iters 20
 // --burn 5 in one go, which "run --resume DIR --iters 20" of the same
 // pydtlang reproduced byte for byte. (Their run.json name the files by the
-// absolute paths where they were made, /tmp/h5fx/src.)
+// absolute paths where they were made, /tmp/h5fx/src.) When the sampler's
+// moves change, sweeps 11-20 change: NAME-final then holds the files of
+// "run --resume DIR --iters 20" by the current pydtlang (rows 1-10 stay the
+// old run's); they were so regenerated when a Sweep's time updates became
+// TimeSweeps (treemove).
 
 // v1Inputs returns the inputs of the version 1 run name, in testdata.
 func v1Inputs(t *testing.T, name, src string) Inputs {

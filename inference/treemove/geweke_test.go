@@ -84,9 +84,7 @@ func TestGeweke(t *testing.T) {
 			}
 			s := newSampler(t, tr, gc.c, gc.dims, rng)
 			s.Informed = gc.informed
-			if gc.timeMove {
-				s.TimeSweeps = 0
-			}
+			s.RandomScanTime = gc.timeMove
 			if err := s.Model().SetVariance(gc.s2); err != nil {
 				t.Fatal(err)
 			}

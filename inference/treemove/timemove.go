@@ -64,23 +64,25 @@ func (s *Sampler) TimeSweep() {
 	if tr.NumInternal() == 0 {
 		return
 	}
-	if len(s.tsave) < tr.Cap() {
-		s.tsave = make([]pydt.Time, tr.Cap())
+	if cap(s.tsave) < tr.NumLeaves() {
+		s.tsave = make([]timeSave, 0, tr.NumLeaves()) // at most N-1 branch points
 	}
-	for v := tr.NumLeaves(); v < tr.Cap(); v++ {
-		s.tsave[v] = tr.Time(pydt.NodeID(v))
-	}
+	s.tsave = s.tsave[:0]
 	s.m.TimeSweep(s.visit)
 	if ll := s.m.LogLik(); !math.IsNaN(ll) && !math.IsInf(ll, 0) {
 		return
 	}
 	s.Stats.NonFinite++
-	for v := tr.NumLeaves(); v < tr.Cap(); v++ {
-		if u := pydt.NodeID(v); tr.InUse(u) {
-			tr.SetTime(u, s.tsave[v])
-		}
+	for _, x := range s.tsave {
+		tr.SetTime(x.v, x.t)
 	}
 	_ = s.m.Recompute()
+}
+
+// timeSave is a branch point's time before a TimeSweep.
+type timeSave struct {
+	v pydt.NodeID
+	t pydt.Time
 }
 
 // sliceTime is SliceTime on the evaluator e, targeted at the branch point

@@ -150,9 +150,16 @@ type Sampler struct {
 	// PositionMovesPerLeaf is the number of position moves of a Sweep per
 	// leaf.
 	PositionMovesPerLeaf float64
-	// TimeSweeps is the number of TimeSweeps of a Sweep; with 0 a Sweep
-	// runs N TimeMoves on random branch points instead.
-	TimeSweeps int
+	// TimeUpdatesPerLeaf is the number of time updates of a Sweep per
+	// leaf: N·TimeUpdatesPerLeaf/I TimeSweeps, rounded (at least one), I
+	// being the number of branch points, so that a tree with few branch
+	// points updates each of them many times, as random-scan TimeMoves
+	// would.
+	TimeUpdatesPerLeaf float64
+	// RandomScanTime makes the time updates of a Sweep TimeMoves on
+	// randomly chosen branch points (N·TimeUpdatesPerLeaf of them) instead
+	// of TimeSweeps.
+	RandomScanTime bool
 	// Informed is the weight λ of the likelihood in the branch choices of
 	// SubtreeMove's proposal (informed.go); 0 proposes from the prior.
 	Informed float64
@@ -179,7 +186,7 @@ type Sampler struct {
 	// TimeSweep: its visit function (made once, so that a sweep does not
 	// allocate) and the times it restores on failure.
 	visit func(e *bp.TimeEval)
-	tsave []pydt.Time
+	tsave []timeSave
 }
 
 // New returns a sampler for the tree of m, with prior parameters alpha, beta
@@ -204,14 +211,18 @@ func New(m *bp.Model, alpha, beta float64, div pydt.Divergence, rng *rand.Rand) 
 		MaxSteps:             8,
 		MaxTries:             1000,
 		PositionMovesPerLeaf: 0.1,
-		TimeSweeps:           1,
+		TimeUpdatesPerLeaf:   1,
 		Informed:             0,
 		InformedMix:          0.1,
 	}
 	if err := s.SetPrior(alpha, beta, div); err != nil {
 		return nil, err
 	}
-	s.visit = func(e *bp.TimeEval) { s.sliceTime(e, true) }
+	s.visit = func(e *bp.TimeEval) {
+		v := e.Node()
+		s.tsave = append(s.tsave, timeSave{v, s.tr.Time(v)})
+		s.sliceTime(e, true)
+	}
 	return s, nil
 }
 
@@ -273,10 +284,10 @@ func (s *Sampler) LogPosterior() float64 {
 	return pydt.LogPrior(s.tr, s.alpha, s.beta, s.div, s.h) + s.m.LogLik()
 }
 
-// Sweep runs N subtree moves, TimeSweeps time sweeps (every branch point
-// once each; with TimeSweeps = 0, N time moves on random branch points) and
-// PositionMovesPerLeaf·N position moves (at least one), N being the number
-// of leaves.
+// Sweep runs N subtree moves, about TimeUpdatesPerLeaf·N time updates (as
+// TimeSweeps, every branch point once each, or with RandomScanTime as
+// TimeMoves on random branch points) and PositionMovesPerLeaf·N position
+// moves (at least one), N being the number of leaves.
 func (s *Sampler) Sweep() {
 	n := s.tr.NumLeaves()
 	if n < 2 {
@@ -285,13 +296,16 @@ func (s *Sampler) Sweep() {
 	for range n {
 		s.SubtreeMove()
 	}
-	if s.TimeSweeps > 0 {
-		for range s.TimeSweeps {
-			s.TimeSweep()
-		}
-	} else {
-		for range n {
-			s.TimeMove()
+	if in := s.tr.NumInternal(); in > 0 {
+		k := s.TimeUpdatesPerLeaf * float64(n)
+		if s.RandomScanTime {
+			for range int(k + 0.5) {
+				s.TimeMove()
+			}
+		} else {
+			for range max(1, int(k/float64(in)+0.5)) {
+				s.TimeSweep()
+			}
 		}
 	}
 	k := max(1, int(s.PositionMovesPerLeaf*float64(n)+0.5))
