@@ -72,6 +72,8 @@ type config struct {
 	N, D         int
 	Burn, Sweeps int
 	Seed         uint64
+	// Set clamps further scalars (besides alpha = beta = 0), as --set.
+	Set map[string]float64
 	// Trace, if not empty, names a CSV file to which the recorded draws
 	// are written (sweep, log_lik, c, root_t).
 	Trace string
@@ -86,6 +88,8 @@ type result struct {
 	ESSLogLik, ESSC, ESSRoot float64
 	// Means of the same, for a sanity check across seeds.
 	MeanLogLik, MeanC, MeanRoot float64
+	// Means lists the posterior mean of every scalar, "name=mean ...".
+	Means string
 }
 
 // model compiles the DDT-clamped model on the four-cluster data, drawn
@@ -96,13 +100,17 @@ func model(c config) (*inference.Model, error) {
 	for _, r := range rows {
 		x.Data = append(x.Data, r...)
 	}
+	sets := map[string]float64{"alpha": 0, "beta": 0}
+	for k, v := range c.Set {
+		sets[k] = v
+	}
 	f, err := lang.Parse("gaussian.pydt", []byte(gaussianModel))
 	if err != nil {
 		return nil, err
 	}
 	g, err := graph.Compile(f, graph.Options{
 		Data: map[string]*dataset.Matrix{"X": x},
-		Set:  map[string]float64{"alpha": 0, "beta": 0},
+		Set:  sets,
 	})
 	if err != nil {
 		return nil, err
@@ -135,6 +143,7 @@ func run(c config) (result, error) {
 			return res, err
 		}
 	}
+	sums := make([]float64, len(scalars))
 	ll := make([]float64, 0, c.Sweeps)
 	cs := make([]float64, 0, c.Sweeps)
 	rt := make([]float64, 0, c.Sweeps)
@@ -152,6 +161,9 @@ func run(c config) (result, error) {
 		}
 		ll = append(ll, p.LogLik)
 		cs = append(cs, p.Scalars[ci])
+		for i, x := range p.Scalars {
+			sums[i] += x
+		}
 		rt = append(rt, ch.Tree.Time(ch.Tree.Root()).T())
 	}
 	res.CPU, res.Wall = cpu.Seconds(), wall.Seconds()
@@ -169,6 +181,9 @@ func run(c config) (result, error) {
 	res.ESSC = diagnostics.ESSMean([][]float64{cs})
 	res.ESSRoot = diagnostics.ESSMean([][]float64{rt})
 	res.MeanLogLik, res.MeanC, res.MeanRoot = mean(ll), mean(cs), mean(rt)
+	for i, v := range scalars {
+		res.Means += fmt.Sprintf(" %s=%.4g", v.Name, sums[i]/float64(c.Sweeps))
+	}
 	return res, nil
 }
 
@@ -230,8 +245,21 @@ func main() {
 	sweeps := flag.Int("sweeps", 2000, "recorded sweeps")
 	seeds := flag.String("seeds", "1,2,3", "comma-separated seeds, one run each (data and chain)")
 	trace := flag.String("trace", "", "write each seed's draws to `PREFIX`-SEED.csv")
+	set := flag.String("set", "", "clamp scalars besides alpha = beta = 0, as `NAME=X,...` (e.g. c=2 to see the tree moves alone)")
 	flag.Parse()
 	ss, err := parseSeeds(*seeds)
+	sets := map[string]float64{}
+	if err == nil && *set != "" {
+		for _, kv := range strings.Split(*set, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			x, perr := strconv.ParseFloat(v, 64)
+			if !ok || perr != nil {
+				err = fmt.Errorf("-set: want NAME=X, got %q", kv)
+				break
+			}
+			sets[strings.TrimSpace(k)] = x
+		}
+	}
 	if err == nil && (*n < 2 || *d < 1 || *burn < 0 || *sweeps < 4) {
 		err = fmt.Errorf("need -n ≥ 2, -d ≥ 1, -burn ≥ 0, -sweeps ≥ 4")
 	}
@@ -241,7 +269,7 @@ func main() {
 	}
 	var rs []result
 	for _, s := range ss {
-		cfg := config{N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s}
+		cfg := config{N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, Set: sets}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}
@@ -250,7 +278,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "mixbench: seed %d: %v\n", s, err)
 			os.Exit(1)
 		}
-		fmt.Fprintf(os.Stderr, "seed %d: %.1f s CPU, %.1f s wall\n", s, r.CPU, r.Wall)
+		fmt.Fprintf(os.Stderr, "seed %d: %.1f s CPU, %.1f s wall; means%s\n", s, r.CPU, r.Wall, r.Means)
 		rs = append(rs, r)
 	}
 	table(os.Stdout, rs)
