@@ -154,32 +154,29 @@ func (ep *EP) Fit(m *bp.Model) (float64, error) {
 			return 0, err
 		}
 		change := 0.0
-		for i := range ep.n {
-			for k := range ep.d {
-				j := i*ep.d + k
-				y := ep.y[j]
-				if math.IsNaN(y) {
-					continue
-				}
-				cm, cv, ok := ep.cavity(j, ep.mean[i*ep.d+k], ep.vari[i*ep.d+k])
-				if !ok {
-					continue // skip a site whose cavity is improper
-				}
-				_, tm, tv, err := ep.Site.Tilted(j, y, cm, cv)
-				if err != nil {
-					return 0, fmt.Errorf("leaf %d, dimension %d: %w", i+1, k, err)
-				}
-				nt := 1/tv - 1/cv
-				nn := tm/tv - cm/cv
-				if !(nt >= 0) {
-					nt, nn = 0, 0
-				}
-				nt = (1-damp)*ep.tau[j] + damp*nt
-				nn = (1-damp)*ep.nu[j] + damp*nn
-				change = math.Max(change, math.Abs(nt-ep.tau[j])/(1+ep.tau[j]))
-				change = math.Max(change, math.Abs(nn-ep.nu[j])/(1+math.Abs(ep.nu[j])))
-				ep.tau[j], ep.nu[j] = nt, nn
+		err := ep.eachSite(func(j int, y, mm, mv float64) error {
+			cm, cv, ok := ep.cavity(j, mm, mv)
+			if !ok {
+				return nil // skip a site whose cavity is improper
 			}
+			_, tm, tv, err := ep.Site.Tilted(j, y, cm, cv)
+			if err != nil {
+				return err
+			}
+			nt := 1/tv - 1/cv
+			nn := tm/tv - cm/cv
+			if !(nt >= 0) {
+				nt, nn = 0, 0
+			}
+			nt = (1-damp)*ep.tau[j] + damp*nt
+			nn = (1-damp)*ep.nu[j] + damp*nn
+			change = math.Max(change, math.Abs(nt-ep.tau[j])/(1+ep.tau[j]))
+			change = math.Max(change, math.Abs(nn-ep.nu[j])/(1+math.Abs(ep.nu[j])))
+			ep.tau[j], ep.nu[j] = nt, nn
+			return nil
+		})
+		if err != nil {
+			return 0, err
 		}
 		converged = change < tol
 	}
@@ -205,6 +202,40 @@ func (ep *EP) logZConst(m *bp.Model) (float64, error) {
 		return 0, err
 	}
 	total := 0.0
+	err := ep.eachSite(func(j int, y, mm, mv float64) error {
+		if ep.tau[j] == 0 {
+			lz, _, _, err := ep.Site.Tilted(j, y, mm, mv)
+			if err != nil {
+				return err
+			}
+			total += lz
+			return nil
+		}
+		cm, cv, ok := ep.cavity(j, mm, mv)
+		if !ok {
+			return errors.New("em: EP: improper cavity")
+		}
+		lz, _, _, err := ep.Site.Tilted(j, y, cm, cv)
+		if err != nil {
+			return err
+		}
+		mu := ep.nu[j] / ep.tau[j]
+		sv := cv + 1/ep.tau[j]
+		r := mu - cm
+		total += lz + 0.5*(log2Pi+math.Log(sv)) + r*r/(2*sv)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return total, nil
+}
+
+// eachSite calls fn for every observed entry j = i·D + k (leaf i,
+// dimension k) with its value y and the current marginal mean and variance
+// of its location (ep.mean, ep.vari), skipping missing entries. An error
+// from fn stops the loop and is returned naming the leaf and dimension.
+func (ep *EP) eachSite(fn func(j int, y, mean, vari float64) error) error {
 	for i := range ep.n {
 		for k := range ep.d {
 			j := i*ep.d + k
@@ -212,30 +243,12 @@ func (ep *EP) logZConst(m *bp.Model) (float64, error) {
 			if math.IsNaN(y) {
 				continue
 			}
-			mm, mv := ep.mean[i*ep.d+k], ep.vari[i*ep.d+k]
-			if ep.tau[j] == 0 {
-				lz, _, _, err := ep.Site.Tilted(j, y, mm, mv)
-				if err != nil {
-					return 0, err
-				}
-				total += lz
-				continue
+			if err := fn(j, y, ep.mean[j], ep.vari[j]); err != nil {
+				return fmt.Errorf("leaf %d, dimension %d: %w", i+1, k, err)
 			}
-			cm, cv, ok := ep.cavity(j, mm, mv)
-			if !ok {
-				return 0, fmt.Errorf("em: EP: improper cavity at leaf %d, dimension %d", i+1, k)
-			}
-			lz, _, _, err := ep.Site.Tilted(j, y, cm, cv)
-			if err != nil {
-				return 0, err
-			}
-			mu := ep.nu[j] / ep.tau[j]
-			sv := cv + 1/ep.tau[j]
-			r := mu - cm
-			total += lz + 0.5*(log2Pi+math.Log(sv)) + r*r/(2*sv)
 		}
 	}
-	return total, nil
+	return nil
 }
 
 // EPLogLik returns EP's estimate of log p(Y | tree) for observations y
