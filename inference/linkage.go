@@ -64,6 +64,15 @@ func averageLinkage(n int, dist func(i, j int) float64) (*pydt.Tree, error) {
 		node[i], size[i], active[i] = i, 1, true
 	}
 	join := func(a, b int, dist float64) int {
+		// A join is never later than the joins below it: average linkage
+		// is monotone, and only rounding in the averaged distances can
+		// put a join a few ulps after a child's (with many tied distances,
+		// as a coclustering of few trees has, that made an invalid tree).
+		for _, x := range []int{node[a], node[b]} {
+			if x >= n {
+				dist = max(dist, nodes[x].dist)
+			}
+		}
 		// A branch point is strictly between t = 0 and t = 1.
 		dist = min(max(dist, math.SmallestNonzeroFloat64), math.Nextafter(1, 0))
 		var kids []int
