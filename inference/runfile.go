@@ -126,7 +126,9 @@ func checkVersion(path string, v *int, newest int) error {
 	switch {
 	case *v == 0:
 		*v = 1
-	case *v < 0 || *v > newest:
+	case *v < 0:
+		return fmt.Errorf("%s has format version %d, which no pydtlang writes: the file is damaged", path, *v)
+	case *v > newest:
 		return fmt.Errorf("%s is of format version %d, and this pydtlang reads versions 1 to %d: it was written by a newer pydtlang; use that one",
 			path, *v, newest)
 	}

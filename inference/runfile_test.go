@@ -341,3 +341,33 @@ func TestVersion2Run(t *testing.T) {
 		t.Errorf("run.json after resuming: %+v, %v", ri, err)
 	}
 }
+
+// TestCheckVersion checks the version rules of run.json and
+// checkpoint.json: a missing version is 1, versions 1 to the newest are
+// read, a later one is refused as written by a newer pydtlang, and a
+// negative one as damaged (it used to be blamed on a newer pydtlang).
+func TestCheckVersion(t *testing.T) {
+	for _, tc := range []struct {
+		in, want int
+		err      string
+	}{
+		{0, 1, ""},
+		{1, 1, ""},
+		{3, 3, ""},
+		{4, 4, "newer pydtlang"},
+		{-1, -1, "damaged"},
+	} {
+		v := tc.in
+		err := checkVersion("f.json", &v, 3)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("version %d: %v", tc.in, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("version %d: error %v, want one containing %q", tc.in, err, tc.err)
+		case tc.err == "damaged" && strings.Contains(err.Error(), "newer"):
+			t.Errorf("version %d: %v blames a newer pydtlang", tc.in, err)
+		case v != tc.want:
+			t.Errorf("version %d read as %d, want %d", tc.in, v, tc.want)
+		}
+	}
+}
