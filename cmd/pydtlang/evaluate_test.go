@@ -27,7 +27,7 @@ func TestEvaluateCommand(t *testing.T) {
 			Mean  *float64 `json:"mean_log_density"`
 			SE    *float64
 			Rows  []*float64 `json:"log_density"`
-			VsKDE *float64   `json:"minus_kde"`
+			VsKDE *float64   `json:"minus_reference"`
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -49,7 +49,7 @@ func TestEvaluateCommand(t *testing.T) {
 			s += *v - *rep.Models[2].Rows[j]
 		}
 		if m.VsKDE == nil || math.Abs(*m.VsKDE-s/10) > 1e-9 {
-			t.Errorf("%s: minus_kde %v, rows give %v", m.Model, m.VsKDE, s/10)
+			t.Errorf("%s: minus_reference %v, rows give %v", m.Model, m.VsKDE, s/10)
 		}
 	}
 	trace, err := os.ReadFile(filepath.Join(dir, "ddt", "trace.csv"))
@@ -95,10 +95,70 @@ func TestEvaluateCommand(t *testing.T) {
 	}{
 		{[]string{"evaluate", "../../examples/gaussian.pydt"}, "give the data once"},
 		{[]string{"evaluate", "../../examples/gaussian.pydt", "--data", "../../examples/data/synthetic.csv", "--test-fraction", "1"}, "strictly between 0 and 1"},
-		{[]string{"evaluate", "../../examples/binary.pydt", "--data", "../../examples/data/animals.csv", "--iters", "4", "--no-ddt"}, "Probit"},
+		{[]string{"evaluate", "../../examples/binary.pydt", "--data", "../../examples/data/animals.csv", "--iters", "4", "--no-ddt", "--standardize"}, "only real-valued data can be standardized"},
+		{[]string{"evaluate", "../../examples/student-t.pydt", "--data", "../../examples/data/synthetic.csv", "--iters", "4", "--no-ddt"}, "StudentT"},
 	} {
 		if code, _, errOut := runCmd(t, c.args...); code == 0 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: status %d, %q", c.args, code, errOut)
 		}
+	}
+}
+
+// TestEvaluateProbit runs the held-out experiment on the animals data with
+// the Probit model and very short chains: binary baselines, the Kernel as
+// the reference, log probabilities at most 0, and predict on the kept run
+// (same seed) repeats the PYDT's number.
+func TestEvaluateProbit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ev")
+	code, out, errOut := runCmd(t, "evaluate", "../../examples/binary.pydt", "--data", "Y=../../examples/data/animals.csv",
+		"--test-fraction", "0.2", "--seed", "3", "--iters", "10", "--chains", "1", "--trees", "3", "--out", dir, "--json")
+	if code != 0 {
+		t.Fatalf("evaluate: status %d\n%s", code, errOut)
+	}
+	var rep struct {
+		Binary    bool
+		Reference string
+		TestRows  []string `json:"test_rows"`
+		Models    []struct {
+			Model string
+			Mean  float64    `json:"mean_log_density"`
+			Rows  []*float64 `json:"log_density"`
+			VsRef *float64   `json:"minus_reference"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !rep.Binary || rep.Reference != "Kernel" || len(rep.TestRows) != 7 || len(rep.Models) != 4 {
+		t.Fatalf("report:\n%s", out)
+	}
+	for i, want := range []string{"PYDT", "DDT", "Kernel", "Bernoulli"} {
+		m := rep.Models[i]
+		if m.Model != want || len(m.Rows) != 7 {
+			t.Fatalf("model %d: %+v, want %s with 7 rows", i, m, want)
+		}
+		for _, v := range m.Rows {
+			if v == nil || !(*v <= 0) {
+				t.Errorf("%s: a log probability %v", want, v)
+			}
+		}
+	}
+	code, pout, errOut := runCmd(t, "predict", filepath.Join(dir, "pydt"), "--test", filepath.Join(dir, "test.csv"), "--trees", "3", "--seed", "3", "--json")
+	if code != 0 {
+		t.Fatalf("predict: status %d\n%s", code, errOut)
+	}
+	var p struct {
+		Mean float64 `json:"mean_log_density"`
+	}
+	if err := json.Unmarshal([]byte(pout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(p.Mean-rep.Models[0].Mean) > 1e-9 {
+		t.Errorf("predict: mean %v, evaluate %v", p.Mean, rep.Models[0].Mean)
+	}
+	code, table, _ := runCmd(t, "evaluate", "../../examples/binary.pydt", "--data", "Y=../../examples/data/animals.csv",
+		"--test-fraction", "0.2", "--seed", "3", "--iters", "10", "--chains", "1", "--trees", "3", "--no-ddt")
+	if code != 0 || !strings.Contains(table, "mean log prob") || !strings.Contains(table, "minus Kernel (paired)") {
+		t.Errorf("table, status %d:\n%s", code, table)
 	}
 }

@@ -58,11 +58,12 @@ type EvalModel struct {
 	SE         float64   `json:"se"`
 	Note       string    `json:"note,omitempty"`
 	LogDensity []float64 `json:"-"`
-	// VsKDE is the mean over test rows of this model's log density minus
-	// the KDE's, and VsKDESE its standard error: the paired comparison,
-	// much tighter than the difference of the two means' errors.
-	VsKDE   float64 `json:"minus_kde"`
-	VsKDESE float64 `json:"minus_kde_se"`
+	// VsRef is the mean over test rows of this model's log density minus
+	// the reference baseline's (EvalResult.Reference), and VsRefSE its
+	// standard error: the paired comparison, much tighter than the
+	// difference of the two means' errors.
+	VsRef   float64 `json:"minus_reference"`
+	VsRefSE float64 `json:"minus_reference_se"`
 	// Stuck lists the chains of a fit that were flagged stuck.
 	Stuck []int `json:"stuck_chains,omitempty"`
 }
@@ -71,8 +72,15 @@ type EvalModel struct {
 type EvalResult struct {
 	Train, Test []int
 	Models      []EvalModel
-	// KDEBandwidth is the KDE's chosen relative bandwidth H (KDE).
+	// KDEBandwidth is the KDE's chosen relative bandwidth H (KDE); zero
+	// for binary data.
 	KDEBandwidth float64
+	// Binary is true for a model whose leaves are a stdlib.ThresholdLeaf
+	// (Probit): the rows are binary and the scores are log probabilities.
+	Binary bool
+	// Reference names the baseline the paired differences are taken
+	// against: "KDE", or for binary data "Kernel" (BinaryKernel).
+	Reference string
 }
 
 // Evaluate is the paper's density experiment: it splits the rows of data
@@ -83,6 +91,14 @@ type EvalResult struct {
 // each (PredictRun), of a Gaussian KDE with its bandwidth chosen by
 // leave-one-out likelihood on the training rows (NewKDE), and of a single
 // Gaussian fitted by maximum likelihood (NewGaussian).
+//
+// For a model whose leaves are a stdlib.ThresholdLeaf (Probit) the rows
+// are binary, the scores are held-out log probabilities (PredictRun's
+// probit predictive, its auxiliary refresh seeded by cfg.Seed), and the
+// baselines are those for binary data: the Aitchison–Aitken kernel
+// estimate with its flip probability chosen by leave-one-out likelihood
+// (NewBinaryKernel, the reference of the paired differences) and
+// independent Bernoulli columns with a Beta(1, 1) prior (NewBernoulli).
 func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg EvalConfig) (*EvalResult, error) {
 	train, test, err := Split(data.Rows, cfg.Fraction, cfg.Seed)
 	if err != nil {
@@ -108,8 +124,11 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 		if err != nil {
 			return nil, err
 		}
-		if err := m.Trees[0].ClosedForm(); err != nil {
+		if err := m.Trees[0].ClosedForm(); err != nil && m.Trees[0].Threshold() == nil {
 			return nil, fmt.Errorf("%w; %w", err, ErrAugmented)
+		}
+		if m.Trees[0].Threshold() != nil {
+			res.Binary = true
 		}
 		if cfg.Standardize {
 			if _, err := m.Standardize(); err != nil {
@@ -132,7 +151,7 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 		if err != nil {
 			return nil, fmt.Errorf("fitting the %s: %w", name, err)
 		}
-		pr, err := PredictRun(m, rc.Out, testRows, RunOptions{Trees: cfg.Trees, Nodes: cfg.Nodes})
+		pr, err := PredictRun(m, rc.Out, testRows, RunOptions{Trees: cfg.Trees, Nodes: cfg.Nodes, Seed: cfg.Seed})
 		if err != nil {
 			return nil, fmt.Errorf("predicting with the %s: %w", name, err)
 		}
@@ -157,11 +176,39 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 			return nil, err
 		}
 	}
-	kde, _, err := NewKDE(trainRows, nil)
+	if res.Binary {
+		err = binaryBaselines(res, trainRows, testRows)
+	} else {
+		err = realBaselines(res, trainRows, testRows)
+	}
 	if err != nil {
 		return nil, err
 	}
+	var ref []float64
+	for _, m := range res.Models {
+		if m.Name == res.Reference {
+			ref = m.LogDensity
+		}
+	}
+	for i := range res.Models {
+		d := make([]float64, len(ref))
+		for j := range d {
+			d[j] = res.Models[i].LogDensity[j] - ref[j]
+		}
+		s := Summarize(d)
+		res.Models[i].VsRef, res.Models[i].VsRefSE = s.Mean, s.SE
+	}
+	return res, nil
+}
+
+// realBaselines adds the KDE and the single Gaussian to res.
+func realBaselines(res *EvalResult, trainRows, testRows [][]float64) error {
+	kde, _, err := NewKDE(trainRows, nil)
+	if err != nil {
+		return err
+	}
 	res.KDEBandwidth = kde.H
+	res.Reference = "KDE"
 	l := make([]float64, len(testRows))
 	for i, x := range testRows {
 		l[i] = kde.LogDensity(x)
@@ -171,7 +218,7 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 	res.Models = append(res.Models, em)
 	g, err := NewGaussian(trainRows)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for i, x := range testRows {
 		l[i] = g.LogDensity(x)
@@ -179,21 +226,35 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 	em = scored("Gaussian", l)
 	em.Note = "maximum likelihood mean and covariance"
 	res.Models = append(res.Models, em)
-	var kdeL []float64
-	for _, m := range res.Models {
-		if m.Name == "KDE" {
-			kdeL = m.LogDensity
-		}
+	return nil
+}
+
+// binaryBaselines adds the Aitchison–Aitken kernel and the independent
+// Bernoulli columns to res.
+func binaryBaselines(res *EvalResult, trainRows, testRows [][]float64) error {
+	bk, _, err := NewBinaryKernel(trainRows, nil)
+	if err != nil {
+		return err
 	}
-	for i := range res.Models {
-		d := make([]float64, len(kdeL))
-		for j := range d {
-			d[j] = res.Models[i].LogDensity[j] - kdeL[j]
-		}
-		s := Summarize(d)
-		res.Models[i].VsKDE, res.Models[i].VsKDESE = s.Mean, s.SE
+	res.Reference = "Kernel"
+	l := make([]float64, len(testRows))
+	for i, x := range testRows {
+		l[i] = bk.LogProb(x)
 	}
-	return res, nil
+	em := scored("Kernel", l)
+	em.Note = fmt.Sprintf("Aitchison-Aitken, flip probability %.3g (leave-one-out)", bk.Lambda)
+	res.Models = append(res.Models, em)
+	b, err := NewBernoulli(trainRows)
+	if err != nil {
+		return err
+	}
+	for i, x := range testRows {
+		l[i] = b.LogProb(x)
+	}
+	em = scored("Bernoulli", l)
+	em.Note = "independent columns, Beta(1, 1) prior"
+	res.Models = append(res.Models, em)
+	return nil
 }
 
 func scored(name string, l []float64) EvalModel {

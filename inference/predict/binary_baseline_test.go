@@ -1,0 +1,76 @@
+package predict
+
+import (
+	"math"
+	"testing"
+)
+
+// TestBernoulliByHand: column 1 has two 1s in three observed rows, P =
+// 3/5; column 2 none in two (one missing), P = 1/4.
+func TestBernoulliByHand(t *testing.T) {
+	b, err := NewBernoulli([][]float64{{1, 0}, {1, math.NaN()}, {0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		y    []float64
+		want float64
+	}{
+		{[]float64{1, 1}, math.Log(3.0 / 5 * 1 / 4)},
+		{[]float64{0, 0}, math.Log(2.0 / 5 * 3 / 4)},
+		{[]float64{math.NaN(), 1}, math.Log(1.0 / 4)},
+		{[]float64{math.NaN(), math.NaN()}, 0},
+	} {
+		if got := b.LogProb(c.y); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%v: %v, want %v", c.y, got, c.want)
+		}
+	}
+	if _, err := NewBernoulli([][]float64{{0.5}}); err == nil {
+		t.Error("a value 0.5: no error")
+	}
+	if _, err := NewBernoulli(nil); err == nil {
+		t.Error("no rows: no error")
+	}
+}
+
+// TestBinaryKernelByHand: training rows 00, 01, 11 (and one with a
+// missing entry, left out). The query 10 differs from 00 and 11 in one
+// entry and from 01 in both; the query 1? (second entry missing) matches
+// 11 only. Leave-one-out on the grid {0.1, 0.3}: row 00 against 01 and 11
+// has ((1−λ)λ + λ²)/2, and so on, computed here by hand.
+func TestBinaryKernelByHand(t *testing.T) {
+	train := [][]float64{{0, 0}, {0, 1}, {1, 1}, {1, math.NaN()}}
+	bk, crit, err := NewBinaryKernel(train, []float64{0.1, 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loo := func(l float64) float64 {
+		a, b := (1-l)*l, l*l // one entry differs, both differ
+		return math.Log((a+b)/2) + math.Log((a+a)/2) + math.Log((b+a)/2)
+	}
+	for g, l := range []float64{0.1, 0.3} {
+		if math.Abs(crit[g]-loo(l)) > 1e-12 {
+			t.Errorf("λ = %v: criterion %v, want %v", l, crit[g], loo(l))
+		}
+	}
+	wantL := 0.1
+	if loo(0.3) > loo(0.1) {
+		wantL = 0.3
+	}
+	if bk.Lambda != wantL {
+		t.Errorf("λ = %v, want %v", bk.Lambda, wantL)
+	}
+	l := bk.Lambda
+	if got, want := bk.LogProb([]float64{1, 0}), math.Log(((1-l)*l+l*l+(1-l)*l)/3); math.Abs(got-want) > 1e-12 {
+		t.Errorf("P(10): %v, want %v", got, want)
+	}
+	if got, want := bk.LogProb([]float64{1, math.NaN()}), math.Log((l+l+(1-l))/3); math.Abs(got-want) > 1e-12 {
+		t.Errorf("P(1?): %v, want %v", got, want)
+	}
+	if _, _, err := NewBinaryKernel([][]float64{{1, 0}}, nil); err == nil {
+		t.Error("one row: no error")
+	}
+	if _, _, err := NewBinaryKernel([][]float64{{1, 0}, {2, 0}}, nil); err == nil {
+		t.Error("a value 2: no error")
+	}
+}
