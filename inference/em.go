@@ -163,19 +163,26 @@ func (p *EMPlan) bind(v *graph.Var) error {
 		"alpha under a Gamma prior and beta under a Beta prior, each read by the PYDT alone; fix %s with --set, or use MCMC", v.Name, v.Name)
 }
 
-// constBetaPrior returns the parameters of v's Beta prior when they are
-// constants.
+// constBetaPrior returns the shapes of v's Beta prior (a
+// stdlib.BetaPrior) when its parameters are constants.
 func constBetaPrior(v *graph.Var) (a, b float64, ok bool) {
 	f := v.Def
-	if f == nil || f.TypeName() != "Beta" || len(f.Args) != 2 {
+	if f == nil {
 		return 0, 0, false
 	}
-	for _, x := range f.Args {
+	prior, ok := f.Type.(stdlib.BetaPrior)
+	if !ok {
+		return 0, 0, false
+	}
+	p := make([]float64, len(f.Args))
+	for i, x := range f.Args {
 		if len(graph.Vars(x)) > 0 {
 			return 0, 0, false
 		}
+		p[i] = x.Eval(&graph.Env{})
 	}
-	return f.Args[0].Eval(&graph.Env{}), f.Args[1].Eval(&graph.Env{}), true
+	a, b = prior.BetaParams(p)
+	return a, b, true
 }
 
 // Explain describes the EM schedule: one EM iteration, and the search.

@@ -33,6 +33,16 @@ func (Beta) Support() Support { return Unit }
 // CheckParams checks the parameters' supports.
 func (t Beta) CheckParams(p []float64) error { return CheckSupports(t, p) }
 
+// BetaPrior is the capability of a node type that is a Beta distribution
+// (a prior for a probability, such as the PYDT's beta). BetaParams returns
+// its two shapes given the parameters p (in Params order).
+type BetaPrior interface {
+	BetaParams(p []float64) (a, b float64)
+}
+
+// BetaParams returns the shapes a and b: Beta is a BetaPrior.
+func (Beta) BetaParams(p []float64) (a, b float64) { return p[0], p[1] }
+
 // LowerShapeParam returns 0: the density behaves as x^(a-1) near 0.
 func (Beta) LowerShapeParam() int { return 0 }
 

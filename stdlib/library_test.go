@@ -101,6 +101,35 @@ func TestLogProbAgreesWithRand(t *testing.T) {
 	}
 }
 
+// TestBetaParams checks the BetaPrior capability against the density:
+// log p(x) = (a-1) log x + (b-1) log(1-x) - log B(a, b); only Beta offers it.
+func TestBetaParams(t *testing.T) {
+	var bt NodeType = Beta{}
+	prior, ok := bt.(BetaPrior)
+	if !ok {
+		t.Fatal("Beta is not a BetaPrior")
+	}
+	for _, p := range [][]float64{{1, 1}, {2, 5}, {0.4, 0.7}} {
+		a, b := prior.BetaParams(p)
+		la, _ := math.Lgamma(a)
+		lb, _ := math.Lgamma(b)
+		lab, _ := math.Lgamma(a + b)
+		for _, x := range []float64{0.01, 0.3, 0.9} {
+			want := (a-1)*math.Log(x) + (b-1)*math.Log1p(-x) - (la + lb - lab)
+			if got := (Beta{}).LogProb(x, p); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("Beta%v: LogProb(%v) = %v, but BetaParams (%v, %v) give %v", p, x, got, a, b, want)
+			}
+		}
+	}
+	for _, name := range []string{"Normal", "Gamma", "Probit", "StudentT", PYDTName} {
+		if t0, _ := Default().NodeType(name); t0 != nil {
+			if _, ok := t0.(BetaPrior); ok {
+				t.Errorf("%s claims to be a BetaPrior", name)
+			}
+		}
+	}
+}
+
 // TestGammaParams checks the GammaPrior capability against the density:
 // log p(x) = shape log rate - lgamma(shape) + (shape-1) log x - rate x.
 func TestGammaParams(t *testing.T) {
