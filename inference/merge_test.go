@@ -76,6 +76,13 @@ func TestSummarizeChainOffsets(t *testing.T) {
 		if got := RunTreeFiles(dir); len(got) != 1 || filepath.Base(got[0]) != TreesFile(k+1) {
 			t.Errorf("chain %d: RunTreeFiles %v", k+1, got)
 		}
+		var own Result
+		if err := readJSONFile(filepath.Join(dir, SummaryFile), &own); err != nil {
+			t.Fatal(err)
+		}
+		if wantNumbers := []int{k + 1}; k > 0 && !reflect.DeepEqual(own.ChainNumbers, wantNumbers) || k == 0 && own.ChainNumbers != nil {
+			t.Errorf("chain %d: its run's summary.json numbers its chains %v", k+1, own.ChainNumbers)
+		}
 	}
 	out := filepath.Join(t.TempDir(), "merged")
 	got, err := Summarize([]string{parts[2], parts[0], parts[3], parts[1]}, out)
@@ -209,4 +216,22 @@ func readLines(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// TestStuckListChainNumbers checks that the stuck chains of a run with a
+// chain offset, or of a summary with a gap, are named by their global
+// numbers with their own stalls.
+func TestStuckListChainNumbers(t *testing.T) {
+	for _, c := range []struct {
+		res  Result
+		want string
+	}{
+		{Result{LongestStall: []int{3, 150}, Stuck: []int{2}}, "chain 2 (150 sweeps)"},
+		{Result{LongestStall: []int{150}, Stuck: []int{6}, ChainNumbers: []int{6}}, "chain 6 (150 sweeps)"},
+		{Result{LongestStall: []int{120, 3, 140}, Stuck: []int{1, 7}, ChainNumbers: []int{1, 2, 7}}, "chain 1 (120 sweeps), chain 7 (140 sweeps)"},
+	} {
+		if got := c.res.stuckList(); got != c.want {
+			t.Errorf("%+v: got %q, want %q", c.res, got, c.want)
+		}
+	}
 }
