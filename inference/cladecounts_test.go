@@ -218,16 +218,7 @@ func TestBoundedSummariesAreExact(t *testing.T) {
 		b := mixedSample(t, seed+100, n, 150, 0.5, 0.2)
 		trees := append(append([]*pydt.Tree(nil), a...), b...)
 		freq := bruteFreq(trees)
-		best, bestScore := -1, math.Inf(-1)
-		for i, tr := range trees {
-			score := 0.0
-			for key := range bruteClades(tr) {
-				score += 2*float64(freq[key])/float64(len(trees)) - 1
-			}
-			if score > bestScore+1e-9 {
-				best, bestScore = i, score
-			}
-		}
+		best, bestScore := bruteBest(trees, freq)
 		var ref *TreeSummary
 		for _, capacity := range []int{CladeCapacity(n), 10 * (n - 1), 2 * (n - 1)} {
 			chains := []TreeSource{TreeSlice(a), TreeSlice(b)}

@@ -39,6 +39,23 @@ func leafSet(tr *pydt.Tree, v pydt.NodeID) string {
 	return fmt.Sprint(ls)
 }
 
+// bruteBest returns the index of the first tree with the largest
+// Σ (2 p − 1) over its clades, p a clade's frequency freq/len(trees),
+// and that score: the MEA tree found by brute force.
+func bruteBest(trees []*pydt.Tree, freq map[string]int) (best int, bestScore float64) {
+	best, bestScore = -1, math.Inf(-1)
+	for i, tr := range trees {
+		score := 0.0
+		for key := range bruteClades(tr) {
+			score += 2*float64(freq[key])/float64(len(trees)) - 1
+		}
+		if score > bestScore+1e-9 {
+			best, bestScore = i, score
+		}
+	}
+	return best, bestScore
+}
+
 // bruteClades maps the leaf set of every branch point of tr to it.
 func bruteClades(tr *pydt.Tree) map[string]pydt.NodeID {
 	out := map[string]pydt.NodeID{}
@@ -218,16 +235,7 @@ func TestSummaryTreesAgainstBruteForce(t *testing.T) {
 				}
 			}
 
-			best, bestScore := -1, math.Inf(-1)
-			for i, tr := range trees {
-				score := 0.0
-				for key := range bruteClades(tr) {
-					score += 2*float64(freq[key])/float64(len(trees)) - 1
-				}
-				if score > bestScore+1e-9 {
-					best, bestScore = i, score
-				}
-			}
+			best, bestScore := bruteBest(trees, freq)
 			acc, err := counts.MaxAccuracy(TreeSlice(trees))
 			if err != nil {
 				t.Fatal(err)
