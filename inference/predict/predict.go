@@ -346,7 +346,7 @@ func (mx *Mixture) Conditional(x, dst []float64) float64 {
 // If prob is not nil, it receives for every entry the probability that it
 // is 1 given the observed entries (observed entries get their value).
 func (mx *Mixture) LogProbBinary(y, prob []float64) float64 {
-	return mx.logProbBinary(y, func(y float64) float64 { return 2*y - 1 }, prob)
+	return mx.logProbBinary(y, probitSide, prob)
 }
 
 // logCompBinary returns in buf each component's log weight plus the log
@@ -370,7 +370,8 @@ func (mx *Mixture) logCompBinary(y []float64, side func(float64) float64, buf []
 }
 
 // logProbBinary is LogProbBinary with the side of each value given by side
-// (stdlib.ThresholdLeaf.Side); prob's missing entries get P(side = +1).
+// (stdlib.ThresholdLeaf.Side); prob's missing entries get P(side = +1),
+// which for Probit is P(y = 1).
 func (mx *Mixture) logProbBinary(y []float64, side func(float64) float64, prob []float64) float64 {
 	l := mx.logCompBinary(y, side, nil)
 	lz := logSumExp(l)

@@ -34,6 +34,21 @@ const (
 // probabilities is a Markov chain estimate of the posterior predictive
 // given the tree. lik's evidence is overwritten.
 func ProbitGibbs(rng *rand.Rand, lik *bp.Model, p Params, y []float64, burn, draws int, opt Options, fn func(*Mixture) error) error {
+	d := lik.Dims()
+	for k, v := range y {
+		if !math.IsNaN(v) && v != 0 && v != 1 {
+			return fmt.Errorf("predict: binary data entry %d (row %d, column %d) is %v, not 0 or 1", k+1, k/d+1, k%d+1, v)
+		}
+	}
+	return thresholdGibbs(rng, lik, p, y, probitSide, burn, draws, opt, fn)
+}
+
+// probitSide is stdlib.Probit's Side: y = 1 says u > 0, y = 0 says u < 0.
+func probitSide(y float64) float64 { return 2*y - 1 }
+
+// thresholdGibbs is ProbitGibbs for any stdlib.ThresholdLeaf: side(y) = +1
+// says u > 0 and −1 says u < 0 (ThresholdLeaf.Side).
+func thresholdGibbs(rng *rand.Rand, lik *bp.Model, p Params, y []float64, side func(float64) float64, burn, draws int, opt Options, fn func(*Mixture) error) error {
 	tr := lik.Tree()
 	d := lik.Dims()
 	n := tr.NumLeaves()
@@ -41,8 +56,8 @@ func ProbitGibbs(rng *rand.Rand, lik *bp.Model, p Params, y []float64, burn, dra
 		return fmt.Errorf("predict: %d binary data entries for %d leaves and %d dimensions", len(y), n, d)
 	}
 	for k, v := range y {
-		if !math.IsNaN(v) && v != 0 && v != 1 {
-			return fmt.Errorf("predict: binary data entry %d (row %d, column %d) is %v, not 0 or 1", k+1, k/d+1, k%d+1, v)
+		if s := side(v); !math.IsNaN(v) && s != 1 && s != -1 {
+			return fmt.Errorf("predict: data entry %d (row %d, column %d) is %v, on neither side of the threshold", k+1, k/d+1, k%d+1, v)
 		}
 	}
 	if burn < 0 || draws < 1 {
@@ -78,7 +93,7 @@ func ProbitGibbs(rng *rand.Rand, lik *bp.Model, p Params, y []float64, burn, dra
 				}
 				z := locs[i*d+k]
 				var u float64
-				if yv == 1 {
+				if side(yv) > 0 {
 					u = scalar.NormalAbove(rng, z, 1, 0)
 				} else {
 					u = scalar.NormalBelow(rng, z, 1, 0)
@@ -102,12 +117,13 @@ func ProbitGibbs(rng *rand.Rand, lik *bp.Model, p Params, y []float64, burn, dra
 	return nil
 }
 
-// probitMixture returns the average of ProbitGibbs's mixtures: one mixture
+// probitMixture returns the average of the mixtures of thresholdGibbs's
+// draws with the sides side: one mixture
 // holding every draw's components with their weights divided by draws.
-func probitMixture(rng *rand.Rand, lik *bp.Model, p Params, y []float64, burn, draws int, opt Options) (*Mixture, error) {
+func probitMixture(rng *rand.Rand, lik *bp.Model, p Params, y []float64, side func(float64) float64, burn, draws int, opt Options) (*Mixture, error) {
 	out := &Mixture{D: lik.Dims()}
 	lw := -math.Log(float64(draws))
-	err := ProbitGibbs(rng, lik, p, y, burn, draws, opt, func(mx *Mixture) error {
+	err := thresholdGibbs(rng, lik, p, y, side, burn, draws, opt, func(mx *Mixture) error {
 		for j := range mx.LogW {
 			out.LogW = append(out.LogW, mx.LogW[j]+lw)
 		}

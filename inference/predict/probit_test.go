@@ -288,3 +288,43 @@ func TestAccuracy(t *testing.T) {
 		t.Errorf("accuracy %v over %d, want 1/3 over 3", acc, n)
 	}
 }
+
+// TestThresholdSide checks that the binary predictive reads which side of
+// the threshold a value says through the likelihood's Side
+// (stdlib.ThresholdLeaf), not through its being 0 or 1: a leaf whose Side
+// is 1 − 2y, given the flipped data 1 − y and queried at flipped rows,
+// gives exactly Probit's answers for the original data and rows.
+func TestThresholdSide(t *testing.T) {
+	p := Params{Alpha: 0.5, Beta: 0.3, Div: pydt.DivInv{C: 1}, Variance: 2}
+	rng := rand.New(rand.NewPCG(4, 4))
+	tr, _, err := sim.Draw(rng, 4, sim.Params{Alpha: p.Alpha, Beta: p.Beta, Div: p.Div, Variance: p.Variance, Dims: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := math.NaN()
+	y := []float64{1, 1, 1, 0, 0, 0, 0, nan}
+	flip := func(v []float64) []float64 {
+		out := make([]float64, len(v))
+		for k, x := range v {
+			out[k] = 1 - x
+		}
+		return out
+	}
+	flipped := func(y float64) float64 { return 1 - 2*y }
+	a, err := probitMixture(rand.New(rand.NewPCG(1, 2)), bp.New(tr, 2), p, y, probitSide, 5, 3, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := probitMixture(rand.New(rand.NewPCG(1, 2)), bp.New(tr, 2), p, flip(y), flipped, 5, 3, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range [][]float64{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {1, nan}} {
+		if la, lb := a.LogProbBinary(q, nil), b.logProbBinary(flip(q), flipped, nil); la != lb {
+			t.Errorf("row %v: Probit %v, flipped side %v", q, la, lb)
+		}
+	}
+	if _, err := probitMixture(rng, bp.New(tr, 2), p, []float64{2, 1, 1, 0, 0, 0, 0, 0}, probitSide, 1, 1, Options{}); err == nil {
+		t.Error("a value on neither side: no error")
+	}
+}

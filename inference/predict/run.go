@@ -401,8 +401,8 @@ func treeMixture(m *inference.Model, d *draw, opt Options, rng *rand.Rand, burn,
 	lik := bp.New(d.tree, m.D)
 	p := Params{Alpha: tp.Alpha, Beta: tp.Beta, Div: tp.Div, Variance: tp.Variance, Variances: tp.Variances}
 	b := m.Trees[0]
-	if b.Threshold() != nil {
-		return probitMixture(rng, lik, p, env.Values[m.Data.ID], burn, draws, opt)
+	if th := b.Threshold(); th != nil {
+		return probitMixture(rng, lik, p, env.Values[m.Data.ID], th.Side, burn, draws, opt)
 	}
 	var first error
 	err = m.Evidence(env, func(i, k int, mean, prec float64) {
