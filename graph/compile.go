@@ -970,11 +970,9 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call, tree stdlib.PYD
 		c.errs.Addf(s.LHS.Pos(), "PYDT is a distribution over an N×D real matrix; declare %s : real[N, D]", v.Name)
 		return
 	}
-	if c.g.PYDT != nil {
-		c.errs.Addf(call.Func.Pos(), "a model may have one PYDT for now (the first is at %s)", shortPos(c.g.PYDT.Pos))
-		return
+	if c.g.PYDT == nil {
+		c.g.PYDT = f
 	}
-	c.g.PYDT = f
 	c.g.Trees = append(c.g.Trees, f)
 	var pos []lang.Position
 	f.Args = c.args(call, tree.Name(), tree.Params(), &pos)

@@ -165,8 +165,7 @@ type Graph struct {
 	Deterministic []*Var
 	// Trees are the PYDT factors, in statement order.
 	Trees []*Factor
-	// PYDT is Trees[0], the model's tree factor, or nil: the engine
-	// handles one tree for now.
+	// PYDT is Trees[0], the model's first tree factor, or nil.
 	PYDT *Factor
 
 	maxLoops int

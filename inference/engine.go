@@ -51,11 +51,13 @@ func (s *Schedule) Explain() string {
 // it: the engine never leaves one at its starting value.
 func NewSchedule(m *Model) (*Schedule, error) {
 	s := &Schedule{}
-	s.Steps = append(s.Steps, treeStep{})
+	for k := range m.Trees {
+		s.Steps = append(s.Steps, treeStep{m: m, k: k})
+	}
 	var later []Updater // steps that condition on sampled locations
 	needLocs := false
 	for _, v := range m.G.Vars {
-		if v.Role != graph.Latent || v == m.Leaves {
+		if v.Role != graph.Latent || v.Def != nil && v.Def.IsPYDT() {
 			continue
 		}
 		if err := servable(m, v); err != nil {
@@ -103,7 +105,7 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		// docs/clustering.md). Slice sampling with the locations integrated
 		// out is used instead.
 		if g, ok := gibbsPrecision(m, v); ok {
-			if m.Trees[0].Leaf == nil {
+			if g.exact(m) {
 				later = append(later, g)
 				needLocs = true
 				continue
@@ -117,12 +119,17 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		u.why = why
 		s.Steps = append(s.Steps, u)
 	}
-	if aug := m.Trees[0].Augmented(); aug != nil {
-		needLocs = true
-		if z, ok := probitLatentScale(m); ok {
-			later = append(later, z)
+	for k, b := range m.Trees {
+		if b.Augmented() == nil {
+			continue
 		}
-		later = append(later, augmentStep{b: m.Trees[0]})
+		needLocs = true
+		if k == 0 {
+			if z, ok := probitLatentScale(m); ok {
+				later = append(later, z)
+			}
+		}
+		later = append(later, augmentStep{b: b, k: k, several: m.Several()})
 	}
 	if r, ok := ridge(m); ok {
 		s.Steps = append(s.Steps, r)
@@ -134,7 +141,7 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		s.Steps = append(s.Steps, c)
 	}
 	if needLocs {
-		s.Steps = append(s.Steps, locationsStep{})
+		s.Steps = append(s.Steps, locationsStep{m: m})
 	}
 	s.Steps = append(s.Steps, later...)
 	return s, nil
@@ -145,8 +152,6 @@ func servable(m *Model, v *graph.Var) error {
 	switch {
 	case v.Def == nil:
 		return fmt.Errorf("%w: %s is latent but has no distribution", ErrUnsupported, v.Name)
-	case v.Def.IsPYDT():
-		return fmt.Errorf("%w: %s ~ PYDT(...): the engine runs one PYDT per model (%s)", ErrUnsupported, v.Name, m.Leaves.Name)
 	}
 	dist, ok := v.Def.Scalar()
 	switch {
@@ -181,56 +186,94 @@ func constGammaPrior(v *graph.Var) (scalar.Gamma, bool) {
 }
 
 // readsTreePrior reports whether any of vs enters the tree prior: alpha,
-// beta or the divergence function of the PYDT.
+// beta or the divergence function of the first PYDT.
 func readsTreePrior(m *Model, vs ...*graph.Var) bool {
-	if graph.Reads(m.Tree.Args[0], vs...) || graph.Reads(m.Tree.Args[1], vs...) {
+	return readsPriorOf(m.Tree, vs...)
+}
+
+// readsPriorOf reports whether any of vs enters the tree prior of the PYDT
+// factor f: alpha, beta or the divergence function.
+func readsPriorOf(f *graph.Factor, vs ...*graph.Var) bool {
+	if graph.Reads(f.Args[0], vs...) || graph.Reads(f.Args[1], vs...) {
 		return true
 	}
-	return slices.ContainsFunc(m.Tree.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, vs...) })
+	return slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, vs...) })
 }
 
 // gibbsCStep is the conjugate update of c in a divergence function that is
 // linear in it (pydt.Linear: a(t) = c/(1-t) or c/(1-t)^2) under a Gamma
-// prior (NOTES.md erratum 2).
+// prior (NOTES.md erratum 2). A c shared by several PYDTs (each reading it
+// only so) is drawn given all their trees: the statistics of the trees sum.
 type gibbsCStep struct {
-	tree  *graph.Factor
+	m     *Model
+	trees []int // the indices in Model.Trees of the PYDTs that read c
+	names []string
 	v     *graph.Var
 	prior scalar.Gamma
-	unit  pydt.Divergence
+	units []pydt.Divergence
 }
 
 func gibbsC(m *Model, v *graph.Var) (Updater, bool) {
+	g, ok := gibbsCOf(m, v)
+	return g, ok
+}
+
+func gibbsCOf(m *Model, v *graph.Var) (gibbsCStep, bool) {
 	prior, ok := constGammaPrior(v)
 	if !ok {
-		return nil, false
+		return gibbsCStep{}, false
 	}
 	fs, dets := m.G.Readers(v)
-	div := m.Tree.Divergence
-	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 || len(div.Args) != 1 {
-		return nil, false
+	if len(fs) == 0 || len(dets) > 0 {
+		return gibbsCStep{}, false
 	}
-	if r, ok := graph.AsRef(div.Args[0]); !ok || r != v {
-		return nil, false
+	g := gibbsCStep{m: m, v: v, prior: prior}
+	for _, f := range fs {
+		k := m.treeIndex(f)
+		if k < 0 {
+			return gibbsCStep{}, false
+		}
+		div := f.Divergence
+		if len(div.Args) != 1 {
+			return gibbsCStep{}, false
+		}
+		if r, ok := graph.AsRef(div.Args[0]); !ok || r != v {
+			return gibbsCStep{}, false
+		}
+		if graph.Reads(f.Args[0], v) || graph.Reads(f.Args[1], v) || graph.Reads(f.Args[graph.PYDTVariance], v) {
+			return gibbsCStep{}, false
+		}
+		// The capability is a property of the function, not of C: ask
+		// the function made with C = 1.
+		lin, ok := div.Type.New([]float64{1}).(pydt.Linear)
+		if !ok {
+			return gibbsCStep{}, false
+		}
+		g.trees = append(g.trees, k)
+		g.names = append(g.names, m.Trees[k].Leaves.Name)
+		g.units = append(g.units, lin.Unit())
 	}
-	if graph.Reads(m.Tree.Args[0], v) || graph.Reads(m.Tree.Args[1], v) || graph.Reads(m.Tree.Args[graph.PYDTVariance], v) {
-		return nil, false
-	}
-	// The capability is a property of the function, not of C: ask the
-	// function made with C = 1.
-	lin, ok := div.Type.New([]float64{1}).(pydt.Linear)
-	if !ok {
-		return nil, false
-	}
-	return gibbsCStep{tree: m.Tree, v: v, prior: prior, unit: lin.Unit()}, true
+	return g, true
 }
 
 func (g gibbsCStep) Name() string { return "gibbs(" + g.v.Name + ")" }
 func (g gibbsCStep) Explain() string {
-	return fmt.Sprintf("conjugate Gamma update: %s has a Gamma prior and only scales the divergence function, a(t) = %s·%v", g.v.Name, g.v.Name, g.unit)
+	out := fmt.Sprintf("conjugate Gamma update: %s has a Gamma prior and only scales the divergence function, a(t) = %s·%v", g.v.Name, g.v.Name, g.units[0])
+	if len(g.trees) > 1 {
+		out += fmt.Sprintf("; shared by the PYDTs %s, whose trees' statistics sum", strings.Join(g.names, ", "))
+	}
+	return out
 }
 
 func (g gibbsCStep) update(ch *Chain) error {
-	internal, s := pydt.CStatsFor(ch.Tree, ch.moves.Alpha(), ch.moves.Beta(), g.unit, ch.moves.Harmonic())
+	var internal int
+	var s float64
+	for i, k := range g.trees {
+		t := ch.trees[k]
+		n, sk := pydt.CStatsFor(t.Tree, t.moves.Alpha(), t.moves.Beta(), g.units[i], t.moves.Harmonic())
+		internal += n
+		s += sk
+	}
 	c, err := scalar.SampleC(ch.rng, g.prior, internal, s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", g.Name(), err)
@@ -251,39 +294,71 @@ func (g gibbsCStep) update(ch *Chain) error {
 // gibbsPrecisionStep is the conjugate update of a precision p that enters
 // the PYDT as variance = 1 / p, under a Gamma prior, given the sampled node
 // locations (NOTES.md erratum 3).
+//
+// A precision shared by several PYDTs (each reading it only so) is drawn
+// given all their sampled locations: the statistics of the trees sum.
 type gibbsPrecisionStep struct {
-	tree  *graph.Factor
+	m     *Model
+	trees []int // the indices in Model.Trees of the PYDTs that read it
+	names []string
 	v     *graph.Var
 	prior scalar.Gamma
 }
 
-func gibbsPrecision(m *Model, v *graph.Var) (Updater, bool) {
+func gibbsPrecision(m *Model, v *graph.Var) (gibbsPrecisionStep, bool) {
 	prior, ok := constGammaPrior(v)
 	if !ok {
-		return nil, false
+		return gibbsPrecisionStep{}, false
 	}
 	fs, dets := m.G.Readers(v)
-	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 {
-		return nil, false
+	if len(fs) == 0 || len(dets) > 0 {
+		return gibbsPrecisionStep{}, false
 	}
-	if r, ok := graph.AsReciprocal(m.Tree.Args[graph.PYDTVariance]); !ok || r != v || readsTreePrior(m, v) {
-		return nil, false
+	g := gibbsPrecisionStep{m: m, v: v, prior: prior}
+	for _, f := range fs {
+		k := m.treeIndex(f)
+		if k < 0 {
+			return gibbsPrecisionStep{}, false
+		}
+		if r, ok := graph.AsReciprocal(f.Args[graph.PYDTVariance]); !ok || r != v || readsPriorOf(f, v) {
+			return gibbsPrecisionStep{}, false
+		}
+		g.trees = append(g.trees, k)
+		g.names = append(g.names, m.Trees[k].Leaves.Name)
 	}
-	return gibbsPrecisionStep{tree: m.Tree, v: v, prior: prior}, true
+	return g, true
+}
+
+// exact reports whether every tree the precision reaches has its leaves
+// observed directly (no leaf factor), where the update given sampled
+// locations is used (see NewSchedule).
+func (g gibbsPrecisionStep) exact(m *Model) bool {
+	return !slices.ContainsFunc(g.trees, func(k int) bool { return m.Trees[k].Leaf != nil })
 }
 
 func (g gibbsPrecisionStep) Name() string { return "gibbs(" + g.v.Name + ")" }
 func (g gibbsPrecisionStep) Explain() string {
-	return fmt.Sprintf("conjugate Gamma update given sampled locations: the PYDT variance is 1/%s and %s has a Gamma prior", g.v.Name, g.v.Name)
+	out := fmt.Sprintf("conjugate Gamma update given sampled locations: the PYDT variance is 1/%s and %s has a Gamma prior", g.v.Name, g.v.Name)
+	if len(g.trees) > 1 {
+		out += fmt.Sprintf("; shared by the PYDTs %s, whose trees' statistics sum", strings.Join(g.names, ", "))
+	}
+	return out
 }
 
 func (g gibbsPrecisionStep) update(ch *Chain) error {
-	ss, n, err := ch.lik.SuffStats(ch.locs)
-	if err != nil {
-		// A location that float64 cannot represent (NaN from an edge far
-		// shorter than it resolves): as below.
-		ch.Skipped++
-		return nil
+	var ss float64
+	var n int
+	for _, k := range g.trees {
+		t := ch.trees[k]
+		ssk, nk, err := t.lik.SuffStats(t.locs)
+		if err != nil {
+			// A location that float64 cannot represent (NaN from an
+			// edge far shorter than it resolves): as below.
+			ch.Skipped++
+			return nil
+		}
+		ss += ssk
+		n += nk
 	}
 	if math.IsInf(ss, 1) || math.IsNaN(ss) {
 		// An edge far shorter than float64 resolves between distinct
@@ -299,7 +374,7 @@ func (g gibbsPrecisionStep) update(ch *Chain) error {
 	}
 	p0 := ch.get(g.v)
 	ch.set(g.v, p)
-	if err := ch.syncVariance(); err == nil && treemove.Evaluable(ch.lik.LogLik()) {
+	if err := ch.syncVariance(); err == nil && treemove.Evaluable(ch.logLik()) {
 		return nil
 	}
 	// Refused: a likelihood float64 cannot evaluate (see gibbsCStep).
@@ -328,7 +403,7 @@ type sliceStep struct {
 	m         *Model
 	v         *graph.Var
 	transform scalar.Transform
-	tree      treeReach // how v reaches the tree
+	tree      []treeReach // how v reaches each tree, parallel to Model.Trees
 	others    []*graph.Factor
 	// why says, when set, why no conjugate update was chosen although
 	// v has a Gamma prior.
@@ -340,18 +415,21 @@ func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sliceStep{m: m, v: v, transform: tr}
+	s := &sliceStep{m: m, v: v, transform: tr, tree: make([]treeReach, len(m.Trees))}
 	fs, dets := m.G.Readers(v)
 	readers := append([]*graph.Var{v}, dets...)
 	for _, f := range fs {
-		switch f {
-		case m.Tree:
-			s.tree.prior = readsTreePrior(m, readers...)
-			s.tree.alphaBeta = s.tree.prior && !slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, readers...) })
-			s.tree.variance = graph.Reads(f.Args[graph.PYDTVariance], readers...)
-		case m.Trees[0].Leaf:
-			s.tree.link = true
-			if m.Trees[0].Augmented() != nil {
+		if k := m.treeIndex(f); k >= 0 {
+			r := &s.tree[k]
+			r.prior = readsPriorOf(f, readers...)
+			r.alphaBeta = r.prior && !slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, readers...) })
+			r.variance = graph.Reads(f.Args[graph.PYDTVariance], readers...)
+			continue
+		}
+		switch k := m.leafIndex(f); {
+		case k >= 0:
+			s.tree[k].link = true
+			if m.Trees[k].Augmented() != nil {
 				return nil, fmt.Errorf("%w: %s enters the %s likelihood, an augmented one (stdlib.AugmentedLeaf), whose parameters the engine does not update: clamp %s with --set or make it a constant",
 					ErrUnsupported, v.Name, f.TypeName(), v.Name)
 			}
@@ -365,7 +443,7 @@ func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
 func (s *sliceStep) Name() string { return "slice(" + s.v.Name + ")" }
 
 func (s *sliceStep) Explain() string {
-	parts := s.tree.describe()
+	parts := describeTrees(s.m, s.tree)
 	for _, f := range s.others {
 		parts = append(parts, f.Target.Name+"'s density")
 	}
@@ -385,14 +463,12 @@ func (s *sliceStep) targets() []siteTarget {
 	for _, f := range s.others {
 		t.Terms = append(t.Terms, term{F: f, Elem: -1})
 	}
-	t.Terms = append(t.Terms, s.tree.terms(s.m)...)
+	t.Terms = append(t.Terms, treeTerms(s.m, s.tree)...)
 	return []siteTarget{t}
 }
 
 func (s *sliceStep) update(ch *Chain) error {
-	if s.tree.alphaBeta {
-		ch.abStats.Reset(ch.Tree, ch.moves.Divergence())
-	}
+	alphaBeta := ch.resetAlphaBeta(s.tree)
 	x0 := ch.get(s.v)
 	logf := func(x float64) float64 { return ch.sliceTarget(s, x) }
 	tuner := ch.tuner(s.v)
@@ -411,10 +487,24 @@ func (s *sliceStep) update(ch *Chain) error {
 	if got := ch.sliceTarget(s, x); !scalar.Finite(got) {
 		return fmt.Errorf("slice(%s): the posterior density is not finite (%v) at %s = %v; check the priors and data", s.v.Name, got, s.v.Name, x)
 	}
-	if s.tree.alphaBeta {
+	if alphaBeta {
 		return ch.syncPrior() // the evaluations left the tree sampler alone
 	}
 	return nil
+}
+
+// resetAlphaBeta gathers the alpha-beta statistics of every tree that rs
+// reaches through alpha and beta only, and reports whether there was one.
+func (ch *Chain) resetAlphaBeta(rs []treeReach) bool {
+	any := false
+	for k, r := range rs {
+		if r.alphaBeta {
+			t := ch.trees[k]
+			t.abStats.Reset(t.Tree, t.moves.Divergence())
+			any = true
+		}
+	}
+	return any
 }
 
 // sliceTarget sets v = x and returns the log density of everything that
@@ -431,39 +521,64 @@ func (ch *Chain) sliceTarget(s *sliceStep, x float64) float64 {
 	return ch.addTree(lp, s.tree)
 }
 
-// treeStep is the sweep of tree moves.
-type treeStep struct{}
-
-func (treeStep) Name() string { return "tree" }
-func (treeStep) Explain() string {
-	return "subtree moves (detach, re-attach by the generative process, Metropolis-Hastings), " +
-		"slice moves of divergence times, slice moves over re-attachment positions; " +
-		"internal locations integrated out by belief propagation with local updates"
+// treeStep is the sweep of tree moves of the k-th PYDT.
+type treeStep struct {
+	m *Model
+	k int
 }
 
-func (treeStep) update(ch *Chain) error {
-	ch.moves.Sweep()
+// Name is "tree" in a model with one PYDT, "tree(X)" for the PYDT of X in
+// a model with several.
+func (t treeStep) Name() string {
+	if !t.m.Several() {
+		return "tree"
+	}
+	return "tree(" + t.m.Trees[t.k].Leaves.Name + ")"
+}
+
+func (t treeStep) Explain() string {
+	out := "subtree moves (detach, re-attach by the generative process, Metropolis-Hastings), " +
+		"slice moves of divergence times, slice moves over re-attachment positions; " +
+		"internal locations integrated out by belief propagation with local updates"
+	if t.m.Several() {
+		out = "the tree of " + t.m.Trees[t.k].Leaves.Name + ": " + out
+	}
+	return out
+}
+
+func (t treeStep) update(ch *Chain) error {
+	ch.trees[t.k].moves.Sweep()
 	return nil
 }
 
-// treeAccepted counts the accepted moves that changed the chain's tree.
+// treeAccepted counts the accepted moves that changed the chain's trees.
 func (ch *Chain) treeAccepted() int {
-	s := ch.moves.Stats
-	return s.Subtree.Accepted + s.Time.Accepted + s.Position.Accepted + ch.RidgeAccepted
+	n := ch.RidgeAccepted
+	for _, t := range ch.trees {
+		s := t.moves.Stats
+		n += s.Subtree.Accepted + s.Time.Accepted + s.Position.Accepted
+	}
+	return n
 }
 
-// locationsStep draws every node location from its conditional given the
-// tree and the evidence, for the steps that condition on locations.
-type locationsStep struct{}
+// locationsStep draws every node location of every tree from its
+// conditional given the tree and the evidence, for the steps that condition
+// on locations.
+type locationsStep struct{ m *Model }
 
 func (locationsStep) Name() string { return "locations" }
-func (locationsStep) Explain() string {
+func (l locationsStep) Explain() string {
+	if l.m.Several() {
+		return "joint backward sampling of all node locations given each tree, tree by tree (needed by the steps below)"
+	}
 	return "joint backward sampling of all node locations given the tree (needed by the steps below)"
 }
 
 func (locationsStep) update(ch *Chain) error {
-	if err := ch.lik.SampleLocations(ch.rng, ch.locs); err != nil {
-		return fmt.Errorf("sampling locations: %w", err)
+	for _, t := range ch.trees {
+		if err := t.lik.SampleLocations(ch.rng, t.locs); err != nil {
+			return fmt.Errorf("sampling locations of %s: %w", t.b.Leaves.Name, err)
+		}
 	}
 	return nil
 }
@@ -471,56 +586,63 @@ func (locationsStep) update(ch *Chain) error {
 // augmentStep draws the auxiliary variables of an augmented likelihood
 // (stdlib.AugmentedLeaf) given the leaf locations, and gives the leaves
 // their evidence given the new auxiliaries.
-type augmentStep struct{ b *TreeBinding }
+type augmentStep struct {
+	b       *TreeBinding
+	k       int // b's index in Model.Trees
+	several bool
+}
 
-// Name is the likelihood's name in lower case and "-aux": "probit-aux".
-func (a augmentStep) Name() string { return strings.ToLower(a.b.Leaf.TypeName()) + "-aux" }
+// Name is the likelihood's name in lower case and "-aux": "probit-aux"; in
+// a model with several PYDTs, followed by the data's name: "probit-aux(Y)".
+func (a augmentStep) Name() string {
+	n := strings.ToLower(a.b.Leaf.TypeName()) + "-aux"
+	if a.several {
+		n += "(" + a.b.Data.Name + ")"
+	}
+	return n
+}
 func (a augmentStep) Explain() string {
 	return fmt.Sprintf("data augmentation: the auxiliary variables of the %s likelihood of %s, drawn from their conditional given %s and the leaf locations %s; the leaves get Gaussian evidence given them",
 		a.b.Leaf.TypeName(), a.b.Data.Name, a.b.Data.Name, a.b.Leaves.Name)
 }
 
 func (a augmentStep) update(ch *Chain) error {
-	b := a.b
-	ch.savedAux = append(ch.savedAux[:0], ch.aux...)
-	err := b.drawAux(ch.rng, ch.st.Env, ch.locs, ch.aux, &ch.leafParams, func(k int, mean, prec float64) error {
-		return ch.lik.SetEvidence(pydt.NodeID(k/b.D), k%b.D, mean, prec)
+	b, t := a.b, ch.trees[a.k]
+	t.savedAux = append(t.savedAux[:0], t.aux...)
+	err := b.drawAux(ch.rng, ch.st.Env, t.locs, t.aux, &ch.leafParams, func(k int, mean, prec float64) error {
+		return t.lik.SetEvidence(pydt.NodeID(k/b.D), k%b.D, mean, prec)
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Name(), err)
 	}
-	if treemove.Evaluable(ch.lik.LogLik()) {
+	if treemove.Evaluable(t.lik.LogLik()) {
 		return nil
 	}
 	// Refused: auxiliaries whose evidence float64 cannot evaluate on this
 	// tree (see gibbsCStep).
 	ch.Skipped++
-	copy(ch.aux, ch.savedAux)
-	return ch.syncEvidence()
+	copy(t.aux, t.savedAux)
+	return t.syncEvidence(ch.st.Env, &ch.leafParams)
 }
 
-// Chain is one Markov chain: its state, its belief-propagation model, its
-// tree sampler and its random stream.
+// Chain is one Markov chain: its state, per PYDT its tree, belief
+// propagation model and tree sampler, and its random stream.
 type Chain struct {
-	m      *Model
-	sched  *Schedule
-	st     *State
-	Tree   *pydt.Tree
-	lik    *bp.Model
-	moves  *treemove.Sampler
+	m     *Model
+	sched *Schedule
+	st    *State
+	// chainTree is trees[0], the first PYDT's parts (Tree, lik, moves,
+	// locs, aux), which the moves that act on the first tree alone use
+	// (ridge, the scale moves).
+	*chainTree
+	// trees holds each PYDT's parts, parallel to Model.Trees.
+	trees  []*chainTree
 	pcg    *rand.PCG
 	rng    *rand.Rand
 	tuners map[*graph.Var]*scalar.Tuner
 	tuning bool
-	// locs holds sampled node locations (Cap·D) when a step needs them.
-	locs []float64
-	// aux holds the auxiliary variables of the tree's augmented leaf
-	// factor (TreeBinding.Augmented), N·D, or nil; entries whose data are
-	// missing are unused. savedAux keeps them while a draw is checked.
-	aux, savedAux []float64
 	// params and leafParams are scratch space for factor parameters.
 	params, leafParams []float64
-	variances          []float64 // scratch of syncVariance, D
 	ridgeSaved         []float64 // scratch of the ridge move: the variance's values
 	// Skipped counts conditional updates skipped because their statistics
 	// were not finite (see gibbsPrecisionStep).
@@ -536,11 +658,29 @@ type Chain struct {
 
 	// probit is scratch space of the probit moves (probitmove.go).
 	probit probitScratch
+}
 
+// chainTree is a chain's state of one PYDT: its tree, the belief
+// propagation model on it, its tree sampler, and the scratch space of the
+// steps that condition on locations or auxiliary variables.
+type chainTree struct {
+	b *TreeBinding
+	// Tree is the chain's current tree of this PYDT.
+	Tree  *pydt.Tree
+	lik   *bp.Model
+	moves *treemove.Sampler
+	// locs holds sampled node locations (Cap·D) when a step needs them.
+	locs []float64
+	// aux holds the auxiliary variables of the tree's augmented leaf
+	// factor (TreeBinding.Augmented), N·D, or nil; entries whose data are
+	// missing are unused. savedAux keeps them while a draw is checked.
+	aux, savedAux []float64
 	// abStats and abH score alpha and beta on a fixed tree for their slice
 	// updates.
 	abStats pydt.AlphaBetaStats
 	abH     pydt.Harmonic
+	// variances is scratch space of syncVariance, D.
+	variances []float64
 }
 
 // NewChain starts a chain from a draw of the prior (clamped values kept),
@@ -569,7 +709,16 @@ func NewChain(m *Model, sched *Schedule, seed, stream uint64) (*Chain, error) {
 // start or needs very long to leave. The starting point does not affect
 // the chain's stationary distribution.
 func (m *Model) spreadInitialTree(rng *rand.Rand, st *State) error {
-	p, err := m.TreeParams(st.Env)
+	for k, b := range m.Trees {
+		if err := b.spreadInitialTree(rng, st, k, len(m.Trees)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *TreeBinding) spreadInitialTree(rng *rand.Rand, st *State, k, n int) error {
+	p, err := b.Params(st.Env)
 	if err != nil {
 		return err
 	}
@@ -582,58 +731,87 @@ func (m *Model) spreadInitialTree(rng *rand.Rand, st *State) error {
 	case pydt.DivNeal:
 		p.Div = pydt.DivNeal{C0: d.C0, C1: max(d.C1, 1), C2: d.C2}
 	}
-	tr, err := sim.DrawTree(rng, m.N, p)
+	tr, err := sim.DrawTree(rng, b.N, p)
 	if err != nil {
 		return err
 	}
-	tr.Labels = m.Labels
-	st.Tree = tr
+	tr.Labels = b.Labels()
+	st.setTree(k, n, tr)
 	return nil
 }
 
-func newChainFrom(m *Model, sched *Schedule, st *State, pcg *rand.PCG) (*Chain, error) {
+// newChainParts returns a chain on st without its trees' parts, which
+// attach builds.
+func newChainParts(m *Model, sched *Schedule, st *State, pcg *rand.PCG) *Chain {
 	ch := &Chain{
-		m: m, sched: sched, st: st, Tree: st.Tree, pcg: pcg, rng: rand.New(pcg),
+		m: m, sched: sched, st: st, pcg: pcg, rng: rand.New(pcg),
 		tuners: map[*graph.Var]*scalar.Tuner{},
-		locs:   make([]float64, st.Tree.Cap()*m.D),
 	}
-	if b := m.Trees[0]; b.Augmented() != nil {
-		// Start the auxiliaries from the prior leaf locations.
-		ch.aux = make([]float64, m.N*m.D)
-		if err := b.drawAux(ch.rng, st.Env, st.Env.Values[m.Leaves.ID], ch.aux, &ch.leafParams, nil); err != nil {
-			return nil, fmt.Errorf("initial state: %w", err)
+	if st.Trees == nil && st.Tree != nil {
+		st.Trees = []*pydt.Tree{st.Tree} // a State made with its Tree alone
+	}
+	for k, b := range m.Trees {
+		tr := st.Trees[k]
+		ch.trees = append(ch.trees, &chainTree{b: b, Tree: tr, locs: make([]float64, tr.Cap()*b.D)})
+	}
+	ch.chainTree = ch.trees[0]
+	return ch
+}
+
+func newChainFrom(m *Model, sched *Schedule, st *State, pcg *rand.PCG) (*Chain, error) {
+	ch := newChainParts(m, sched, st, pcg)
+	for _, t := range ch.trees {
+		if b := t.b; b.Augmented() != nil {
+			// Start the auxiliaries from the prior leaf locations.
+			t.aux = make([]float64, b.N*b.D)
+			if err := b.drawAux(ch.rng, st.Env, st.Env.Values[b.Leaves.ID], t.aux, &ch.leafParams, nil); err != nil {
+				return nil, fmt.Errorf("initial state: %w", err)
+			}
 		}
 	}
 	if err := ch.attach(); err != nil {
 		return nil, err
 	}
-	if ll := ch.lik.LogLik(); math.IsNaN(ll) || math.IsInf(ll, 0) {
-		return nil, fmt.Errorf("initial state: the log likelihood is %v (PYDT node %s, variance %s); "+
-			"the data may be on a scale far from the variance's prior: try rescaling the data or clamping the variance with --set", ll, m.Leaves.Name, varianceString(ch.lik))
+	for _, t := range ch.trees {
+		if ll := t.lik.LogLik(); math.IsNaN(ll) || math.IsInf(ll, 0) {
+			return nil, fmt.Errorf("initial state: the log likelihood is %v (PYDT node %s, variance %s); "+
+				"the data may be on a scale far from the variance's prior: try rescaling the data or clamping the variance with --set", ll, t.b.Leaves.Name, varianceString(t.lik))
+		}
 	}
 	return ch, nil
 }
 
-// attach builds the chain's belief propagation and tree sampler for its
-// state. It draws no random numbers.
+// attach builds the chain's belief propagation and tree sampler for each
+// tree of its state. It draws no random numbers.
 func (ch *Chain) attach() error {
-	m, st := ch.m, ch.st
-	ch.lik = bp.New(ch.Tree, m.D)
-	p, err := m.TreeParams(st.Env)
+	for _, t := range ch.trees {
+		if err := t.attach(ch.st.Env, ch.rng, &ch.leafParams); err != nil {
+			if ch.m.Several() {
+				return fmt.Errorf("PYDT node %s: %w", t.b.Leaves.Name, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *chainTree) attach(env *graph.Env, rng *rand.Rand, leafParams *[]float64) error {
+	t.lik = bp.New(t.Tree, t.b.D)
+	p, err := t.b.Params(env)
 	if err != nil {
 		return err
 	}
-	if err := ch.lik.SetVariances(p.DimVariances()); err != nil {
+	if err := t.lik.SetVariances(p.DimVariances()); err != nil {
 		return err
 	}
-	if err := ch.syncEvidence(); err != nil {
+	if err := t.syncEvidence(env, leafParams); err != nil {
 		return err
 	}
-	ch.moves, err = treemove.New(ch.lik, p.Alpha, p.Beta, p.Div, ch.rng)
+	t.moves, err = treemove.New(t.lik, p.Alpha, p.Beta, p.Div, rng)
 	if err != nil {
 		return err
 	}
-	if err := ch.lik.Recompute(); err != nil {
+	if err := t.lik.Recompute(); err != nil {
 		return fmt.Errorf("initial tree: %w", err)
 	}
 	return nil
@@ -655,26 +833,44 @@ func (ch *Chain) tuner(v *graph.Var) *scalar.Tuner {
 	return t
 }
 
-// syncPrior passes the current alpha, beta and divergence to the tree
-// sampler.
+// syncPrior passes the current alpha, beta and divergence of every PYDT to
+// its tree sampler.
 func (ch *Chain) syncPrior() error {
-	p, err := ch.m.TreeParams(ch.st.Env)
+	for _, t := range ch.trees {
+		if err := t.syncPrior(ch.st.Env); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *chainTree) syncPrior(env *graph.Env) error {
+	p, err := t.b.Params(env)
 	if err != nil {
 		return err
 	}
-	return ch.moves.SetPrior(p.Alpha, p.Beta, p.Div)
+	return t.moves.SetPrior(p.Alpha, p.Beta, p.Div)
 }
 
-// syncVariance passes the current PYDT variance, one per dimension, to
-// belief propagation.
+// syncVariance passes the current variance of every PYDT, one per
+// dimension, to its belief propagation.
 func (ch *Chain) syncVariance() error {
-	if len(ch.variances) != ch.m.D {
-		ch.variances = make([]float64, ch.m.D)
+	for _, t := range ch.trees {
+		if err := t.syncVariance(ch.st.Env); err != nil {
+			return err
+		}
 	}
-	if err := ch.m.Tree.Variances(ch.st.Env, ch.variances); err != nil {
+	return nil
+}
+
+func (t *chainTree) syncVariance(env *graph.Env) error {
+	if len(t.variances) != t.b.D {
+		t.variances = make([]float64, t.b.D)
+	}
+	if err := t.b.Factor.Variances(env, t.variances); err != nil {
 		return err
 	}
-	return ch.lik.SetVariances(ch.variances)
+	return t.lik.SetVariances(t.variances)
 }
 
 // varianceString prints the diffusion variance of lik for messages: one
@@ -686,31 +882,66 @@ func varianceString(lik *bp.Model) string {
 	return fmt.Sprintf("%g per dimension", lik.Variances())
 }
 
-// syncEvidence sets every leaf's evidence from the data, or, for an
-// augmented likelihood, from the data and the auxiliary variables.
+// syncEvidence sets every leaf's evidence of every tree from the data, or,
+// for an augmented likelihood, from the data and the auxiliary variables.
 func (ch *Chain) syncEvidence() error {
-	b := ch.m.Trees[0]
-	if b.Augmented() == nil {
-		return b.observe(ch.lik, ch.st.Env)
+	for _, t := range ch.trees {
+		if err := t.syncEvidence(ch.st.Env, &ch.leafParams); err != nil {
+			return err
+		}
 	}
-	return b.auxEvidence(ch.st.Env, ch.aux, &ch.leafParams, func(k int, mean, prec float64) error {
-		return ch.lik.SetEvidence(pydt.NodeID(k/b.D), k%b.D, mean, prec)
+	return nil
+}
+
+func (t *chainTree) syncEvidence(env *graph.Env, leafParams *[]float64) error {
+	b := t.b
+	if b.Augmented() == nil {
+		return b.observe(t.lik, env)
+	}
+	return b.auxEvidence(env, t.aux, leafParams, func(k int, mean, prec float64) error {
+		return t.lik.SetEvidence(pydt.NodeID(k/b.D), k%b.D, mean, prec)
 	})
 }
 
-// logTree is the log prior of the current tree.
+// logTree is the log prior of the current trees.
 func (ch *Chain) logTree() float64 {
-	s := ch.moves
-	return pydt.LogPrior(ch.Tree, s.Alpha(), s.Beta(), s.Divergence(), s.Harmonic())
+	var lp float64
+	for _, t := range ch.trees {
+		lp += t.logTree()
+	}
+	return lp
 }
 
-// logTreeS is the log prior of the current tree with its times in the
+func (t *chainTree) logTree() float64 {
+	s := t.moves
+	return pydt.LogPrior(t.Tree, s.Alpha(), s.Beta(), s.Divergence(), s.Harmonic())
+}
+
+// logTreeS is the log prior of the current trees with their times in the
 // coordinates s = -log(1-t) (pydt.LogPriorS): logTree less Σ_b s_b, which
 // is the target for MCMC updates (of parameters, or of times in s), since
 // near t = 1 that sum swamps the terms they change.
 func (ch *Chain) logTreeS() float64 {
-	s := ch.moves
-	return pydt.LogPriorS(ch.Tree, s.Alpha(), s.Beta(), s.Divergence(), s.Harmonic())
+	var lp float64
+	for _, t := range ch.trees {
+		lp += t.logTreeS()
+	}
+	return lp
+}
+
+func (t *chainTree) logTreeS() float64 {
+	s := t.moves
+	return pydt.LogPriorS(t.Tree, s.Alpha(), s.Beta(), s.Divergence(), s.Harmonic())
+}
+
+// logLik is the marginal log likelihood of the data at the trees' leaves,
+// summed over the trees.
+func (ch *Chain) logLik() float64 {
+	var ll float64
+	for _, t := range ch.trees {
+		ll += t.lik.LogLik()
+	}
+	return ll
 }
 
 // logFactor is the log density of a scalar factor at the current values,
@@ -733,10 +964,15 @@ func (ch *Chain) logFactor(f *graph.Factor) float64 {
 // the model and what to try (see notFinite). It also counts the sweeps in
 // which the tree accepted no move (Stall, LongestStall).
 func (ch *Chain) Sweep() error {
-	if err := ch.lik.Recompute(); err != nil {
-		return fmt.Errorf("tree: %w", err)
+	for _, t := range ch.trees {
+		if err := t.lik.Recompute(); err != nil {
+			if ch.m.Several() {
+				return fmt.Errorf("tree %s: %w", t.b.Leaves.Name, err)
+			}
+			return fmt.Errorf("tree: %w", err)
+		}
 	}
-	if !scalar.Finite(ch.lik.LogLik()) {
+	if !scalar.Finite(ch.logLik()) {
 		return ch.notFinite("recomputing the messages", "")
 	}
 	acc := ch.treeAccepted()
@@ -750,14 +986,14 @@ func (ch *Chain) Sweep() error {
 		if err != nil {
 			return err
 		}
-		if !scalar.Finite(ch.lik.LogLik()) {
+		if !scalar.Finite(ch.logLik()) {
 			return ch.notFinite(step.Name(), "")
 		}
 	}
 	if err := ch.checkFinite("the sweep"); err != nil {
 		return err
 	}
-	if ch.Tree.NumLeaves() >= 2 {
+	if slices.ContainsFunc(ch.trees, func(t *chainTree) bool { return t.Tree.NumLeaves() >= 2 }) {
 		if ch.treeAccepted() == acc {
 			ch.Stall++
 			ch.LongestStall = max(ch.LongestStall, ch.Stall)
@@ -799,7 +1035,7 @@ func (ch *Chain) Measure(scalars []*graph.Var) (Point, error) {
 	if err != nil {
 		return p, err
 	}
-	p.LogLik = ch.lik.LogLik() + data
+	p.LogLik = ch.logLik() + data
 	p.LogJoint = ch.logTree() + hyper + p.LogLik
 	p.LogJointS = ch.logTreeS() + hyper + p.LogLik
 	for _, v := range scalars {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pydtlang/pydtlang/inference/scalar"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // ErrNotFinite is wrapped by the error that stops a chain whose state has a
@@ -17,7 +18,7 @@ var ErrNotFinite = errors.New("the chain's state is not finite")
 // density of the chain's state that is not finite, or nil: the tree prior,
 // the likelihood, then each scalar factor. after names what ran last.
 func (ch *Chain) checkFinite(after string) error {
-	if !scalar.Finite(ch.logTree()) || !scalar.Finite(ch.lik.LogLik()) {
+	if !scalar.Finite(ch.logTree()) || !scalar.Finite(ch.logLik()) {
 		return ch.notFinite(after, "")
 	}
 	for _, f := range ch.m.G.Factors {
@@ -41,37 +42,45 @@ func (ch *Chain) notFinite(after, what string) error {
 		// array): that, not float64, is why the density is not finite.
 		return fmt.Errorf("%s: %w", after, err)
 	}
-	m := ch.m
-	lt, ll := ch.logTree(), ch.lik.LogLik()
+	// The tree named is the first whose density is not finite, or the
+	// first tree.
+	t := ch.trees[0]
+	for _, u := range ch.trees {
+		if !scalar.Finite(u.lik.LogLik()) || !scalar.Finite(u.logTree()) {
+			t = u
+			break
+		}
+	}
+	tb := t.b
+	lt, ll := t.logTree(), t.lik.LogLik()
 	var b strings.Builder
-	closest := ch.closestToOne()
+	closest := closestToOne(t.Tree, &ch.order)
 	switch {
 	case what != "":
 		b.WriteString(what)
 	case !scalar.Finite(ll):
-		fmt.Fprintf(&b, "the log likelihood of PYDT node %s is %v", m.Leaves.Name, ll)
+		fmt.Fprintf(&b, "the log likelihood of PYDT node %s is %v", tb.Leaves.Name, ll)
 	case !scalar.Finite(lt):
 		fmt.Fprintf(&b, "the log density of the tree of PYDT node %s is %v (alpha = %g, beta = %g, divergence %v)",
-			m.Leaves.Name, lt, ch.moves.Alpha(), ch.moves.Beta(), ch.moves.Divergence())
+			tb.Leaves.Name, lt, t.moves.Alpha(), t.moves.Beta(), t.moves.Divergence())
 	default:
 		b.WriteString("a scalar's log density is not finite")
 	}
-	fmt.Fprintf(&b, " (variance %s; the divergence closest to t = 1 has 1 - t = %g)", varianceString(ch.lik), closest)
+	fmt.Fprintf(&b, " (variance %s; the divergence closest to t = 1 has 1 - t = %g)", varianceString(t.lik), closest)
 	b.WriteString("; float64 cannot evaluate the density of this state. Try: standardize the data (run --standardize: columns of unit scale, which the default priors assume)")
-	if m.Trees[0].Exact() {
-		fmt.Fprintf(&b, "; use a Normal noise model (%s ~ Normal(Z, sd) with param Z : real[N, D] and Z ~ PYDT(...)), which keeps divergences away from t = 1", m.Data.Name)
+	if tb.Exact() {
+		fmt.Fprintf(&b, "; use a Normal noise model (%s ~ Normal(Z, sd) with param Z : real[N, D] and Z ~ PYDT(...)), which keeps divergences away from t = 1", tb.Data.Name)
 	}
 	b.WriteString("; or priors that keep c away from 0 and the variance on the data's scale")
 	return fmt.Errorf("%w after %s: %s", ErrNotFinite, after, b.String())
 }
 
 // closestToOne returns the smallest 1 - t over the tree's branch points (1
-// for a tree without any).
-func (ch *Chain) closestToOne() float64 {
-	tr := ch.Tree
+// for a tree without any); order is scratch space.
+func closestToOne(tr *pydt.Tree, order *[]pydt.NodeID) float64 {
 	u := 1.0
-	ch.order = tr.PreOrder(ch.order[:0])
-	for _, v := range ch.order {
+	*order = tr.PreOrder((*order)[:0])
+	for _, v := range *order {
 		if !tr.IsLeaf(v) {
 			u = math.Min(u, tr.Time(v).OneMinus())
 		}

@@ -283,9 +283,9 @@ func elemGammaConj(m *Model, v *graph.Var) (Updater, string) {
 	seen := map[*graph.Factor]bool{}
 	for _, site := range sites {
 		switch {
-		case site.tree.link:
+		case slices.ContainsFunc(site.tree, func(r treeReach) bool { return r.link }):
 			return nil, linkNote(m, v)
-		case site.tree.any():
+		case slices.ContainsFunc(site.tree, treeReach.any):
 			return nil, "its elements reach the PYDT's prior or variance, which is Gamma-conjugate in none of them here"
 		case len(site.wholes) > 0:
 			return nil, fmt.Sprintf("%s reads it at an index not known in advance", site.wholes[0].Target.Name)

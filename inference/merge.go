@@ -141,6 +141,9 @@ func Summarize(dirs []string, out string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("summary: loading the model of %s: %w", runs[0].dir, err)
 	}
+	if m.Several() {
+		return nil, fmt.Errorf("summary: %w: merging runs of a model with several PYDTs", ErrUnsupported)
+	}
 	for _, r := range runs {
 		if r.cp, err = ReadCheckpoint(r.dir, m); err != nil {
 			return nil, fmt.Errorf("summary: %w", err)
@@ -219,7 +222,7 @@ func Summarize(dirs []string, out string) (*Result, error) {
 	for _, r := range runs {
 		coclust = coclust || r.info.Coclust
 	}
-	if res.SummaryTree, err = writeTreeFilesSummary(paths, m.Labels, m.N, wantCoclust(m.N, coclust), out); err != nil {
+	if res.SummaryTree, err = writeTreeFilesSummary(paths, m.Labels, m.N, wantCoclust(m.N, coclust), out, ""); err != nil {
 		return nil, fmt.Errorf("summary of chains %s: %w", strings.Join(numbers, ", "), err)
 	}
 	if out == "" {

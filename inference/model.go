@@ -29,15 +29,16 @@ import (
 type Model struct {
 	G *graph.Graph
 	// Trees binds each PYDT of the graph to the factor that observes its
-	// leaves (the compiler allows one PYDT today, so there is one).
+	// leaves, in statement order (graph.Graph.Trees).
 	Trees []*TreeBinding
-	// Tree, Leaves, N, D and Data are those of Trees[0], for the code
-	// that handles one tree.
+	// Tree, Leaves, N, D and Data are those of Trees[0], the model's
+	// first tree, whose outputs keep the names of a one-tree run.
 	Tree   *graph.Factor
 	Leaves *graph.Var
 	N, D   int
 	Data   *graph.Var
-	// Labels names the leaves (the data's row labels), or nil.
+	// Labels names the leaves of Trees[0] (the data's row labels), or
+	// nil; TreeBinding.Labels names those of each tree.
 	Labels []string
 	// Scaling is set by Standardize: the data observed at the leaves are
 	// then in standardized units.
@@ -52,21 +53,43 @@ type Model struct {
 var ErrUnsupported = errors.New("not supported")
 
 // NewModel binds g. The graph must have been compiled without
-// Options.Partial, and hold exactly one PYDT.
+// Options.Partial, and hold at least one PYDT; each PYDT is bound on its
+// own N_k×D_k matrix (bindTree).
 func NewModel(g *graph.Graph) (*Model, error) {
-	if g.PYDT == nil {
+	if len(g.Trees) == 0 {
 		return nil, fmt.Errorf("%w: the model has no PYDT node", ErrUnsupported)
 	}
-	b, err := bindTree(g, g.PYDT)
-	if err != nil {
-		return nil, err
+	m := &Model{G: g}
+	for _, f := range g.Trees {
+		b, err := bindTree(g, f)
+		if err != nil {
+			return nil, err
+		}
+		m.Trees = append(m.Trees, b)
 	}
-	m := &Model{G: g, Trees: []*TreeBinding{b}, Tree: b.Factor, Leaves: b.Leaves, N: b.N, D: b.D, Data: b.Data}
-	if m.Data != nil && m.Data.Data != nil {
-		m.Labels = m.Data.Data.RowLabels
-	}
+	b := m.Trees[0]
+	m.Tree, m.Leaves, m.N, m.D, m.Data = b.Factor, b.Leaves, b.N, b.D, b.Data
+	m.Labels = b.Labels()
 	return m, nil
 }
+
+// treeIndex returns the index in m.Trees of the binding of the PYDT
+// factor f, or -1.
+func (m *Model) treeIndex(f *graph.Factor) int {
+	return slices.IndexFunc(m.Trees, func(b *TreeBinding) bool { return b.Factor == f })
+}
+
+// leafIndex returns the index in m.Trees of the binding whose leaf factor
+// is f, or -1.
+func (m *Model) leafIndex(f *graph.Factor) int {
+	if f == nil {
+		return -1
+	}
+	return slices.IndexFunc(m.Trees, func(b *TreeBinding) bool { return b.Leaf == f })
+}
+
+// Several reports whether the model has more than one PYDT.
+func (m *Model) Several() bool { return len(m.Trees) > 1 }
 
 // isLeafFactor reports whether f is the leaf factor of one of m's trees:
 // its density is the trees' likelihood, not a prior term.
@@ -75,10 +98,25 @@ func (m *Model) isLeafFactor(f *graph.Factor) bool {
 }
 
 // State is one point of the model's joint space: the value of every
-// variable and the tree.
+// variable and the trees.
 type State struct {
-	Env  *graph.Env
+	Env *graph.Env
+	// Tree is the tree of the model's first PYDT, Trees[0].
 	Tree *pydt.Tree
+	// Trees holds the tree of each PYDT, parallel to Model.Trees (nil
+	// until drawn or restored).
+	Trees []*pydt.Tree
+}
+
+// setTree sets the tree of the model's k-th PYDT.
+func (st *State) setTree(k int, n int, tr *pydt.Tree) {
+	if len(st.Trees) < n {
+		st.Trees = append(st.Trees, make([]*pydt.Tree, n-len(st.Trees))...)
+	}
+	st.Trees[k] = tr
+	if k == 0 {
+		st.Tree = tr
+	}
 }
 
 // NewState returns a state holding the model's fixed values (constants,
@@ -93,23 +131,29 @@ func (m *Model) Refresh(env *graph.Env) error {
 	return m.G.EvalDeterministic(env)
 }
 
-// TreeParams evaluates the PYDT's parameters in env. A variance per
-// dimension (graph.Factor.DimLoop) is returned in Variances, with Variance
-// NaN; sim.Params.DimVariances gives either form per dimension.
+// TreeParams evaluates the first PYDT's parameters in env (see
+// TreeBinding.Params).
 func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
-	f := m.Tree
+	return m.Trees[0].Params(env)
+}
+
+// Params evaluates the PYDT's parameters in env. A variance per dimension
+// (graph.Factor.DimLoop) is returned in Variances, with Variance NaN;
+// sim.Params.DimVariances gives either form per dimension.
+func (b *TreeBinding) Params(env *graph.Env) (sim.Params, error) {
+	f := b.Factor
 	var err error
 	eval := func(x graph.Expr) float64 {
 		y, e := graph.Eval(x, env)
 		if err == nil && e != nil {
-			err = fmt.Errorf("%s: PYDT node %s: %w", f.Pos, m.Leaves.Name, e)
+			err = fmt.Errorf("%s: PYDT node %s: %w", f.Pos, b.Leaves.Name, e)
 		}
 		return y
 	}
 	p := sim.Params{
 		Alpha: eval(f.Args[0]),
 		Beta:  eval(f.Args[1]),
-		Dims:  m.D,
+		Dims:  b.D,
 	}
 	if f.DimLoop == nil {
 		p.Variance = eval(f.Args[graph.PYDTVariance])
@@ -117,9 +161,9 @@ func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
 		// A variance per dimension: Variance is unused (NaN, so that a
 		// caller reading it fails loudly).
 		p.Variance = math.NaN()
-		p.Variances = make([]float64, m.D)
+		p.Variances = make([]float64, b.D)
 		if e := f.Variances(env, p.Variances); e != nil && err == nil {
-			err = fmt.Errorf("PYDT node %s: %w", m.Leaves.Name, e)
+			err = fmt.Errorf("PYDT node %s: %w", b.Leaves.Name, e)
 		}
 	}
 	args := make([]float64, len(f.Divergence.Args))
@@ -136,9 +180,17 @@ func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
 	}
 	p.Div = f.Divergence.Type.New(args)
 	if err := p.Check(); err != nil {
-		return p, fmt.Errorf("%s: PYDT node %s: %w", f.Pos, m.Leaves.Name, err)
+		return p, fmt.Errorf("%s: PYDT node %s: %w", f.Pos, b.Leaves.Name, err)
 	}
 	return p, nil
+}
+
+// Labels returns the row labels of the data at the tree's leaves, or nil.
+func (b *TreeBinding) Labels() []string {
+	if b.Data != nil && b.Data.Data != nil {
+		return b.Data.Data.RowLabels
+	}
+	return nil
 }
 
 // SamplePrior draws every non-fixed variable and the tree by forward
@@ -167,18 +219,20 @@ func fixed(v *graph.Var, data bool) bool {
 func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor, data bool) error {
 	env := st.Env
 	if f.IsPYDT() {
-		p, err := m.TreeParams(env)
+		k := m.treeIndex(f)
+		b := m.Trees[k]
+		p, err := b.Params(env)
 		if err != nil {
 			return &treeParamsError{err} // sample draws again
 		}
-		tr, x, err := sim.Draw(rng, m.N, p)
+		tr, x, err := sim.Draw(rng, b.N, p)
 		if err != nil {
 			return err
 		}
-		tr.Labels = m.Labels
-		st.Tree = tr
+		tr.Labels = b.Labels()
+		st.setTree(k, len(m.Trees), tr)
 		if !fixed(f.Target, data) {
-			copy(env.Values[f.Target.ID], x[:m.N*m.D])
+			copy(env.Values[f.Target.ID], x[:b.N*b.D])
 		}
 		return nil
 	}
@@ -365,7 +419,20 @@ func (m *Model) Scalars() []*graph.Var {
 // rows of data observed directly at the leaves, for which the PYDT's
 // posterior puts the split of the duplicates at t = 1 (and may be
 // improper). A Normal noise model (X ~ Normal(Z, sd)) avoids the latter.
+//
+// A model with several PYDTs has the data of each checked in turn.
 func (m *Model) Warnings(env *graph.Env) []string {
+	if !m.Several() {
+		return m.warnings(env)
+	}
+	var out []string
+	for k := range m.Trees {
+		out = append(out, m.treeView(k).warnings(env)...)
+	}
+	return out
+}
+
+func (m *Model) warnings(env *graph.Env) []string {
 	if m.Data == nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,8 +39,23 @@ func runFileNames(dir string) ([]string, error) {
 			names = append(names, base)
 		}
 	}
+	// The files of a model's further PYDTs, named by their variables
+	// (FileOf, TreesFileOf).
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if perTreeFile.MatchString(e.Name()) && !slices.Contains(names, e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
 	return names, nil
 }
+
+// perTreeFile matches the names of the files a run writes for a further
+// PYDT of its model, named by the PYDT's variable (FileOf, TreesFileOf).
+var perTreeFile = regexp.MustCompile(`^((map|summary|mea|consensus)-[A-Za-z_][A-Za-z0-9_]*\.nwk|coclust-[A-Za-z_][A-Za-z0-9_]*\.csv|trees-[A-Za-z_][A-Za-z0-9_]*-[1-9][0-9]*\.nwk)$`)
 
 // RemoveRunFiles deletes the files a run writes from dir, and the
 // temporary files of interrupted atomic writes, for starting a new run in
@@ -92,7 +108,7 @@ func isTemporary(name string) bool {
 	if _, err := strconv.ParseUint(suffix, 10, 64); err != nil {
 		return false
 	}
-	return slices.Contains(outputNames, base)
+	return slices.Contains(outputNames, base) || perTreeFile.MatchString(base)
 }
 
 // prepareOut readies dir, which this process has locked, for a new run. A

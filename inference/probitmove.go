@@ -280,7 +280,7 @@ func timeScale(m *Model) (Updater, bool) {
 		if !v.Scalar() || v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
 			continue
 		}
-		if _, ok := gibbsC(m, v); ok {
+		if g, ok := gibbsCOf(m, v); ok && len(g.trees) == 1 && g.trees[0] == 0 {
 			return &timeScaleStep{v: v, slice: scalar.Slice{Width: 1}}, true
 		}
 	}

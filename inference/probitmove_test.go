@@ -146,7 +146,7 @@ func jointProbitState(t *testing.T, m *Model, sched *Schedule, rng *rand.Rand) *
 			y[k] = 1
 		}
 	}
-	ch, err := restoreChain(m, sched, st, rand.NewPCG(rng.Uint64(), rng.Uint64()), aux)
+	ch, err := restoreChain(m, sched, st, rand.NewPCG(rng.Uint64(), rng.Uint64()), map[string][]float64{m.Data.Name: aux})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestProbitLeavesDegenerateState(t *testing.T) {
 	for k := range aux {
 		aux[k] = m.Trees[0].Augmented().DrawAux(rng, yv[k], 0, nil)
 	}
-	ch, err := restoreChain(m, sched, st, rand.NewPCG(7, 8), aux)
+	ch, err := restoreChain(m, sched, st, rand.NewPCG(7, 8), map[string][]float64{m.Data.Name: aux})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -209,11 +209,36 @@ func minH(n int, alpha, lo, hi float64) (h, beta float64) {
 // why and suggests a Normal noise model, or nil. It decides only what it
 // can: parameters given by expressions of latent variables other than a
 // plain reference are not analysed (nil is returned).
+//
+// A model with several PYDTs has each checked in turn.
 func (m *Model) CheckProper(env *graph.Env) error {
 	// The deterministic variables of fixed values, which rangeOf reads.
 	if err := m.Refresh(env); err != nil {
 		return err
 	}
+	for k := range m.Trees {
+		if err := m.treeView(k).checkProper(env); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// treeView returns m seen as a model of its k-th PYDT alone (Trees, Tree,
+// Leaves, N, D, Data and Labels those of the k-th), for the checks written
+// for one tree; m itself for a model with one PYDT.
+func (m *Model) treeView(k int) *Model {
+	if !m.Several() {
+		return m
+	}
+	v := *m
+	b := m.Trees[k]
+	v.Trees = []*TreeBinding{b}
+	v.Tree, v.Leaves, v.N, v.D, v.Data, v.Labels = b.Factor, b.Leaves, b.N, b.D, b.Data, b.Labels()
+	return &v
+}
+
+func (m *Model) checkProper(env *graph.Env) error {
 	noise := paramRange{shape: 0}
 	b := m.Trees[0]
 	switch nl, _ := b.gaussian.(stdlib.NoiseLeaf); {

@@ -20,7 +20,6 @@ import (
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
-	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/inference/treemove"
 	"github.com/pydtlang/pydtlang/internal/atomicfile"
 )
@@ -173,6 +172,14 @@ type Result struct {
 	// Runs lists the runs that a summary over several (Summarize) was
 	// made from; nil for a run's own summary.
 	Runs []MergedRun `json:"runs,omitempty"`
+	// PYDTs names the variables of the model's PYDTs, in order, when it
+	// has several (nil for one). Acceptance then keys each tree's moves
+	// by move and variable ("subtree(Z)"), SummaryTree describes the
+	// first tree's summaries and TreeSummaries those of each further tree
+	// by its variable (written to FileOf(name, variable)); Refused sums
+	// over the trees.
+	PYDTs         []string                `json:"pydts,omitempty"`
+	TreeSummaries map[string]*SummaryInfo `json:"tree_summaries,omitempty"`
 }
 
 // Names of the files a run writes.
@@ -191,8 +198,41 @@ const (
 	ImputeFile     = "impute.csv"
 )
 
-// TreesFile is the file of chain k's kept trees (k from 1).
+// TreesFile is the file of chain k's kept trees (k from 1): those of the
+// model's first PYDT.
 func TreesFile(k int) string { return fmt.Sprintf("trees-%d.nwk", k) }
+
+// TreesFileOf is the file of chain k's kept trees of the PYDT of variable
+// v: TreesFile(k) for the model's first PYDT (v == ""), and
+// "trees-V-K.nwk" for a further one.
+func TreesFileOf(v string, k int) string {
+	if v == "" {
+		return TreesFile(k)
+	}
+	return fmt.Sprintf("trees-%s-%d.nwk", v, k)
+}
+
+// FileOf names a run's tree file (MapFile, SummaryTreeFile, MEAFile,
+// ConsensusFile, CoclustFile) for the PYDT of variable v: name itself for
+// the model's first PYDT (v == ""), and the name with "-V" before its
+// extension for a further one ("summary-Y.nwk").
+func FileOf(name, v string) string {
+	if v == "" {
+		return name
+	}
+	ext := filepath.Ext(name)
+	return strings.TrimSuffix(name, ext) + "-" + v + ext
+}
+
+// fileVar is the variable that names the files of the model's k-th PYDT:
+// "" for the first (whose files keep a one-tree run's names), its
+// variable for a further one.
+func (m *Model) fileVar(k int) string {
+	if k == 0 {
+		return ""
+	}
+	return m.Trees[k].Leaves.Name
+}
 
 // runner is the state of a run in progress.
 type runner struct {
@@ -203,7 +243,7 @@ type runner struct {
 	scalars  []*graph.Var
 	start    int // first sweep to run (1-based)
 	trace    *appendFile
-	trees    []*appendFile
+	trees    [][]*appendFile // [tree][chain]
 	impute   *appendFile
 	kept     [][][]float64 // [scalar][chain][draw]
 	keptLJ   [][]float64   // log_joint per chain
@@ -211,7 +251,10 @@ type runner struct {
 	best     float64 // LogJointS of the map.nwk state
 	bestT    float64 // its LogJoint
 	bestTree string
-	wall     float64 // seconds spent before this session (resumed runs)
+	// bestTrees holds the further PYDTs' trees of the map.nwk state by
+	// variable (a model with several).
+	bestTrees map[string]string
+	wall      float64 // seconds spent before this session (resumed runs)
 	// inputs are recorded in run.json: the model's, or for a resumed
 	// run whose model has none, those the run recorded.
 	inputs *Inputs
@@ -224,6 +267,9 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Impute && m.Several() {
+		return nil, fmt.Errorf("run: %w: imputing missing data (--impute) in a model with several PYDTs", ErrUnsupported)
 	}
 	sched, err := NewSchedule(m)
 	if err != nil {
@@ -301,8 +347,11 @@ func (r *runner) openFiles(sizes map[string]int64) error {
 		return f
 	}
 	r.trace = open(TraceFile, r.header())
-	for k := range r.chains {
-		r.trees = append(r.trees, open(TreesFile(r.cfg.ChainOffset+k+1), ""))
+	r.trees = make([][]*appendFile, len(r.m.Trees))
+	for j := range r.m.Trees {
+		for k := range r.chains {
+			r.trees[j] = append(r.trees[j], open(TreesFileOf(r.m.fileVar(j), r.cfg.ChainOffset+k+1), ""))
+		}
 	}
 	if r.cfg.Impute {
 		r.impute = open(ImputeFile, "chain,iteration,row,column,value")
@@ -316,9 +365,18 @@ func (r *runner) openFiles(sizes map[string]int64) error {
 	return err
 }
 
+// files lists the run's append files (nil where not open).
+func (r *runner) files() []*appendFile {
+	fs := []*appendFile{r.trace, r.impute}
+	for _, t := range r.trees {
+		fs = append(fs, t...)
+	}
+	return fs
+}
+
 func (r *runner) closeFiles() error {
 	var first error
-	for _, f := range append([]*appendFile{r.trace, r.impute}, r.trees...) {
+	for _, f := range r.files() {
 		if f == nil {
 			continue
 		}
@@ -353,7 +411,9 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 				defer wg.Done()
 				ch.tuning = it <= cfg.Burn
 				if it == cfg.Burn+1 {
-					ch.moves.ResetStats()
+					for _, t := range ch.trees {
+						t.moves.ResetStats()
+					}
 					ch.RidgeProposed, ch.RidgeAccepted = 0, 0
 				}
 				if errs[k] = ch.Sweep(); errs[k] != nil {
@@ -430,8 +490,10 @@ func (r *runner) record(it int, keep bool, points []Point) error {
 			return err
 		}
 		if ((it-r.cfg.Burn)/r.cfg.Thin)%r.cfg.TreeThin == 0 {
-			if err := r.trees[k].write(ch.Tree.Newick() + "\n"); err != nil {
-				return err
+			for j, t := range ch.trees {
+				if err := r.trees[j][k].write(t.Tree.Newick() + "\n"); err != nil {
+					return err
+				}
 			}
 		}
 		if r.impute != nil {
@@ -503,7 +565,7 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 func (r *runner) result(done int, wall float64) *Result {
 	res := &Result{
 		Iterations: r.cfg.Iters, Burn: r.cfg.Burn, Thin: r.cfg.Thin, TreeThin: r.cfg.TreeThin, Chains: r.cfg.Chains, Seed: r.cfg.Seed,
-		Completed: done, WallTime: wall, MapLogJoint: r.bestT, MapLogJointS: r.best, MapWritten: r.m.Trees[0].Augmented() == nil, Acceptance: map[string]float64{}, Stuck: []int{},
+		Completed: done, WallTime: wall, MapLogJoint: r.bestT, MapLogJointS: r.best, MapWritten: r.m.mapWritten(), Acceptance: map[string]float64{}, Stuck: []int{},
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", r.keptLJ))
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_lik", r.keptLL))
@@ -513,17 +575,27 @@ func (r *runner) result(done int, wall float64) *Result {
 		}
 		res.Scalars = append(res.Scalars, diagnostics.Summarize(v.Name, r.kept[i]))
 	}
-	var st treemove.Stats
+	st := make([]treemove.Stats, len(r.m.Trees))
 	var ridge treemove.MoveStats
 	for _, ch := range r.chains {
 		res.Skipped += ch.Skipped
 		res.addStall(r.cfg.ChainOffset+len(res.LongestStall)+1, ch.LongestStall)
-		res.Refused += ch.moves.Stats.NonFinite
 		ridge.Proposed += ch.RidgeProposed
 		ridge.Accepted += ch.RidgeAccepted
-		st.Add(ch.moves.Stats)
+		for j, t := range ch.trees {
+			res.Refused += t.moves.Stats.NonFinite
+			st[j].Add(t.moves.Stats)
+		}
 	}
-	res.setAcceptance(st, ridge)
+	if !r.m.Several() {
+		res.setAcceptance(st[0], ridge)
+	} else {
+		for j, b := range r.m.Trees {
+			res.PYDTs = append(res.PYDTs, b.Leaves.Name)
+			res.setAcceptanceOf(st[j], treemove.MoveStats{}, b.Leaves.Name)
+		}
+		res.setAcceptanceOf(treemove.Stats{}, ridge, "")
+	}
 	for _, s := range r.sched.Steps {
 		res.Schedule = append(res.Schedule, s.Name())
 	}
@@ -546,17 +618,40 @@ func (res *Result) WriteTable(w io.Writer) error {
 	}
 	if len(names) > 0 {
 		fmt.Fprint(w, "\nacceptance:")
-		for _, n := range []string{"subtree", "time", "position", "ridge"} {
-			if a, ok := res.Acceptance[n]; ok {
-				fmt.Fprintf(w, "  %s %.3f", n, a)
+		trees := []string{""}
+		if len(res.PYDTs) > 0 {
+			trees = res.PYDTs
+		}
+		for _, v := range trees {
+			if v != "" {
+				fmt.Fprintf(w, "\n  tree %s:", v)
 			}
+			for _, n := range []string{"subtree", "time", "position"} {
+				key := n
+				if v != "" {
+					key = n + "(" + v + ")"
+				}
+				if a, ok := res.Acceptance[key]; ok {
+					fmt.Fprintf(w, "  %s %.3f", n, a)
+				}
+			}
+		}
+		if a, ok := res.Acceptance["ridge"]; ok {
+			fmt.Fprintf(w, "  ridge %.3f", a)
 		}
 		fmt.Fprintln(w)
 	}
 	res.writeStuck(w)
-	if st := res.SummaryTree; st != nil && st.ASDSF != nil {
-		fmt.Fprintf(w, "trees: average standard deviation of clade frequencies across chains (ASDSF) %.4g, largest %.4g, over %d clades with frequency >= %g in some chain\n",
-			*st.ASDSF, *st.MaxSDSF, st.ASDSFClades, MinSplitFreq)
+	for i, st := range res.summaries() {
+		if st == nil || st.ASDSF == nil {
+			continue
+		}
+		what := "trees"
+		if len(res.PYDTs) > 0 {
+			what = "trees of " + res.PYDTs[i]
+		}
+		fmt.Fprintf(w, "%s: average standard deviation of clade frequencies across chains (ASDSF) %.4g, largest %.4g, over %d clades with frequency >= %g in some chain\n",
+			what, *st.ASDSF, *st.MaxSDSF, st.ASDSFClades, MinSplitFreq)
 	}
 	chains := "chains"
 	if res.Chains == 1 {
@@ -602,9 +697,15 @@ func (res *Result) writeWarnings(w io.Writer) error {
 			return err
 		}
 	}
-	if st := res.SummaryTree; st != nil && st.ASDSF != nil && *st.ASDSF > ASDSFWarn {
-		if _, err := fmt.Fprintf(w, "warning: ASDSF %.3g above %g: the chains disagree on the trees' clades; run longer\n", *st.ASDSF, ASDSFWarn); err != nil {
-			return err
+	for i, st := range res.summaries() {
+		if st != nil && st.ASDSF != nil && *st.ASDSF > ASDSFWarn {
+			of := ""
+			if len(res.PYDTs) > 0 {
+				of = " of " + res.PYDTs[i]
+			}
+			if _, err := fmt.Fprintf(w, "warning: ASDSF%s %.3g above %g: the chains disagree on the trees' clades; run longer\n", of, *st.ASDSF, ASDSFWarn); err != nil {
+				return err
+			}
 		}
 	}
 	if st := res.SummaryTree; st != nil && st.MEAGap > 0 {
@@ -617,6 +718,16 @@ func (res *Result) writeWarnings(w io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// summaries lists the summary of each PYDT's trees, in the order of
+// PYDTs (the first alone for a model with one), nil where none was made.
+func (res *Result) summaries() []*SummaryInfo {
+	out := []*SummaryInfo{res.SummaryTree}
+	for _, v := range res.PYDTs[min(1, len(res.PYDTs)):] {
+		out = append(out, res.TreeSummaries[v])
+	}
+	return out
 }
 
 func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -658,8 +769,8 @@ func LoadRun(dir string) (*Model, error) {
 // checkpoint writes checkpoint.json atomically: everything needed to
 // continue after sweep it exactly as an uninterrupted run would.
 func (r *runner) checkpoint(it int, wall float64) error {
-	cp := Checkpoint{Version: CheckpointVersion, Iteration: it, Wall: r.wall + wall, Sizes: map[string]int64{}, Best: r.bestT, BestS: &r.best, BestTree: r.bestTree}
-	for _, f := range append([]*appendFile{r.trace, r.impute}, r.trees...) {
+	cp := Checkpoint{Version: CheckpointVersion, Iteration: it, Wall: r.wall + wall, Sizes: map[string]int64{}, Best: r.bestT, BestS: &r.best, BestTree: r.bestTree, BestTrees: r.bestTrees}
+	for _, f := range r.files() {
 		if f == nil {
 			continue
 		}
@@ -686,16 +797,22 @@ func (ch *Chain) state() (ChainState, error) {
 		return ChainState{}, err
 	}
 	cs := ChainState{RNG: rng, Values: map[string][]float64{}, Tuners: map[string]TunerState{},
-		Trees:   map[string]TreeState{m.Leaves.Name: {Tree: ch.Tree, Stats: ch.moves.Stats}},
+		Trees:   map[string]TreeState{},
 		Ridge:   [2]int{ch.RidgeProposed, ch.RidgeAccepted},
 		Skipped: ch.Skipped, Stall: [2]int{ch.Stall, ch.LongestStall}}
-	for _, v := range m.G.Vars {
-		if v.Role == graph.Latent && !v.IsData && v != m.Leaves {
-			cs.Values[v.Name] = ch.st.Env.Values[v.ID]
+	for _, t := range ch.trees {
+		cs.Trees[t.b.Leaves.Name] = TreeState{Tree: t.Tree, Stats: t.moves.Stats}
+		if t.b.Augmented() != nil {
+			if cs.Aux == nil {
+				cs.Aux = map[string][]float64{}
+			}
+			cs.Aux[t.b.Data.Name] = t.aux
 		}
 	}
-	if m.Trees[0].Augmented() != nil {
-		cs.Aux = map[string][]float64{m.Data.Name: ch.aux}
+	for _, v := range m.G.Vars {
+		if v.Role == graph.Latent && !v.IsData && !(v.Def != nil && v.Def.IsPYDT()) {
+			cs.Values[v.Name] = ch.st.Env.Values[v.ID]
+		}
 	}
 	for v, t := range ch.tuners {
 		b, err := t.MarshalBinary()
@@ -721,24 +838,37 @@ func restoreChainState(m *Model, sched *Schedule, cs ChainState) (*Chain, error)
 	if err := m.Refresh(st.Env); err != nil {
 		return nil, err
 	}
+	var names []string
+	for _, b := range m.Trees {
+		names = append(names, b.Leaves.Name)
+	}
 	for name := range cs.Trees {
-		if name != m.Leaves.Name {
-			return nil, fmt.Errorf("checkpoint tree %s does not fit the model, whose PYDT is %s", name, m.Leaves.Name)
+		if !slices.Contains(names, name) {
+			if len(names) == 1 {
+				return nil, fmt.Errorf("checkpoint tree %s does not fit the model, whose PYDT is %s", name, names[0])
+			}
+			return nil, fmt.Errorf("checkpoint tree %s does not fit the model, whose PYDTs are %s", name, strings.Join(names, ", "))
 		}
 	}
-	ts, ok := cs.Trees[m.Leaves.Name]
-	if !ok || ts.Tree == nil || ts.Tree.NumLeaves() != m.N {
-		return nil, fmt.Errorf("checkpoint tree %s does not fit the data", m.Leaves.Name)
+	for k, b := range m.Trees {
+		ts, ok := cs.Trees[b.Leaves.Name]
+		if !ok {
+			return nil, fmt.Errorf("checkpoint has no tree of %s", b.Leaves.Name)
+		}
+		if ts.Tree == nil || ts.Tree.NumLeaves() != b.N {
+			return nil, fmt.Errorf("checkpoint tree %s does not fit the data", b.Leaves.Name)
+		}
+		st.setTree(k, len(m.Trees), ts.Tree)
 	}
-	st.Tree = ts.Tree
 	pcg := &rand.PCG{}
 	if err := pcg.UnmarshalBinary(cs.RNG); err != nil {
 		return nil, err
 	}
-	var aux []float64
 	want := map[string]int{}
-	if m.Trees[0].Augmented() != nil {
-		want[m.Data.Name] = m.N * m.D
+	for _, b := range m.Trees {
+		if b.Augmented() != nil {
+			want[b.Data.Name] = b.N * b.D
+		}
 	}
 	for name, a := range cs.Aux {
 		n, ok := want[name]
@@ -748,17 +878,18 @@ func restoreChainState(m *Model, sched *Schedule, cs ChainState) (*Chain, error)
 		if len(a) != n {
 			return nil, fmt.Errorf("checkpoint has %d auxiliary variables of %s, want %d", len(a), name, n)
 		}
-		aux = a
 		delete(want, name)
 	}
 	for name := range want {
 		return nil, fmt.Errorf("checkpoint has no auxiliary variables of %s", name)
 	}
-	ch, err := restoreChain(m, sched, st, pcg, aux)
+	ch, err := restoreChain(m, sched, st, pcg, cs.Aux)
 	if err != nil {
 		return nil, err
 	}
-	ch.moves.Stats = ts.Stats
+	for _, t := range ch.trees {
+		t.moves.Stats = cs.Trees[t.b.Leaves.Name].Stats
+	}
 	ch.RidgeProposed, ch.RidgeAccepted, ch.Skipped = cs.Ridge[0], cs.Ridge[1], cs.Skipped
 	ch.Stall, ch.LongestStall = cs.Stall[0], cs.Stall[1]
 	for name, tst := range cs.Tuners {
@@ -777,14 +908,16 @@ func restoreChainState(m *Model, sched *Schedule, cs ChainState) (*Chain, error)
 
 // restoreChain rebuilds a chain from a state without drawing any random
 // number.
-func restoreChain(m *Model, sched *Schedule, st *State, pcg *rand.PCG, aux []float64) (*Chain, error) {
-	ch := &Chain{m: m, sched: sched, st: st, Tree: st.Tree, pcg: pcg, rng: rand.New(pcg),
-		tuners: map[*graph.Var]*scalar.Tuner{}, locs: make([]float64, st.Tree.Cap()*m.D)}
-	if m.Trees[0].Augmented() != nil {
-		if len(aux) != m.N*m.D {
-			return nil, fmt.Errorf("checkpoint has %d auxiliary variables, want %d", len(aux), m.N*m.D)
+func restoreChain(m *Model, sched *Schedule, st *State, pcg *rand.PCG, aux map[string][]float64) (*Chain, error) {
+	ch := newChainParts(m, sched, st, pcg)
+	for _, t := range ch.trees {
+		if b := t.b; b.Augmented() != nil {
+			a := aux[b.Data.Name]
+			if len(a) != b.N*b.D {
+				return nil, fmt.Errorf("checkpoint has %d auxiliary variables of %s, want %d", len(a), b.Data.Name, b.N*b.D)
+			}
+			t.aux = slices.Clone(a)
 		}
-		ch.aux = slices.Clone(aux)
 	}
 	return ch, ch.attach()
 }
@@ -875,7 +1008,7 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 		return nil, fmt.Errorf("resume: checkpoint has %d chains, run.json says %d", len(cp.Chains), cfg.Chains)
 	}
 	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: cp.Iteration + 1,
-		best: math.Inf(-1), bestT: cp.Best, bestTree: cp.BestTree, wall: cp.Wall, inputs: m.Inputs}
+		best: math.Inf(-1), bestT: cp.Best, bestTree: cp.BestTree, bestTrees: cp.BestTrees, wall: cp.Wall, inputs: m.Inputs}
 	if r.inputs == nil {
 		r.inputs = ri.Inputs
 	}
@@ -1047,7 +1180,17 @@ func readJSONFile(path string, v any) error {
 // setAcceptance records the acceptance rate of each kind of tree move, and
 // of the ridge move, that was proposed at least once.
 func (res *Result) setAcceptance(st treemove.Stats, ridge treemove.MoveStats) {
+	res.setAcceptanceOf(st, ridge, "")
+}
+
+// setAcceptanceOf is setAcceptance for the tree of the PYDT variable v in
+// a model with several: the keys are "subtree(V)" and so on ("" for the
+// plain names).
+func (res *Result) setAcceptanceOf(st treemove.Stats, ridge treemove.MoveStats, v string) {
 	for name, ms := range map[string]treemove.MoveStats{"subtree": st.Subtree, "time": st.Time, "position": st.Position, "ridge": ridge} {
+		if v != "" {
+			name += "(" + v + ")"
+		}
 		if ms.Proposed > 0 {
 			res.Acceptance[name] = ms.Rate()
 		}

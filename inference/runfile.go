@@ -152,6 +152,9 @@ type Checkpoint struct {
 	Best     float64  `json:"best_log_joint"`
 	BestS    *float64 `json:"best_log_joint_s,omitempty"`
 	BestTree string   `json:"best_tree"`
+	// BestTrees holds, for a model with several PYDTs, the further
+	// PYDTs' trees of that state by variable.
+	BestTrees map[string]string `json:"best_trees,omitempty"`
 	// Chains holds each chain's state.
 	Chains []ChainState `json:"chains"`
 }

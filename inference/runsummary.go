@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/pydtlang/pydtlang/internal/atomicfile"
 )
@@ -68,12 +69,35 @@ const ASDSFWarn = 0.05
 // value is reached in the first sweeps and map.nwk stayed the initial
 // tree). The tree's own score, p(Y | tree) with the locations integrated
 // out, is an orthant probability with no closed form; use summary.nwk.
+//
+// In a model with several PYDTs the state's tree of each further PYDT is
+// written to FileOf(MapFile, its variable), and nothing is written when any
+// of the trees has an augmented likelihood.
 func (r *runner) writeMap(ch *Chain) error {
-	if r.m.Trees[0].Augmented() != nil {
+	if !r.m.mapWritten() {
 		return nil
 	}
-	r.bestTree = ch.Tree.Newick()
-	return atomicfile.Write(filepath.Join(r.cfg.Out, MapFile), []byte(r.bestTree+"\n"))
+	for j, t := range ch.trees {
+		nwk := t.Tree.Newick()
+		if j == 0 {
+			r.bestTree = nwk
+		} else {
+			if r.bestTrees == nil {
+				r.bestTrees = map[string]string{}
+			}
+			r.bestTrees[t.b.Leaves.Name] = nwk
+		}
+		if err := atomicfile.Write(filepath.Join(r.cfg.Out, FileOf(MapFile, r.m.fileVar(j))), []byte(nwk+"\n")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapWritten reports whether a run of m writes map.nwk: when no tree has
+// an augmented likelihood (see writeMap).
+func (m *Model) mapWritten() bool {
+	return !slices.ContainsFunc(m.Trees, func(b *TreeBinding) bool { return b.Augmented() != nil })
 }
 
 // wantCoclust reports whether a run on n rows writes coclust.csv and
@@ -84,27 +108,53 @@ func wantCoclust(n int, asked bool) bool { return asked || n <= CoclustDefaultMa
 // the tree files (so that a resumed run summarises exactly the trees an
 // uninterrupted one would) and writes mea.nwk, consensus.nwk and, for up
 // to CoclustDefaultMax rows or when asked, coclust.csv and summary.nwk.
+//
+// In a model with several PYDTs each tree is summarised on its own, from
+// its own tree files, into the files FileOf(name, its variable), described
+// in Result.TreeSummaries.
 func (r *runner) writeTreeSummary(res *Result) error {
-	var paths []string
-	for k, f := range r.trees {
-		if err := f.flush(); err != nil {
+	for j, b := range r.m.Trees {
+		info, err := r.writeTreeSummaryOf(res, j)
+		if err != nil {
+			if r.m.Several() {
+				return fmt.Errorf("PYDT %s: %w", b.Leaves.Name, err)
+			}
 			return err
 		}
-		paths = append(paths, filepath.Join(r.cfg.Out, TreesFile(r.cfg.ChainOffset+k+1)))
+		if j == 0 {
+			res.SummaryTree = info
+		} else if info != nil {
+			if res.TreeSummaries == nil {
+				res.TreeSummaries = map[string]*SummaryInfo{}
+			}
+			res.TreeSummaries[b.Leaves.Name] = info
+		}
+	}
+	return nil
+}
+
+func (r *runner) writeTreeSummaryOf(res *Result, j int) (*SummaryInfo, error) {
+	tb, v := r.m.Trees[j], r.m.fileVar(j)
+	var paths []string
+	for k, f := range r.trees[j] {
+		if err := f.flush(); err != nil {
+			return nil, err
+		}
+		paths = append(paths, filepath.Join(r.cfg.Out, TreesFileOf(v, r.cfg.ChainOffset+k+1)))
 	}
 	if res.Completed <= r.cfg.Burn {
-		return nil // no kept trees yet
+		return nil, nil // no kept trees yet
 	}
-	info, err := writeTreeFilesSummary(paths, r.m.Labels, r.m.N, wantCoclust(r.m.N, r.cfg.Coclust), r.cfg.Out)
-	res.SummaryTree = info
-	return err
+	return writeTreeFilesSummary(paths, tb.Labels(), tb.N, wantCoclust(tb.N, r.cfg.Coclust), r.cfg.Out, v)
 }
 
 // writeTreeFilesSummary summarises the trees of the tree files, one per
 // chain in the chains' order, on n rows named by labels, writes the
 // summary trees (and, with coclust, coclust.csv and summary.nwk) to out
-// (unless out is empty), and describes them; nil when the files hold no tree.
-func writeTreeFilesSummary(paths []string, labels []string, n int, coclust bool, out string) (*SummaryInfo, error) {
+// (unless out is empty), named for the PYDT of variable v (FileOf; v is
+// "" for the model's first PYDT), and describes them; nil when the files
+// hold no tree.
+func writeTreeFilesSummary(paths []string, labels []string, n int, coclust bool, out, v string) (*SummaryInfo, error) {
 	var srcs []TreeSource
 	for _, p := range paths {
 		srcs = append(srcs, NewickFiles(labels, p))
@@ -124,7 +174,7 @@ func writeTreeFilesSummary(paths []string, labels []string, n int, coclust bool,
 			return nil, err
 		}
 		if out != "" {
-			if err := atomicfile.Write(filepath.Join(out, CoclustFile), b.Bytes()); err != nil {
+			if err := atomicfile.Write(filepath.Join(out, FileOf(CoclustFile, v)), b.Bytes()); err != nil {
 				return nil, err
 			}
 		}
@@ -133,7 +183,7 @@ func writeTreeFilesSummary(paths []string, labels []string, n int, coclust bool,
 		if out == "" {
 			break
 		}
-		if err := atomicfile.Write(filepath.Join(out, name), []byte(st.Newick()+"\n")); err != nil {
+		if err := atomicfile.Write(filepath.Join(out, FileOf(name, v)), []byte(st.Newick()+"\n")); err != nil {
 			return nil, err
 		}
 	}

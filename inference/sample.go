@@ -75,6 +75,9 @@ func Sample(m *Model, draws int, seed uint64, out string) (err error) {
 		files, bufs = append(files, f), append(bufs, w)
 		return w, nil
 	}
+	if m.Several() {
+		return fmt.Errorf("sample: %w: prior draws of a model with several PYDTs", ErrUnsupported)
+	}
 	trees, err := create(SampleTreesFile)
 	if err != nil {
 		return err

@@ -65,26 +65,38 @@ type treeReach struct {
 
 func (r treeReach) any() bool { return r.prior || r.variance || r.link }
 
-// terms returns the tree terms r adds to a target.
-func (r treeReach) terms(m *Model) []term {
+// treeTerms returns the tree terms that rs (a reach per tree of m) add to
+// a target.
+func treeTerms(m *Model, rs []treeReach) []term {
 	var out []term
-	if r.any() {
-		out = append(out, term{F: m.Tree, Elem: -1})
-	}
-	if r.link && m.Trees[0].Leaf != nil {
-		out = append(out, term{F: m.Trees[0].Leaf, Elem: -1})
+	for k, r := range rs {
+		b := m.Trees[k]
+		if r.any() {
+			out = append(out, term{F: b.Factor, Elem: -1})
+		}
+		if r.link && b.Leaf != nil {
+			out = append(out, term{F: b.Leaf, Elem: -1})
+		}
 	}
 	return out
 }
 
-// describe names the parts of the tree's density that r adds.
-func (r treeReach) describe() []string {
+// describeTrees names the parts of the trees' densities that rs (a reach
+// per tree of m) add; in a model with several PYDTs, each tree by its
+// variable.
+func describeTrees(m *Model, rs []treeReach) []string {
 	var parts []string
-	if r.prior {
-		parts = append(parts, "the tree prior")
-	}
-	if r.variance || r.link {
-		parts = append(parts, "the marginal likelihood (belief propagation)")
+	for k, r := range rs {
+		of := ""
+		if m.Several() {
+			of = " of " + m.Trees[k].Leaves.Name
+		}
+		if r.prior {
+			parts = append(parts, "the tree prior"+of)
+		}
+		if r.variance || r.link {
+			parts = append(parts, "the marginal likelihood"+of+" (belief propagation)")
+		}
 	}
 	return parts
 }
@@ -282,7 +294,7 @@ type elemSite struct {
 	own    factorElem
 	elems  []factorElem
 	wholes []*graph.Factor
-	tree   treeReach
+	tree   []treeReach // parallel to Model.Trees
 }
 
 // elemSites finds, for every element of the latent array v, the terms of
@@ -300,7 +312,7 @@ func elemSites(m *Model, v *graph.Var) ([]elemSite, error) {
 			return nil, fmt.Errorf("%s: element %d has more than one distribution", v.Name, e.off+1)
 		}
 		seen[e.off] = true
-		sites[e.off] = elemSite{off: e.off, own: e}
+		sites[e.off] = elemSite{off: e.off, own: e, tree: make([]treeReach, len(m.Trees))}
 	}
 	if !v.Def.Elementwise || slices.Contains(seen, false) {
 		return nil, fmt.Errorf("%w: %s's distribution does not give every element its own density (%s)", ErrUnsupported, v.Name, v.Def)
@@ -308,7 +320,7 @@ func elemSites(m *Model, v *graph.Var) ([]elemSite, error) {
 	dets := detReads(m, v, env)
 	fs, _ := m.G.Readers(v)
 	for _, f := range fs {
-		if f == m.Tree || f == m.Trees[0].Leaf {
+		if m.treeIndex(f) >= 0 || m.leafIndex(f) >= 0 {
 			if err := treeSites(m, f, v, env, dets, sites); err != nil {
 				return nil, err
 			}
@@ -344,17 +356,21 @@ func elemSites(m *Model, v *graph.Var) ([]elemSite, error) {
 // treeSites sets the tree reach of the elements of v that the PYDT factor
 // or the leaf factor f reads.
 func treeSites(m *Model, f *graph.Factor, v *graph.Var, env *graph.Env, dets map[*graph.Var]offsetSet, sites []elemSite) error {
+	t := m.treeIndex(f)
+	if t < 0 {
+		t = m.leafIndex(f)
+	}
 	mark := func(x graph.Expr, set func(r *treeReach)) {
 		var s offsetSet
 		elemReads(x, v, env, dets, &s)
 		for k := range sites {
 			if s.all || slices.Contains(s.offs, k) {
-				set(&sites[k].tree)
+				set(&sites[k].tree[t])
 			}
 		}
 	}
-	if f == m.Trees[0].Leaf {
-		if m.Trees[0].Augmented() != nil {
+	if f == m.Trees[t].Leaf {
+		if m.Trees[t].Augmented() != nil {
 			return fmt.Errorf("%w: %s enters the %s likelihood, an augmented one (stdlib.AugmentedLeaf), whose parameters the engine does not update: clamp %s with --set or make it a constant",
 				ErrUnsupported, v.Name, f.TypeName(), v.Name)
 		}
@@ -406,7 +422,7 @@ type elemSliceStep struct {
 	sites     []elemSite
 	// readers names the factors that read v, for Explain.
 	readers []string
-	tree    treeReach // the union of the sites' tree reaches
+	tree    []treeReach // per tree, the union of the sites' tree reaches
 	// why says why no conjugate update was chosen.
 	why string
 }
@@ -420,17 +436,20 @@ func newElemSliceStep(m *Model, v *graph.Var) (*elemSliceStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &elemSliceStep{m: m, v: v, transform: tr, sites: sites}
+	s := &elemSliceStep{m: m, v: v, transform: tr, sites: sites, tree: make([]treeReach, len(m.Trees))}
 	fs, _ := m.G.Readers(v)
 	for _, f := range fs {
-		if f != m.Tree && f != m.Trees[0].Leaf {
+		if m.treeIndex(f) < 0 && m.leafIndex(f) < 0 {
 			s.readers = append(s.readers, f.Target.Name)
 		}
 	}
 	for _, st := range sites {
-		s.tree.prior = s.tree.prior || st.tree.prior
-		s.tree.variance = s.tree.variance || st.tree.variance
-		s.tree.link = s.tree.link || st.tree.link
+		for k, r := range st.tree {
+			u := &s.tree[k]
+			u.prior = u.prior || r.prior
+			u.variance = u.variance || r.variance
+			u.link = u.link || r.link
+		}
 	}
 	return s, nil
 }
@@ -438,7 +457,7 @@ func newElemSliceStep(m *Model, v *graph.Var) (*elemSliceStep, error) {
 func (s *elemSliceStep) Name() string { return "slice(" + s.v.Name + ")" }
 
 func (s *elemSliceStep) Explain() string {
-	parts := s.tree.describe()
+	parts := describeTrees(s.m, s.tree)
 	for _, r := range s.readers {
 		parts = append(parts, "the elements of "+r+"'s density that read it")
 	}
@@ -463,7 +482,7 @@ func (s *elemSliceStep) targets() []siteTarget {
 		for _, f := range st.wholes {
 			t.Terms = append(t.Terms, term{F: f, Elem: -1})
 		}
-		t.Terms = append(t.Terms, st.tree.terms(s.m)...)
+		t.Terms = append(t.Terms, treeTerms(s.m, st.tree)...)
 		out[k] = t
 	}
 	return out
@@ -474,9 +493,7 @@ func (s *elemSliceStep) update(ch *Chain) error {
 	tuner := ch.tuner(s.v)
 	for i := range s.sites {
 		site := &s.sites[i]
-		if site.tree.alphaBeta {
-			ch.abStats.Reset(ch.Tree, ch.moves.Divergence())
-		}
+		alphaBeta := ch.resetAlphaBeta(site.tree)
 		x0 := x[site.off]
 		logf := func(y float64) float64 { return ch.elemTarget(s.v, site, y) }
 		var y float64
@@ -496,7 +513,7 @@ func (s *elemSliceStep) update(ch *Chain) error {
 		if got := ch.elemTarget(s.v, site, y); !scalar.Finite(got) {
 			return fmt.Errorf("slice(%s): the posterior density is not finite (%v) at %s = %v; check the priors and data", s.v.Name, got, name, y)
 		}
-		if site.tree.alphaBeta {
+		if alphaBeta {
 			if err := ch.syncPrior(); err != nil {
 				return err
 			}
@@ -559,32 +576,37 @@ func (ch *Chain) logElem(e factorElem) float64 {
 	return dist.LogProb(x, p)
 }
 
-// addTree adds to lp the tree terms that r reaches, in the chain's current
-// state: the tree prior (by alpha-beta statistics or in full) and the
-// marginal likelihood. It returns -Inf where they cannot be evaluated.
-func (ch *Chain) addTree(lp float64, r treeReach) float64 {
-	switch {
-	case r.alphaBeta:
-		env := ch.st.Env
-		lp += ch.abStats.LogPriorS(ch.m.Tree.Args[0].Eval(env), ch.m.Tree.Args[1].Eval(env), &ch.abH)
-	case r.prior:
-		if err := ch.syncPrior(); err != nil {
-			return math.Inf(-1)
+// addTree adds to lp the tree terms that rs (a reach per tree) reach, in
+// the chain's current state: each tree's prior (by alpha-beta statistics or
+// in full) and marginal likelihood. It returns -Inf where they cannot be
+// evaluated.
+func (ch *Chain) addTree(lp float64, rs []treeReach) float64 {
+	env := ch.st.Env
+	for k, r := range rs {
+		t := ch.trees[k]
+		switch {
+		case r.alphaBeta:
+			f := t.b.Factor
+			lp += t.abStats.LogPriorS(f.Args[0].Eval(env), f.Args[1].Eval(env), &t.abH)
+		case r.prior:
+			if err := t.syncPrior(env); err != nil {
+				return math.Inf(-1)
+			}
+			lp += t.logTreeS()
 		}
-		lp += ch.logTreeS()
-	}
-	if r.variance {
-		if err := ch.syncVariance(); err != nil {
-			return math.Inf(-1)
+		if r.variance {
+			if err := t.syncVariance(env); err != nil {
+				return math.Inf(-1)
+			}
 		}
-	}
-	if r.link {
-		if err := ch.syncEvidence(); err != nil {
-			return math.Inf(-1)
+		if r.link {
+			if err := t.syncEvidence(env, &ch.leafParams); err != nil {
+				return math.Inf(-1)
+			}
 		}
-	}
-	if r.variance || r.link {
-		lp += ch.lik.LogLik()
+		if r.variance || r.link {
+			lp += t.lik.LogLik()
+		}
 	}
 	if math.IsNaN(lp) {
 		return math.Inf(-1)
@@ -604,7 +626,11 @@ func scaleName(tr scalar.Transform) string {
 }
 
 func (g gibbsCStep) targets() []siteTarget {
-	return []siteTarget{{V: g.v, Terms: []term{{F: g.v.Def, Elem: -1}, {F: g.tree, Elem: -1}}}}
+	t := siteTarget{V: g.v, Terms: []term{{F: g.v.Def, Elem: -1}}}
+	for _, k := range g.trees {
+		t.Terms = append(t.Terms, term{F: g.m.Trees[k].Factor, Elem: -1})
+	}
+	return []siteTarget{t}
 }
 
 func (g gibbsPrecisionDimsStep) targets() []siteTarget {
@@ -616,5 +642,9 @@ func (g gibbsPrecisionDimsStep) targets() []siteTarget {
 }
 
 func (g gibbsPrecisionStep) targets() []siteTarget {
-	return []siteTarget{{V: g.v, Terms: []term{{F: g.v.Def, Elem: -1}, {F: g.tree, Elem: -1}}}}
+	t := siteTarget{V: g.v, Terms: []term{{F: g.v.Def, Elem: -1}}}
+	for _, k := range g.trees {
+		t.Terms = append(t.Terms, term{F: g.m.Trees[k].Factor, Elem: -1})
+	}
+	return []siteTarget{t}
 }

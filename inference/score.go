@@ -21,6 +21,9 @@ import (
 // what it leaves out.
 func (m *Model) Score(st *State) (Scores, error) {
 	var s Scores
+	if m.Several() {
+		return s, fmt.Errorf("score: %w: scoring a model with several PYDTs", ErrUnsupported)
+	}
 	if st.Tree == nil {
 		return s, fmt.Errorf("score: no tree")
 	}

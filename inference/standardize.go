@@ -74,6 +74,9 @@ func (m *Model) Standardize() (*Scaling, error) {
 	if m.Data == nil {
 		return nil, fmt.Errorf("standardize: the model observes no data at the PYDT's leaves")
 	}
+	if m.Several() {
+		return nil, fmt.Errorf("standardize: %w: standardizing a model with several PYDTs; scale each data set before the run", ErrUnsupported)
+	}
 	if !m.realData() {
 		return nil, fmt.Errorf("standardize: %s holds %v values (a %s likelihood); only real-valued data can be standardized", m.Data.Name, m.Trees[0].DataSupport(), m.Trees[0].Leaf.TypeName())
 	}

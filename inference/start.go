@@ -85,7 +85,16 @@ func fixedExpr(x graph.Expr, data bool) bool {
 // -2 beta > -2). A fixed alpha above -2 is valid with a large enough
 // beta; the draws of beta are then restricted accordingly by rejection.
 func (m *Model) checkFixedTreeParams(data bool) error {
-	f := m.Tree
+	for _, tb := range m.Trees {
+		if err := m.checkFixedParamsOf(tb, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Model) checkFixedParamsOf(tb *TreeBinding, data bool) error {
+	f := tb.Factor
 	a, b := f.Args[0], f.Args[1]
 	fa, fb := fixedExpr(a, data), fixedExpr(b, data)
 	if !fa {
@@ -97,22 +106,22 @@ func (m *Model) checkFixedTreeParams(data bool) error {
 	}
 	alpha, err := graph.Eval(a, env)
 	if err != nil {
-		return fmt.Errorf("%s: PYDT node %s: %w", f.Pos, m.Leaves.Name, err)
+		return fmt.Errorf("%s: PYDT node %s: %w", f.Pos, tb.Leaves.Name, err)
 	}
 	if fb {
 		beta, err := graph.Eval(b, env)
 		if err != nil {
-			return fmt.Errorf("%s: PYDT node %s: %w", f.Pos, m.Leaves.Name, err)
+			return fmt.Errorf("%s: PYDT node %s: %w", f.Pos, tb.Leaves.Name, err)
 		}
 		if err := stdlib.CheckPYDT(alpha, beta); err != nil {
 			return fmt.Errorf("%s: PYDT node %s: alpha = %v and beta = %v are both fixed (constants or --set) and invalid: %w",
-				f.Pos, m.Leaves.Name, alpha, beta, err)
+				f.Pos, tb.Leaves.Name, alpha, beta, err)
 		}
 		return nil
 	}
 	if !(alpha > -2) || math.IsInf(alpha, 1) {
 		return fmt.Errorf("%s: PYDT node %s: alpha = %v is fixed (a constant or --set), and no beta in [0, 1) satisfies alpha >= -2 beta: "+
-			"a fixed alpha must be finite and greater than -2", f.Pos, m.Leaves.Name, alpha)
+			"a fixed alpha must be finite and greater than -2", f.Pos, tb.Leaves.Name, alpha)
 	}
 	return nil
 }

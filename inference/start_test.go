@@ -211,7 +211,7 @@ func TestSamplerKeepsAlphaBetaConstraint(t *testing.T) {
 				x    float64
 				want bool
 			}{{steps["alpha"], -1.3, true}, {steps["alpha"], -1.1, false}, {steps["beta"], 0.4, true}, {steps["beta"], 0.55, false}} {
-				if steps["alpha"].tree.alphaBeta {
+				if steps["alpha"].tree[0].alphaBeta {
 					ch.abStats.Reset(ch.Tree, ch.moves.Divergence())
 				}
 				lp := ch.sliceTarget(c.s, c.x)
