@@ -110,7 +110,7 @@ func NewSchedule(m *Model) (*Schedule, error) {
 				needLocs = true
 				continue
 			}
-			why = trapNote(m)
+			why = g.trapNote(m)
 		}
 		u, err := newSliceStep(m, v)
 		if err != nil {
@@ -334,6 +334,17 @@ func gibbsPrecision(m *Model, v *graph.Var) (gibbsPrecisionStep, bool) {
 // locations is used (see NewSchedule).
 func (g gibbsPrecisionStep) exact(m *Model) bool {
 	return !slices.ContainsFunc(g.trees, func(k int) bool { return m.Trees[k].Leaf != nil })
+}
+
+// trapNote says why the update is not used: the first tree it reaches
+// with a leaf factor.
+func (g gibbsPrecisionStep) trapNote(m *Model) string {
+	for _, k := range g.trees {
+		if b := m.Trees[k]; b.Leaf != nil {
+			return trapNoteOf(b.Leaves.Name)
+		}
+	}
+	return trapNote(m)
 }
 
 func (g gibbsPrecisionStep) Name() string { return "gibbs(" + g.v.Name + ")" }

@@ -233,9 +233,12 @@ func (g *gammaConjStep) update(ch *Chain) error {
 
 // trapNote says why a conjugate update given sampled leaf locations is not
 // used where the leaves are latent (a Normal or Probit leaf factor).
-func trapNote(m *Model) string {
+func trapNote(m *Model) string { return trapNoteOf(m.Leaves.Name) }
+
+// trapNoteOf is trapNote for the leaves of the named PYDT variable.
+func trapNoteOf(leaves string) string {
 	return fmt.Sprintf("the one given sampled locations of %s traps chains near t = 1 (displacements below float64 resolution "+
-		"read as no spread; docs/probit-mixing.md), so %s stays integrated out", m.Leaves.Name, m.Leaves.Name)
+		"read as no spread; docs/probit-mixing.md), so %s stays integrated out", leaves, leaves)
 }
 
 // elemConjReader is an element of a factor that reads one element of θ in

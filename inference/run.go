@@ -637,7 +637,11 @@ func (res *Result) WriteTable(w io.Writer) error {
 			}
 		}
 		if a, ok := res.Acceptance["ridge"]; ok {
-			fmt.Fprintf(w, "  ridge %.3f", a)
+			if len(res.PYDTs) > 0 {
+				fmt.Fprintf(w, "\n  ridge (tree %s) %.3f", res.PYDTs[0], a)
+			} else {
+				fmt.Fprintf(w, "  ridge %.3f", a)
+			}
 		}
 		fmt.Fprintln(w)
 	}

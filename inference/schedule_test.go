@@ -258,7 +258,7 @@ func TestScheduleTargetsCoverFactors(t *testing.T) {
 			}
 			covered := map[*graph.Factor]bool{}
 			for _, v := range m.G.Vars {
-				if v.Role != graph.Latent || v == m.Leaves {
+				if v.Role != graph.Latent || isTreeLeaves(v) {
 					continue
 				}
 				for off := range v.Len() {
@@ -284,7 +284,7 @@ func TestScheduleTargetsCoverFactors(t *testing.T) {
 			}
 			// Every factor touching a latent variable is in some target.
 			for _, f := range m.G.Factors {
-				if f.Target.Role == graph.Latent && f.Target != m.Leaves || factorReadsLatent(m, f) {
+				if f.Target.Role == graph.Latent && !isTreeLeaves(f.Target) || factorReadsLatent(m, f) {
 					if !covered[f] {
 						t.Errorf("%s touches a latent variable but no update's target includes it", f)
 					}
@@ -303,11 +303,14 @@ func hasElem(ts []term, f *graph.Factor) bool {
 	return false
 }
 
+// isTreeLeaves reports whether v is the leaf matrix of a PYDT.
+func isTreeLeaves(v *graph.Var) bool { return v.Def != nil && v.Def.IsPYDT() }
+
 // factorReadsLatent reports whether f reads a latent variable other than
-// the tree's leaves (which belief propagation integrates out).
+// the trees' leaves (which belief propagation integrates out).
 func factorReadsLatent(m *Model, f *graph.Factor) bool {
 	for _, v := range m.G.Vars {
-		if v.Role == graph.Latent && v != m.Leaves {
+		if v.Role == graph.Latent && !isTreeLeaves(v) {
 			if fs, _ := m.G.Readers(v); containsFactor(fs, f) {
 				return true
 			}
@@ -336,7 +339,7 @@ func touching(t *testing.T, m *Model, env *graph.Env, v *graph.Var, off int) []t
 		out := map[term]string{}
 		for _, f := range m.G.Factors {
 			if f.IsPYDT() {
-				p, err := m.TreeParams(env)
+				p, err := m.Trees[m.treeIndex(f)].Params(env)
 				out[term{F: f, Elem: -1}] = fmt.Sprint(p, err)
 				continue
 			}
@@ -347,7 +350,7 @@ func touching(t *testing.T, m *Model, env *graph.Env, v *graph.Var, off int) []t
 					params[i] = a.Eval(env)
 				}
 				all = append(all, fmt.Sprint(params))
-				if f == m.Trees[0].Leaf {
+				if m.isLeafFactor(f) {
 					return nil
 				}
 				x := env.Values[f.Target.ID][o]
@@ -358,7 +361,7 @@ func touching(t *testing.T, m *Model, env *graph.Env, v *graph.Var, off int) []t
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f == m.Trees[0].Leaf {
+			if m.isLeafFactor(f) {
 				out[term{F: f, Elem: -1}] = strings.Join(all, " ")
 			}
 		}

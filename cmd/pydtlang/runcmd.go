@@ -250,7 +250,15 @@ and in R with posterior:
 				if err != nil {
 					return &exitError{code: 1, err: err}
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "schedule of one sweep for %s (data at the leaves: %s):\n%s", args[0], m.Trees[0].Kind(), text)
+				var kinds []string
+				for _, b := range m.Trees {
+					k := fmt.Sprint(b.Kind())
+					if m.Several() {
+						k = b.Leaves.Name + ": " + k
+					}
+					kinds = append(kinds, k)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "schedule of one sweep for %s (data at the leaves: %s):\n%s", args[0], strings.Join(kinds, "; "), text)
 				return nil
 			}
 			if cfg.Out == "" {
