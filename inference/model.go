@@ -413,6 +413,52 @@ func (m *Model) Scalars() []*graph.Var {
 	return out
 }
 
+// UntracedLatent lists the latent arrays that are neither a PYDT's leaf
+// locations nor data, such as a per-dimension precision prec[D]. A run
+// samples and checkpoints them but trace.csv, which holds scalars, does not
+// record them; tools that rebuild draws from the trace (predict, plot's
+// locations, score) must refuse such models rather than read them as 0.
+func (m *Model) UntracedLatent() []*graph.Var {
+	var out []*graph.Var
+	for _, v := range m.G.Vars {
+		if v.Scalar() || v.Def == nil || v.IsData || v.Role != graph.Latent {
+			continue
+		}
+		if slices.ContainsFunc(m.Trees, func(b *TreeBinding) bool { return b.Leaves == v }) {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// ErrUntraced is wrapped by the errors of tools that need a draw of every
+// latent variable from trace.csv when the model has latent arrays the trace
+// does not record (see Model.UntracedLatent).
+var ErrUntraced = errors.New("latent arrays are not in trace.csv")
+
+// CheckTraced returns an error wrapping ErrUntraced, naming the arrays and
+// what, when the model has latent arrays that trace.csv does not record.
+func (m *Model) CheckTraced(what string) error {
+	vs := m.UntracedLatent()
+	if len(vs) == 0 {
+		return nil
+	}
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.Name + v.Shape()
+	}
+	return fmt.Errorf("%s needs a draw of every latent variable, but trace.csv records scalars only and the model has the latent %s %s (sampled, not recorded): %w",
+		what, plural(len(vs), "array", "arrays"), strings.Join(names, ", "), ErrUntraced)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Warnings lists conditions of the data that a researcher should know
 // about before trusting a fit: real-valued columns far from the unit scale
 // that the default priors assume (see Standardize), and exactly duplicated

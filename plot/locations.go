@@ -36,6 +36,9 @@ func MeanLocations(m *inference.Model, tr *pydt.Tree, value func(name string) (f
 			return nil, fmt.Errorf("leaf %d of the tree is %q but data row %d is %q: read the tree with the data's row labels", i+1, got, i+1, want)
 		}
 	}
+	if err := m.CheckTraced("the scatter of locations"); err != nil {
+		return nil, err
+	}
 	st := m.NewState()
 	for _, v := range m.Scalars() {
 		if v.Role == graph.Clamped { // kept as bound

@@ -80,6 +80,9 @@ the exact value.`,
 					return &exitError{code: 1, err: err}
 				}
 			}
+			if err := m.CheckTraced("score"); err != nil {
+				return &exitError{code: 1, err: err}
+			}
 			var missing []string
 			for _, v := range m.Scalars() {
 				if v.Value == nil {

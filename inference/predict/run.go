@@ -268,6 +268,9 @@ func withTrees(draws []*draw, k int) []*draw {
 
 // readTrace reads trace.csv: one draw per row, in file order.
 func readTrace(m *inference.Model, dir string) ([]*draw, error) {
+	if err := m.CheckTraced("prediction"); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, inference.TraceFile)
 	f, err := os.Open(path)
 	if err != nil {
