@@ -902,13 +902,27 @@ func meanTime(sumT, sumU float64, logU logSum, n int64) (pydt.Time, error) {
 	return t, nil
 }
 
-// justAfter returns the next representable time after t.
+// justAfter returns the nearest time after t that float64 represents as
+// a t (below one half) or as a 1-t, so that it keeps its order when written
+// in Newick. Times are kept in s = -log(1-t), whose spacing can be coarser
+// than that of 1-t (near t = 0.997 a step in 1-t moves s by a quarter of
+// its spacing), so the step is repeated until s moves; should that fail,
+// the next s itself is taken.
 func justAfter(t pydt.Time) (pydt.Time, error) {
-	var next pydt.Time
+	next := t
 	if t.T() < 0.5 {
-		next = pydt.TimeAt(math.Nextafter(t.T(), 1))
+		for x, k := t.T(), 0; k < 64 && !t.Before(next); k++ {
+			x = math.Nextafter(x, 1)
+			next = pydt.TimeAt(x)
+		}
 	} else {
-		next = pydt.TimeFromOneMinus(math.Nextafter(t.OneMinus(), 0))
+		for u, k := t.OneMinus(), 0; k < 64 && !t.Before(next); k++ {
+			u = math.Nextafter(u, 0)
+			next = pydt.TimeFromOneMinus(u)
+		}
+	}
+	if !t.Before(next) || !next.Before(pydt.Leaf) { // or 1-t underflowed
+		next = pydt.TimeFromS(math.Nextafter(t.S(), math.Inf(1)))
 	}
 	if !t.Before(next) || !next.Before(pydt.Leaf) {
 		return pydt.Time{}, fmt.Errorf("no representable time between t = %v and its branch point's children", t.T())
