@@ -1054,3 +1054,13 @@ func (ch *Chain) Measure(scalars []*graph.Var) (Point, error) {
 	}
 	return p, nil
 }
+
+// MeasureTraced is Measure with the values of the trace's columns cols
+// (Model.Traced) in Point.Scalars.
+func (ch *Chain) MeasureTraced(cols []Traced) (Point, error) {
+	p, err := ch.Measure(nil)
+	for _, c := range cols {
+		p.Scalars = append(p.Scalars, ch.st.Env.Values[c.Var.ID][c.Off])
+	}
+	return p, err
+}

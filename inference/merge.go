@@ -161,7 +161,7 @@ func Summarize(dirs []string, out string) (*Result, error) {
 		MapLogJoint: runs[0].cp.Best, MapLogJointS: mapS(runs[0].cp), MapWritten: m.Trees[0].Augmented() == nil,
 		Acceptance: map[string]float64{}, Stuck: []int{}}
 	// The scalars, from the traces.
-	scalars := m.Scalars()
+	scalars := m.Traced()
 	var lj, ll [][]float64
 	kept := make([][][]float64, len(scalars))
 	for _, r := range runs {
@@ -175,9 +175,9 @@ func Summarize(dirs []string, out string) (*Result, error) {
 		}
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", lj), diagnostics.Summarize("log_lik", ll))
-	for i, v := range scalars {
-		if v.Role != graph.Clamped {
-			res.Scalars = append(res.Scalars, diagnostics.Summarize(v.Name, kept[i]))
+	for i, c := range scalars {
+		if c.Var.Role != graph.Clamped {
+			res.Scalars = append(res.Scalars, diagnostics.Summarize(c.Name, kept[i]))
 		}
 	}
 	// The chains' counts, from the checkpoints.
@@ -372,25 +372,22 @@ func mergeSchedule(dir string, m *Model) ([]string, error) {
 // readMergeTrace reads the kept draws of the run's chains from its
 // trace.csv, up to the size its checkpoint records: log_joint, log_lik
 // and each scalar's, per chain in the run's order.
-func readMergeTrace(r *mergeRun, scalars []*graph.Var) (lj, ll [][]float64, kept [][][]float64, err error) {
+func readMergeTrace(r *mergeRun, scalars []Traced) (lj, ll [][]float64, kept [][][]float64, err error) {
 	path := filepath.Join(r.dir, TraceFile)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer f.Close()
-	want := []string{"chain", "iteration", "log_joint", "log_lik"}
-	for _, v := range scalars {
-		want = append(want, v.Name)
-	}
+	head := traceHeader(scalars)
 	size, ok := r.cp.Sizes[TraceFile]
 	if !ok {
 		return nil, nil, nil, fmt.Errorf("%s: the checkpoint does not record %s", r.dir, TraceFile)
 	}
 	sc := bufio.NewScanner(io.LimitReader(f, size))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	if !sc.Scan() || sc.Text() != strings.Join(want, ",") {
-		return nil, nil, nil, fmt.Errorf("%s: the header is not %s", path, strings.Join(want, ","))
+	if !sc.Scan() || sc.Text() != head {
+		return nil, nil, nil, fmt.Errorf("%s: the header is not %s", path, head)
 	}
 	c := r.info.Chains
 	lj, ll = make([][]float64, c), make([][]float64, c)
@@ -402,8 +399,8 @@ func readMergeTrace(r *mergeRun, scalars []*graph.Var) (lj, ll [][]float64, kept
 	for sc.Scan() {
 		line++
 		fields := strings.Split(sc.Text(), ",")
-		if len(fields) != len(want) {
-			return nil, nil, nil, fmt.Errorf("%s:%d: %d fields, want %d", path, line, len(fields), len(want))
+		if len(fields) != 4+len(scalars) {
+			return nil, nil, nil, fmt.Errorf("%s:%d: %d fields, want %d", path, line, len(fields), 4+len(scalars))
 		}
 		k, err := strconv.Atoi(fields[0])
 		if err != nil || k < r.first() || k > r.last() {

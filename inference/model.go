@@ -17,6 +17,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pydtlang/pydtlang/graph"
@@ -413,12 +414,10 @@ func (m *Model) Scalars() []*graph.Var {
 	return out
 }
 
-// UntracedLatent lists the latent arrays that are neither a PYDT's leaf
+// LatentArrays lists the latent arrays that are neither a PYDT's leaf
 // locations nor data, such as a per-dimension precision prec[D]. A run
-// samples and checkpoints them but trace.csv, which holds scalars, does not
-// record them; tools that rebuild draws from the trace (predict, plot's
-// locations, score) must refuse such models rather than read them as 0.
-func (m *Model) UntracedLatent() []*graph.Var {
+// traces every element of them (see Model.Traced).
+func (m *Model) LatentArrays() []*graph.Var {
 	var out []*graph.Var
 	for _, v := range m.G.Vars {
 		if v.Scalar() || v.Def == nil || v.IsData || v.Role != graph.Latent {
@@ -432,31 +431,35 @@ func (m *Model) UntracedLatent() []*graph.Var {
 	return out
 }
 
-// ErrUntraced is wrapped by the errors of tools that need a draw of every
-// latent variable from trace.csv when the model has latent arrays the trace
-// does not record (see Model.UntracedLatent).
-var ErrUntraced = errors.New("latent arrays are not in trace.csv")
-
-// CheckTraced returns an error wrapping ErrUntraced, naming the arrays and
-// what, when the model has latent arrays that trace.csv does not record.
-func (m *Model) CheckTraced(what string) error {
-	vs := m.UntracedLatent()
-	if len(vs) == 0 {
-		return nil
-	}
-	names := make([]string, len(vs))
-	for i, v := range vs {
-		names[i] = v.Name + v.Shape()
-	}
-	return fmt.Errorf("%s needs a draw of every latent variable, but trace.csv records scalars only and the model has the latent %s %s (sampled, not recorded): %w",
-		what, plural(len(vs), "array", "arrays"), strings.Join(names, ", "), ErrUntraced)
+// Traced is one column of trace.csv: element Off (row-major) of Var, named
+// Name: the variable's name for a scalar, else the element in the
+// language's 1-based indexing, e.g. prec[2] or w[1,3].
+type Traced struct {
+	Var  *graph.Var
+	Off  int
+	Name string
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
+// Traced lists the columns of trace.csv after log_lik: the stochastic
+// scalars (Model.Scalars), then every element of the latent arrays
+// (Model.LatentArrays) in row-major order.
+func (m *Model) Traced() []Traced {
+	var out []Traced
+	for _, v := range m.Scalars() {
+		out = append(out, Traced{Var: v, Name: v.Name})
 	}
-	return many
+	for _, v := range m.LatentArrays() {
+		for off := range v.Len() {
+			idx := make([]string, len(v.Dims))
+			rest := off
+			for k := len(v.Dims) - 1; k >= 0; k-- {
+				idx[k] = strconv.Itoa(rest%v.Dims[k] + 1)
+				rest /= v.Dims[k]
+			}
+			out = append(out, Traced{Var: v, Off: off, Name: v.Name + "[" + strings.Join(idx, ",") + "]"})
+		}
+	}
+	return out
 }
 
 // Warnings lists conditions of the data that a researcher should know

@@ -3,6 +3,7 @@ package inference
 import (
 	"bufio"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -240,7 +241,7 @@ type runner struct {
 	cfg      Config
 	sched    *Schedule
 	chains   []*Chain
-	scalars  []*graph.Var
+	scalars  []Traced
 	start    int // first sweep to run (1-based)
 	trace    *appendFile
 	trees    [][]*appendFile // [tree][chain]
@@ -295,7 +296,7 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 // start begins the run of cfg in cfg.Out, which the caller has locked and
 // prepared, from the chains' first draws; run.json records inputs.
 func start(ctx context.Context, m *Model, sched *Schedule, cfg Config, inputs *Inputs) (*Result, error) {
-	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: 1, best: math.Inf(-1), bestT: math.Inf(-1), inputs: inputs}
+	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Traced(), start: 1, best: math.Inf(-1), bestT: math.Inf(-1), inputs: inputs}
 	for k := range cfg.Chains {
 		ch, err := NewChain(m, sched, cfg.Seed, seedStream(cfg.ChainOffset+k))
 		if err != nil {
@@ -328,12 +329,20 @@ func Explain(m *Model) (string, error) {
 	return s.Explain(), nil
 }
 
-func (r *runner) header() string {
-	cols := []string{"chain", "iteration", "log_joint", "log_lik"}
-	for _, v := range r.scalars {
-		cols = append(cols, v.Name)
+func (r *runner) header() string { return traceHeader(r.scalars) }
+
+// traceHeader is trace.csv's header line for the columns cols, each name
+// quoted as CSV needs: a matrix element's name such as w[1,2] holds a comma.
+func traceHeader(cols []Traced) string {
+	names := []string{"chain", "iteration", "log_joint", "log_lik"}
+	for _, c := range cols {
+		names = append(names, c.Name)
 	}
-	return strings.Join(cols, ",")
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(names) // a strings.Builder does not fail
+	w.Flush()
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func (r *runner) openFiles(sizes map[string]int64) error {
@@ -419,7 +428,7 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 				if errs[k] = ch.Sweep(); errs[k] != nil {
 					return
 				}
-				points[k], errs[k] = ch.Measure(r.scalars)
+				points[k], errs[k] = ch.MeasureTraced(r.scalars)
 			}()
 		}
 		wg.Wait()
@@ -569,11 +578,11 @@ func (r *runner) result(done int, wall float64) *Result {
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", r.keptLJ))
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_lik", r.keptLL))
-	for i, v := range r.scalars {
-		if v.Role == graph.Clamped {
+	for i, c := range r.scalars {
+		if c.Var.Role == graph.Clamped {
 			continue
 		}
-		res.Scalars = append(res.Scalars, diagnostics.Summarize(v.Name, r.kept[i]))
+		res.Scalars = append(res.Scalars, diagnostics.Summarize(c.Name, r.kept[i]))
 	}
 	st := make([]treemove.Stats, len(r.m.Trees))
 	var ridge treemove.MoveStats
@@ -1011,7 +1020,7 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 	if len(cp.Chains) != cfg.Chains {
 		return nil, fmt.Errorf("resume: checkpoint has %d chains, run.json says %d", len(cp.Chains), cfg.Chains)
 	}
-	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Scalars(), start: cp.Iteration + 1,
+	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Traced(), start: cp.Iteration + 1,
 		best: math.Inf(-1), bestT: cp.Best, bestTree: cp.BestTree, bestTrees: cp.BestTrees, wall: cp.Wall, inputs: m.Inputs}
 	if r.inputs == nil {
 		r.inputs = ri.Inputs

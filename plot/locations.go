@@ -36,19 +36,16 @@ func MeanLocations(m *inference.Model, tr *pydt.Tree, value func(name string) (f
 			return nil, fmt.Errorf("leaf %d of the tree is %q but data row %d is %q: read the tree with the data's row labels", i+1, got, i+1, want)
 		}
 	}
-	if err := m.CheckTraced("the scatter of locations"); err != nil {
-		return nil, err
-	}
 	st := m.NewState()
-	for _, v := range m.Scalars() {
-		if v.Role == graph.Clamped { // kept as bound
+	for _, c := range m.Traced() {
+		if c.Var.Role == graph.Clamped { // kept as bound
 			continue
 		}
-		x, ok := value(v.Name)
+		x, ok := value(c.Name)
 		if !ok {
-			return nil, fmt.Errorf("no value for %s", v.Name)
+			return nil, fmt.Errorf("no value for %s", c.Name)
 		}
-		st.Env.Values[v.ID][0] = x
+		st.Env.Values[c.Var.ID][c.Off] = x
 	}
 	if err := m.Refresh(st.Env); err != nil {
 		return nil, err

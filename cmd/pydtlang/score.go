@@ -80,8 +80,8 @@ the exact value.`,
 					return &exitError{code: 1, err: err}
 				}
 			}
-			if err := m.CheckTraced("score"); err != nil {
-				return &exitError{code: 1, err: err}
+			if vs := m.LatentArrays(); len(vs) > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("score takes values for scalars only (--set), but the model has the latent array %s%s, which it has no way to be given", vs[0].Name, vs[0].Shape())}
 			}
 			var missing []string
 			for _, v := range m.Scalars() {

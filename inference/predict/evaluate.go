@@ -127,9 +127,6 @@ func Evaluate(ctx context.Context, data *dataset.Matrix, build Builder, cfg Eval
 		if err := m.Trees[0].ClosedForm(); err != nil && m.Trees[0].Threshold() == nil {
 			return nil, fmt.Errorf("%w; %w", err, ErrAugmented)
 		}
-		if err := m.CheckTraced("evaluate"); err != nil {
-			return nil, err // before the fit, which predict could not use
-		}
 		if m.Trees[0].Threshold() != nil {
 			res.Binary = true
 		}

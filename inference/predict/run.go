@@ -268,9 +268,6 @@ func withTrees(draws []*draw, k int) []*draw {
 
 // readTrace reads trace.csv: one draw per row, in file order.
 func readTrace(m *inference.Model, dir string) ([]*draw, error) {
-	if err := m.CheckTraced("prediction"); err != nil {
-		return nil, err
-	}
 	path := filepath.Join(dir, inference.TraceFile)
 	f, err := os.Open(path)
 	if err != nil {
@@ -289,9 +286,10 @@ func readTrace(m *inference.Model, dir string) ([]*draw, error) {
 	for i, h := range head {
 		col[h] = i
 	}
-	for _, v := range m.Scalars() {
-		if _, ok := col[v.Name]; !ok {
-			return nil, fmt.Errorf("predict: %s has no column %s: the model is not the run's", path, v.Name)
+	traced := m.Traced()
+	for _, c := range traced {
+		if _, ok := col[c.Name]; !ok {
+			return nil, fmt.Errorf("predict: %s has no column %s: the model is not the run's", path, c.Name)
 		}
 	}
 	var out []*draw
@@ -311,12 +309,12 @@ func readTrace(m *inference.Model, dir string) ([]*draw, error) {
 		if err != nil || d.chain < 1 {
 			return nil, fmt.Errorf("predict: %s, line %d: bad chain or iteration", path, line)
 		}
-		for _, v := range m.Scalars() {
-			x, err := strconv.ParseFloat(rec[col[v.Name]], 64)
+		for _, c := range traced {
+			x, err := strconv.ParseFloat(rec[col[c.Name]], 64)
 			if err != nil {
-				return nil, fmt.Errorf("predict: %s, line %d, column %s: %w", path, line, v.Name, err)
+				return nil, fmt.Errorf("predict: %s, line %d, column %s: %w", path, line, c.Name, err)
 			}
-			d.vals[v.Name] = x
+			d.vals[c.Name] = x
 		}
 		d.index = perChain[d.chain]
 		perChain[d.chain]++
@@ -388,8 +386,8 @@ func readTrees(m *inference.Model, dir string, draws []*draw, pick []int) error 
 func treeMixture(m *inference.Model, d *draw, opt Options, rng *rand.Rand, burn, draws int) (*Mixture, error) {
 	st := m.NewState()
 	env := st.Env
-	for _, v := range m.Scalars() {
-		env.Values[v.ID][0] = d.vals[v.Name]
+	for _, c := range m.Traced() {
+		env.Values[c.Var.ID][c.Off] = d.vals[c.Name]
 	}
 	if err := m.Refresh(env); err != nil {
 		return nil, err

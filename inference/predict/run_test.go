@@ -28,6 +28,18 @@ prec ~ Gamma(1, 1)
 X ~ PYDT(alpha, beta, c, 1 / prec)
 `
 
+// perdimSrc is examples/gaussian-perdim.pydt: a latent array prec[D],
+// traced as the columns prec[1], prec[2].
+const perdimSrc = `dim N, D
+data X : real[N, D]
+param prec : pos[D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+c ~ Gamma(1, 1)
+prec ~ Gamma(1, 1)
+X ~ PYDT(alpha, beta, c, 1 / prec)
+`
+
 const noiseSrc = `dim N, D
 data X : real[N, D]
 param Z : real[N, D]
@@ -108,13 +120,15 @@ func readAll(t *testing.T, dir string, chains int, labels []string) (rows []map[
 // without standardization and with a missing test entry.
 func TestPredictRun(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		src   string
-		stdz  bool
-		noise bool
+		name   string
+		src    string
+		stdz   bool
+		noise  bool
+		perdim bool
 	}{
-		{"direct", gaussianSrc, false, false},
-		{"noise, standardized", noiseSrc, true, true},
+		{"direct", gaussianSrc, false, false, false},
+		{"noise, standardized", noiseSrc, true, true, false},
+		{"per-dimension precision", perdimSrc, false, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			x := toyData(8, 2, 4)
@@ -167,6 +181,12 @@ func TestPredictRun(t *testing.T) {
 				p := Params{Alpha: r["alpha"], Beta: r["beta"], Div: pydt.DivInv{C: r["c"]}, Variance: 1 / r["prec"]}
 				if c.noise {
 					p.Noise = []float64{1 / r["noise"], 1 / r["noise"]}
+				}
+				if c.perdim {
+					p.Variances = []float64{1 / r["prec[1]"], 1 / r["prec[2]"]}
+					if r["prec[1]"] == r["prec[2]"] || !(r["prec[1]"] > 0) {
+						t.Fatalf("trace row %v: want two distinct positive precisions", r)
+					}
 				}
 				mx, err := Tree(lik, p, Options{})
 				if err != nil {
