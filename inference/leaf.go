@@ -295,6 +295,12 @@ func (b *TreeBinding) drawAux(rng *rand.Rand, env *graph.Env, z, aux []float64, 
 		if math.IsNaN(y[k]) {
 			continue
 		}
+		if math.IsNaN(z[k]) || math.IsInf(z[k], 0) {
+			// An augmentation's conditional has no draw there (Probit's
+			// truncated normal panics): a state float64 cannot represent.
+			return fmt.Errorf("%s: the sampled location of row %d, column %d of %s is %v, which float64 cannot represent; "+
+				"the tree has an edge too short or long for its variance: try clamping or rescaling the PYDT variance", b.Leaf, k/b.D+1, k%b.D+1, b.Leaves.Name, z[k])
+		}
 		q, err := b.params(env, k, z[k], p)
 		if err != nil {
 			return err
