@@ -101,7 +101,11 @@ type EMResult struct {
 	Variance   float64                 `json:"variance_mean_field"`
 	Rounds     int                     `json:"rounds"`
 	StopReason string                  `json:"stop_reason"`
-	WallTime   float64                 `json:"wall_time_seconds"`
+	// Warnings are conditions of the best tree a user should know about
+	// before trusting it, e.g. a near-star (one branch point holding
+	// most rows as direct children).
+	Warnings []string `json:"warnings,omitempty"`
+	WallTime float64  `json:"wall_time_seconds"`
 	// Trees is the K-best list, best first.
 	Trees []EMTree `json:"-"`
 }
@@ -241,6 +245,9 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 		res.Point[p.Beta.Name] = best.Beta()
 	}
 	res.Variance = best.MeanVariance()
+	if w := starWarning(list[0].Tree); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	res.WallTime = time.Since(start).Seconds()
 	return res, nil
 }

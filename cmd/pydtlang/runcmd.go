@@ -358,6 +358,9 @@ func runEM(cmd *cobra.Command, model string, m *inference.Model, g *graph.Graph,
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "EM: best tree's bound %.6g (%s) after %d rounds (stopped: %s), %d trees kept, %.1fs; wrote %s, %s and %s in %s\n",
 		res.Bound, kind, res.Rounds, res.StopReason, len(res.Trees), res.WallTime, inference.MapFile, inference.KBestFile, inference.SummaryFile, cfg.Out)
+	for _, w := range res.Warnings {
+		fmt.Fprintf(cmd.OutOrStdout(), "warning: %s\n", w)
+	}
 	return nil
 }
 
