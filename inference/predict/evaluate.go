@@ -209,23 +209,12 @@ func realBaselines(res *EvalResult, trainRows, testRows [][]float64) error {
 	}
 	res.KDEBandwidth = kde.H
 	res.Reference = "KDE"
-	l := make([]float64, len(testRows))
-	for i, x := range testRows {
-		l[i] = kde.LogDensity(x)
-	}
-	em := scored("KDE", l)
-	em.Note = fmt.Sprintf("bandwidth %.3g × column sd (leave-one-out)", kde.H)
-	res.Models = append(res.Models, em)
+	addScored(res, "KDE", fmt.Sprintf("bandwidth %.3g × column sd (leave-one-out)", kde.H), testRows, kde.LogDensity)
 	g, err := NewGaussian(trainRows)
 	if err != nil {
 		return err
 	}
-	for i, x := range testRows {
-		l[i] = g.LogDensity(x)
-	}
-	em = scored("Gaussian", l)
-	em.Note = "maximum likelihood mean and covariance"
-	res.Models = append(res.Models, em)
+	addScored(res, "Gaussian", "maximum likelihood mean and covariance", testRows, g.LogDensity)
 	return nil
 }
 
@@ -237,24 +226,25 @@ func binaryBaselines(res *EvalResult, trainRows, testRows [][]float64) error {
 		return err
 	}
 	res.Reference = "Kernel"
-	l := make([]float64, len(testRows))
-	for i, x := range testRows {
-		l[i] = bk.LogProb(x)
-	}
-	em := scored("Kernel", l)
-	em.Note = fmt.Sprintf("Aitchison-Aitken, flip probability %.3g (leave-one-out)", bk.Lambda)
-	res.Models = append(res.Models, em)
+	addScored(res, "Kernel", fmt.Sprintf("Aitchison-Aitken, flip probability %.3g (leave-one-out)", bk.Lambda), testRows, bk.LogProb)
 	b, err := NewBernoulli(trainRows)
 	if err != nil {
 		return err
 	}
-	for i, x := range testRows {
-		l[i] = b.LogProb(x)
-	}
-	em = scored("Bernoulli", l)
-	em.Note = "independent columns, Beta(1, 1) prior"
-	res.Models = append(res.Models, em)
+	addScored(res, "Bernoulli", "independent columns, Beta(1, 1) prior", testRows, b.LogProb)
 	return nil
+}
+
+// addScored scores every test row with logp and appends the result to
+// res.Models under name, with note.
+func addScored(res *EvalResult, name, note string, testRows [][]float64, logp func([]float64) float64) {
+	l := make([]float64, len(testRows))
+	for i, x := range testRows {
+		l[i] = logp(x)
+	}
+	em := scored(name, l)
+	em.Note = note
+	res.Models = append(res.Models, em)
 }
 
 func scored(name string, l []float64) EvalModel {
