@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mathext"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Gamma is the Gamma distribution with shape Shape and rate Rate (mean
@@ -28,13 +29,13 @@ func (g Gamma) Mean() float64 { return g.Shape / g.Rate }
 // MeanLog returns E[log x] = ψ(Shape) - log Rate.
 func (g Gamma) MeanLog() float64 { return mathext.Digamma(g.Shape) - math.Log(g.Rate) }
 
-// LogProb returns the log density at x > 0 (-Inf for x <= 0).
+// LogProb returns the log density at x > 0 (-Inf for x <= 0, where
+// distuv.Gamma would give +Inf or log Rate at x = 0).
 func (g Gamma) LogProb(x float64) float64 {
 	if !(x > 0) {
 		return math.Inf(-1)
 	}
-	lg, _ := math.Lgamma(g.Shape)
-	return g.Shape*math.Log(g.Rate) - lg + (g.Shape-1)*math.Log(x) - g.Rate*x
+	return distuv.Gamma{Alpha: g.Shape, Beta: g.Rate}.LogProb(x)
 }
 
 // KL returns the Kullback-Leibler divergence KL(g || p) = E_g[log g - log p].
