@@ -1033,14 +1033,14 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call, tree stdlib.PYD
 	}
 	tmp := *f
 	args := slices.Clone(f.Args)
-	args[2] = nil
+	args[PYDTDivergence] = nil
 	tmp.Args = args
 	before := len(c.errs)
 	c.checkArgs(&tmp, tree.Params(), pos)
 	// alpha >= -2 beta when both are constants and individually valid;
 	// a constant alpha with a variable beta must be above -2, since
 	// -2 beta > -2 for every beta in [0, 1).
-	if a, b := f.Args[0], f.Args[1]; len(c.errs) == before && len(Vars(a)) == 0 && !hasLoop(a) {
+	if a, b := f.Args[PYDTAlpha], f.Args[PYDTBeta]; len(c.errs) == before && len(Vars(a)) == 0 && !hasLoop(a) {
 		alpha := a.Eval(&Env{})
 		if len(Vars(b)) == 0 && !hasLoop(b) {
 			if err := stdlib.CheckPYDT(alpha, b.Eval(&Env{})); err != nil {
@@ -1587,11 +1587,11 @@ func (c *compiler) checkClamped() {
 			continue
 		}
 		args := slices.Clone(f.Args)
-		args[2] = Num{1} // the divergence, checked below
+		args[PYDTDivergence] = Num{1} // the divergence, checked below
 		before := len(c.errs)
 		vals, _, _, _ := check(f, f.TypeName(), args, f.Type.Params())
-		clA, okA := fixedInputs(f.Args[0])
-		clB, okB := fixedInputs(f.Args[1])
+		clA, okA := fixedInputs(f.Args[PYDTAlpha])
+		clB, okB := fixedInputs(f.Args[PYDTBeta])
 		if okA && okB && len(clA)+len(clB) > 0 && len(c.errs) == before {
 			if err := stdlib.CheckPYDT(vals[0], vals[1]); err != nil {
 				name := append(clA, clB...)[0].Name

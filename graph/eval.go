@@ -124,8 +124,18 @@ func (f *Factor) evalErr(env *Env) error {
 	})
 }
 
-// PYDTVariance is the position of the variance among a PYDT factor's Args.
-const PYDTVariance = 3
+// Positions of a PYDT factor's parameters among its Args.
+const (
+	// PYDTAlpha is the position of alpha.
+	PYDTAlpha = 0
+	// PYDTBeta is the position of beta.
+	PYDTBeta = 1
+	// PYDTDivergence is the position of the divergence argument (the
+	// function itself is in Factor.Divergence).
+	PYDTDivergence = 2
+	// PYDTVariance is the position of the variance.
+	PYDTVariance = 3
+)
 
 // Variances evaluates the variance argument of a PYDT factor in env for
 // every dimension d into dst[d] (len(dst) must be D, the target's number

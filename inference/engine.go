@@ -194,7 +194,7 @@ func readsTreePrior(m *Model, vs ...*graph.Var) bool {
 // readsPriorOf reports whether any of vs enters the tree prior of the PYDT
 // factor f: alpha, beta or the divergence function.
 func readsPriorOf(f *graph.Factor, vs ...*graph.Var) bool {
-	if graph.Reads(f.Args[0], vs...) || graph.Reads(f.Args[1], vs...) {
+	if graph.Reads(f.Args[graph.PYDTAlpha], vs...) || graph.Reads(f.Args[graph.PYDTBeta], vs...) {
 		return true
 	}
 	return slices.ContainsFunc(f.Divergence.Args, func(a graph.Expr) bool { return graph.Reads(a, vs...) })
@@ -240,7 +240,7 @@ func gibbsCOf(m *Model, v *graph.Var) (gibbsCStep, bool) {
 		if r, ok := graph.AsRef(div.Args[0]); !ok || r != v {
 			return gibbsCStep{}, false
 		}
-		if graph.Reads(f.Args[0], v) || graph.Reads(f.Args[1], v) || graph.Reads(f.Args[graph.PYDTVariance], v) {
+		if graph.Reads(f.Args[graph.PYDTAlpha], v) || graph.Reads(f.Args[graph.PYDTBeta], v) || graph.Reads(f.Args[graph.PYDTVariance], v) {
 			return gibbsCStep{}, false
 		}
 		// The capability is a property of the function, not of C: ask

@@ -152,8 +152,8 @@ func (b *TreeBinding) Params(env *graph.Env) (sim.Params, error) {
 		return y
 	}
 	p := sim.Params{
-		Alpha: eval(f.Args[0]),
-		Beta:  eval(f.Args[1]),
+		Alpha: eval(f.Args[graph.PYDTAlpha]),
+		Beta:  eval(f.Args[graph.PYDTBeta]),
 		Dims:  b.D,
 	}
 	if f.DimLoop == nil {

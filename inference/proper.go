@@ -279,8 +279,8 @@ func (m *Model) checkProper(env *graph.Env) error {
 		}
 	}
 	c, okc := m.rangeOf(cArg, env)
-	alpha, oka := m.rangeOf(m.Tree.Args[0], env)
-	beta, okb := m.rangeOf(m.Tree.Args[1], env)
+	alpha, oka := m.rangeOf(m.Tree.Args[graph.PYDTAlpha], env)
+	beta, okb := m.rangeOf(m.Tree.Args[graph.PYDTBeta], env)
 	if !okc || !oka || !okb {
 		return nil
 	}

@@ -388,8 +388,8 @@ func treeSites(m *Model, f *graph.Factor, v *graph.Var, env *graph.Env, dets map
 		}
 		return nil
 	}
-	mark(f.Args[0], func(r *treeReach) { r.prior, r.alphaBeta = true, !r.divergence() })
-	mark(f.Args[1], func(r *treeReach) { r.prior, r.alphaBeta = true, !r.divergence() })
+	mark(f.Args[graph.PYDTAlpha], func(r *treeReach) { r.prior, r.alphaBeta = true, !r.divergence() })
+	mark(f.Args[graph.PYDTBeta], func(r *treeReach) { r.prior, r.alphaBeta = true, !r.divergence() })
 	if f.Divergence != nil {
 		for _, a := range f.Divergence.Args {
 			mark(a, func(r *treeReach) { r.prior, r.alphaBeta = true, false })
@@ -587,7 +587,7 @@ func (ch *Chain) addTree(lp float64, rs []treeReach) float64 {
 		switch {
 		case r.alphaBeta:
 			f := t.b.Factor
-			lp += t.abStats.LogPriorS(f.Args[0].Eval(env), f.Args[1].Eval(env), &t.abH)
+			lp += t.abStats.LogPriorS(f.Args[graph.PYDTAlpha].Eval(env), f.Args[graph.PYDTBeta].Eval(env), &t.abH)
 		case r.prior:
 			if err := t.syncPrior(env); err != nil {
 				return math.Inf(-1)

@@ -95,7 +95,7 @@ func (m *Model) checkFixedTreeParams(data bool) error {
 
 func (m *Model) checkFixedParamsOf(tb *TreeBinding, data bool) error {
 	f := tb.Factor
-	a, b := f.Args[0], f.Args[1]
+	a, b := f.Args[graph.PYDTAlpha], f.Args[graph.PYDTBeta]
 	fa, fb := fixedExpr(a, data), fixedExpr(b, data)
 	if !fa {
 		return nil
