@@ -122,11 +122,7 @@ func TestGewekeDivergences(t *testing.T) {
 			model := `
 dim N, D
 data X : real[N, D]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-X ~ PYDT(alpha, beta, ` + div + `, 1 / prec)
+` + gewekePriors + `X ~ PYDT(alpha, beta, ` + div + `, 1 / prec)
 `
 			m := compileModel(t, model, 4, 1, nil)
 			stats := func(env *graph.Env, tr *pydt.Tree) []float64 {

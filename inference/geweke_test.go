@@ -31,11 +31,7 @@ func TestGeweke(t *testing.T) {
 	const model = `
 dim N, D
 data X : real[N, D]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-X ~ PYDT(alpha, beta, c, 1 / prec)
+` + gewekePriors + `X ~ PYDT(alpha, beta, c, 1 / prec)
 `
 	cases := []struct{ n, d int }{{4, 1}, {5, 2}}
 	for _, c := range cases {

@@ -166,17 +166,21 @@ func meanSE(x []float64) (float64, float64) {
 	return mean, math.Sqrt(ss / float64(len(x)-1) / float64(len(x)))
 }
 
+// gewekePriors are the tree priors of TestGeweke, which keep divergence
+// times within float64; most of the engine's test models share them.
+const gewekePriors = `alpha ~ Gamma(2, 4)
+beta ~ Beta(2, 3)
+c ~ Gamma(4, 2)
+prec ~ Gamma(3, 3)
+`
+
 // probitModel is the paper's probit model with priors that keep divergence
 // times within float64 (see TestGeweke).
 const probitModel = `
 dim N, D
 data Y : binary[N, D]
 param Z : real[N, D]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-Z ~ PYDT(alpha, beta, c, 1 / prec)
+` + gewekePriors + `Z ~ PYDT(alpha, beta, c, 1 / prec)
 for i in 1:N, d in 1:D {
   Y[i, d] ~ Probit(Z[i, d])
 }

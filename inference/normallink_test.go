@@ -13,11 +13,7 @@ const normalLinkModel = `
 dim N, D
 data X : real[N, D]
 param Z : real[N, D]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-noise ~ Gamma(4, 2)
+` + gewekePriors + `noise ~ Gamma(4, 2)
 Z ~ PYDT(alpha, beta, c, 1 / prec)
 X ~ Normal(Z, 1 / sqrt(noise))
 `

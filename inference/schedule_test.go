@@ -25,11 +25,7 @@ const (
 dim N, D
 data X : real[N, D]
 param w : real[N]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-X ~ PYDT(alpha, beta, c, 1 / prec)
+` + gewekePriors + `X ~ PYDT(alpha, beta, c, 1 / prec)
 w ~ Normal(0, 1)
 `
 	// A latent vector used as a per-row mean of data y, with a latent
@@ -40,11 +36,7 @@ dim N, D
 data X : real[N, D]
 data y : real[N]
 param w : real[N]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-X ~ PYDT(alpha, beta, c, 1 / prec)
+` + gewekePriors + `X ~ PYDT(alpha, beta, c, 1 / prec)
 mu ~ Normal(0, 1)
 sd ~ Gamma(4, 4)
 w ~ Normal(mu, 1)
@@ -59,11 +51,7 @@ z ~ Normal(first, 2)
 dim N, D
 data X : real[N, D]
 param Z : real[N, D]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-sd ~ Gamma(4, 8)
+` + gewekePriors + `sd ~ Gamma(4, 8)
 Z ~ PYDT(alpha, beta, c, 1 / prec)
 X ~ Normal(Z, sd)
 `
@@ -74,11 +62,7 @@ dim N, D
 data X : real[N, D]
 param Z : real[N, D]
 param prec : pos[D]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-noise ~ Gamma(4, 1)
+` + gewekePriors + `noise ~ Gamma(4, 1)
 Z ~ PYDT(alpha, beta, c, 1 / prec)
 X ~ Normal(Z, 1 / sqrt(noise))
 `
@@ -88,11 +72,7 @@ dim N, D
 data X : real[N, D]
 param Z : real[N, D]
 param s : pos[D]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-s ~ Gamma(4, 8)
+` + gewekePriors + `s ~ Gamma(4, 8)
 Z ~ PYDT(alpha, beta, c, 1 / prec)
 for i in 1:N, d in 1:D {
   X[i, d] ~ Normal(Z[i, d], s[d])
@@ -635,11 +615,7 @@ data y : real[N]
 data v : real[N, 2]
 param w : real[N]
 param t2 : pos[2]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-X ~ PYDT(alpha, beta, c, 1 / prec)
+` + gewekePriors + `X ~ PYDT(alpha, beta, c, 1 / prec)
 mu ~ Normal(0, 1)
 tau ~ Gamma(3, 2)
 w ~ Normal(mu, 1)

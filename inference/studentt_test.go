@@ -19,11 +19,7 @@ const studentTModel = `
 dim N, D
 data Y : real[N, D]
 param Z : real[N, D]
-alpha ~ Gamma(2, 4)
-beta ~ Beta(2, 3)
-c ~ Gamma(4, 2)
-prec ~ Gamma(3, 3)
-Z ~ PYDT(alpha, beta, c, 1 / prec)
+` + gewekePriors + `Z ~ PYDT(alpha, beta, c, 1 / prec)
 Y ~ StudentT(Z, 0.5, 3)
 `
 
