@@ -325,19 +325,11 @@ func (mx *Mixture) logComp(x []float64, buf []float64) []float64 {
 // observed ones (observed entries are copied).
 func (mx *Mixture) Conditional(x, dst []float64) float64 {
 	l := mx.logComp(x, nil)
-	lz := logSumExp(l)
-	copy(dst, x)
-	for k, xv := range x {
-		if !math.IsNaN(xv) {
-			continue
-		}
-		var s float64
-		for j, lj := range l {
-			s += math.Exp(lj-lz) * mx.Mean[j*mx.D+k]
-		}
-		dst[k] = s
+	means := make([][]float64, len(l))
+	for j := range means {
+		means[j] = mx.Mean[j*mx.D : (j+1)*mx.D]
 	}
-	return lz
+	return fillMissing(l, means, x, dst)
 }
 
 // LogProbBinary returns the log probability of the binary row y (entries 0
@@ -472,6 +464,13 @@ func (e *Ensemble) LogProbBinary(y, prob []float64) float64 {
 // proportional to exp(l[i]) into the missing entries of dst, and returns
 // the log mean of exp(l).
 func combine(l []float64, vals [][]float64, x, dst []float64) float64 {
+	return fillMissing(l, vals, x, dst) - math.Log(float64(len(l)))
+}
+
+// fillMissing copies x to dst and sets each missing (NaN) entry k to the
+// average of vals[i][k] with weights proportional to exp(l[i]); it
+// returns log Σ exp(l).
+func fillMissing(l []float64, vals [][]float64, x, dst []float64) float64 {
 	lz := logSumExp(l)
 	copy(dst, x)
 	for k, xv := range x {
@@ -484,5 +483,5 @@ func combine(l []float64, vals [][]float64, x, dst []float64) float64 {
 		}
 		dst[k] = s
 	}
-	return lz - math.Log(float64(len(l)))
+	return lz
 }
