@@ -91,6 +91,9 @@ func DefaultFlips() []float64 {
 func NewBinaryKernel(train [][]float64, grid []float64) (*BinaryKernel, []float64, error) {
 	var rows [][]float64
 	for i, r := range train {
+		if len(r) != len(train[0]) {
+			return nil, nil, fmt.Errorf("binary kernel: row %d has %d columns, row 1 %d", i+1, len(r), len(train[0]))
+		}
 		if slices.ContainsFunc(r, math.IsNaN) {
 			continue
 		}

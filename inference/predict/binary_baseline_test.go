@@ -73,4 +73,10 @@ func TestBinaryKernelByHand(t *testing.T) {
 	if _, _, err := NewBinaryKernel([][]float64{{1, 0}, {2, 0}}, nil); err == nil {
 		t.Error("a value 2: no error")
 	}
+	if _, _, err := NewBinaryKernel([][]float64{{1, 0}, {0, 1, 1}, {0, 0}}, nil); err == nil {
+		t.Error("ragged rows: no error")
+	}
+	if _, _, err := NewBinaryKernel([][]float64{{1, 0}, {0, 1}}, []float64{0.6}); err == nil {
+		t.Error("flip probability 0.6: no error")
+	}
 }
