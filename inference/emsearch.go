@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -130,17 +129,11 @@ func RunEM(ctx context.Context, m *Model, cfg EMConfig) (*EMResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	lock, err := lockDir(cfg.Out)
+	lock, err := claimOut(cfg.Out, cfg.Force)
 	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	defer lock.release()
-	if err := prepareOut(cfg.Out, cfg.Force); err != nil {
 		return nil, err
 	}
+	defer lock.release()
 	res, err := plan.search(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -136,3 +136,20 @@ func prepareOut(dir string, force bool) error {
 	return fmt.Errorf("%s holds %s but no %s, so it is not a run that --resume can continue; "+
 		"pass --force to overwrite it, or choose another output directory", dir, filepath.Join(dir, names[0]), RunFile)
 }
+
+// claimOut makes the run directory dir, takes its lock and prepares it for a
+// new run (prepareOut); the caller releases the returned lock when done.
+func claimOut(dir string, force bool) (*dirLock, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if err := prepareOut(dir, force); err != nil {
+		lock.release()
+		return nil, err
+	}
+	return lock, nil
+}

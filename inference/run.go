@@ -279,17 +279,11 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 	if err := m.CheckProper(m.NewState().Env); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	lock, err := lockDir(cfg.Out)
+	lock, err := claimOut(cfg.Out, cfg.Force)
 	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	defer lock.release()
-	if err := prepareOut(cfg.Out, cfg.Force); err != nil {
 		return nil, err
 	}
+	defer lock.release()
 	return start(ctx, m, sched, cfg, m.Inputs)
 }
 
