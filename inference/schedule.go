@@ -503,14 +503,18 @@ func (s *elemSliceStep) update(ch *Chain) error {
 		} else {
 			y, _, err = tuner.Slice.UpdateTransformed(ch.rng, x0, s.transform, logf)
 		}
-		name := fmt.Sprintf("%s[%s]", s.v.Name, elemIndex(s.v, site.off))
+		// name is built only on the error paths: this loop runs once per
+		// element per sweep.
+		name := func() string { return fmt.Sprintf("%s[%s]", s.v.Name, elemIndex(s.v, site.off)) }
 		if err != nil {
 			ch.elemTarget(s.v, site, x0)
-			return ch.notFinite(s.Name(), fmt.Sprintf("the density of %s's conditional at %s = %v", name, name, x0))
+			n := name()
+			return ch.notFinite(s.Name(), fmt.Sprintf("the density of %s's conditional at %s = %v", n, n, x0))
 		}
 		// Leave the chain at y: the last evaluation may have been
 		// elsewhere.
 		if got := ch.elemTarget(s.v, site, y); !scalar.Finite(got) {
+			name := name()
 			return fmt.Errorf("slice(%s): the posterior density is not finite (%v) at %s = %v; check the priors and data", s.v.Name, got, name, y)
 		}
 		if alphaBeta {
