@@ -161,7 +161,7 @@ func writeTreeFilesSummary(paths []string, labels []string, n int, coclust bool,
 	}
 	s, err := SummarizeChains(srcs, n, coclust)
 	if err != nil {
-		return nil, fmt.Errorf("summary tree: %w", err)
+		return nil, err
 	}
 	if s.Clades.Trees() == 0 {
 		return nil, nil

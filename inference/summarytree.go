@@ -426,7 +426,10 @@ func (c *CladeCounts) MaxAccuracy(src TreeSource) (*SummaryTree, error) {
 // returned is an exact count.
 func (c *CladeCounts) Summaries(src TreeSource, mea, consensus bool) (meaTree, consTree *SummaryTree, err error) {
 	meaTree, consTree, _, err = c.summaries(src, mea, consensus, nil, nil)
-	return meaTree, consTree, err
+	if err != nil {
+		return nil, nil, fmt.Errorf("summary tree: %w", err)
+	}
+	return meaTree, consTree, nil
 }
 
 // meaPending is a sampled tree whose score is not known exactly yet: known
@@ -695,11 +698,8 @@ func (s *splitCounts) add(chain int, k cladeKey) {
 // also recounts the clades of linkage (when not nil) for its credibility
 // and, when split is not nil, counts its clades per source.
 func (c *CladeCounts) summaries(src TreeSource, mea, consensus bool, linkage *pydt.Tree, split *splitCounts, chains ...TreeSource) (meaTree, consTree, linkTree *SummaryTree, err error) {
-	wrap := func(err error) (*SummaryTree, *SummaryTree, *SummaryTree, error) {
-		return nil, nil, nil, fmt.Errorf("summary tree: %w", err)
-	}
 	if c.trees == 0 {
-		return nil, nil, nil, errors.New("summary tree: no trees counted")
+		return nil, nil, nil, errors.New("no trees counted")
 	}
 	if chains == nil {
 		chains = []TreeSource{src}
@@ -714,11 +714,11 @@ func (c *CladeCounts) summaries(src TreeSource, mea, consensus bool, linkage *py
 	}
 	if !c.Exact() && !c.recounted {
 		if err := c.recount(src); err != nil {
-			return wrap(err)
+			return nil, nil, nil, err
 		}
 	}
 	if consensus && 2*c.err > c.trees {
-		return wrap(fmt.Errorf("a capacity of %d counters is too small for the consensus of %d trees on %d leaves (error %d)", c.k, c.trees, c.n, c.err))
+		return nil, nil, nil, fmt.Errorf("a capacity of %d counters is too small for the consensus of %d trees on %d leaves (error %d)", c.k, c.trees, c.n, c.err)
 	}
 	n := c.n
 	// Pass 1: score the trees, find the leaves of the majority clades, and
@@ -789,22 +789,22 @@ func (c *CladeCounts) summaries(src TreeSource, mea, consensus bool, linkage *py
 			return nil
 		})
 		if err != nil {
-			return wrap(err)
+			return nil, nil, nil, err
 		}
 	}
 	if trees != c.trees {
-		return wrap(fmt.Errorf("the trees replayed (%d) are not the trees counted (%d)", trees, c.trees))
+		return nil, nil, nil, fmt.Errorf("the trees replayed (%d) are not the trees counted (%d)", trees, c.trees)
 	}
 	for _, k := range cons {
 		if k.leaves == nil {
-			return nil, nil, nil, errors.New("summary tree: a counted clade is not in the replayed trees")
+			return nil, nil, nil, errors.New("a counted clade is not in the replayed trees")
 		}
 	}
 	var sets []*cladeSet
 	var gap float64
 	if mea {
 		if gap, err = search.resolve(c, src); err != nil {
-			return wrap(err)
+			return nil, nil, nil, err
 		}
 		best := search.bestTree
 		var cl []sumClade
@@ -815,7 +815,7 @@ func (c *CladeCounts) summaries(src TreeSource, mea, consensus bool, linkage *py
 		}
 		s, err := newCladeSet(n, cl)
 		if err != nil {
-			return wrap(err)
+			return nil, nil, nil, err
 		}
 		sets = append(sets, s)
 	}
@@ -835,7 +835,7 @@ func (c *CladeCounts) summaries(src TreeSource, mea, consensus bool, linkage *py
 			}
 		}
 		if link, err = newCladeSet(n, cl); err != nil {
-			return wrap(err)
+			return nil, nil, nil, err
 		}
 	}
 	// Pass 2: the times, and the exact recount.
@@ -855,14 +855,14 @@ func (c *CladeCounts) summaries(src TreeSource, mea, consensus bool, linkage *py
 			return nil
 		})
 		if err != nil {
-			return wrap(err)
+			return nil, nil, nil, err
 		}
 	}
 	var out []*SummaryTree
 	for _, s := range sets {
 		st, err := s.build(c, labels)
 		if err != nil {
-			return wrap(err)
+			return nil, nil, nil, err
 		}
 		out = append(out, st)
 	}
@@ -877,7 +877,7 @@ func (c *CladeCounts) summaries(src TreeSource, mea, consensus bool, linkage *py
 		linkTree = &SummaryTree{Tree: linkage, Credibility: map[pydt.NodeID]float64{}, Trees: int(c.trees)}
 		if link != nil { // one row: no branch point
 			if linkTree.Credibility, err = link.credibility(c); err != nil {
-				return wrap(err)
+				return nil, nil, nil, err
 			}
 		}
 	}
@@ -975,9 +975,19 @@ func SummarizeChains(chains []TreeSource, n int, coclust bool) (*TreeSummary, er
 	return summarizeChains(chains, n, coclust, CladeCapacity(n))
 }
 
+// summarizeChains is SummarizeChains with the given capacity; every error
+// it returns names the summary tree once.
 func summarizeChains(chains []TreeSource, n int, coclust bool, capacity int) (*TreeSummary, error) {
+	s, err := summarizeChainsCapacity(chains, n, coclust, capacity)
+	if err != nil {
+		return nil, fmt.Errorf("summary tree: %w", err)
+	}
+	return s, nil
+}
+
+func summarizeChainsCapacity(chains []TreeSource, n int, coclust bool, capacity int) (*TreeSummary, error) {
 	if len(chains) == 0 {
-		return nil, errors.New("summary tree: no chains")
+		return nil, errors.New("no chains")
 	}
 	out := &TreeSummary{}
 	var err error
@@ -1030,7 +1040,7 @@ func summarizeChains(chains []TreeSource, n int, coclust bool, capacity int) (*T
 	}
 	out.Clades = counts
 	if counts.trees == 0 {
-		return nil, errors.New("summary tree: no trees counted")
+		return nil, errors.New("no trees counted")
 	}
 	var linkage *pydt.Tree
 	if out.Coclust != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -410,6 +412,61 @@ func TestExpectedCorrectIsOrderFree(t *testing.T) {
 	for range 20 {
 		if got := s.ExpectedCorrect(); got != want {
 			t.Fatalf("ExpectedCorrect = %v, want %v summed in node order", got, want)
+		}
+	}
+}
+
+// TestSummaryErrorNamedOnce checks that the errors of the summary of
+// trees, whether from the trees' source, the counts or the summary trees
+// themselves, and whether through SummarizeChains, CladeCounts.Summaries
+// or a run directory's tree files, say "summary tree:" exactly once (they
+// said it twice from the tree files).
+func TestSummaryErrorNamedOnce(t *testing.T) {
+	const n = 12
+	trees := mixedSample(t, 3, n, 200, 0.2, 0)
+	small, _ := NewCladeCountsCapacity(n, 1)
+	for _, tr := range trees {
+		if err := small.Add(tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := errors.New("bad source")
+	cases := []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"no chains", func() error { _, err := SummarizeChains(nil, n, false); return err }, "no chains"},
+		{"source", func() error {
+			_, err := SummarizeChains([]TreeSource{func(func(*pydt.Tree) error) error { return bad }}, n, true)
+			return err
+		}, "bad source"},
+		{"consensus capacity", func() error {
+			_, err := summarizeChains([]TreeSource{TreeSlice(trees)}, n, false, 1)
+			return err
+		}, "too small"},
+		{"Summaries", func() error { _, _, err := small.Summaries(TreeSlice(trees), false, true); return err }, "too small"},
+		{"tree files", func() error {
+			_, err := writeTreeFilesSummary([]string{filepath.Join(t.TempDir(), "missing.nwk")}, nil, n, false, "", "")
+			return err
+		}, "missing.nwk"},
+		{"empty tree files", func() error {
+			p := filepath.Join(t.TempDir(), "trees-1.nwk")
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := writeTreeFilesSummary([]string{p}, nil, n, false, "", "")
+			return err
+		}, "no trees counted"},
+	}
+	for _, c := range cases {
+		err := c.run()
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		if got := strings.Count(err.Error(), "summary tree"); got != 1 || !strings.HasPrefix(err.Error(), "summary tree: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q, want one leading \"summary tree: \" and %q", c.name, err, c.want)
 		}
 	}
 }
