@@ -17,10 +17,7 @@ import (
 
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/pydtlang/pydtlang/dataset"
-	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
-	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -450,22 +447,7 @@ for i in 1:N, d in 1:D {
   Y[i, d] ~ Probit(Z[i, d])
 }
 `
-	f, err := lang.Parse("m.pydt", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := dataset.Read("y.csv", strings.NewReader("n,u,v\na,1,0\nb,1,1\nc,0,1\nd,0,0\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"Y": y}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := inference.NewModel(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := testModelData(t, src, "Y", "n,u,v\na,1,0\nb,1,1\nc,0,1\nd,0,0\n")
 	dir := t.TempDir()
 	if _, err := inference.Run(context.Background(), m, inference.Config{Iters: 20, Chains: 1, Seed: 1, Out: dir}); err != nil {
 		t.Fatal(err)

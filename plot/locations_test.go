@@ -40,6 +40,13 @@ X ~ Normal(Z, 1 / sqrt(noise))
 // testModel compiles src with the CSV data bound to X.
 func testModel(t *testing.T, src, csv string) *inference.Model {
 	t.Helper()
+	return testModelData(t, src, "X", csv)
+}
+
+// testModelData compiles src with the CSV data bound to the data variable
+// name.
+func testModelData(t *testing.T, src, name, csv string) *inference.Model {
+	t.Helper()
 	f, err := lang.Parse("m.pydt", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +55,7 @@ func testModel(t *testing.T, src, csv string) *inference.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{"X": x}})
+	g, err := graph.Compile(f, graph.Options{Data: map[string]*dataset.Matrix{name: x}})
 	if err != nil {
 		t.Fatal(err)
 	}
