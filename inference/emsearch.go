@@ -206,15 +206,15 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 		res.Rounds = round
 		if improved {
 			stale = 0
-		} else if stale++; cfg.Patience > 0 && stale >= cfg.Patience {
-			res.StopReason = "no improvement"
-			if cfg.Progress != nil {
-				cfg.Progress(round, cfg.Rounds, list[0].Bound)
-			}
-			break
+		} else {
+			stale++
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(round, cfg.Rounds, list[0].Bound)
+		}
+		if cfg.Patience > 0 && stale >= cfg.Patience {
+			res.StopReason = "no improvement"
+			break
 		}
 	}
 	res.Trees = list
