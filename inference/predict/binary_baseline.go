@@ -47,8 +47,12 @@ func NewBernoulli(train [][]float64) (*Bernoulli, error) {
 }
 
 // LogProb returns the log probability of the binary row y's observed
-// entries (NaN entries marginalised).
-func (b *Bernoulli) LogProb(y []float64) float64 {
+// entries (NaN entries marginalised). It is an error when y's length is
+// not the number of columns fitted or an entry is neither 0, 1 nor NaN.
+func (b *Bernoulli) LogProb(y []float64) (float64, error) {
+	if err := checkBinaryQuery(y, len(b.P)); err != nil {
+		return 0, fmt.Errorf("bernoulli baseline: %w", err)
+	}
 	var s float64
 	for k, v := range y {
 		switch {
@@ -59,7 +63,21 @@ func (b *Bernoulli) LogProb(y []float64) float64 {
 			s += math.Log1p(-b.P[k])
 		}
 	}
-	return s
+	return s, nil
+}
+
+// checkBinaryQuery says why the query row y is not a binary row of d
+// columns (entries 0, 1 or NaN for missing), or returns nil.
+func checkBinaryQuery(y []float64, d int) error {
+	if len(y) != d {
+		return fmt.Errorf("query row has %d columns, the training rows %d", len(y), d)
+	}
+	for k, v := range y {
+		if !math.IsNaN(v) && v != 0 && v != 1 {
+			return fmt.Errorf("query row's column %d is %v, not 0, 1 or missing (NaN)", k+1, v)
+		}
+	}
+	return nil
 }
 
 // BinaryKernel is the Aitchison–Aitken kernel estimate of binary rows,
@@ -130,10 +148,20 @@ func NewBinaryKernel(train [][]float64, grid []float64) (*BinaryKernel, []float6
 }
 
 // LogProb returns the kernel estimate's log probability of the binary row
-// y's observed entries.
-func (bk *BinaryKernel) LogProb(y []float64) float64 { return bk.logProb(y, -1) }
+// y's observed entries. It is an error when y's length is not the
+// training rows' or an entry is neither 0, 1 nor NaN.
+func (bk *BinaryKernel) LogProb(y []float64) (float64, error) {
+	if len(bk.Rows) == 0 {
+		return 0, errors.New("binary kernel: no training rows")
+	}
+	if err := checkBinaryQuery(y, len(bk.Rows[0])); err != nil {
+		return 0, fmt.Errorf("binary kernel: %w", err)
+	}
+	return bk.logProb(y, -1), nil
+}
 
-// logProb leaves out training row skip (-1 for none).
+// logProb leaves out training row skip (-1 for none); y must have passed
+// checkBinaryQuery.
 func (bk *BinaryKernel) logProb(y []float64, skip int) float64 {
 	l := make([]float64, 0, len(bk.Rows))
 	same, diff := math.Log1p(-bk.Lambda), math.Log(bk.Lambda)

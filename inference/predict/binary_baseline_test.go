@@ -2,6 +2,7 @@ package predict
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -21,8 +22,8 @@ func TestBernoulliByHand(t *testing.T) {
 		{[]float64{math.NaN(), 1}, math.Log(1.0 / 4)},
 		{[]float64{math.NaN(), math.NaN()}, 0},
 	} {
-		if got := b.LogProb(c.y); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("%v: %v, want %v", c.y, got, c.want)
+		if got, err := b.LogProb(c.y); err != nil || math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%v: %v (%v), want %v", c.y, got, err, c.want)
 		}
 	}
 	if _, err := NewBernoulli([][]float64{{0.5}}); err == nil {
@@ -61,11 +62,11 @@ func TestBinaryKernelByHand(t *testing.T) {
 		t.Errorf("λ = %v, want %v", bk.Lambda, wantL)
 	}
 	l := bk.Lambda
-	if got, want := bk.LogProb([]float64{1, 0}), math.Log(((1-l)*l+l*l+(1-l)*l)/3); math.Abs(got-want) > 1e-12 {
-		t.Errorf("P(10): %v, want %v", got, want)
+	if got, err := bk.LogProb([]float64{1, 0}); err != nil || math.Abs(got-math.Log(((1-l)*l+l*l+(1-l)*l)/3)) > 1e-12 {
+		t.Errorf("P(10): %v (%v), want %v", got, err, math.Log(((1-l)*l+l*l+(1-l)*l)/3))
 	}
-	if got, want := bk.LogProb([]float64{1, math.NaN()}), math.Log((l+l+(1-l))/3); math.Abs(got-want) > 1e-12 {
-		t.Errorf("P(1?): %v, want %v", got, want)
+	if got, err := bk.LogProb([]float64{1, math.NaN()}); err != nil || math.Abs(got-math.Log((l+l+(1-l))/3)) > 1e-12 {
+		t.Errorf("P(1?): %v (%v), want %v", got, err, math.Log((l+l+(1-l))/3))
 	}
 	if _, _, err := NewBinaryKernel([][]float64{{1, 0}}, nil); err == nil {
 		t.Error("one row: no error")
@@ -78,5 +79,45 @@ func TestBinaryKernelByHand(t *testing.T) {
 	}
 	if _, _, err := NewBinaryKernel([][]float64{{1, 0}, {0, 1}}, []float64{0.6}); err == nil {
 		t.Error("flip probability 0.6: no error")
+	}
+}
+
+// TestBinaryBaselinesRefuseBadQueries: a query entry other than 0, 1 or
+// NaN, or a query of the wrong length, is an error naming the problem, not
+// a silent answer (a 2 or 0.5 used to be scored as a 0) or a panic (a
+// longer query used to index past the training row).
+func TestBinaryBaselinesRefuseBadQueries(t *testing.T) {
+	train := [][]float64{{0, 0}, {0, 1}, {1, 1}}
+	b, err := NewBernoulli(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bk, _, err := NewBinaryKernel(train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		y    []float64
+		want string
+	}{
+		{"a 2", []float64{2, 0}, "column 1 is 2"},
+		{"a 0.5", []float64{1, 0.5}, "column 2 is 0.5"},
+		{"a -1", []float64{-1, 0}, "column 1 is -1"},
+		{"+Inf", []float64{0, math.Inf(1)}, "column 2 is +Inf"},
+		{"too long", []float64{0, 1, 1}, "has 3 columns, the training rows 2"},
+		{"too short", []float64{0}, "has 1 columns, the training rows 2"},
+	} {
+		for _, s := range []struct {
+			name string
+			f    func([]float64) (float64, error)
+		}{{"Bernoulli", b.LogProb}, {"BinaryKernel", bk.LogProb}} {
+			got, err := s.f(c.y)
+			if err == nil {
+				t.Errorf("%s, %s %v: %v, no error", s.name, c.name, c.y, got)
+			} else if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s, %s %v: error %q does not say %q", s.name, c.name, c.y, err, c.want)
+			}
+		}
 	}
 }

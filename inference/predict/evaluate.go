@@ -209,13 +209,14 @@ func realBaselines(res *EvalResult, trainRows, testRows [][]float64) error {
 	}
 	res.KDEBandwidth = kde.H
 	res.Reference = "KDE"
-	addScored(res, "KDE", fmt.Sprintf("bandwidth %.3g × column sd (leave-one-out)", kde.H), testRows, kde.LogDensity)
+	if err := addScored(res, "KDE", fmt.Sprintf("bandwidth %.3g × column sd (leave-one-out)", kde.H), testRows, noErr(kde.LogDensity)); err != nil {
+		return err
+	}
 	g, err := NewGaussian(trainRows)
 	if err != nil {
 		return err
 	}
-	addScored(res, "Gaussian", "maximum likelihood mean and covariance", testRows, g.LogDensity)
-	return nil
+	return addScored(res, "Gaussian", "maximum likelihood mean and covariance", testRows, noErr(g.LogDensity))
 }
 
 // binaryBaselines adds the Aitchison–Aitken kernel and the independent
@@ -226,25 +227,36 @@ func binaryBaselines(res *EvalResult, trainRows, testRows [][]float64) error {
 		return err
 	}
 	res.Reference = "Kernel"
-	addScored(res, "Kernel", fmt.Sprintf("Aitchison-Aitken, flip probability %.3g (leave-one-out)", bk.Lambda), testRows, bk.LogProb)
+	if err := addScored(res, "Kernel", fmt.Sprintf("Aitchison-Aitken, flip probability %.3g (leave-one-out)", bk.Lambda), testRows, bk.LogProb); err != nil {
+		return err
+	}
 	b, err := NewBernoulli(trainRows)
 	if err != nil {
 		return err
 	}
-	addScored(res, "Bernoulli", "independent columns, Beta(1, 1) prior", testRows, b.LogProb)
-	return nil
+	return addScored(res, "Bernoulli", "independent columns, Beta(1, 1) prior", testRows, b.LogProb)
 }
 
 // addScored scores every test row with logp and appends the result to
-// res.Models under name, with note.
-func addScored(res *EvalResult, name, note string, testRows [][]float64, logp func([]float64) float64) {
+// res.Models under name, with note; an error names the test row.
+func addScored(res *EvalResult, name, note string, testRows [][]float64, logp func([]float64) (float64, error)) error {
 	l := make([]float64, len(testRows))
 	for i, x := range testRows {
-		l[i] = logp(x)
+		v, err := logp(x)
+		if err != nil {
+			return fmt.Errorf("scoring test row %d with the %s baseline: %w", i+1, name, err)
+		}
+		l[i] = v
 	}
 	em := scored(name, l)
 	em.Note = note
 	res.Models = append(res.Models, em)
+	return nil
+}
+
+// noErr adapts a scorer that cannot fail to addScored.
+func noErr(f func([]float64) float64) func([]float64) (float64, error) {
+	return func(x []float64) (float64, error) { return f(x), nil }
 }
 
 func scored(name string, l []float64) EvalModel {
