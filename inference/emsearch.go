@@ -2,7 +2,6 @@ package inference
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -134,6 +133,9 @@ func RunEM(ctx context.Context, m *Model, cfg EMConfig) (*EMResult, error) {
 		return nil, err
 	}
 	defer lock.release()
+	if err := writeEMRunFile(m, cfg); err != nil {
+		return nil, err
+	}
 	res, err := plan.search(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -174,7 +176,7 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 	if len(list) == 0 {
 		return nil, fmt.Errorf("run --method em: initial tree: %w", firstErr)
 	}
-	res := &EMResult{Method: "em", Approximate: p.tilted != nil, BoundTrace: []float64{list[0].Bound}}
+	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, BoundTrace: []float64{list[0].Bound}}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x656d))
 	stale := 0
 	res.StopReason = "rounds"
@@ -398,6 +400,41 @@ func topologyKey(tr *pydt.Tree) string {
 	return rec(tr.Root())
 }
 
+// ReadEMResult reads the summary.json of the EM run in dir.
+func ReadEMResult(dir string) (*EMResult, error) {
+	var res EMResult
+	if err := readJSONFile(filepath.Join(dir, SummaryFile), &res); err != nil {
+		return nil, err
+	}
+	if res.Method != MethodEM {
+		return nil, fmt.Errorf("%s: method %q, not an EM run's summary", filepath.Join(dir, SummaryFile), res.Method)
+	}
+	return &res, nil
+}
+
+// Value returns the EM estimate of the latent scalar name: the mean of its
+// variational Gamma posterior (c and the precision) or its point estimate
+// (alpha and beta), and false for any other name.
+func (r *EMResult) Value(name string) (float64, bool) {
+	if g, ok := r.Gamma[name]; ok {
+		return g.Mean, true
+	}
+	v, ok := r.Point[name]
+	return v, ok
+}
+
+// writeEMRunFile writes the run.json of an EM run: its method and
+// settings, and the model's inputs, so that cut, plot and predict can
+// rebuild its model and data as for an MCMC run.
+func writeEMRunFile(m *Model, cfg EMConfig) error {
+	ri := RunInfo{Version: RunVersion, Iters: cfg.Rounds, Seed: cfg.Seed, Inputs: m.Inputs, Standardize: m.Scaling, Method: MethodEM,
+		EM: &EMSettings{Rounds: cfg.Rounds, K: cfg.K, Patience: cfg.Patience, EMIters: cfg.EMIters, TimeSeconds: cfg.Time.Seconds()}}
+	if err := writeJSONFile(filepath.Join(cfg.Out, RunFile), ri); err != nil {
+		return fmt.Errorf("run --method em: %w", err)
+	}
+	return nil
+}
+
 // write writes map.nwk, kbest.nwk and summary.json.
 func (p *EMPlan) write(dir string, res *EMResult) error {
 	if err := atomicfile.Write(filepath.Join(dir, MapFile), []byte(res.Trees[0].Tree.Newick()+"\n")); err != nil {
@@ -410,11 +447,7 @@ func (p *EMPlan) write(dir string, res *EMResult) error {
 	if err := atomicfile.Write(filepath.Join(dir, KBestFile), []byte(sb.String())); err != nil {
 		return fmt.Errorf("run --method em: %w", err)
 	}
-	js, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return fmt.Errorf("run --method em: %w", err)
-	}
-	if err := atomicfile.Write(filepath.Join(dir, SummaryFile), append(js, '\n')); err != nil {
+	if err := writeJSONFile(filepath.Join(dir, SummaryFile), res); err != nil {
 		return fmt.Errorf("run --method em: %w", err)
 	}
 	return nil

@@ -111,6 +111,9 @@ func Summarize(dirs []string, out string) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("summary: %w", err)
 		}
+		if ri.IsEM() {
+			return nil, fmt.Errorf("summary: %s holds an EM run (run --method em), which has no chains to merge; its summary is its own summary.json", dir)
+		}
 		if ri.Inputs == nil {
 			return nil, fmt.Errorf("summary: %s records no inputs (its model was not loaded from files), so it cannot be checked against the other runs", dir)
 		}

@@ -976,6 +976,9 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
+	if err := ri.Resumable(dir); err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
 	if err := sameInputs(ri.Inputs, m.Inputs); err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}

@@ -104,8 +104,12 @@ func RunTreeFiles(dir string) []string {
 // opt.Time, and, with opt.Posterior, the Bayes choice among the cuts of
 // the kept trees and of the summary tree (cluster.CutSample.Best).
 func CutRun(dir string, opt CutOptions) (*RunCut, error) {
+	ri, riErr := ReadRun(dir)
 	if opt.Tree == "" {
 		opt.Tree = SummaryTreeFile
+		if riErr == nil {
+			opt.Tree = ri.DefaultTree()
+		}
 	}
 	if opt.K < 0 {
 		return nil, fmt.Errorf("cut: %d clusters", opt.K)
@@ -119,6 +123,9 @@ func CutRun(dir string, opt CutOptions) (*RunCut, error) {
 	}
 	b, err := os.ReadFile(filepath.Join(dir, opt.Tree))
 	if err != nil {
+		if riErr == nil && ri.IsEM() {
+			return nil, fmt.Errorf("cut: %w (an EM run writes %s, its best tree, and %s; did it stop before its end?)", err, MapFile, KBestFile)
+		}
 		return nil, fmt.Errorf("cut: %w (a run writes summary.nwk for up to %d rows or with --coclust; try --tree %s)", err, CoclustDefaultMax, MEAFile)
 	}
 	tr, err := pydt.ParseNewick(string(b), names)
@@ -153,6 +160,9 @@ func CutRun(dir string, opt CutOptions) (*RunCut, error) {
 	}
 	if !opt.Posterior {
 		return res, nil
+	}
+	if riErr == nil && ri.IsEM() {
+		return nil, fmt.Errorf("cut --posterior: %s holds an EM run, which has one best tree and no posterior samples to choose among", dir)
 	}
 	paths := RunTreeFiles(dir)
 	if len(paths) == 0 {

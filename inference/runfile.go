@@ -17,8 +17,19 @@ import (
 // newer pydtlang. docs/architecture.md ("Runs and files") describes the
 // versions.
 const (
-	RunVersion        = 3
+	RunVersion        = 4
 	CheckpointVersion = 2
+)
+
+// The methods a run directory can hold (RunInfo.Method).
+const (
+	// MethodMCMC is a run of Run: chains of posterior samples, with
+	// traces, kept trees and their summaries.
+	MethodMCMC = "mcmc"
+	// MethodEM is a run of RunEM: greedy Bayesian EM with a K-best
+	// search, whose outputs are map.nwk (the best tree by its bound),
+	// kbest.nwk and summary.json.
+	MethodEM = "em"
 )
 
 // RunInfo is run.json: a run's settings and what it was loaded from, read
@@ -48,6 +59,46 @@ type RunInfo struct {
 	Inputs *Inputs `json:"inputs,omitempty"`
 	// Standardize is the model's Scaling when its data were standardized.
 	Standardize *Scaling `json:"standardize,omitempty"`
+	// Method is how the run was made (version 4): MethodMCMC, or
+	// MethodEM. Empty, as in every file before version 4, means
+	// MethodMCMC.
+	Method string `json:"method,omitempty"`
+	// EM holds the settings of an EM run (Method MethodEM), nil otherwise.
+	// Its Iters is the number of search rounds.
+	EM *EMSettings `json:"em,omitempty"`
+}
+
+// EMSettings are the settings of an EM run recorded in run.json: those of
+// EMConfig that shape its result.
+type EMSettings struct {
+	Rounds   int `json:"rounds"`
+	K        int `json:"k"`
+	Patience int `json:"patience"`
+	EMIters  int `json:"em_iterations"`
+	// TimeSeconds is EMConfig.Time in seconds (0: no limit).
+	TimeSeconds float64 `json:"time_seconds,omitempty"`
+}
+
+// IsEM reports whether the run was made by RunEM.
+func (ri *RunInfo) IsEM() bool { return ri.Method == MethodEM }
+
+// Resumable returns an error when the run in dir cannot be continued by
+// Resume: an EM run.
+func (ri *RunInfo) Resumable(dir string) error {
+	if ri.IsEM() {
+		return fmt.Errorf("%s holds an EM run (run --method em), which cannot be resumed: run it again (with --force to replace it)", dir)
+	}
+	return nil
+}
+
+// DefaultTree is the tree file that stands for the run when none is
+// named: SummaryTreeFile for an MCMC run, MapFile (the best tree by its
+// bound) for an EM run.
+func (ri *RunInfo) DefaultTree() string {
+	if ri.IsEM() {
+		return MapFile
+	}
+	return SummaryTreeFile
 }
 
 // config returns the Config the run was started with, writing to dir.
@@ -108,6 +159,11 @@ func ReadRun(dir string) (*RunInfo, error) {
 	ri := &wire.RunInfo
 	if err := checkVersion(path, &ri.Version, RunVersion); err != nil {
 		return nil, err
+	}
+	switch ri.Method {
+	case "", MethodMCMC, MethodEM:
+	default:
+		return nil, fmt.Errorf("%s: unknown method %q (want %q or %q)", path, ri.Method, MethodMCMC, MethodEM)
 	}
 	if ri.Version == 1 && len(wire.Meta) > 0 {
 		// Meta held whatever a tool stored; only the command line's

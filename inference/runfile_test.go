@@ -373,3 +373,38 @@ func TestCheckVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestRunMethod: run.json's method (version 4) says which files stand for
+// the run; an unknown method is refused, and a file without one is MCMC.
+func TestRunMethod(t *testing.T) {
+	for _, tc := range []struct {
+		json, tree, err string
+		em              bool
+	}{
+		{`{"version": 3, "chains": 2}`, SummaryTreeFile, "", false},
+		{`{"version": 4, "chains": 2, "method": "mcmc"}`, SummaryTreeFile, "", false},
+		{`{"version": 4, "method": "em", "em": {"rounds": 5, "k": 10, "patience": 30, "em_iterations": 50}}`, MapFile, "", true},
+		{`{"version": 4, "method": "vb"}`, "", `unknown method "vb"`, false},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, RunFile), []byte(tc.json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ri, err := ReadRun(dir)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.json, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.json, err)
+		}
+		if ri.IsEM() != tc.em || ri.DefaultTree() != tc.tree || (ri.Resumable(dir) == nil) == tc.em {
+			t.Errorf("%s: IsEM %v, DefaultTree %s, Resumable %v", tc.json, ri.IsEM(), ri.DefaultTree(), ri.Resumable(dir))
+		}
+		if tc.em && (ri.EM == nil || ri.EM.Rounds != 5) {
+			t.Errorf("%s: EM settings %+v", tc.json, ri.EM)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // Named is a figure and the base name of its file (without extension).
@@ -49,7 +50,16 @@ var treeTitles = map[string][2]string{
 // posterior mean hyperparameters, by MeanLocations), "trace" (every column
 // of trace.csv) and "coclust" (coclust.csv in the tree's leaf order, when
 // the run wrote it). notes says what was left out and why.
+//
+// For an EM run (run --method em) the pictures are "dendrogram" (map.nwk,
+// the best tree by its bound, the default, or "map"; no other tree),
+// "tree-data" at the EM estimates of the hyperparameters (the means of
+// their variational posteriors, the point estimates of alpha and beta),
+// and "bound" (the best bound after the initial tree and each round).
 func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err error) {
+	if ri, err := inference.ReadRun(dir); err == nil && ri.IsEM() {
+		return emFigures(dir, opt)
+	}
 	which := opt.Tree
 	if which == "" {
 		which = "summary"
@@ -105,38 +115,15 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 	if err != nil {
 		return nil, nil, err
 	}
-	if m := opt.Model; m != nil {
-		switch {
-		case m.D != 2:
-			notes = append(notes, fmt.Sprintf("no tree-over-data picture: the data have %d columns, not 2", m.D))
-		default:
-			loc, err := MeanLocations(m, tr, trace.Mean)
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("no tree-over-data picture: %v", err))
-				break
-			}
-			xl, yl := "column 1", "column 2"
-			if d := m.Data.Data; d != nil && len(d.ColNames) == 2 {
-				xl, yl = d.ColNames[0], d.ColNames[1]
-			}
-			sub := "branch points at their posterior mean locations given this tree and the posterior mean hyperparameters (belief propagation)"
-			data := Observed(m)
-			if data != nil {
-				sub = "branch points and leaves at their posterior mean latent locations given this tree and the posterior mean hyperparameters (belief propagation); each data point joined to its leaf"
-			}
-			sc, err := TreeScatter(tr, loc, ScatterOptions{
-				Title:       "Data and " + file,
-				Subtitle:    sub,
-				Data:        data,
-				XLabel:      xl,
-				YLabel:      yl,
-				Credibility: cred,
-				Classes:     opt.Classes,
-			})
-			if err != nil {
-				return nil, nil, fmt.Errorf("tree over data: %w", err)
-			}
+	if opt.Model != nil {
+		sc, note, err := treeOverData(opt.Model, tr, file, cred, opt.Classes, trace.Mean, "the posterior mean hyperparameters")
+		if err != nil {
+			return nil, nil, err
+		}
+		if sc != nil {
 			figs = append(figs, Named{"tree-data", sc})
+		} else {
+			notes = append(notes, note)
 		}
 	}
 
@@ -181,4 +168,40 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 	}
 	figs = append(figs, Named{"coclust", hm})
 	return figs, notes, nil
+}
+
+// treeOverData draws the data with tr over them (the paper's Figure 1),
+// every latent scalar at value (what names it: at), or returns nil and a
+// note saying why the picture cannot be drawn.
+func treeOverData(m *inference.Model, tr *pydt.Tree, file string, cred map[pydt.NodeID]float64, classes Classes,
+	value func(string) (float64, bool), at string) (*Figure, string, error) {
+	if m.D != 2 {
+		return nil, fmt.Sprintf("no tree-over-data picture: the data have %d columns, not 2", m.D), nil
+	}
+	loc, err := MeanLocations(m, tr, value)
+	if err != nil {
+		return nil, fmt.Sprintf("no tree-over-data picture: %v", err), nil
+	}
+	xl, yl := "column 1", "column 2"
+	if d := m.Data.Data; d != nil && len(d.ColNames) == 2 {
+		xl, yl = d.ColNames[0], d.ColNames[1]
+	}
+	sub := "branch points at their posterior mean locations given this tree and " + at + " (belief propagation)"
+	data := Observed(m)
+	if data != nil {
+		sub = "branch points and leaves at their posterior mean latent locations given this tree and " + at + " (belief propagation); each data point joined to its leaf"
+	}
+	sc, err := TreeScatter(tr, loc, ScatterOptions{
+		Title:       "Data and " + file,
+		Subtitle:    sub,
+		Data:        data,
+		XLabel:      xl,
+		YLabel:      yl,
+		Credibility: cred,
+		Classes:     classes,
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("tree over data: %w", err)
+	}
+	return sc, "", nil
 }

@@ -31,7 +31,8 @@ func newCut() *cobra.Command {
 ... in order of their first row), made from the run in RUNDIR.
 
 By default it cuts the summary tree, RUNDIR/summary.nwk (--tree mea.nwk,
-consensus.nwk or map.nwk cuts another): --time T cuts it at time T in [0, 1]
+consensus.nwk or map.nwk cuts another), or for a run of --method em its best
+tree, RUNDIR/map.nwk: --time T cuts it at time T in [0, 1]
 (a branch point at or before T is split), and --k K cuts it at the time of
 the earliest branch point that gives at least K clusters. Where a
 multifurcation, or branch points at equal times, make exactly K impossible,
@@ -174,7 +175,7 @@ run.json must be unchanged; not with --posterior.`,
 	f := cmd.Flags()
 	f.IntVar(&opt.K, "k", 0, "number of clusters (the fewest at least K where exactly K is impossible)")
 	f.Float64Var(&opt.Time, "time", 0, "cut at this time in [0, 1]")
-	f.StringVar(&opt.Tree, "tree", inference.SummaryTreeFile, "the tree file in RUNDIR to cut")
+	f.StringVar(&opt.Tree, "tree", "", "the tree file in RUNDIR to cut (default: summary.nwk; map.nwk, the best tree, for an EM run)")
 	f.BoolVar(&opt.Posterior, "posterior", false, "choose the partition from the cuts of all kept trees (Bayes decision under --loss)")
 	f.StringVar(&loss, "loss", "binder", "posterior criterion: binder (least expected Binder loss) or ari (greatest expected adjusted Rand index)")
 	f.StringVar(&testPath, "test", "", "place the held-out rows of this data file in the cut's clusters by predictive probability")

@@ -30,3 +30,52 @@ func TestRunMethodEM(t *testing.T) {
 		t.Errorf("StudentT model: status %d, %s", code, errOut)
 	}
 }
+
+// TestEMRunDirectory: an EM run directory is a run directory: cut cuts its
+// best tree (map.nwk) by default, plot draws it with the bound trace,
+// predict places test rows with the best tree at the EM estimates, and the
+// commands that need posterior samples refuse it by name.
+func TestEMRunDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "em")
+	if code, _, errOut := runCmd(t, "run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv",
+		"--method", "em", "--iters", "2", "--seed", "1", "--out", dir); code != 0 {
+		t.Fatalf("run: status %d: %s", code, errOut)
+	}
+	run, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil || !strings.Contains(string(run), `"method": "em"`) {
+		t.Fatalf("run.json: %v\n%s", err, run)
+	}
+	code, out, errOut := runCmd(t, "cut", dir, "--time", "0.5")
+	if code != 0 || !strings.HasPrefix(out, "row,cluster\n") {
+		t.Errorf("cut: status %d\n%s%s", code, out, errOut)
+	}
+	plots := filepath.Join(t.TempDir(), "plots")
+	if code, out, errOut := runCmd(t, "plot", dir, "--out", plots); code != 0 {
+		t.Errorf("plot: status %d\n%s%s", code, out, errOut)
+	}
+	for _, name := range []string{"dendrogram.svg", "tree-data.svg", "bound.svg"} {
+		if _, err := os.Stat(filepath.Join(plots, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	test := filepath.Join(t.TempDir(), "test.csv")
+	if err := os.WriteFile(test, []byte("label,x,y\nnew1,1.1,0.9\nnew2,-1,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCmd(t, "predict", dir, "--test", test); code != 0 || !strings.Contains(out, "1 trees") {
+		t.Errorf("predict: status %d\n%s%s", code, out, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cut", dir, "--k", "3", "--posterior"}, "EM run"},
+		{[]string{"summary", dir, "--out", filepath.Join(t.TempDir(), "s")}, "EM run"},
+		{[]string{"plot", dir, "--tree", "mea"}, "EM run"},
+		{[]string{"cut", dir, "--k", "3", "--tree", "summary.nwk"}, "map.nwk"},
+	} {
+		if code, _, errOut := runCmd(t, c.args...); code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: status %d, want an error naming %q: %s", c.args, code, c.want, errOut)
+		}
+	}
+}

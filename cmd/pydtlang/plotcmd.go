@@ -47,6 +47,10 @@ func newPlot() *cobra.Command {
                a heat map, rows and columns in the dendrogram's leaf order
                (above 2000 rows, each pixel the mean of a block of cells)
 
+For a run of --method em: dendrogram (map.nwk, the best tree by its bound),
+tree-data (at the EM estimates of the hyperparameters) and bound (the best
+bound after each search round).
+
 --labels-file F colours the leaves (and the data points, and a strip along
 the heat map) by class: F is CSV with rows label,class, labels as in the
 data's first column; leaves not in F are grey.

@@ -38,6 +38,9 @@ It prints each row's log predictive density and their mean with its standard
 error (sample sd over √n, as Neal's dft-pred reports), in the data's units
 (a run fitted with --standardize included). The model and training data are
 those recorded in RUNDIR/run.json; they must not have changed since the run.
+For a run of --method em the one tree is its best, map.nwk, with c and the
+precision at their variational posterior means and alpha, beta at their
+point estimates.
 
 Rows with missing entries (empty, NA, NaN): the density is that of the
 observed entries (the missing ones are marginalised exactly), and each missing

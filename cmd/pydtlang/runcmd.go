@@ -447,6 +447,11 @@ func resumeRun(cmd *cobra.Command, dir string, iters int) error {
 	if err != nil {
 		return err
 	}
+	if ri, err := inference.ReadRun(dir); err == nil {
+		if err := ri.Resumable(dir); err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("resume: %w", err)}
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, inference.CheckpointFile)); errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: %s has no %s (the run stopped before its first checkpoint); starting it again from sweep 1 with the settings in %s\n",
 			dir, inference.CheckpointFile, inference.RunFile)

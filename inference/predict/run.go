@@ -206,6 +206,13 @@ func checkTest(m *inference.Model, test [][]float64, opt *RunOptions) (bool, err
 // in the tree files, with the trees of up to k of them (choose) read in,
 // and the indices of those.
 func keptTrees(m *inference.Model, dir string, k int) ([]*draw, []int, error) {
+	if ri, err := inference.ReadRun(dir); err == nil && ri.IsEM() {
+		d, err := emTree(m, dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []*draw{d}, []int{0}, nil
+	}
 	draws, err := readTrace(m, dir)
 	if err != nil {
 		return nil, nil, err
@@ -223,6 +230,37 @@ func keptTrees(m *inference.Model, dir string, k int) ([]*draw, []int, error) {
 		return nil, nil, err
 	}
 	return draws, pick, nil
+}
+
+// emTree returns the one "draw" of an EM run: its best tree, map.nwk,
+// with every latent scalar at its EM estimate (inference.EMResult.Value)
+// and every clamped one at its bound value.
+func emTree(m *inference.Model, dir string) (*draw, error) {
+	res, err := inference.ReadEMResult(dir)
+	if err != nil {
+		return nil, err
+	}
+	env := m.NewState().Env
+	d := &draw{chain: 1, vals: map[string]float64{}}
+	for _, c := range m.Traced() {
+		v, ok := res.Value(c.Name)
+		if !ok {
+			if c.Var.Role != graph.Clamped {
+				return nil, fmt.Errorf("%s has no EM estimate of %s", filepath.Join(dir, inference.SummaryFile), c.Name)
+			}
+			v = env.Values[c.Var.ID][c.Off]
+		}
+		d.vals[c.Name] = v
+	}
+	path := filepath.Join(dir, inference.MapFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if d.tree, err = pydt.ParseNewick(string(b), m.Labels); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
 }
 
 // scaleRows returns copies of the test rows in the units of m's fit: scaled

@@ -1,0 +1,103 @@
+package plot
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/pydtlang/pydtlang/inference"
+)
+
+// emFigures makes the pictures of an EM run (see RunFigures).
+func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err error) {
+	if opt.Tree != "" && opt.Tree != "map" {
+		return nil, nil, fmt.Errorf("%s holds an EM run, which has one tree to draw, map.nwk (the best tree by its bound): --tree map, or leave --tree out", dir)
+	}
+	res, err := inference.ReadEMResult(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w (did the EM run stop before its end?)", dir, err)
+	}
+	kind := "a lower bound on log p(Y, s, alpha, beta | tree)"
+	if res.Approximate {
+		kind = "EP's approximation of log p(Y, s, alpha, beta | tree)"
+	}
+	file := inference.MapFile
+	var labels []string
+	if opt.Model != nil {
+		labels = opt.Model.Labels
+	}
+	path := filepath.Join(dir, file)
+	tr, _, err := ReadLabeledNewick(path, labels)
+	if err != nil && labels != nil {
+		notes = append(notes, fmt.Sprintf("no tree-over-data picture: the data's rows do not match the leaves of %s: %v", file, err))
+		opt.Model = nil
+		tr, _, err = ReadLabeledNewick(path, nil)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	dg, err := Dendrogram(tr, DendrogramOptions{
+		Title:    "Best EM tree (" + file + ")",
+		Subtitle: fmt.Sprintf("The K-best search's tree with the highest EM objective, %s: %.6g", kind, res.Bound),
+		Classes:  opt.Classes,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("dendrogram of %s: %w", file, err)
+	}
+	figs = append(figs, Named{"dendrogram", dg})
+	if opt.Model != nil {
+		sc, note, err := treeOverData(opt.Model, tr, file, nil, opt.Classes, res.Value,
+			"the EM estimates of the hyperparameters (variational posterior means; point estimates of alpha and beta)")
+		if err != nil {
+			return nil, nil, err
+		}
+		if sc != nil {
+			figs = append(figs, Named{"tree-data", sc})
+		} else {
+			notes = append(notes, note)
+		}
+	}
+	bp, err := BoundPlot(res.BoundTrace, "Best bound of the EM search ("+inference.SummaryFile+")", kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	figs = append(figs, Named{"bound", bp})
+	return figs, notes, nil
+}
+
+// BoundPlot draws the best bound of an EM search against the round:
+// trace[0] after the initial tree, trace[r] after round r. what names
+// the bound.
+func BoundPlot(trace []float64, title, what string) (*Figure, error) {
+	if len(trace) == 0 {
+		return nil, fmt.Errorf("no bound to draw")
+	}
+	p := newPlot()
+	p.X.Label.Text = "search round (0: the initial tree)"
+	p.Y.Label.Text = "best bound"
+	xys := make(plotter.XYs, len(trace))
+	for r, b := range trace {
+		xys[r].X, xys[r].Y = float64(r), b
+	}
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, fmt.Errorf("bound: %w", err)
+	}
+	l.Color = qualitative[0]
+	l.Width = 0.7
+	p.Add(l)
+	sub := "the best tree's objective, " + what + ", after each round"
+	width := 7 * vg.Inch
+	height := headerHeight(title, sub, width) + 3*vg.Inch + 2*margin
+	f := &Figure{Width: width, Height: height}
+	f.draw = func(c draw.Canvas) {
+		c = header(c, title, sub)
+		c = draw.Crop(c, margin, -margin, margin, 0)
+		p.Draw(c)
+	}
+
+	return f, nil
+}
