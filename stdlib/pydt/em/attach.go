@@ -58,27 +58,36 @@ type InitOptions struct {
 //
 // It returns the tree and its bp.Model (variance set, evidence x).
 func SequentialTree(x []float64, n, d int, opt InitOptions) (*pydt.Tree, *bp.Model, error) {
+	a, err := sequential(x, n, d, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.tr, a.m, nil
+}
+
+// sequential is SequentialTree, returning its attacher.
+func sequential(x []float64, n, d int, opt InitOptions) (*attacher, error) {
 	if n < 1 || d < 1 || len(x) != n*d {
-		return nil, nil, fmt.Errorf("em: SequentialTree: data of length %d for %d rows × %d dimensions", len(x), n, d)
+		return nil, fmt.Errorf("em: SequentialTree: data of length %d for %d rows × %d dimensions", len(x), n, d)
 	}
 	if err := pydt.CheckPrior(opt.Alpha, opt.Beta, pydt.DivInv{C: opt.C}); err != nil {
-		return nil, nil, fmt.Errorf("em: SequentialTree: %w", err)
+		return nil, fmt.Errorf("em: SequentialTree: %w", err)
 	}
 	h, err := pydt.NewHarmonic(opt.Alpha, opt.Beta)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tr := pydt.New(n)
 	m := bp.New(tr, d)
 	if err := m.SetVariance(opt.Variance); err != nil {
-		return nil, nil, fmt.Errorf("em: SequentialTree: %w", err)
+		return nil, fmt.Errorf("em: SequentialTree: %w", err)
 	}
 	if err := m.ObserveMatrix(x); err != nil {
-		return nil, nil, fmt.Errorf("em: SequentialTree: %w", err)
+		return nil, fmt.Errorf("em: SequentialTree: %w", err)
 	}
 	tr.Plant(0)
 	if err := m.Recompute(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if opt.Width == 0 {
 		opt.Width = 8
@@ -87,6 +96,7 @@ func SequentialTree(x []float64, n, d int, opt InitOptions) (*pydt.Tree, *bp.Mod
 		opt.Beam = 4
 	}
 	a := attacher{tr: tr, m: m, h: h, opt: opt, logC: math.Log(opt.C)}
+	a.initKids()
 	for i := 1; i < n; i++ {
 		leaf := pydt.NodeID(i)
 		var pos pydt.Position
@@ -97,17 +107,17 @@ func SequentialTree(x []float64, n, d int, opt InitOptions) (*pydt.Tree, *bp.Mod
 			pos, score = a.descend(leaf)
 		}
 		if math.IsInf(score, -1) || math.IsNaN(score) {
-			return nil, nil, fmt.Errorf("em: SequentialTree: row %d has no position of positive density", i+1)
+			return nil, fmt.Errorf("em: SequentialTree: row %d has no position of positive density", i+1)
 		}
 		if !pos.AtNode {
 			pos = a.refine(leaf, pos)
 		}
-		m.Attach(leaf, pos)
+		a.attached(leaf, pos, m.Attach(leaf, pos))
 	}
 	if err := m.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return tr, m, nil
+	return &a, nil
 }
 
 type attacher struct {
@@ -119,11 +129,73 @@ type attacher struct {
 
 	near        []nearChild // scratch: the nearest children of a branch point
 	front, next []beamNode  // the descent's frontiers
+
+	// kids[v] holds branch point v's children and a copy of their upward
+	// messages, contiguous so that nearest scans a high-degree branch
+	// point at memory speed; slot[c] is c's index in its parent's kids.
+	// attached keeps both current.
+	kids []kidList
+	slot []int32
+	xbuf []float64 // scratch: the new point's values, NaN where missing
+}
+
+// kidList is a branch point's children and their upward messages, per
+// child D (mean, variance) pairs.
+type kidList struct {
+	ids []pydt.NodeID
+	mv  []float64
 }
 
 type nearChild struct {
 	c    pydt.NodeID
 	dist float64
+}
+
+// initKids sizes the children lists (the tree is a single leaf).
+func (a *attacher) initKids() {
+	a.kids = make([]kidList, a.tr.Cap())
+	a.slot = make([]int32, a.tr.Cap())
+	a.xbuf = make([]float64, a.m.Dims())
+}
+
+// attached updates the children lists after leaf was attached at pos,
+// w being its new parent: the new child, the new branch point in its
+// parent's list in place of pos.Node, and the messages of the leaf's
+// ancestors, which the attachment changed. Cost O(depth · D).
+func (a *attacher) attached(leaf pydt.NodeID, pos pydt.Position, w pydt.NodeID) {
+	tr, dd := a.tr, 2*a.m.Dims()
+	add := func(p, c pydt.NodeID) {
+		k := &a.kids[p]
+		a.slot[c] = int32(len(k.ids))
+		k.ids = append(k.ids, c)
+		k.mv = append(k.mv, make([]float64, dd)...)
+	}
+	if pos.AtNode {
+		add(w, leaf)
+	} else {
+		u := pos.Node
+		if p := tr.Parent(w); p != pydt.NoNode {
+			a.kids[p].ids[a.slot[u]] = w
+			a.slot[w] = a.slot[u]
+		}
+		a.kids[w] = kidList{ids: a.kids[w].ids[:0], mv: a.kids[w].mv[:0]}
+		add(w, u)
+		add(w, leaf)
+		a.store(u)
+	}
+	for z := leaf; tr.Parent(z) != pydt.NoNode; z = tr.Parent(z) {
+		a.store(z)
+	}
+}
+
+// store copies c's upward message into its parent's children list.
+func (a *attacher) store(c pydt.NodeID) {
+	d := a.m.Dims()
+	k := a.kids[a.tr.Parent(c)]
+	r := k.mv[int(a.slot[c])*2*d:]
+	for j := range d {
+		r[2*j], r[2*j+1] = a.m.Message(c, j)
+	}
 }
 
 // nearest returns up to Width children of v whose upward messages are
@@ -141,18 +213,32 @@ func (a *attacher) nearest(leaf, v pydt.NodeID) []nearChild {
 		return a.near
 	}
 	s2 := a.opt.Variance * tr.Time(v).OneMinus()
-	for c := tr.FirstChild(v); c != pydt.NoNode; c = tr.NextSibling(c) {
+	nd := m.Dims()
+	x := a.xbuf
+	for d := range nd {
+		xm, xv := m.Message(leaf, d)
+		if math.IsInf(xv, 1) {
+			xm = math.NaN()
+		}
+		x[d] = xm
+	}
+	k := &a.kids[v]
+	worst := math.Inf(1)
+	for j, c := range k.ids {
+		r := k.mv[j*2*nd : (j+1)*2*nd]
 		var dist float64
-		for d := range m.Dims() {
-			xm, xv := m.Message(leaf, d)
-			cm, cv := m.Message(c, d)
-			if math.IsInf(xv, 1) || math.IsInf(cv, 1) {
+		for d, xd := range x {
+			cv := r[2*d+1]
+			if math.IsNaN(xd) || math.IsInf(cv, 1) {
 				continue
 			}
-			r := xm - cm
-			dist += r * r / (cv + s2)
+			e := xd - r[2*d]
+			dist += e * e / (cv + s2)
+			if dist >= worst {
+				break // the partial sums only grow
+			}
 		}
-		if len(a.near) == w && dist >= a.near[w-1].dist {
+		if dist >= worst {
 			continue
 		}
 		// Insert in order, dropping the farthest when full.
@@ -165,6 +251,9 @@ func (a *attacher) nearest(leaf, v pydt.NodeID) []nearChild {
 			i--
 		}
 		a.near[i] = nearChild{c, dist}
+		if len(a.near) == w {
+			worst = a.near[w-1].dist
+		}
 	}
 	return a.near
 }

@@ -3,6 +3,7 @@ package em
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -203,3 +204,79 @@ func BenchmarkSequentialTree1e3D10(b *testing.B)          { benchSequential(b, 1
 func BenchmarkSequentialTree1e4D2(b *testing.B)           { benchSequential(b, 10000, 2, false) }
 func BenchmarkSequentialTree1e4D10(b *testing.B)          { benchSequential(b, 10000, 10, false) }
 func BenchmarkSequentialTreeExhaustive1e3D2(b *testing.B) { benchSequential(b, 1000, 2, true) }
+
+// TestKidLists checks the children lists the descent scans against the
+// tree and belief propagation after every construction (with missing
+// values, a narrow Width so that nearest must choose), and nearest against
+// a direct scan of the children by bp.Model.Message.
+func TestKidLists(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		n, d := 120, 3
+		x := pydtData(seed, n, d)
+		rng := rand.New(rand.NewPCG(seed, 5))
+		for i := range x {
+			if i >= d && rng.Float64() < 0.1 {
+				x[i] = math.NaN()
+			}
+		}
+		a, err := sequential(x, n, d, InitOptions{C: 0.5, Variance: 1, Alpha: 0.5, Beta: 0.1, Width: 2, Beam: 2, Exhaustive: seed == 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, m := a.tr, a.m
+		for _, v := range tr.PreOrder(nil) {
+			if tr.IsLeaf(v) {
+				continue
+			}
+			k := a.kids[v]
+			if len(k.ids) != tr.Degree(v) || len(k.mv) != 2*d*len(k.ids) {
+				t.Fatalf("seed %d node %d: %d listed children, %d values, degree %d", seed, v, len(k.ids), len(k.mv), tr.Degree(v))
+			}
+			for j, c := range k.ids {
+				if tr.Parent(c) != v || int(a.slot[c]) != j {
+					t.Fatalf("seed %d: node %d lists %d (slot %d), whose parent is %d", seed, v, c, a.slot[c], tr.Parent(c))
+				}
+				for dd := range d {
+					mean, vr := m.Message(c, dd)
+					if got := k.mv[j*2*d+2*dd]; got != mean && !(math.IsNaN(got) && math.IsNaN(mean)) {
+						t.Fatalf("seed %d node %d dim %d: listed mean %v, message %v", seed, c, dd, got, mean)
+					}
+					if got := k.mv[j*2*d+2*dd+1]; got != vr {
+						t.Fatalf("seed %d node %d dim %d: listed variance %v, message %v", seed, c, dd, got, vr)
+					}
+				}
+			}
+			// nearest against a direct scan, for a few query rows.
+			for _, q := range []pydt.NodeID{0, 7, 33} {
+				s2 := a.opt.Variance * tr.Time(v).OneMinus()
+				var all []float64
+				for c := range tr.Children(v) {
+					var dist float64
+					for dd := range d {
+						xm, xv := m.Message(q, dd)
+						cm, cv := m.Message(c, dd)
+						if math.IsInf(xv, 1) || math.IsInf(cv, 1) {
+							continue
+						}
+						dist += (xm - cm) * (xm - cm) / (cv + s2)
+					}
+					all = append(all, dist)
+				}
+				sort.Float64s(all)
+				near := a.nearest(q, v)
+				if tr.Degree(v) > a.opt.Width {
+					if len(near) != a.opt.Width {
+						t.Fatalf("seed %d node %d: %d nearest, width %d", seed, v, len(near), a.opt.Width)
+					}
+					for j, nc := range near {
+						if math.Abs(nc.dist-all[j]) > 1e-12*(1+all[j]) {
+							t.Fatalf("seed %d node %d query %d: nearest %d at %v, direct scan %v", seed, v, q, j, nc.dist, all[j])
+						}
+					}
+				} else if len(near) != tr.Degree(v) {
+					t.Fatalf("seed %d node %d: %d of %d children", seed, v, len(near), tr.Degree(v))
+				}
+			}
+		}
+	}
+}
