@@ -558,7 +558,9 @@ func (t treeStep) Explain() string {
 }
 
 func (t treeStep) update(ch *Chain) error {
-	ch.trees[t.k].moves.Sweep()
+	if err := ch.trees[t.k].moves.Sweep(); err != nil {
+		return fmt.Errorf("%s: %w", t.Name(), err)
+	}
 	return nil
 }
 

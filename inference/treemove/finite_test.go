@@ -39,7 +39,9 @@ func TestMovesRefuseNonFinite(t *testing.T) {
 				t.Fatal(err)
 			}
 			for sweep := 1; sweep <= 400; sweep++ {
-				s.Sweep()
+				if err := s.Sweep(); err != nil {
+					t.Fatal(err)
+				}
 				if lp := s.LogPosterior(); math.IsNaN(lp) || math.IsInf(lp, 0) {
 					t.Fatalf("sweep %d: log posterior %v (closest 1-t %g)", sweep, lp, closest(s.Tree()))
 				}

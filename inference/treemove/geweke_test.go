@@ -105,7 +105,9 @@ func TestGeweke(t *testing.T) {
 				if err := m.ObserveMatrix(x[:gc.n*gc.dims]); err != nil {
 					t.Fatal(err)
 				}
-				s.Sweep()
+				if err := s.Sweep(); err != nil {
+					t.Fatal(err)
+				}
 				gewekeStats(tr, x, gc.dims, got)
 			}
 			if err := tr.Validate(); err != nil {
@@ -123,7 +125,9 @@ func TestNoAllocation(t *testing.T) {
 	s := dataSampler(t, c, 300, 3, rand.New(rand.NewPCG(5, 6)))
 	tr := s.Tree()
 	for range 20 {
-		s.Sweep() // warm up: recompute the messages, reach the steady state
+		if err := s.Sweep(); err != nil { // warm up: recompute the messages, reach the steady state
+			t.Fatal(err)
+		}
 	}
 	for _, mk := range moveKinds {
 		runs := 200
@@ -152,7 +156,9 @@ func TestLikelihoodKeptCurrent(t *testing.T) {
 	s := dataSampler(t, c, 60, 2, rand.New(rand.NewPCG(8, 9)))
 	tr, m := s.Tree(), s.Model()
 	for range 20 {
-		s.Sweep()
+		if err := s.Sweep(); err != nil {
+			t.Fatal(err)
+		}
 		got := m.LogLik()
 		if err := m.Recompute(); err != nil {
 			t.Fatal(err)

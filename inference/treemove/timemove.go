@@ -1,6 +1,7 @@
 package treemove
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -29,6 +30,7 @@ type timeTarget struct {
 	j        float64   // J_v
 	lo, hi   float64   // s of the parent and of the earliest child
 	tlo, thi pydt.Time // their times
+	ll       float64   // the log likelihood at the last candidate evaluated
 }
 
 // SliceTime updates the time of the branch point v by slice sampling (Neal
@@ -55,28 +57,42 @@ func (s *Sampler) SliceTime(v pydt.NodeID) bool {
 // bp.Model.TimeSweep: O(K · D) of likelihood work per branch point besides
 // its candidates, instead of SliceTime's two walks along the path to the
 // root. A systematic scan of updates that each leave the posterior
-// invariant leaves it invariant. Should the messages after the sweep give
-// a log likelihood that is not finite (a state float64 barely resolves:
-// each update is checked only through its own evaluator), every time is
-// restored and the messages recomputed.
-func (s *Sampler) TimeSweep() {
+// invariant leaves it invariant. The log likelihood of the current state,
+// the same for every branch point, is carried from one update to the next
+// (the value at the accepted candidate), so that no update evaluates it
+// afresh. Should the messages after the sweep give a log likelihood that is
+// not finite (a state float64 barely resolves: each update is checked only
+// through its own evaluator), every time is restored, the messages are
+// recomputed and the sweep's acceptances are taken back from Stats; the
+// error is that of the recomputation, if it fails.
+func (s *Sampler) TimeSweep() error {
 	tr := s.tr
 	if tr.NumInternal() == 0 {
-		return
+		return nil
 	}
 	if cap(s.tsave) < tr.NumLeaves() {
 		s.tsave = make([]timeSave, 0, tr.NumLeaves()) // at most N-1 branch points
 	}
 	s.tsave = s.tsave[:0]
+	accepted := s.Stats.Time.Accepted
+	s.sweepLL = s.m.LogLik()
 	s.m.TimeSweep(s.visit)
-	if ll := s.m.LogLik(); !math.IsNaN(ll) && !math.IsInf(ll, 0) {
-		return
+	ll := s.m.LogLik()
+	if s.afterSweep != nil {
+		ll = s.afterSweep()
+	}
+	if !math.IsNaN(ll) && !math.IsInf(ll, 0) {
+		return nil
 	}
 	s.Stats.NonFinite++
+	s.Stats.Time.Accepted = accepted
 	for _, x := range s.tsave {
 		tr.SetTime(x.v, x.t)
 	}
-	_ = s.m.Recompute()
+	if err := s.m.Recompute(); err != nil {
+		return fmt.Errorf("treemove: restoring the times after a time sweep whose log likelihood was %v: %w", ll, err)
+	}
+	return nil
 }
 
 // timeSave is a branch point's time before a TimeSweep.
@@ -87,7 +103,8 @@ type timeSave struct {
 
 // sliceTime is SliceTime on the evaluator e, targeted at the branch point
 // to update; inSweep tells that e belongs to bp.Model.TimeSweep, during
-// which the model's LogLik is not available.
+// which the model's LogLik is not available: the current log likelihood is
+// then s.sweepLL, and the value at the accepted time is left there.
 func (s *Sampler) sliceTime(e *bp.TimeEval, inSweep bool) bool {
 	tr := s.tr
 	v := e.Node()
@@ -99,7 +116,7 @@ func (s *Sampler) sliceTime(e *bp.TimeEval, inSweep bool) bool {
 	x0 := -t0.LogOneMinus()
 	var ll0 float64
 	if inSweep {
-		ll0 = e.LogLik(t0)
+		ll0 = s.sweepLL
 	} else {
 		ll0 = s.m.LogLik()
 	}
@@ -136,7 +153,12 @@ func (s *Sampler) sliceTime(e *bp.TimeEval, inSweep bool) bool {
 				return false
 			}
 			tt.e.Commit(pydt.TimeFromLogOneMinus(-x1))
-			if inSweep || s.settled() {
+			if inSweep {
+				s.sweepLL = tt.ll
+				s.Stats.Time.Accepted++
+				return true
+			}
+			if s.settled() {
 				s.Stats.Time.Accepted++
 				return true
 			}
@@ -164,7 +186,9 @@ func (s *Sampler) timeEval(tt *timeTarget, x float64) float64 {
 	if !tt.tlo.Before(t) || !t.Before(tt.thi) {
 		return math.Inf(-1)
 	}
-	return s.refuse(s.timeLogDensity(tt, t, tt.e.LogLik(t)))
+	s.timeEvals++
+	tt.ll = tt.e.LogLik(t)
+	return s.refuse(s.timeLogDensity(tt, t, tt.ll))
 }
 
 func (s *Sampler) timeLogDensity(tt *timeTarget, t pydt.Time, ll float64) float64 {

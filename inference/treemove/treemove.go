@@ -187,6 +187,14 @@ type Sampler struct {
 	// allocate) and the times it restores on failure.
 	visit func(e *bp.TimeEval)
 	tsave []timeSave
+	// sweepLL is the log likelihood of the current state during a
+	// TimeSweep (see sliceTime).
+	sweepLL float64
+	// timeEvals counts the candidates the time moves evaluated.
+	timeEvals int
+	// afterSweep, if set (by tests), replaces the model's LogLik in the
+	// check at the end of a TimeSweep.
+	afterSweep func() float64
 }
 
 // New returns a sampler for the tree of m, with prior parameters alpha, beta
@@ -287,11 +295,12 @@ func (s *Sampler) LogPosterior() float64 {
 // Sweep runs N subtree moves, about TimeUpdatesPerLeaf·N time updates (as
 // TimeSweeps, every branch point once each, or with RandomScanTime as
 // TimeMoves on random branch points) and PositionMovesPerLeaf·N position
-// moves (at least one), N being the number of leaves.
-func (s *Sampler) Sweep() {
+// moves (at least one), N being the number of leaves. Its error is that of
+// a TimeSweep that could not restore the messages (see there).
+func (s *Sampler) Sweep() error {
 	n := s.tr.NumLeaves()
 	if n < 2 {
-		return
+		return nil
 	}
 	for range n {
 		s.SubtreeMove()
@@ -304,7 +313,9 @@ func (s *Sampler) Sweep() {
 			}
 		} else {
 			for range max(1, int(k/float64(in)+0.5)) {
-				s.TimeSweep()
+				if err := s.TimeSweep(); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -312,6 +323,7 @@ func (s *Sampler) Sweep() {
 	for range k {
 		s.PositionMove()
 	}
+	return nil
 }
 
 // randomNonRoot returns a node drawn uniformly from the non-root nodes of

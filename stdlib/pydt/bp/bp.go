@@ -141,6 +141,7 @@ type Model struct {
 	pending   []pydt.NodeID
 	isPending []bool
 	gen       uint64 // counts changes, to catch stale TimeEvals
+	timeEvals int    // calls of TimeEval.LogLik, see TimeEvaluations
 
 	order  []pydt.NodeID // traversal buffer, capacity Cap()
 	lo, hi []int32       // children of order[i] are order[lo[i]:hi[i]]
@@ -218,6 +219,11 @@ func New(tr *pydt.Tree, dims int) *Model {
 
 // Tree returns the tree the model is built on.
 func (m *Model) Tree() *pydt.Tree { return m.tr }
+
+// TimeEvaluations returns the number of likelihood evaluations made by the
+// model's time evaluator (TimeEval.LogLik) since New: the unit of work of
+// slice sampling a time, for measuring what a sampler spends.
+func (m *Model) TimeEvaluations() int { return m.timeEvals }
 
 // Dims returns the number of dimensions D.
 func (m *Model) Dims() int { return m.d }

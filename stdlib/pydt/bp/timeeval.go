@@ -121,6 +121,7 @@ func (e *TimeEval) LogLik(t pydt.Time) float64 {
 	if e.gen != m.gen {
 		panic("bp: TimeEval used after the model changed")
 	}
+	m.timeEvals++
 	if !e.tp.Before(t) || !t.Before(e.hi) || math.IsInf(e.out[2*m.d], -1) {
 		return math.Inf(-1)
 	}
