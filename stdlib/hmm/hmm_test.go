@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -470,6 +471,8 @@ func BenchmarkFFBS(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	c0 := cpuTime()
+	defer func() { reportCPU(b, c0) }()
 	for b.Loop() {
 		if _, err := c.FFBS(rng, e, T, z, ws); err != nil {
 			b.Fatal(err)
@@ -484,6 +487,8 @@ func BenchmarkLogLik(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	c0 := cpuTime()
+	defer func() { reportCPU(b, c0) }()
 	for b.Loop() {
 		if _, err := c.LogLik(e, T, ws); err != nil {
 			b.Fatal(err)
@@ -499,9 +504,92 @@ func BenchmarkMarginals(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	c0 := cpuTime()
+	defer func() { reportCPU(b, c0) }()
 	for b.Loop() {
 		if _, err := c.Marginals(e, T, post, ws); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSweepBrownNews is one Gibbs sweep of a plain Bayesian HMM at the
+// size of the Brown news category (T = 100,554 tokens, V = 6,279 word ids,
+// K = 30 states): emission log-likelihoods from the emission table, FFBS
+// of the states, the counts, and Dirichlet draws of the K transition rows
+// and the K emission rows. Synthetic words (Zipf-like), so no data file is
+// needed.
+func BenchmarkSweepBrownNews(b *testing.B) {
+	const K, V, T = 30, 6279, 100554
+	rng := rand.New(rand.NewPCG(8, 9))
+	zipf := rand.NewZipf(rng, 1.1, 2, V-1)
+	w := make([]int, T)
+	for t := range w {
+		w[t] = int(zipf.Uint64())
+	}
+	c := &Chain{K: K, LogInit: make([]float64, K), LogTrans: make([]float64, K*K)}
+	logEmitTab := make([]float64, K*V)
+	ones := make([]float64, V)
+	for i := range ones {
+		ones[i] = 1
+	}
+	for k := 0; k < K; k++ {
+		c.LogInit[k] = -math.Log(K)
+		if err := LogDirichlet(rng, ones[:K], c.LogTrans[k*K:(k+1)*K]); err != nil {
+			b.Fatal(err)
+		}
+		if err := LogDirichlet(rng, ones, logEmitTab[k*V:(k+1)*V]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	logEmit := make([]float64, T*K)
+	z := make([]int, T)
+	ws := &Workspace{}
+	init, trans := make([]int, K), make([]int, K*K)
+	emitCounts := make([]int, K*V)
+	alpha := make([]float64, V)
+	sweep := func() {
+		for t, v := range w {
+			row := logEmit[t*K : (t+1)*K]
+			for k := range row {
+				row[k] = logEmitTab[k*V+v]
+			}
+		}
+		if _, err := c.FFBS(rng, logEmit, T, z, ws); err != nil {
+			b.Fatal(err)
+		}
+		if err := Counts(z, K, init, trans); err != nil {
+			b.Fatal(err)
+		}
+		clear(emitCounts)
+		for t, v := range w {
+			emitCounts[z[t]*V+v]++
+		}
+		for k := 0; k < K; k++ {
+			for j := 0; j < K; j++ {
+				alpha[j] = 1 + float64(trans[k*K+j])
+			}
+			if err := LogDirichlet(rng, alpha[:K], c.LogTrans[k*K:(k+1)*K]); err != nil {
+				b.Fatal(err)
+			}
+			for v := 0; v < V; v++ {
+				alpha[v] = 0.1 + float64(emitCounts[k*V+v])
+			}
+			if err := LogDirichlet(rng, alpha, logEmitTab[k*V:(k+1)*V]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	sweep()
+	b.ReportAllocs()
+	c0 := cpuTime()
+	defer func() { reportCPU(b, c0) }()
+	for b.Loop() {
+		sweep()
+	}
+}
+
+// reportCPU reports the CPU milliseconds per operation since c0.
+func reportCPU(b *testing.B, c0 time.Duration) {
+	b.ReportMetric(float64(cpuTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
 }
