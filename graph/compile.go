@@ -58,9 +58,15 @@ type compiler struct {
 	// that their uses are not reported again.
 	failed map[*Var]bool
 	isDimV map[*Var]bool // the dimension variables
-	sorted []string      // every variable name, sorted; see names
-	hints  int           // "did you mean" hints computed so far
-	depth  int           // nesting of expr and eval calls
+	// indexedDefs records, per variable with a definition, whether every
+	// statement defining it indexes it; pending holds the coverage errors
+	// of indexed statements, reported unless further statements define
+	// the rest (coverage).
+	indexedDefs map[*Var]bool
+	pending     map[*Factor]pendingDef
+	sorted      []string // every variable name, sorted; see names
+	hints       int      // "did you mean" hints computed so far
+	depth       int      // nesting of expr and eval calls
 	// tooDeep is set once an expression too deep to compile is reported.
 	tooDeep bool
 	// badLoops is set inside loops whose index names were reported, so
@@ -87,16 +93,18 @@ const maxExprDepth = lang.MaxStatementTokens
 // data sets, use CompileProgram and Program.Bind.
 func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c := &compiler{
-		g:         &Graph{File: f, ByName: map[string]*Var{}},
-		opts:      opts,
-		lib:       opts.Library,
-		consts:    map[*Var]lang.Expr{},
-		dimExprs:  map[*Var][]lang.Expr{},
-		kindArg:   map[*Var]lang.Expr{},
-		evaluing:  map[*Var]bool{},
-		attempted: map[*Var]bool{},
-		failed:    map[*Var]bool{},
-		isDimV:    map[*Var]bool{},
+		g:           &Graph{File: f, ByName: map[string]*Var{}},
+		opts:        opts,
+		lib:         opts.Library,
+		consts:      map[*Var]lang.Expr{},
+		dimExprs:    map[*Var][]lang.Expr{},
+		kindArg:     map[*Var]lang.Expr{},
+		evaluing:    map[*Var]bool{},
+		attempted:   map[*Var]bool{},
+		failed:      map[*Var]bool{},
+		isDimV:      map[*Var]bool{},
+		indexedDefs: map[*Var]bool{},
+		pending:     map[*Factor]pendingDef{},
 	}
 	if c.lib == nil {
 		c.lib = stdlib.Default()
@@ -109,6 +117,7 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c.sizes()
 	c.defines(f.Stmts)
 	c.statements(f.Stmts)
+	c.coverage()
 	c.roles()
 	c.order()
 	c.g.readers = c.g.index()
@@ -374,6 +383,8 @@ func (c *compiler) shapes() {
 		if arg := c.kindArg[v]; arg != nil {
 			if x, ok := c.eval(arg); ok && (x < 1 || x != math.Trunc(x) || x > MaxValues) {
 				c.errs.Addf(arg.Pos(), "the number of categories of %s is %v; it must be a whole number from 1 to %d", v.Name, x, MaxValues)
+			} else if ok && v.Kind == lang.KindCategorical {
+				v.Categories = int(x)
 			}
 		}
 		exprs := c.dimExprs[v]
@@ -410,6 +421,9 @@ func (c *compiler) shapes() {
 		}
 		if v.Data != nil {
 			c.checkValues(v, v.Support, fmt.Sprintf("declared %s", v.Kind))
+			if v.Categories > 0 {
+				c.checkCategories(v)
+			}
 		}
 	}
 }
@@ -660,7 +674,7 @@ func (c *compiler) assign(s *lang.Assign) {
 		c.errs.Addf(s.OpPos, "%s is deterministic (defined with =) and cannot also have a distribution", v.Name)
 		return
 	}
-	if v.Def != nil {
+	if v.Def != nil && (len(s.LHS.Indices) == 0 || !c.indexedDefs[v]) {
 		c.errs.Addf(s.OpPos, "%s already has a distribution (at %s); each variable has exactly one", v.Name, shortPos(v.Def.Pos))
 		return
 	}
@@ -684,60 +698,97 @@ func (c *compiler) assign(s *lang.Assign) {
 		c.pydt(v, s, call, tree)
 		return
 	}
-	dist, ok := t.(stdlib.Scalar)
-	if !ok {
-		c.errs.Addf(call.Func.Pos(), "%s is a node type this compiler cannot use: it is neither a scalar distribution nor a PYDT", name)
+	dist, isScalar := t.(stdlib.Scalar)
+	vt, isVec := t.(stdlib.Vector)
+	if !isScalar && !isVec {
+		c.errs.Addf(call.Func.Pos(), "%s is a node type this compiler cannot use: it is neither a scalar distribution, a vector one, nor a PYDT", name)
 		return
 	}
-	f := &Factor{Pos: s.OpPos, Target: v, Type: dist, Loops: slices.Clone(c.loops)}
-	v.Def = f
-	if sup := dist.Support(); !v.Declared {
+	var sup func() stdlib.Support
+	if isScalar {
+		sup = dist.Support
+	} else {
+		sup = vt.Support
+	}
+	vecValue := isVec && vt.VectorValue()
+	f := &Factor{Pos: s.OpPos, Target: v, Type: t, Loops: slices.Clone(c.loops)}
+	if vecValue {
+		if v.Scalar() {
+			c.errs.Addf(s.LHS.Pos(), "%s is a distribution over vectors but %s is a scalar: declare it a vector (param %s : unit[K]) or give the distribution to a row of a matrix (%s[k] ~ %s(...))", name, v.Name, v.Name, v.Name, name)
+			return
+		}
+		f.VecLen = v.Dims[len(v.Dims)-1]
+	}
+	c.addDef(v, f, len(s.LHS.Indices) > 0)
+	if sup := sup(); !v.Declared {
 		v.Support = sup
 		v.Kind = supportKind(sup)
 	} else if !sup.Within(v.Support) && !v.Support.Within(sup) {
 		c.errs.Addf(call.Func.Pos(), "%s is a distribution on %v values but %s is declared %s", name, sup, v.Name, v.Kind)
 	}
-	// Target indexing.
+	// Target indexing: every dimension, or for a vector value all but the
+	// last (a row).
+	rank := len(v.Dims)
+	if vecValue {
+		rank--
+	}
 	argsPos := make([]lang.Position, 0)
 	switch {
 	case len(s.LHS.Indices) > 0:
-		if len(s.LHS.Indices) != len(v.Dims) {
+		if len(s.LHS.Indices) != rank {
+			if vecValue && rank == 0 {
+				c.errs.Addf(s.LHS.Pos(), "%s is a distribution over vectors and %s is a vector: write %s ~ %s(...), without indices", name, v.Name, v.Name, name)
+				return
+			}
+			if vecValue {
+				c.errs.Addf(s.LHS.Pos(), "%s is a distribution over vectors: index all but the last dimension of %s (%d of %d, a row), but it is indexed with %d", name, v.Name, rank, len(v.Dims), len(s.LHS.Indices))
+				return
+			}
 			c.errs.Addf(s.LHS.Pos(), "%s has %d dimensions but is indexed with %d", v.Name, len(v.Dims), len(s.LHS.Indices))
 			return
 		}
 		for _, ix := range s.LHS.Indices {
-			f.Index = append(f.Index, c.expr(ix))
+			x := c.expr(ix)
+			if x == nil {
+				return
+			}
+			f.Index = append(f.Index, x)
 		}
 		if len(c.loops) == 0 {
-			c.errs.Addf(s.LHS.Pos(), "%s[...] outside a loop gives one element a distribution; write a for-loop over every element of %s, or %s ~ ... for all of them", v.Name, v.Name, v.Name)
-			return
+			c.pending[f] = pendingDef{s.LHS.Pos(), fmt.Sprintf("%s[...] outside a loop gives one element a distribution; write a for-loop over every element of %s, or %s ~ ... for all of them, or define the other elements in further statements", v.Name, v.Name, v.Name)}
+			break
 		}
 		f.Elementwise = c.coversAll(v, f)
 		if !f.Elementwise && c.coverageKnown(v, f) && !c.badLoops {
-			c.errs.Addf(s.LHS.Pos(), "the loops must cover every element of %s exactly once, each index a loop variable over 1:%s", v.Name, dimList(v))
+			c.pending[f] = pendingDef{s.LHS.Pos(), fmt.Sprintf("the loops must cover every element of %s exactly once, each index a loop variable over 1:%s", v.Name, dimList(v))}
 		}
-	case len(v.Dims) > 0:
+	case rank > 0:
 		if len(c.loops) > 0 {
 			c.errs.Addf(s.LHS.Pos(), "%s is an array: inside a loop, index it (%s[...])", v.Name, v.Name)
 			return
 		}
-		// Vectorised form: x ~ Dist(args) applies elementwise.
+		// Vectorised form: x ~ Dist(args) applies elementwise (to each
+		// row of a vector-valued type).
 		f.Elementwise = true
-		for k := range v.Dims {
+		for k := range rank {
 			name := fmt.Sprintf("_%d", k+1)
 			f.Loops = append(f.Loops, Loop{Name: name, Slot: k, Lo: 1, Hi: v.Dims[k]})
 			f.Index = append(f.Index, LoopIndex{Slot: k, Name: name})
 		}
-		c.g.maxLoops = max(c.g.maxLoops, len(v.Dims))
+		c.g.maxLoops = max(c.g.maxLoops, rank)
 	case len(c.loops) > 0:
+		if vecValue {
+			c.errs.Addf(s.LHS.Pos(), "%s is a vector given a distribution inside a loop", v.Name)
+			return
+		}
 		c.errs.Addf(s.LHS.Pos(), "%s is a scalar but is given a distribution inside a loop", v.Name)
 		return
 	}
-	f.Args = c.args(call, dist.Name(), dist.Params(), &argsPos)
+	f.Args = c.args(call, t.Name(), t.Params(), &argsPos)
 	if f.Args == nil {
 		return
 	}
-	if len(v.Dims) > 0 && len(s.LHS.Indices) == 0 {
+	if isScalar && len(v.Dims) > 0 && len(s.LHS.Indices) == 0 {
 		c.vectorise(f, call)
 	}
 	for k, a := range f.Args {
@@ -746,10 +797,105 @@ func (c *compiler) assign(s *lang.Assign) {
 			return
 		}
 	}
-	c.checkArgs(f, dist.Params(), argsPos)
-	if v.Data != nil && !v.Support.Within(dist.Support()) {
-		c.checkValues(v, dist.Support(), name)
+	if isVec && !c.vectorLengths(f, argsPos) {
+		return
 	}
+	c.checkArgs(f, t.Params(), argsPos)
+	if v.Data != nil && !v.Support.Within(sup()) {
+		c.checkValues(v, sup(), name)
+	}
+}
+
+// pendingDef is an error about a statement that defines part of an array,
+// reported only if no other statement defines the rest (see coverage).
+type pendingDef struct {
+	pos lang.Position
+	msg string
+}
+
+// addDef records f as a definition of v. A second definition is allowed
+// only when every statement defining v indexes it (indexed): the
+// statements must then cover each element exactly once (coverage).
+func (c *compiler) addDef(v *Var, f *Factor, indexed bool) {
+	if v.Def == nil {
+		v.Def = f
+		c.indexedDefs[v] = indexed
+	} else {
+		c.indexedDefs[v] = c.indexedDefs[v] && indexed
+	}
+	v.Defs = append(v.Defs, f)
+}
+
+// vectorLengths checks the vector arguments of the vector factor f: each
+// has the length of its value (the target's last dimension, for a vector
+// value; the declared categories of a categorical(K) target, for a
+// category), and all have one length. It reports false after an error.
+func (c *compiler) vectorLengths(f *Factor, pos []lang.Position) bool {
+	want, what := -1, ""
+	switch {
+	case f.VecLen > 0:
+		want, what = f.VecLen, fmt.Sprintf("the value, %s, has length", f.Target.Name)
+	case f.VecLen < 0: // unbound in partial mode
+	case f.Target.Categories > 0:
+		want, what = f.Target.Categories, fmt.Sprintf("%s is declared categorical(%d), so its length must be", f.Target.Name, f.Target.Categories)
+	}
+	for k, a := range f.Args {
+		r, ok := a.(Row)
+		if !ok {
+			continue
+		}
+		n := r.Len()
+		switch {
+		case n < 0:
+		case want < 0:
+			want, what = n, fmt.Sprintf("%s has length", r)
+		case n != want:
+			c.errs.Addf(pos[k], "%s has length %d but %s %d", r, n, what, want)
+			return false
+		}
+	}
+	return true
+}
+
+// vecExpr compiles the argument of a vector parameter: a vector variable
+// (pi0) or a row of an array with all indices but the last (trans[k],
+// trans[z[t - 1]]), or, where the parameter allows it (Broadcast), a
+// scalar expression shared by every component. nil after an error.
+func (c *compiler) vecExpr(e lang.Expr, p Param, what string) Expr {
+	switch x := unparen(e).(type) {
+	case *lang.Ident:
+		v, ok := c.g.ByName[x.Name]
+		if ok && !v.Scalar() && !slices.ContainsFunc(c.loops, func(l Loop) bool { return l.Name == x.Name }) {
+			if len(v.Dims) > 1 {
+				c.errs.Addf(x.Pos(), "%s is an array of %d dimensions, but %s parameter %s is a vector: pass a row, indexing all but the last dimension (such as %s[k])", v.Name, len(v.Dims), what, p.Name, v.Name)
+				return nil
+			}
+			return Row{V: v}
+		}
+	case *lang.Index:
+		if id, ok := unparen(x.Base).(*lang.Ident); ok {
+			if v, ok := c.g.ByName[id.Name]; ok && len(x.Indices) == len(v.Dims)-1 {
+				r := Row{V: v}
+				for k, ix := range x.Indices {
+					y := c.expr(ix)
+					if y == nil {
+						return nil
+					}
+					if !c.constIndex(y, v, k, ix.Pos()) {
+						return nil
+					}
+					r.Idx = append(r.Idx, y)
+				}
+				return r
+			}
+		}
+	}
+	y := c.expr(e)
+	if y == nil || p.Broadcast {
+		return y
+	}
+	c.errs.Addf(e.Pos(), "%s parameter %s is a vector: pass a vector variable or a row of a matrix (such as trans[k]), not %s", what, p.Name, y)
+	return nil
 }
 
 func dimList(v *Var) string {
@@ -843,7 +989,11 @@ func (c *compiler) args(call *lang.Call, what string, params []Param, pos *[]lan
 		if what == stdlib.PYDTName && k == 2 {
 			continue // the divergence: compiled by the caller
 		}
-		out[k] = c.expr(a.Value)
+		if params[k].Vector {
+			out[k] = c.vecExpr(a.Value, params[k], what)
+		} else {
+			out[k] = c.expr(a.Value)
+		}
 		if out[k] == nil {
 			ok = false
 		}
@@ -902,7 +1052,7 @@ func (c *compiler) checkArgs(f *Factor, params []Param, pos []lang.Position) {
 			continue // its support is unknown
 		}
 		switch a.(type) {
-		case Ref, Elem:
+		case Ref, Elem, Row:
 			if s := support(a); !s.Within(p.Support) {
 				v := Vars(a)[0]
 				c.errs.Addf(pos[k], "%s parameter %s must be %s, but %s is %v", f.TypeName(), p.Name, p.Support.Phrase(), v.Name, s)
@@ -961,7 +1111,7 @@ func (c *compiler) checkValues(v *Var, s stdlib.Support, what string) {
 // pydt compiles "X ~ PYDT(alpha, beta, divergence, variance)".
 func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call, tree stdlib.PYDT) {
 	f := &Factor{Pos: s.OpPos, Target: v, Type: tree}
-	v.Def = f
+	c.addDef(v, f, false)
 	if len(c.loops) > 0 || len(s.LHS.Indices) > 0 {
 		c.errs.Addf(s.LHS.Pos(), "PYDT defines a whole N×D matrix: write %s ~ PYDT(...) outside loops, without indices", v.Name)
 		return
@@ -1376,7 +1526,11 @@ func deps(v *Var) []*Var {
 	if v.Expr != nil {
 		add(v.Expr)
 	}
-	if f := v.Def; f != nil {
+	defs := v.Defs
+	if len(defs) == 0 && v.Def != nil {
+		defs = []*Factor{v.Def}
+	}
+	for _, f := range defs {
 		for _, a := range f.Args {
 			add(a)
 		}
@@ -1417,8 +1571,8 @@ func (c *compiler) order() {
 		color[v.ID] = grey
 		stack = append(stack, v)
 		for _, w := range deps(v) {
-			if w == v && v.Def != nil && v.Def.Elementwise {
-				continue // x[t] may depend on other elements of x
+			if w == v && v.Def != nil && v.Def.Index != nil {
+				continue // x[t] may depend on earlier elements of x (coverage checks which)
 			}
 			if !visit(w) {
 				color[v.ID] = black
@@ -1428,8 +1582,10 @@ func (c *compiler) order() {
 		}
 		stack = stack[:len(stack)-1]
 		color[v.ID] = black
-		if v.Def != nil && (v.Def.Args != nil || v.Def.Divergence != nil) {
-			c.g.Factors = append(c.g.Factors, v.Def)
+		for _, f := range v.Defs {
+			if f.Args != nil || f.Divergence != nil {
+				c.g.Factors = append(c.g.Factors, f)
+			}
 		}
 		if v.Role == Deterministic && v.Expr != nil {
 			c.g.Deterministic = append(c.g.Deterministic, v)
@@ -1585,6 +1741,9 @@ func (c *compiler) checkClamped() {
 				}
 			}
 			continue
+		}
+		if !f.IsPYDT() {
+			continue // a vector type: its parameters are arrays, never clamped
 		}
 		args := slices.Clone(f.Args)
 		args[PYDTDivergence] = Num{1} // the divergence, checked below

@@ -50,7 +50,15 @@ func (f *Factor) ForEach(env *Env, fn func(off int) error) error {
 		return env.err
 	}
 	if len(f.Loops) == 0 {
-		err := fn(0)
+		off := 0
+		if f.Index != nil { // one element, at constant indices
+			var ok bool
+			if off, ok = (Elem{V: f.Target, Idx: f.Index}).offset(env); !ok {
+				return f.evalErr(env)
+			}
+			off *= max(f.VecLen, 1)
+		}
+		err := fn(off)
 		if env.err != nil {
 			return f.evalErr(env)
 		}
@@ -70,6 +78,7 @@ func (f *Factor) ForEach(env *Env, fn func(off int) error) error {
 			if off, ok = (Elem{V: f.Target, Idx: f.Index}).offset(env); !ok {
 				return f.evalErr(env)
 			}
+			off *= max(f.VecLen, 1)
 		}
 		err := fn(off)
 		if env.err != nil {
@@ -92,6 +101,47 @@ func (f *Factor) ForEach(env *Env, fn func(off int) error) error {
 			return nil
 		}
 	}
+}
+
+// VecArgs is scratch space for the parameters of a vector factor
+// (Factor.Vector), reused across evaluations.
+type VecArgs struct {
+	p      [][]float64
+	scalar []float64
+}
+
+// Eval evaluates the parameters of the vector factor f at the loop
+// indices set in env: a view for each vector argument (Row), a single
+// value for each scalar one. The slices are valid until the next call.
+// An evaluation error is recorded in env and returned.
+func (a *VecArgs) Eval(f *Factor, env *Env) ([][]float64, error) {
+	n := len(f.Args)
+	if cap(a.p) < n {
+		a.p = make([][]float64, n)
+		a.scalar = make([]float64, n)
+	}
+	p := a.p[:n]
+	for i, x := range f.Args {
+		if r, ok := x.(Row); ok {
+			v, ok := r.view(env)
+			if !ok {
+				return p, env.err
+			}
+			p[i] = v
+			continue
+		}
+		a.scalar[i] = x.Eval(env)
+		p[i] = a.scalar[i : i+1 : i+1]
+	}
+	return p, env.err
+}
+
+// Value returns the value of the vector factor f's element at offset
+// off (as ForEach passes it): a view of the target's VecLen values, or of
+// the one value of a scalar-valued type (Categorical).
+func (f *Factor) Value(env *Env, off int) []float64 {
+	n := max(f.VecLen, 1)
+	return env.Values[f.Target.ID][off : off+n : off+n]
 }
 
 // evalErr wraps the error just recorded in env with the factor and, inside

@@ -192,6 +192,78 @@ func (e Elem) walk(f func(*Var)) {
 	}
 }
 
+// Row reads a vector: the whole of a vector variable (pi0, no indices) or
+// a row of an array, all of its indices but the last given (trans[k],
+// trans[z[t - 1]]). It is the argument of a vector parameter
+// (stdlib.Param.Vector) and evaluates, with View, to a view of the
+// variable's values, never a copy; it has no scalar value.
+type Row struct {
+	V   *Var
+	Idx []Expr
+}
+
+// Len is the length of the vector: the variable's last dimension.
+func (r Row) Len() int { return r.V.Dims[len(r.V.Dims)-1] }
+
+// Eval records an error and returns NaN: a vector has no scalar value.
+// The compiler never places a Row where a scalar is read.
+func (r Row) Eval(env *Env) float64 {
+	env.fail(fmt.Errorf("%s is a vector, read where a scalar is needed", r))
+	return math.NaN()
+}
+
+// View returns the vector's values in env (a view: writing to it writes
+// the variable), or an IndexError, also recorded in env, when an index is
+// not a whole number within its dimension.
+func (r Row) View(env *Env) ([]float64, error) {
+	if x, ok := r.view(env); ok {
+		return x, nil
+	}
+	return nil, env.err
+}
+
+// view is View reporting an invalid index, recorded in env, as false.
+func (r Row) view(env *Env) ([]float64, bool) {
+	off, ok := Elem{V: r.V, Idx: r.Idx}.offset(env)
+	if !ok {
+		return nil, false
+	}
+	n := r.Len()
+	off *= n
+	return env.Values[r.V.ID][off : off+n : off+n], true
+}
+
+// Offset returns the row-major position of the vector's first element,
+// or an IndexError (also recorded in env).
+func (r Row) Offset(env *Env) (int, error) {
+	off, err := Elem{V: r.V, Idx: r.Idx}.Offset(env)
+	return off * r.Len(), err
+}
+
+func (r Row) String() string { return str(r) }
+
+func (r Row) write(b *strings.Builder) {
+	b.WriteString(r.V.Name)
+	if len(r.Idx) == 0 {
+		return
+	}
+	b.WriteByte('[')
+	for i, ix := range r.Idx {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		ix.write(b)
+	}
+	b.WriteByte(']')
+}
+
+func (r Row) walk(f func(*Var)) {
+	f(r.V)
+	for _, ix := range r.Idx {
+		ix.walk(f)
+	}
+}
+
 // IndexError reports, at run time, an index of an array variable that is
 // outside its dimension or not a whole number.
 type IndexError struct {
@@ -390,6 +462,8 @@ func support(x Expr) stdlib.Support {
 		return x.V.Support
 	case Elem:
 		return x.V.Support
+	case Row:
+		return x.V.Support
 	case Op:
 		sx, sy := support(x.X), support(x.Y)
 		pos := func(s stdlib.Support) bool { return s.Within(stdlib.Positive) }
@@ -450,6 +524,10 @@ func inspect(x Expr, f func(Expr)) {
 			inspect(a, f)
 		}
 	case Elem:
+		for _, a := range x.Idx {
+			inspect(a, f)
+		}
+	case Row:
 		for _, a := range x.Idx {
 			inspect(a, f)
 		}

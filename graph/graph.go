@@ -58,8 +58,16 @@ type Var struct {
 	Value []float64
 	// Data is the file an observed variable was read from.
 	Data *dataset.Matrix
-	// Def is the factor that defines a stochastic variable.
+	// Def is the factor that defines a stochastic variable: the first of
+	// Defs.
 	Def *Factor
+	// Defs are the factors that define it, in statement order: one, or
+	// several for an array defined part by part (z[1] ~ ... and z[t] ~ ...
+	// for t in 2:T), which together cover each element exactly once.
+	Defs []*Factor
+	// Categories is K for a variable declared categorical(K): its values
+	// are the categories 1..K. 0 otherwise.
+	Categories int
 	// Expr defines a deterministic variable.
 	Expr Expr
 	// Declared is set for variables introduced by data or param.
@@ -109,8 +117,16 @@ type Factor struct {
 	// the whole (scalar or matrix) target, or elementwise without loops.
 	Index []Expr
 	// Elementwise is set when the factor applies to every element of an
-	// array target independently.
+	// array target independently. A factor that covers part of its target
+	// (one of several statements defining it) has Index set but not
+	// Elementwise.
 	Elementwise bool
+	// VecLen is, for a node type whose value is a vector (a
+	// stdlib.Vector with VectorValue, such as Dirichlet), the length of
+	// that vector: the target's last dimension. Index then gives the
+	// target's leading indices (a row), and ForEach the offset of the
+	// row's first element. 0 for every other factor.
+	VecLen int
 	// DimLoop is set for a PYDT whose variance argument is a vector of
 	// length D, one diffusion variance per dimension (e.g. 1 / prec with
 	// prec : positive[D]): the argument's array references are then
@@ -137,6 +153,13 @@ func (f *Factor) IsPYDT() bool {
 func (f *Factor) Scalar() (stdlib.Scalar, bool) {
 	s, ok := f.Type.(stdlib.Scalar)
 	return s, ok
+}
+
+// Vector returns f's node type when it is a vector node type
+// (stdlib.Vector: Categorical, Dirichlet).
+func (f *Factor) Vector() (stdlib.Vector, bool) {
+	v, ok := f.Type.(stdlib.Vector)
+	return v, ok
 }
 
 // TypeName is the node type's name.

@@ -24,6 +24,8 @@ func bruteReaders(g *Graph, v *Var) (factors []*Factor, dets []*Var) {
 				hit = hit || set[e.V]
 			case Elem:
 				hit = hit || set[e.V]
+			case Row:
+				hit = hit || set[e.V]
 			}
 		})
 		return hit

@@ -14,6 +14,10 @@ type Param struct {
 	Default    float64
 	HasDefault bool
 	Doc        string
+	// Vector marks a parameter that is a vector (of a Vector node type):
+	// a vector variable or a matrix row. Broadcast allows a single value
+	// in its place, shared by every component.
+	Vector, Broadcast bool
 }
 
 // NodeType is anything that may follow "~" in a model: a scalar
