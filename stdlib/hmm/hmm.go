@@ -14,12 +14,15 @@
 // time the emission log-likelihoods are shifted by their maximum before
 // exponentiation, and the forward messages are renormalised, so emissions
 // that differ by thousands of nats and sequences of any length are fine.
-// Underflow can still lose mass in two corners: a transition probability
-// below about 1e-308, or a time step at which every state with a large
-// emission is (nearly) unreachable. The fast path detects both (a scaling
-// constant below 1e-250, a backward quantity out of range) and then redoes
-// the computation in log space with log-sum-exp, which is exact but about
-// ten times slower. The answer is therefore never silently wrong.
+// Underflow loses only terms below about 1e-304 (a transition probability
+// below e^-700, a state whose filtering probability underflows), which
+// cannot matter unless the step's scaling constant is itself tiny, or the
+// state is reached only through such terms. The fast path detects those
+// cases (a scaling constant below 1e-250; in FFBS, backward weights
+// summing below it; in Marginals, a backward message above 1e250 or
+// marginals not summing to 1 within 1e-9) and then redoes the computation
+// in log space with log-sum-exp, which is exact but about ten times
+// slower. The answer is therefore never silently wrong.
 //
 // A Workspace holds every buffer; reuse one across calls and they allocate
 // nothing after the first call of a given size.
@@ -98,76 +101,66 @@ func (ws *Workspace) prepare(K, T int) {
 }
 
 // validate checks the chain and the emission table and fills ws.pi and
-// ws.a. It reports whether every finite transition log probability is
-// large enough for the fast path.
-func (c *Chain) validate(logEmit []float64, T int, ws *Workspace) (fastOK bool, err error) {
+// ws.a with the initial and transition probabilities. A probability below
+// about 1e-308 becomes 0 there; the fast path stays exact to far below
+// its tolerances all the same (its checks catch the cases where such a
+// move is the only way through).
+func (c *Chain) validate(logEmit []float64, T int, ws *Workspace) error {
 	if c == nil {
-		return false, errors.New("hmm: nil chain")
+		return errors.New("hmm: nil chain")
 	}
 	if ws == nil {
-		return false, errors.New("hmm: nil workspace")
+		return errors.New("hmm: nil workspace")
 	}
 	K := c.K
 	if K < 1 {
-		return false, fmt.Errorf("hmm: chain has %d states, want at least 1", K)
+		return fmt.Errorf("hmm: chain has %d states, want at least 1", K)
 	}
 	if T < 1 {
-		return false, fmt.Errorf("hmm: sequence length %d, want at least 1", T)
+		return fmt.Errorf("hmm: sequence length %d, want at least 1", T)
 	}
 	if len(c.LogInit) != K {
-		return false, fmt.Errorf("hmm: LogInit has length %d, want K = %d", len(c.LogInit), K)
+		return fmt.Errorf("hmm: LogInit has length %d, want K = %d", len(c.LogInit), K)
 	}
-	if len(c.LogTrans) != K*K {
-		return false, fmt.Errorf("hmm: LogTrans has length %d, want K*K = %d", len(c.LogTrans), K*K)
+	if K > math.MaxInt/K || len(c.LogTrans) != K*K {
+		return fmt.Errorf("hmm: LogTrans has length %d, want K*K = %d", len(c.LogTrans), K*K)
 	}
 	if T > math.MaxInt/K || len(logEmit) != T*K {
-		return false, fmt.Errorf("hmm: logEmit has length %d, want T*K = %d*%d", len(logEmit), T, K)
+		return fmt.Errorf("hmm: logEmit has length %d, want T*K = %d*%d", len(logEmit), T, K)
 	}
 	ws.prepare(K, T)
-	fastOK = true
-	check := func(what string, row int, lp []float64, dst []float64) error {
-		s := 0.0
-		for j, v := range lp {
-			if math.IsNaN(v) || math.IsInf(v, 1) {
-				return fmt.Errorf("hmm: %s[%d] is %v, want a log probability", what, row*K+j, v)
-			}
-			if v > 1e-9 {
-				return fmt.Errorf("hmm: %s[%d] = %v is a log probability above 0", what, row*K+j, v)
-			}
-			if !math.IsInf(v, -1) && v < -700 {
-				fastOK = false
-			}
-			dst[j] = math.Exp(v)
-			s += dst[j]
-		}
-		if math.Abs(s-1) > rowTol && fastOK {
-			if what == "LogInit" {
-				return fmt.Errorf("hmm: the initial probabilities sum to %v, want 1", s)
-			}
-			return fmt.Errorf("hmm: row %d of the transition probabilities sums to %v, want 1", row, s)
-		}
-		return nil
-	}
-	if err := check("LogInit", 0, c.LogInit, ws.pi); err != nil {
-		return false, err
+	if err := checkRow("LogInit", K, 0, c.LogInit, ws.pi); err != nil {
+		return err
 	}
 	for i := 0; i < K; i++ {
-		if err := check("LogTrans", i, c.LogTrans[i*K:(i+1)*K], ws.a[i*K:(i+1)*K]); err != nil {
-			return false, err
+		if err := checkRow("LogTrans", K, i, c.LogTrans[i*K:(i+1)*K], ws.a[i*K:(i+1)*K]); err != nil {
+			return err
 		}
 	}
-	if !fastOK {
-		// Some probability underflows in exp; check the rows in log space.
-		if s := logSumExp(c.LogInit); math.Abs(s) > rowTol {
-			return false, fmt.Errorf("hmm: the initial probabilities sum to exp(%v), want 1", s)
+	return nil
+}
+
+// checkRow checks that lp is a vector of log probabilities summing to 1
+// and writes their exponentials into dst.
+func checkRow(what string, K, row int, lp, dst []float64) error {
+	s := 0.0
+	for j, v := range lp {
+		if math.IsNaN(v) || math.IsInf(v, 1) {
+			return fmt.Errorf("hmm: %s[%d] is %v, want a log probability", what, row*K+j, v)
 		}
-		for i := 0; i < K; i++ {
-			if s := logSumExp(c.LogTrans[i*K : (i+1)*K]); math.Abs(s) > rowTol {
-				return false, fmt.Errorf("hmm: row %d of the transition probabilities sums to exp(%v), want 1", i, s)
-			}
+		if v > 1e-9 {
+			return fmt.Errorf("hmm: %s[%d] = %v is a log probability above 0", what, row*K+j, v)
 		}
+		dst[j] = math.Exp(v)
+		s += dst[j]
 	}
-	return fastOK, nil
+	if math.Abs(s-1) > rowTol {
+		if what == "LogInit" {
+			return fmt.Errorf("hmm: the initial probabilities sum to %v, want 1", s)
+		}
+		return fmt.Errorf("hmm: row %d of the transition probabilities sums to %v, want 1", row, s)
+	}
+	return nil
 }
 
 // emitRow returns row t of logEmit and its maximum, or an error for a
@@ -300,11 +293,10 @@ func (c *Chain) forwardLog(logEmit []float64, T int, ws *Workspace) (float64, er
 // forward runs the fast forward pass, or the log-space one when the fast
 // one cannot be trusted; usedLog tells which filled the workspace.
 func (c *Chain) forward(logEmit []float64, T int, ws *Workspace) (ll float64, usedLog bool, err error) {
-	fastOK, err := c.validate(logEmit, T, ws)
-	if err != nil {
+	if err := c.validate(logEmit, T, ws); err != nil {
 		return math.NaN(), false, err
 	}
-	if fastOK && !ws.forceLog {
+	if !ws.forceLog {
 		ll, ok, err := c.forwardFast(logEmit, T, ws)
 		if err != nil {
 			return math.Inf(-1), false, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,6 +120,10 @@ func bfCases() []bfCase {
 		}}
 	e3 := []float64{0, 0, 0, -2000, 0, 0, -2000, 0, -5, 1, 2, 3, 0, 0, 0}
 	cs = append(cs, bfCase{"underflowing transition", c, e3, 5, true})
+	// The same chain with emissions that do not need the rare moves: the
+	// fast path is exact.
+	e5 := []float64{0, -1, -2, -1, 0, 0, 0, -3, -1, 1, 2, 3, 0, 0, -1}
+	cs = append(cs, bfCase{"underflowing transition, fast", c, e5, 5, false})
 	// All mass on a state whose emission is 2000 nats below one reachable
 	// only with probability e^-600: the scaling constant underflows.
 	c = &Chain{K: 2,
@@ -261,28 +266,39 @@ func TestFFBSDistribution(t *testing.T) {
 }
 
 func TestDisagreementFastLog(t *testing.T) {
-	// Long sequences with emissions thousands of nats apart: the fast and
-	// log paths agree.
+	// Long sequences, emissions up to thousands of nats apart, transition
+	// rows from Dirichlet(0.002) (entries far below e^-700): the fast path
+	// agrees with the log-space one.
 	rng := rand.New(rand.NewPCG(7, 7))
-	for _, scale := range []float64{1, 50, 3000} {
-		c, e := randomChain(rng, 5, 2000, 0.5, scale)
+	for _, tc := range []struct {
+		K           int
+		conc, scale float64
+	}{{5, 0.5, 1}, {5, 0.5, 50}, {5, 0.5, 3000}, {8, 0.002, 1}, {8, 0.002, 30}} {
+		const T = 2000
+		c, e := randomChain(rng, tc.K, T, tc.conc, tc.scale)
+		if tc.conc < 0.01 && slices.Min(c.LogTrans) > -700 {
+			t.Fatalf("%+v: no transition log probability below -700", tc)
+		}
 		ws, wl := &Workspace{}, &Workspace{forceLog: true}
+		if _, usedLog, err := c.forward(e, T, ws); err != nil || (usedLog && tc.scale < 100) {
+			t.Fatalf("%+v: the fast path was not used (%v)", tc, err)
+		}
 		pf := make([]float64, len(e))
 		pl := make([]float64, len(e))
-		a, err := c.Marginals(e, 2000, pf, ws)
+		a, err := c.Marginals(e, T, pf, ws)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := c.Marginals(e, 2000, pl, wl)
+		b, err := c.Marginals(e, T, pl, wl)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if math.Abs(a-b) > 1e-9*math.Abs(b) {
-			t.Errorf("scale %v: fast log-lik %v, log-space %v", scale, a, b)
+			t.Errorf("%+v: fast log-lik %v, log-space %v", tc, a, b)
 		}
 		for i := range pf {
 			if math.Abs(pf[i]-pl[i]) > 1e-8 {
-				t.Fatalf("scale %v: post[%d] fast %v, log-space %v", scale, i, pf[i], pl[i])
+				t.Fatalf("%+v: post[%d] fast %v, log-space %v", tc, i, pf[i], pl[i])
 			}
 		}
 	}
@@ -316,7 +332,7 @@ func TestErrors(t *testing.T) {
 		{"row not normalised, log check", func(c *Chain, e []float64) ([]float64, int) {
 			c.LogTrans[0], c.LogTrans[1] = -800, math.Log(0.5)
 			return e, 3
-		}, "row 0 of the transition probabilities sums to exp(", false},
+		}, "row 0 of the transition probabilities sums to 0.5", false},
 		{"all -Inf at a time", func(c *Chain, e []float64) ([]float64, int) { e[2], e[3] = ninf, ninf; return e, 3 }, "at time 1 every state", true},
 		{"no path", func(c *Chain, e []float64) ([]float64, int) {
 			c.LogTrans = []float64{0, ninf, ninf, 0}
