@@ -23,10 +23,19 @@ func Eval(x Expr, env *Env) (float64, error) {
 // in dependency order. An error names the variable whose definition could
 // not be evaluated; an error already recorded in env is reported as it is.
 func (g *Graph) EvalDeterministic(env *Env) error {
+	return EvalDeterministicVars(env, g.Deterministic)
+}
+
+// EvalDeterministicVars evaluates the deterministic variables vs into env,
+// in the order given, which must evaluate each after its inputs (a
+// subsequence of Graph.Deterministic does): those that an update of some
+// values reads, when the others are known to be up to date. Errors are as
+// EvalDeterministic's.
+func EvalDeterministicVars(env *Env, vs []*Var) error {
 	if env.err != nil {
 		return env.err
 	}
-	for _, v := range g.Deterministic {
+	for _, v := range vs {
 		env.Values[v.ID][0] = v.Expr.Eval(env)
 		if env.err != nil {
 			return env.failed(nil, func(err error) error {

@@ -256,6 +256,7 @@ type elemConjSite struct {
 	off     int
 	own     factorElem
 	readers []elemConjReader
+	dets    []*graph.Var // the deterministic variables that read the element (elemSite.dets)
 }
 
 // elemGammaConjStep draws each element of a latent array with Gamma priors
@@ -293,7 +294,7 @@ func elemGammaConj(m *Model, v *graph.Var) (Updater, string) {
 		case len(site.wholes) > 0:
 			return nil, fmt.Sprintf("%s reads it at an index not known in advance", site.wholes[0].Target.Name)
 		}
-		cs := elemConjSite{off: site.off, own: site.own}
+		cs := elemConjSite{off: site.off, own: site.own, dets: site.dets}
 		for _, e := range site.elems {
 			gc, ok := e.f.Type.(stdlib.GammaConjugate)
 			if !ok {
@@ -378,12 +379,23 @@ func setLoops(env *graph.Env, e factorElem) {
 func (g *elemGammaConjStep) update(ch *Chain) error {
 	env := ch.st.Env
 	vals := env.Values[g.v.ID]
+	prior, _ := g.v.Def.Scalar()
 	var pp, p []float64
 	for _, s := range g.sites {
 		setLoops(env, s.own)
 		pp = pp[:0]
 		for _, a := range g.v.Def.Args {
 			pp = append(pp, a.Eval(env))
+		}
+		if err := env.Err(); err != nil {
+			return fmt.Errorf("%s: %w", g.Name(), err)
+		}
+		// Invalid parameters (NaN) are an error, as in gammaConjStep: as a
+		// posterior Validate refuses they would keep the element silently.
+		if prior != nil {
+			if err := prior.CheckParams(pp); err != nil {
+				return fmt.Errorf("%s: %s: %w", g.Name(), elemAt(g.v.Def, env), err)
+			}
 		}
 		shape, rate := g.prior.GammaParams(pp)
 		for _, r := range s.readers {
@@ -396,15 +408,23 @@ func (g *elemGammaConjStep) update(ch *Chain) error {
 			for _, a := range r.e.f.Args {
 				p = append(p, a.Eval(env))
 			}
+			if err := env.Err(); err != nil {
+				return fmt.Errorf("%s: %w", g.Name(), err)
+			}
+			if dist, ok := r.e.f.Scalar(); ok {
+				if err := dist.CheckParams(p); err != nil {
+					return fmt.Errorf("%s: %s: %w", g.Name(), elemAt(r.e.f, env), err)
+				}
+			}
 			a, b, _ := r.gc.GammaStats(r.k, r.r, x, p)
 			shape += a
 			rate += b
 		}
-		if err := env.Err(); err != nil {
-			return fmt.Errorf("%s: %w", g.Name(), err)
-		}
 		post := scalar.Gamma{Shape: shape, Rate: rate}
 		if post.Validate() != nil {
+			// Statistics float64 cannot hold (an overflowing sum of
+			// squares): keep the value, as the other conditional updates
+			// do.
 			ch.Skipped++
 			continue
 		}
@@ -414,11 +434,40 @@ func (g *elemGammaConjStep) update(ch *Chain) error {
 			continue
 		}
 		vals[s.off] = x
-		if err := ch.m.Refresh(env); err != nil {
+		if err := graph.EvalDeterministicVars(env, s.dets); err != nil {
 			return fmt.Errorf("%s: %w", g.Name(), err)
 		}
 	}
 	return nil
+}
+
+// elemAt names the element of f at env's loop indices: the factor, and
+// "at i = 2, j = 1" for a loop, or "at element [2, 1]" for a vectorised
+// statement.
+func elemAt(f *graph.Factor, env *graph.Env) string {
+	if len(f.Loops) == 0 {
+		return fmt.Sprintf("%s: %s", f.Pos, f)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s at ", f.Pos, f)
+	if strings.HasPrefix(f.Loops[0].Name, "_") { // vectorised
+		b.WriteString("element [")
+		for k, l := range f.Loops {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprint(&b, env.Loop[l.Slot])
+		}
+		b.WriteString("]")
+		return b.String()
+	}
+	for k, l := range f.Loops {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s = %d", l.Name, env.Loop[l.Slot])
+	}
+	return b.String()
 }
 
 // linkNote says why an element of the array v that the leaf factor reads

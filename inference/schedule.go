@@ -295,6 +295,9 @@ type elemSite struct {
 	elems  []factorElem
 	wholes []*graph.Factor
 	tree   []treeReach // parallel to Model.Trees
+	// dets are the deterministic variables that read the element, in
+	// dependency order: the only ones a change of it changes.
+	dets []*graph.Var
 }
 
 // elemSites finds, for every element of the latent array v, the terms of
@@ -318,6 +321,17 @@ func elemSites(m *Model, v *graph.Var) ([]elemSite, error) {
 		return nil, fmt.Errorf("%w: %s's distribution does not give every element its own density (%s)", ErrUnsupported, v.Name, v.Def)
 	}
 	dets := detReads(m, v, env)
+	for _, d := range m.G.Deterministic { // in dependency order
+		s, ok := dets[d]
+		if !ok {
+			continue
+		}
+		for k := range sites {
+			if s.all || slices.Contains(s.offs, k) {
+				sites[k].dets = append(sites[k].dets, d)
+			}
+		}
+	}
 	fs, _ := m.G.Readers(v)
 	for _, f := range fs {
 		if m.treeIndex(f) >= 0 || m.leafIndex(f) >= 0 {
@@ -491,11 +505,35 @@ func (s *elemSliceStep) targets() []siteTarget {
 func (s *elemSliceStep) update(ch *Chain) error {
 	x := ch.st.Env.Values[s.v.ID]
 	tuner := ch.tuner(s.v)
+	// The alpha-beta statistics of a tree depend on the tree and its
+	// divergence function alone, neither of which an element of v changes
+	// unless it reaches the divergence: they are recomputed once per step,
+	// and again after an element that reaches the divergence.
+	var buf [4]bool // (a step may serve several chains at once: no scratch in s)
+	fresh := buf[:0]
+	for range ch.trees {
+		fresh = append(fresh, false)
+	}
+	alphaBeta := false
 	for i := range s.sites {
 		site := &s.sites[i]
-		alphaBeta := ch.resetAlphaBeta(site.tree)
+		for k, r := range site.tree {
+			if r.alphaBeta && !fresh[k] {
+				t := ch.trees[k]
+				t.abStats.Reset(t.Tree, t.moves.Divergence())
+				fresh[k] = true
+			}
+			alphaBeta = alphaBeta || r.alphaBeta
+		}
 		x0 := x[site.off]
-		logf := func(y float64) float64 { return ch.elemTarget(s.v, site, y) }
+		var terr error // the first error of the target
+		logf := func(y float64) float64 {
+			lp, err := ch.elemTarget(s.v, site, y)
+			if err != nil && terr == nil {
+				terr = err
+			}
+			return lp
+		}
 		var y float64
 		var err error
 		if ch.tuning {
@@ -503,24 +541,41 @@ func (s *elemSliceStep) update(ch *Chain) error {
 		} else {
 			y, _, err = tuner.Slice.UpdateTransformed(ch.rng, x0, s.transform, logf)
 		}
+		if terr != nil {
+			return fmt.Errorf("%s: %w", s.Name(), terr)
+		}
 		// name is built only on the error paths: this loop runs once per
 		// element per sweep.
 		name := func() string { return fmt.Sprintf("%s[%s]", s.v.Name, elemIndex(s.v, site.off)) }
 		if err != nil {
-			ch.elemTarget(s.v, site, x0)
+			if _, err := ch.elemTarget(s.v, site, x0); err != nil {
+				return fmt.Errorf("%s: %w", s.Name(), err)
+			}
 			n := name()
 			return ch.notFinite(s.Name(), fmt.Sprintf("the density of %s's conditional at %s = %v", n, n, x0))
 		}
 		// Leave the chain at y: the last evaluation may have been
 		// elsewhere.
-		if got := ch.elemTarget(s.v, site, y); !scalar.Finite(got) {
+		got, err := ch.elemTarget(s.v, site, y)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name(), err)
+		}
+		if !scalar.Finite(got) {
 			name := name()
 			return fmt.Errorf("slice(%s): the posterior density is not finite (%v) at %s = %v; check the priors and data", s.v.Name, got, name, y)
 		}
-		if alphaBeta {
-			if err := ch.syncPrior(); err != nil {
-				return err
+		for k, r := range site.tree {
+			if r.divergence() {
+				fresh[k] = false // addTree passed the tree sampler a new divergence
 			}
+		}
+	}
+	// The tree samplers' alpha and beta follow the elements now, not per
+	// element: nothing between reads them (addTree passes the prior
+	// itself where an element reaches the divergence).
+	if alphaBeta {
+		if err := ch.syncPrior(); err != nil {
+			return fmt.Errorf("%s: %w", s.Name(), err)
 		}
 	}
 	return nil
@@ -538,9 +593,15 @@ func elemIndex(v *graph.Var, off int) string {
 
 // elemTarget sets element site.off of v to x and returns the log density
 // of everything that depends on it, up to a constant.
-func (ch *Chain) elemTarget(v *graph.Var, site *elemSite, x float64) float64 {
+//
+// Only the deterministic variables that read the element are evaluated
+// again (the others are up to date); an error evaluating them (an index
+// outside its array) is returned, with -Inf.
+func (ch *Chain) elemTarget(v *graph.Var, site *elemSite, x float64) (float64, error) {
 	ch.st.Env.Values[v.ID][site.off] = x
-	ch.m.Refresh(ch.st.Env)
+	if err := graph.EvalDeterministicVars(ch.st.Env, site.dets); err != nil {
+		return math.Inf(-1), err
+	}
 	lp := ch.logElem(site.own)
 	for _, e := range site.elems {
 		lp += ch.logElem(e)
@@ -549,9 +610,9 @@ func (ch *Chain) elemTarget(v *graph.Var, site *elemSite, x float64) float64 {
 		lp += ch.logFactor(f)
 	}
 	if math.IsInf(lp, -1) || math.IsNaN(lp) {
-		return math.Inf(-1)
+		return math.Inf(-1), nil
 	}
-	return ch.addTree(lp, site.tree)
+	return ch.addTree(lp, site.tree), nil
 }
 
 // logElem is the log density of one element of a factor at the current
