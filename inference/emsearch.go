@@ -289,8 +289,9 @@ func insertKBest(list []EMTree, t EMTree, k int) ([]EMTree, bool) {
 // re-attachment at every edge (at the middle of the edge in s, before the
 // subtree's own time) and at every branch point older than it by the log
 // joint density log p(Y, s | T) at parent's hyperparameters (belief
-// propagation for the data, pydt.LogPriorS for the tree), and returns the
-// three best new trees (the old position excluded).
+// propagation for the data, em.AttachPriorS for the tree: O(depth) each,
+// O(N · depth) per round), and returns the three best new trees (the old
+// position excluded).
 func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
 	fit := parent.fit
 	tr := parent.Tree.Clone()
@@ -330,14 +331,13 @@ func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	div := pydt.DivInv{C: fit.MeanC()}
+	c := fit.MeanC()
 	tv := tr.Time(v)
 	type cand struct {
 		pos   pydt.Position
 		score float64
 	}
 	var cands []cand
-	prior := tr.Clone() // the prior is scored on a copy: lik caches tr
 	add := func(pos pydt.Position) {
 		if samePosition(pos, old) {
 			return
@@ -346,9 +346,9 @@ func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
 		if math.IsInf(ll, -1) || math.IsNaN(ll) {
 			return
 		}
-		prior.Attach(v, pos)
-		lp := pydt.LogPriorS(prior, fit.Alpha(), fit.Beta(), div, h)
-		prior.Detach(v)
+		// The prior's change in O(depth) (it ranks positions as
+		// LogPriorS of the whole tree does).
+		lp := em.AttachPriorS(tr, v, pos, fit.Alpha(), fit.Beta(), c, h)
 		if s := ll + lp; !math.IsNaN(s) && !math.IsInf(s, 0) {
 			cands = append(cands, cand{pos, s})
 		}
@@ -368,7 +368,7 @@ func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	var out []*pydt.Tree
 	for _, c := range cands[:min(3, len(cands))] {
-		t := prior.Clone()
+		t := tr.Clone()
 		t.Attach(v, c.pos)
 		if err := t.Validate(); err != nil {
 			continue

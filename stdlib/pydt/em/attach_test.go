@@ -280,3 +280,69 @@ func TestKidLists(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachPriorS checks the O(depth) prior change of attaching a subtree
+// against pydt.LogPriorS of the trees before and after (less the
+// subtree's own node terms, by pydt.NodeLogPrior), for subtrees of
+// every size (leaves, internal nodes) at every branch point and every edge
+// of trees drawn from the PYDT, β = 0 and α = 0 included.
+func TestAttachPriorS(t *testing.T) {
+	checked := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 83))
+		alpha, beta, c := 0.4*float64(seed%4), 0.15*float64(seed%3), 0.3+0.2*float64(seed)
+		p := sim.Params{Alpha: alpha, Beta: beta, Div: pydt.DivInv{C: c}, Variance: 1, Dims: 1}
+		n := 5 + 3*int(seed)
+		tr, err := sim.DrawTree(rng, n, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := pydt.NewHarmonic(alpha, beta)
+		div := pydt.DivInv{C: c}
+		for _, v := range tr.PreOrder(nil) {
+			if v == tr.Root() {
+				continue
+			}
+			old := tr.Detach(v)
+			base := pydt.LogPriorS(tr, alpha, beta, div, h)
+			tv := tr.Time(v)
+			try := func(pos pydt.Position) {
+				got := AttachPriorS(tr, v, pos, alpha, beta, c, h)
+				tr.Attach(v, pos)
+				want := pydt.LogPriorS(tr, alpha, beta, div, h) - base
+				// Less the subtree's own terms (in s: NodeLogPrior less
+				// log(1/(1-t)) = s), which do not depend on pos.
+				for _, b := range tr.PostOrderFrom(v, nil) {
+					if !tr.IsLeaf(b) {
+						want -= pydt.NodeLogPrior(tr, b, alpha, beta, div, h) - tr.Time(b).S()
+					}
+				}
+				tr.Detach(v)
+				if math.IsInf(want, -1) != math.IsInf(got, -1) || (!math.IsInf(want, -1) && math.Abs(got-want) > 1e-9*(1+math.Abs(want))) {
+					t.Errorf("seed %d subtree %d (%d leaves) at %+v: AttachPriorS %v, LogPriorS difference %v", seed, v, tr.Count(v), pos, got, want)
+				}
+				checked++
+			}
+			for _, u := range tr.PreOrder(nil) {
+				if !tr.IsLeaf(u) && tr.Time(u).Before(tv) {
+					try(pydt.Position{Node: u, AtNode: true})
+				}
+				top, bot := tr.ParentTime(u).S(), math.Min(tr.Time(u).S(), tv.S())
+				if math.IsInf(bot, 1) {
+					bot = top + 3
+				}
+				if bot > top {
+					try(pydt.Position{Node: u, Time: pydt.TimeFromS(top + (bot-top)*rng.Float64())})
+				}
+			}
+			// Positions not before the subtree's time have no density.
+			if !tr.IsLeaf(v) {
+				if got := AttachPriorS(tr, v, pydt.Position{Node: tr.Root(), Time: pydt.TimeFromS(tv.S() + 1)}, alpha, beta, c, h); !math.IsInf(got, -1) {
+					t.Errorf("seed %d: a position after the subtree's time scores %v", seed, got)
+				}
+			}
+			tr.Attach(v, old)
+		}
+	}
+	t.Logf("%d positions checked", checked)
+}
