@@ -41,6 +41,11 @@ type EMConfig struct {
 	// Out is the output directory (required); Force replaces a run in it.
 	Out   string
 	Force bool
+	// InitTree, when set, is the tree the search starts from (its
+	// structure; EM fits its times) instead of the trees built by
+	// sequential attachment. Its leaves must be the rows of the model's
+	// PYDT, matched by label.
+	InitTree *pydt.Tree
 	// Progress, if set, is called after each round with the round, the
 	// rounds asked for and the best bound so far.
 	Progress func(round, rounds int, best float64)
@@ -160,7 +165,19 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 	v0 := columnVariance(x, b.N, b.D)
 	var list []EMTree
 	var firstErr error
-	for _, f := range []float64{1, 0.3, 0.1, 0.03} {
+	factors := []float64{1, 0.3, 0.1, 0.03}
+	if cfg.InitTree != nil {
+		factors = nil
+		tr, err := copyTree(cfg.InitTree, b)
+		if err == nil {
+			var t EMTree
+			if t, err = p.fitTree(tr, nil, cfg.EMIters); err == nil {
+				list = append(list, t)
+			}
+		}
+		firstErr = err
+	}
+	for _, f := range factors {
 		tr, _, err := em.SequentialTree(x, b.N, b.D, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
 		if err == nil {
 			var t EMTree
@@ -398,6 +415,14 @@ func topologyKey(tr *pydt.Tree) string {
 		return "(" + strings.Join(parts, ",") + ")"
 	}
 	return rec(tr.Root())
+}
+
+// copyTree returns a copy of tr, checked to be a tree of b's rows.
+func copyTree(tr *pydt.Tree, b *TreeBinding) (*pydt.Tree, error) {
+	if err := tr.MatchRows(b.N, b.Labels(), "the rows of "+b.Leaves.Name); err != nil {
+		return nil, err
+	}
+	return pydt.ParseNewick(tr.Newick(), b.Labels())
 }
 
 // ReadEMResult reads the summary.json of the EM run in dir.

@@ -699,16 +699,7 @@ type chainTree struct {
 // NewChain starts a chain from a draw of the prior (clamped values kept),
 // with its own random stream.
 func NewChain(m *Model, sched *Schedule, seed, stream uint64) (*Chain, error) {
-	pcg := rand.NewPCG(seed, stream)
-	rng := rand.New(pcg)
-	st, err := m.SamplePrior(rng)
-	if err != nil {
-		return nil, fmt.Errorf("initial state: %w", err)
-	}
-	if err := m.spreadInitialTree(rng, st); err != nil {
-		return nil, err
-	}
-	return newChainFrom(m, sched, st, pcg)
+	return newChainAt(m, sched, seed, stream, nil)
 }
 
 // spreadInitialTree redraws the initial tree from moderate parameters

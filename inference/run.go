@@ -23,6 +23,7 @@ import (
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
 	"github.com/pydtlang/pydtlang/inference/treemove"
 	"github.com/pydtlang/pydtlang/internal/atomicfile"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // Config controls an MCMC run. Zero values take the documented defaults.
@@ -77,6 +78,19 @@ type Config struct {
 	// otherwise Run and Resume return an error wrapping ErrStuck after
 	// writing every output.
 	AllowStuck bool
+	// InitTrees, when set, start every chain from these trees instead of
+	// a draw, by the variable of their PYDT (the name left of "~ PYDT";
+	// "" for the model's first PYDT). Each tree's leaves must be its
+	// PYDT's rows, matched by label; the hyperparameters are drawn as
+	// usual, and the tree must have positive prior density under them.
+	// The trees are copied to the run directory (InitTreeFile), so that a
+	// resume before the first checkpoint starts from them again.
+	InitTrees map[string]*pydt.Tree
+
+	// initNewick are the start trees as the chains parse them, indexed
+	// like Model.Trees (set by start from InitTrees, or by Resume from
+	// the run directory).
+	initNewick []string
 }
 
 func (c Config) withDefaults() Config {
@@ -259,6 +273,9 @@ type runner struct {
 	// inputs are recorded in run.json: the model's, or for a resumed
 	// run whose model has none, those the run recorded.
 	inputs *Inputs
+	// initVars are the PYDT variables whose chains started from a given
+	// tree (Config.InitTrees), recorded in run.json.
+	initVars []string
 }
 
 // Run runs the MCMC engine on m and writes its outputs to cfg.Out. It
@@ -290,9 +307,15 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 // start begins the run of cfg in cfg.Out, which the caller has locked and
 // prepared, from the chains' first draws; run.json records inputs.
 func start(ctx context.Context, m *Model, sched *Schedule, cfg Config, inputs *Inputs) (*Result, error) {
+	if cfg.initNewick == nil {
+		var err error
+		if cfg.initNewick, err = initNewick(m, cfg.InitTrees); err != nil {
+			return nil, err
+		}
+	}
 	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Traced(), start: 1, best: math.Inf(-1), bestT: math.Inf(-1), inputs: inputs}
 	for k := range cfg.Chains {
-		ch, err := NewChain(m, sched, cfg.Seed, seedStream(cfg.ChainOffset+k))
+		ch, err := newChainAt(m, sched, cfg.Seed, seedStream(cfg.ChainOffset+k), cfg.initNewick)
 		if err != nil {
 			return nil, fmt.Errorf("chain %d: %w", cfg.ChainOffset+k+1, err)
 		}
@@ -300,6 +323,10 @@ func start(ctx context.Context, m *Model, sched *Schedule, cfg Config, inputs *I
 			chainHook(ch)
 		}
 		r.chains = append(r.chains, ch)
+	}
+	var err error
+	if r.initVars, err = writeInitTrees(m, cfg.Out, cfg.initNewick); err != nil {
+		return nil, err
 	}
 	if err := r.writeRunFile(); err != nil {
 		return nil, err
@@ -744,6 +771,7 @@ func (r *runner) writeRunFile() error {
 	return writeJSONFile(filepath.Join(c.Out, RunFile), RunInfo{Version: RunVersion,
 		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, TreeThin: c.TreeThin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
 		Seed: c.Seed, ChainOffset: c.ChainOffset, Impute: c.Impute, Coclust: c.Coclust, AllowStuck: c.AllowStuck, Inputs: r.inputs, Standardize: r.m.Scaling,
+		InitTrees: r.initVars,
 	})
 }
 
@@ -987,6 +1015,9 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 	}
 	cfg := ri.config(dir)
 	cfg.Progress = progress
+	if cfg.initNewick, err = readInitTrees(m, dir, ri.InitTrees); err != nil {
+		return nil, fmt.Errorf("resume: the run's initial tree: %w", err)
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("resume: %s: %w", RunFile, err)
 	}
@@ -1018,7 +1049,8 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 		return nil, fmt.Errorf("resume: checkpoint has %d chains, run.json says %d", len(cp.Chains), cfg.Chains)
 	}
 	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Traced(), start: cp.Iteration + 1,
-		best: math.Inf(-1), bestT: cp.Best, bestTree: cp.BestTree, bestTrees: cp.BestTrees, wall: cp.Wall, inputs: m.Inputs}
+		best: math.Inf(-1), bestT: cp.Best, bestTree: cp.BestTree, bestTrees: cp.BestTrees, wall: cp.Wall, inputs: m.Inputs,
+		initVars: ri.InitTrees}
 	if r.inputs == nil {
 		r.inputs = ri.Inputs
 	}

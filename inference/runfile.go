@@ -63,6 +63,10 @@ type RunInfo struct {
 	// MethodEM. Empty, as in every file before version 4, means
 	// MethodMCMC.
 	Method string `json:"method,omitempty"`
+	// InitTrees are the variables of the PYDTs whose chains started from
+	// a given tree (Config.InitTrees), kept in the run directory
+	// (InitTreeFile); version 4.
+	InitTrees []string `json:"init_trees,omitempty"`
 	// EM holds the settings of an EM run (Method MethodEM), nil otherwise.
 	// Its Iters is the number of search rounds.
 	EM *EMSettings `json:"em,omitempty"`

@@ -79,3 +79,39 @@ func TestEMRunDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestInitTreeFlag: --init-tree starts MCMC (and EM) from an EM run's best
+// tree, with the tree copied into the run directory; a tree for an unknown
+// PYDT, or with --resume, is refused.
+func TestInitTreeFlag(t *testing.T) {
+	em := filepath.Join(t.TempDir(), "em")
+	data := "X=../../examples/data/synthetic.csv"
+	if code, _, errOut := runCmd(t, "run", "../../examples/gaussian.pydt", "--data", data, "--method", "em", "--iters", "1", "--out", em); code != 0 {
+		t.Fatalf("em: status %d: %s", code, errOut)
+	}
+	start := filepath.Join(em, "map.nwk")
+	mc := filepath.Join(t.TempDir(), "mc")
+	if code, _, errOut := runCmd(t, "run", "../../examples/gaussian.pydt", "--data", data, "--init-tree", start, "--iters", "4", "--chains", "1", "--out", mc); code != 0 {
+		t.Fatalf("mcmc from the EM tree: status %d: %s", code, errOut)
+	}
+	want, _ := os.ReadFile(start)
+	got, err := os.ReadFile(filepath.Join(mc, "init-tree.nwk"))
+	if err != nil || len(got) == 0 || !strings.HasSuffix(string(got), ";\n") {
+		t.Errorf("init-tree.nwk: %v %q (from %q)", err, got, want)
+	}
+	if code, _, errOut := runCmd(t, "run", "../../examples/gaussian.pydt", "--data", data, "--method", "em", "--init-tree", "X="+start, "--iters", "1", "--out", filepath.Join(t.TempDir(), "em2")); code != 0 {
+		t.Errorf("em from a tree: status %d: %s", code, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "../../examples/gaussian.pydt", "--data", data, "--init-tree", "Q=" + start, "--out", filepath.Join(t.TempDir(), "x")}, "Q is not a PYDT"},
+		{[]string{"run", "../../examples/gaussian.pydt", "--data", data, "--init-tree", filepath.Join(em, "nope.nwk"), "--out", filepath.Join(t.TempDir(), "x")}, "nope.nwk"},
+		{[]string{"run", "--resume", mc, "--init-tree", start}, "other flags"},
+	} {
+		if code, _, errOut := runCmd(t, c.args...); code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: status %d, want an error naming %q: %s", c.args, code, c.want, errOut)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 func newRun() *cobra.Command {
@@ -32,6 +34,8 @@ func newRun() *cobra.Command {
 		stdz    bool
 		method  string
 		emc     inference.EMConfig
+		// initTrees are the --init-tree values, FILE or V=FILE.
+		initTrees []string
 	)
 	cmd := &cobra.Command{
 		Use:   "run MODEL --data NAME=FILE... [--iters N --burn B --thin T --chains C --seed S] --out DIR [--force]",
@@ -166,6 +170,14 @@ its first checkpoint starts again from its first sweep on --resume.
 
 With a data file of draws from sample, --draw K fits draw K.
 
+--init-tree FILE starts every chain from the tree in FILE (Newick, its
+leaves labelled as the data's rows, e.g. another run's map.nwk or an EM
+run's best tree) instead of a draw; the hyperparameters are drawn as usual.
+For a model with several PYDTs, --init-tree V=FILE names the PYDT by its
+variable (repeatable). The tree is copied into DIR (init-tree.nwk) and
+recorded in run.json, so that --resume needs no other file. With --method em
+the search starts from the tree (EM fits its times) instead of building one.
+
 --chain-offset K makes the run hold chains K+1..K+C (C = --chains) of a
 larger design, for spreading chains over machines (a Slurm job array, a
 Kubernetes indexed Job; docs/cluster-runs.md): chain k's random stream
@@ -242,7 +254,16 @@ and in R with posterior:
 			if err != nil {
 				return err
 			}
+			if cfg.InitTrees, err = readInitTrees(m, initTrees); err != nil {
+				return err
+			}
 			if method == "em" {
+				for v, tr := range cfg.InitTrees {
+					if v != "" && v != m.Trees[0].Leaves.Name {
+						return &exitError{code: 2, err: fmt.Errorf("run --method em --init-tree: EM fits the model's first PYDT, %s, not %s", m.Trees[0].Leaves.Name, v)}
+					}
+					emc.InitTree = tr
+				}
 				return runEM(cmd, args[0], m, l.Graph, emc, cfg, explain, force, stdz)
 			}
 			if explain {
@@ -301,6 +322,7 @@ and in R with posterior:
 	f.BoolVar(&stdz, "standardize", false, "fit the data with every column shifted and scaled to mean 0 and sd 1 (recorded in run.json)")
 	f.Duration("progress-every", 5*time.Second, "when stderr is not a terminal, print a progress line (iteration, rate, ETA, log joint) this often; 0 for none")
 	f.BoolVar(&cfg.AllowStuck, "allow-stuck", false, "exit 0 even when a chain is stuck (its tree accepted no move for 100 consecutive sweeps)")
+	f.StringArrayVar(&initTrees, "init-tree", nil, "start every chain (or the EM search) from this tree, a Newick file whose leaves are labelled as the data's rows: FILE for the model's PYDT, V=FILE for the PYDT of variable V (repeatable)")
 	f.StringVar(&method, "method", "mcmc", "mcmc (posterior samples) or em (greedy Bayesian EM: one good tree fast, with a K-best search; see --help)")
 	f.IntVar(&emc.K, "k", 10, "with --method em: the number of best trees kept (kbest.nwk)")
 	f.IntVar(&emc.Patience, "patience", 30, "with --method em: stop after this many search rounds without a better tree (0: never)")
@@ -362,6 +384,43 @@ func runEM(cmd *cobra.Command, model string, m *inference.Model, g *graph.Graph,
 		fmt.Fprintf(cmd.OutOrStdout(), "warning: %s\n", w)
 	}
 	return nil
+}
+
+// readInitTrees reads the --init-tree values, FILE or V=FILE, into the
+// trees by PYDT variable that inference.Config.InitTrees takes.
+func readInitTrees(m *inference.Model, specs []string) (map[string]*pydt.Tree, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	out := map[string]*pydt.Tree{}
+	for _, spec := range specs {
+		v, path := "", spec
+		if name, rest, ok := strings.Cut(spec, "="); ok && isIdent(name) {
+			v, path = name, rest
+		}
+		if v == m.Trees[0].Leaves.Name {
+			v = ""
+		}
+		if _, dup := out[v]; dup {
+			return nil, &exitError{code: 2, err: fmt.Errorf("run: --init-tree %s: a second start tree for the same PYDT", spec)}
+		}
+		tr, err := m.ReadTree(path, v)
+		if err != nil {
+			return nil, &exitError{code: 1, err: fmt.Errorf("run: --init-tree: %w", err)}
+		}
+		out[v] = tr
+	}
+	return out, nil
+}
+
+// isIdent reports whether s is a model identifier (the V of V=FILE).
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // runFlags checks the numeric run flags and sets cfg.Burn from --burn: the

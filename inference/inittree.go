@@ -1,0 +1,185 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/internal/atomicfile"
+	"github.com/pydtlang/pydtlang/internal/bounded"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// InitTreeFile is the copy, in a run's directory, of the tree its chains
+// started from (Config.InitTrees), so that a resume before the first
+// checkpoint starts from it again; FileOf(InitTreeFile, V) for a further
+// PYDT of variable V.
+const InitTreeFile = "init-tree.nwk"
+
+// ReadTree reads the first tree of the Newick file at path as a tree for
+// the PYDT of variable v of m ("" for the model's first PYDT): its leaves
+// must be that PYDT's rows, matched by label (Model.MatchTree's rules).
+func (m *Model) ReadTree(path, v string) (*pydt.Tree, error) {
+	b, err := m.binding(v)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	in := bounded.NewReader(f, bounded.Options{Name: path, What: "Newick file", Max: bounded.MaxNewickBytes})
+	var tr *pydt.Tree
+	err = pydt.ForEachNewick(in, b.Labels(), func(t *pydt.Tree) error {
+		if tr == nil {
+			tr = t
+		}
+		return nil
+	})
+	if err == nil && tr == nil {
+		err = fmt.Errorf("no tree")
+	}
+	if err == nil {
+		err = tr.MatchRows(b.N, b.Labels(), "the rows of "+b.Leaves.Name)
+	}
+	if err == nil {
+		err = tr.Validate()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tr, nil
+}
+
+// binding returns the PYDT of variable v ("" for the first).
+func (m *Model) binding(v string) (*TreeBinding, error) {
+	if v == "" {
+		return m.Trees[0], nil
+	}
+	var names []string
+	for _, b := range m.Trees {
+		if b.Leaves.Name == v {
+			return b, nil
+		}
+		names = append(names, b.Leaves.Name)
+	}
+	return nil, fmt.Errorf("%s is not a PYDT of the model (its PYDTs: %s)", v, strings.Join(names, ", "))
+}
+
+// initNewick checks cfg.InitTrees against m and returns each PYDT's start
+// tree as Newick text, indexed like m.Trees ("" where the chains draw
+// their own).
+func initNewick(m *Model, trees map[string]*pydt.Tree) ([]string, error) {
+	if len(trees) == 0 {
+		return nil, nil
+	}
+	out := make([]string, len(m.Trees))
+	for v, tr := range trees {
+		b, err := m.binding(v)
+		if err != nil {
+			return nil, fmt.Errorf("initial tree: %w", err)
+		}
+		if err := tr.MatchRows(b.N, b.Labels(), "the rows of "+b.Leaves.Name); err != nil {
+			return nil, fmt.Errorf("initial tree of %s: %w", b.Leaves.Name, err)
+		}
+		if err := tr.Validate(); err != nil {
+			return nil, fmt.Errorf("initial tree of %s: %w", b.Leaves.Name, err)
+		}
+		out[slices.Index(m.Trees, b)] = tr.Newick()
+	}
+	return out, nil
+}
+
+// writeInitTrees writes the start trees to the run directory, and
+// returns the variables of the PYDTs that have one.
+func writeInitTrees(m *Model, dir string, texts []string) ([]string, error) {
+	var vars []string
+	for k, text := range texts {
+		if text == "" {
+			continue
+		}
+		if err := atomicfile.Write(filepath.Join(dir, FileOf(InitTreeFile, m.fileVar(k))), []byte(text+"\n")); err != nil {
+			return nil, err
+		}
+		vars = append(vars, m.Trees[k].Leaves.Name)
+	}
+	return vars, nil
+}
+
+// readInitTrees reads back the start trees of the run in dir, for the
+// PYDTs of variables vars, as the Newick text the run's chains parsed.
+func readInitTrees(m *Model, dir string, vars []string) ([]string, error) {
+	if len(vars) == 0 {
+		return nil, nil
+	}
+	out := make([]string, len(m.Trees))
+	for _, v := range vars {
+		b, err := m.binding(v)
+		if err != nil {
+			return nil, err
+		}
+		k := slices.Index(m.Trees, b)
+		text, err := os.ReadFile(filepath.Join(dir, FileOf(InitTreeFile, m.fileVar(k))))
+		if err != nil {
+			return nil, err
+		}
+		out[k] = strings.TrimSuffix(string(text), "\n")
+	}
+	return out, nil
+}
+
+// startFrom replaces the state's trees by the start trees given (each
+// parsed afresh from its Newick text, so that every chain, and a resumed
+// run, start from the same tree), and checks that the model can start
+// there: the tree's prior density under the chain's initial
+// hyperparameters must be positive (a multifurcation has none when
+// alpha = beta = 0, Neal's Dirichlet diffusion tree).
+func (m *Model) startFrom(st *State, texts []string) error {
+	for k, text := range texts {
+		if text == "" {
+			continue
+		}
+		b := m.Trees[k]
+		tr, err := pydt.ParseNewick(text, b.Labels())
+		if err != nil {
+			return fmt.Errorf("initial tree of %s: %w", b.Leaves.Name, err)
+		}
+		p, err := b.Params(st.Env)
+		if err != nil {
+			return err
+		}
+		h, err := pydt.NewHarmonic(p.Alpha, p.Beta)
+		if err != nil {
+			return err
+		}
+		if lp := pydt.LogPrior(tr, p.Alpha, p.Beta, p.Div, h); math.IsNaN(lp) || math.IsInf(lp, 0) {
+			return fmt.Errorf("initial tree of %s: its prior log density is %v at alpha = %g, beta = %g (with alpha = beta = 0 only binary trees are possible; a branch point at t = 0 or 1 is never)",
+				b.Leaves.Name, lp, p.Alpha, p.Beta)
+		}
+		st.setTree(k, len(m.Trees), tr)
+	}
+	return nil
+}
+
+// newChainAt is NewChain with the start trees texts (initNewick; nil or
+// "" entries draw the tree as NewChain does).
+func newChainAt(m *Model, sched *Schedule, seed, stream uint64, texts []string) (*Chain, error) {
+	pcg := rand.NewPCG(seed, stream)
+	rng := rand.New(pcg)
+	st, err := m.SamplePrior(rng)
+	if err != nil {
+		return nil, fmt.Errorf("initial state: %w", err)
+	}
+	if err := m.spreadInitialTree(rng, st); err != nil {
+		return nil, err
+	}
+	if err := m.startFrom(st, texts); err != nil {
+		return nil, err
+	}
+	return newChainFrom(m, sched, st, pcg)
+}
