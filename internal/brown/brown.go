@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -329,4 +330,76 @@ func writeFiles(dir string, files []file) error {
 		}
 	}
 	return nil
+}
+
+// ReadTagging reads back the files Tagging.Write wrote into dir (words.csv,
+// vocab.txt, tags.csv, tagset.txt, basetags.csv, basetagset.txt), checking
+// that every id is in range. DocStart, DocIDs, Category and MinCount are
+// not read.
+func ReadTagging(dir string) (*Tagging, error) {
+	tg := &Tagging{}
+	var err error
+	readSet := func(name string) []string {
+		if err != nil {
+			return nil
+		}
+		var b []byte
+		b, err = os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil
+		}
+		s := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		if len(s) == 1 && s[0] == "" {
+			err = fmt.Errorf("%s is empty", filepath.Join(dir, name))
+		}
+		return s
+	}
+	readIDs := func(name, header string, n int) []int {
+		if err != nil {
+			return nil
+		}
+		path := filepath.Join(dir, name)
+		var b []byte
+		b, err = os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		ls := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		if ls[0] != header {
+			err = fmt.Errorf("%s:1: header %q, want %q", path, ls[0], header)
+			return nil
+		}
+		ids := make([]int, len(ls)-1)
+		for i, l := range ls[1:] {
+			v, e := strconv.Atoi(l)
+			if e != nil || v < 1 || v > n {
+				err = fmt.Errorf("%s:%d: %q is not an id in 1..%d", path, i+2, l, n)
+				return nil
+			}
+			ids[i] = v
+		}
+		return ids
+	}
+	words := readSet("vocab.txt")
+	tg.Tagset = readSet("tagset.txt")
+	tg.BaseTagset = readSet("basetagset.txt")
+	tg.Words = readIDs("words.csv", "w", len(words))
+	tg.Tags = readIDs("tags.csv", "tag", len(tg.Tagset))
+	tg.Base = readIDs("basetags.csv", "tag", len(tg.BaseTagset))
+	if err != nil {
+		return nil, fmt.Errorf("reading tagging data: %w", err)
+	}
+	if len(tg.Tags) != len(tg.Words) || len(tg.Base) != len(tg.Words) {
+		return nil, fmt.Errorf("reading tagging data in %s: %d words, %d tags, %d base tags", dir, len(tg.Words), len(tg.Tags), len(tg.Base))
+	}
+	tg.Vocab = &Vocab{Words: words, index: map[string]int{}}
+	for i, w := range words {
+		tg.Vocab.index[w] = i + 1
+	}
+	for _, id := range tg.Words {
+		if id == 1 && words[0] == UNK {
+			tg.NumUNK++
+		}
+	}
+	return tg, nil
 }

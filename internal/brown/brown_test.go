@@ -127,6 +127,15 @@ func TestFixture(t *testing.T) {
 	if err := tp.Write(filepath.Join(out, "topics")); err != nil {
 		t.Fatal(err)
 	}
+	back, err := ReadTagging(filepath.Join(out, "news"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Words, tg.Words) || !slices.Equal(back.Tags, tg.Tags) || !slices.Equal(back.Base, tg.Base) ||
+		!slices.Equal(back.Vocab.Words, tg.Vocab.Words) || !slices.Equal(back.Tagset, tg.Tagset) ||
+		!slices.Equal(back.BaseTagset, tg.BaseTagset) || back.NumUNK != tg.NumUNK || back.Vocab.ID("jury") != tg.Vocab.ID("jury") {
+		t.Errorf("ReadTagging does not give back what Write wrote")
+	}
 	for _, sub := range []string{"news", "topics"} {
 		ents, err := os.ReadDir(filepath.Join(out, sub))
 		if err != nil {
@@ -198,5 +207,41 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := BuildTopics(docs, 1, -1); err == nil {
 		t.Error("negative stop words: no error")
+	}
+}
+
+func TestReadTaggingErrors(t *testing.T) {
+	docs, err := ReadCorpus("testdata/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := BuildTagging(docs, "news", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		file, content, want string
+	}{
+		{"words.csv", "w\n1\n7\n", "words.csv:3: \"7\" is not an id in 1..6"},
+		{"words.csv", "x\n1\n", "words.csv:1: header \"x\", want \"w\""},
+		{"tags.csv", "tag\n1\n", "32 words, 1 tags"},
+		{"basetags.csv", "tag\n0\n", "\"0\" is not an id"},
+		{"tagset.txt", "", "tagset.txt is empty"},
+		{"vocab.txt", "", "vocab.txt is empty"},
+	}
+	for _, tc := range cases {
+		dir := t.TempDir()
+		if err := tg.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadTagging(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s = %q: error %v, want %q", tc.file, tc.content, err, tc.want)
+		}
+	}
+	if _, err := ReadTagging(t.TempDir()); err == nil {
+		t.Error("empty directory: no error")
 	}
 }
