@@ -77,6 +77,9 @@ type Workspace struct {
 
 	// forceLog makes every call take the log-space path (tests).
 	forceLog bool
+	// noFastBackward makes Marginals redo a fast forward pass in log space
+	// as when its backward checks fail (tests).
+	noFastBackward bool
 	// switchAt, when positive, makes FFBS's fast backward pass switch to
 	// log space at time switchAt-1 (tests).
 	switchAt int
@@ -428,7 +431,7 @@ func (c *Chain) Marginals(logEmit []float64, T int, post []float64, ws *Workspac
 	if err != nil {
 		return ll, err
 	}
-	if !usedLog && c.backwardFast(logEmit, T, post, ws) {
+	if !usedLog && !ws.noFastBackward && c.backwardFast(logEmit, T, post, ws) {
 		return ll, nil
 	}
 	if !usedLog {

@@ -139,15 +139,12 @@ func bfCases() []bfCase {
 
 func TestAgainstBruteForce(t *testing.T) {
 	for _, tc := range bfCases() {
-		for _, forceLog := range []bool{false, true} {
-			name := tc.name
-			if forceLog {
-				name += "/log"
-			}
-			t.Run(name, func(t *testing.T) {
+		for mode, suffix := range []string{"", "/log", "/log backward"} {
+			forceLog := mode == 1
+			t.Run(tc.name+suffix, func(t *testing.T) {
 				want, lj := brute(tc.c, tc.emit, tc.T)
 				K, T := tc.c.K, tc.T
-				ws := &Workspace{forceLog: forceLog}
+				ws := &Workspace{forceLog: forceLog, noFastBackward: mode == 2}
 				got, err := tc.c.LogLik(tc.emit, T, ws)
 				if err != nil {
 					t.Fatal(err)
