@@ -43,14 +43,14 @@ func BenchmarkSweep(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				ch.moves.ResetStats()
+				ch.trees[0].moves.ResetStats()
 				b.ResetTimer()
 				for range b.N {
 					if err := ch.Sweep(); err != nil {
 						b.Fatal(err)
 					}
 				}
-				s := ch.moves.Stats
+				s := ch.trees[0].moves.Stats
 				moves := s.Subtree.Proposed + s.Time.Proposed + s.Position.Proposed
 				b.ReportMetric(float64(moves)/b.Elapsed().Seconds(), "moves/s")
 			})

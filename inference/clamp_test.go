@@ -65,7 +65,7 @@ func TestDDTByClamping(t *testing.T) {
 		}
 		sm := compileWithData(t, gaussianModel, smallData, map[string]float64{"alpha": 0, "beta": 0, "c": c, "prec": prec})
 		st := sm.NewState()
-		st.Tree = tr
+		st.Trees = []*pydt.Tree{tr}
 		s, err := sm.Score(st)
 		if err != nil {
 			t.Fatal(err)
@@ -96,7 +96,7 @@ func TestClampedInsideSupportKeepsItsPrior(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := m.NewState()
-	st.Tree = tr
+	st.Trees = []*pydt.Tree{tr}
 	s, err := m.Score(st)
 	if err != nil {
 		t.Fatal(err)

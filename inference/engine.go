@@ -67,7 +67,7 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		// the leaves: conjugate given the locations. With a latent leaf
 		// layer the same trap as below applies.
 		precDims, trapped := gibbsPrecisionDims(m, v)
-		if trapped && m.Trees[0].Leaf == nil {
+		if trapped && m.Trees[precDims.k].Leaf == nil {
 			later = append(later, precDims)
 			needLocs = true
 			continue
@@ -79,7 +79,7 @@ func NewSchedule(m *Model) (*Schedule, error) {
 				continue
 			}
 			if trapped {
-				why = trapNote(m)
+				why = trapNoteOf(m.Trees[precDims.k].Leaves.Name)
 			}
 			u, err := newElemSliceStep(m, v)
 			if err != nil {
@@ -124,21 +124,23 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			continue
 		}
 		needLocs = true
-		if k == 0 {
-			if z, ok := probitLatentScale(m); ok {
-				later = append(later, z)
-			}
+		if z, ok := probitLatentScale(m, k); ok {
+			later = append(later, z)
 		}
 		later = append(later, augmentStep{b: b, k: k, several: m.Several()})
 	}
-	if r, ok := ridge(m); ok {
-		s.Steps = append(s.Steps, r)
-	}
-	if p, ok := probitScale(m); ok {
-		s.Steps = append(s.Steps, p)
-	}
-	if c, ok := timeScale(m); ok && m.Trees[0].Leaf != nil {
-		s.Steps = append(s.Steps, c)
+	// The moves that act on one tree and its parameters together, tree by
+	// tree: every PYDT gets those its parameters allow.
+	for k, b := range m.Trees {
+		if r, ok := ridge(m, k); ok {
+			s.Steps = append(s.Steps, r)
+		}
+		if p, ok := probitScale(m, k); ok {
+			s.Steps = append(s.Steps, p)
+		}
+		if c, ok := timeScale(m, k); ok && b.Leaf != nil {
+			s.Steps = append(s.Steps, c)
+		}
 	}
 	if needLocs {
 		s.Steps = append(s.Steps, locationsStep{m: m})
@@ -183,12 +185,6 @@ func constGammaPrior(v *graph.Var) (scalar.Gamma, bool) {
 	}
 	shape, rate := prior.GammaParams(p)
 	return scalar.Gamma{Shape: shape, Rate: rate}, true
-}
-
-// readsTreePrior reports whether any of vs enters the tree prior: alpha,
-// beta or the divergence function of the first PYDT.
-func readsTreePrior(m *Model, vs ...*graph.Var) bool {
-	return readsPriorOf(m.Tree, vs...)
 }
 
 // readsPriorOf reports whether any of vs enters the tree prior of the PYDT
@@ -644,10 +640,6 @@ type Chain struct {
 	m     *Model
 	sched *Schedule
 	st    *State
-	// chainTree is trees[0], the first PYDT's parts (Tree, lik, moves,
-	// locs, aux), which the moves that act on the first tree alone use
-	// (ridge, the scale moves).
-	*chainTree
 	// trees holds each PYDT's parts, parallel to Model.Trees.
 	trees  []*chainTree
 	pcg    *rand.PCG
@@ -751,14 +743,10 @@ func newChainParts(m *Model, sched *Schedule, st *State, pcg *rand.PCG) *Chain {
 		m: m, sched: sched, st: st, pcg: pcg, rng: rand.New(pcg),
 		tuners: map[*graph.Var]*scalar.Tuner{},
 	}
-	if st.Trees == nil && st.Tree != nil {
-		st.Trees = []*pydt.Tree{st.Tree} // a State made with its Tree alone
-	}
 	for k, b := range m.Trees {
 		tr := st.Trees[k]
 		ch.trees = append(ch.trees, &chainTree{b: b, Tree: tr, locs: make([]float64, tr.Cap()*b.D)})
 	}
-	ch.chainTree = ch.trees[0]
 	return ch
 }
 
@@ -1021,6 +1009,10 @@ type Point struct {
 	LogJointS float64
 	Scalars   []float64
 }
+
+// Tree returns the chain's current tree of the k-th PYDT of its model
+// (Model.Trees[k]); the chain goes on changing it.
+func (ch *Chain) Tree(k int) *pydt.Tree { return ch.trees[k].Tree }
 
 // Values returns a copy of the chain's current values of v, a scalar or
 // an array (row-major), such as per-dimension precisions that the trace,

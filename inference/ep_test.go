@@ -43,7 +43,7 @@ func TestScoreProbitEP(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := m.NewState()
-			st.Tree = tr
+			st.Trees = []*pydt.Tree{tr}
 			s, err := m.Score(st)
 			if err != nil {
 				t.Fatal(err)

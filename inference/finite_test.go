@@ -95,7 +95,7 @@ func TestNoNonFiniteState(t *testing.T) {
 						t.Fatalf("chain %d, sweep %d: log_joint %v, log_lik %v", k+1, it, p.LogJoint, p.LogLik)
 					}
 				}
-				if s := ch.moves.Stats; s.Subtree.Accepted+s.Time.Accepted+s.Position.Accepted == 0 {
+				if s := ch.trees[0].moves.Stats; s.Subtree.Accepted+s.Time.Accepted+s.Position.Accepted == 0 {
 					t.Errorf("chain %d: the tree accepted no move in %d sweeps", k+1, tc.sweeps)
 				}
 			}
@@ -115,7 +115,7 @@ func TestNotFiniteError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ch.lik.SetVariance(5e-324); err != nil {
+	if err := ch.trees[0].lik.SetVariance(5e-324); err != nil {
 		t.Fatal(err)
 	}
 	err = ch.Sweep()

@@ -169,7 +169,7 @@ func TestGewekeExamplePriorsNoiseFree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Tree.Time(st.Tree.Root()).S() > 745 {
+		if st.Trees[0].Time(st.Trees[0].Root()).S() > 745 {
 			beyond++
 		}
 		x := st.Env.Values[m.Data.ID]
@@ -186,11 +186,11 @@ func TestGewekeExamplePriorsNoiseFree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lp := pydt.LogPrior(st.Tree, p.Alpha, p.Beta, p.Div, &pydt.Harmonic{})
+		lp := pydt.LogPrior(st.Trees[0], p.Alpha, p.Beta, p.Div, &pydt.Harmonic{})
 		if math.IsInf(lp, 0) || math.IsNaN(lp) {
-			t.Fatalf("log prior %v of a prior draw (root s = %v)", lp, st.Tree.Time(st.Tree.Root()).S())
+			t.Fatalf("log prior %v of a prior draw (root s = %v)", lp, st.Trees[0].Time(st.Trees[0].Root()).S())
 		}
-		lik := bp.New(st.Tree, 1)
+		lik := bp.New(st.Trees[0], 1)
 		lik.SetVariance(p.Variance)
 		if err := lik.ObserveMatrix(x); err != nil {
 			t.Fatal(err)

@@ -96,7 +96,7 @@ func allMissingRecoversPrior(t *testing.T, model string) {
 			if err := ch.Sweep(); err != nil {
 				t.Fatal(err)
 			}
-			counts[topology3(ch.Tree)]++
+			counts[topology3(ch.trees[0].Tree)]++
 		}
 		for name := range want {
 			freq[name] = append(freq[name], counts[name]/iters)
@@ -194,7 +194,7 @@ func gewekeMeans(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats fun
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, s := range stats(st.Env, st.Tree) {
+		for i, s := range stats(st.Env, st.Trees[0]) {
 			prior[i] = append(prior[i], s)
 		}
 	}
@@ -218,7 +218,7 @@ func gewekeMeans(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats fun
 			if it < setup.burn {
 				continue
 			}
-			for i, s := range stats(ch.st.Env, ch.Tree) {
+			for i, s := range stats(ch.st.Env, ch.trees[0].Tree) {
 				sums[i] += s
 			}
 		}

@@ -138,17 +138,17 @@ func gammaConj(m *Model, v *graph.Var) (u Updater, why string) {
 	fs, dets := m.G.Readers(v)
 	s := &gammaConjStep{v: v, prior: prior}
 	for _, f := range fs {
-		switch f {
-		case m.Tree:
+		if m.treeIndex(f) >= 0 {
 			return nil, "the PYDT is Gamma-conjugate only in the scale c of a linear divergence function that nothing else reads, " +
 				"and in the precision 1/variance given sampled locations"
-		case m.Trees[0].Leaf:
+		}
+		if k := m.leafIndex(f); k >= 0 {
 			if _, why := gammaConjReader(f, v, dets); why != "" {
 				return nil, why
 			}
 			// The link factor is conjugate given the leaf locations,
 			// which belief propagation integrates out.
-			return nil, trapNote(m)
+			return nil, trapNoteOf(m.Trees[k].Leaves.Name)
 		}
 		c, why := gammaConjReader(f, v, dets)
 		if why != "" {
@@ -288,7 +288,7 @@ func elemGammaConj(m *Model, v *graph.Var) (Updater, string) {
 	for _, site := range sites {
 		switch {
 		case slices.ContainsFunc(site.tree, func(r treeReach) bool { return r.link }):
-			return nil, linkNote(m, v)
+			return nil, linkNote(m, v, slices.IndexFunc(site.tree, func(r treeReach) bool { return r.link }))
 		case slices.ContainsFunc(site.tree, treeReach.any):
 			return nil, "its elements reach the PYDT's prior or variance, which is Gamma-conjugate in none of them here"
 		case len(site.wholes) > 0:
@@ -470,11 +470,12 @@ func elemAt(f *graph.Factor, env *graph.Env) string {
 	return b.String()
 }
 
-// linkNote says why an element of the array v that the leaf factor reads
-// has no conjugate update: the trap of trapNote when the leaf factor is
-// Gamma-conjugate in it, else that it is not.
-func linkNote(m *Model, v *graph.Var) string {
-	f := m.Trees[0].Leaf
+// linkNote says why an element of the array v that the leaf factor of the
+// k-th PYDT reads has no conjugate update: the trap of trapNoteOf when the
+// leaf factor is Gamma-conjugate in it, else that it is not.
+func linkNote(m *Model, v *graph.Var, k int) string {
+	trap := trapNoteOf(m.Trees[k].Leaves.Name)
+	f := m.Trees[k].Leaf
 	gc, ok := f.Type.(stdlib.GammaConjugate)
 	isV := func(x graph.Expr) bool { el, ok := x.(graph.Elem); return ok && el.V == v }
 	for k, a := range f.Args {
@@ -488,10 +489,10 @@ func linkNote(m *Model, v *graph.Var) string {
 		}
 		if ok && isReach {
 			if _, _, conj := gc.GammaStats(k, r, 1, ones); conj {
-				return trapNote(m)
+				return trap
 			}
 		}
 		return fmt.Sprintf("%s's density reads it as %s, in which it is not Gamma-conjugate", f.Target.Name, a)
 	}
-	return trapNote(m)
+	return trap
 }

@@ -76,14 +76,14 @@ func treeStats(m *Model, env *graph.Env, tr *pydt.Tree) []float64 {
 // current tree at its current variance (Tree.Cap()×D values; the leaves
 // come first).
 func sampleLeafLocations(t testing.TB, ch *Chain) []float64 {
-	free := bp.New(ch.Tree, ch.m.D)
-	if err := free.SetVariances(ch.lik.Variances()); err != nil {
+	free := bp.New(ch.trees[0].Tree, ch.m.D)
+	if err := free.SetVariances(ch.trees[0].lik.Variances()); err != nil {
 		t.Fatal(err)
 	}
 	if err := free.Recompute(); err != nil {
 		t.Fatal(err)
 	}
-	locs := make([]float64, ch.Tree.Cap()*ch.m.D)
+	locs := make([]float64, ch.trees[0].Tree.Cap()*ch.m.D)
 	if err := free.SampleLocations(ch.rng, locs); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func redrawProbit(t testing.TB, ch *Chain) {
 	yv := ch.st.Env.Values[ch.m.Data.ID]
 	for k := range ch.m.N * ch.m.D {
 		u := locs[k] + ch.rng.NormFloat64()
-		ch.aux[k] = u
+		ch.trees[0].aux[k] = u
 		yv[k] = 0
 		if u > 0 {
 			yv[k] = 1

@@ -102,8 +102,6 @@ func (m *Model) isLeafFactor(f *graph.Factor) bool {
 // variable and the trees.
 type State struct {
 	Env *graph.Env
-	// Tree is the tree of the model's first PYDT, Trees[0].
-	Tree *pydt.Tree
 	// Trees holds the tree of each PYDT, parallel to Model.Trees (nil
 	// until drawn or restored).
 	Trees []*pydt.Tree
@@ -115,9 +113,6 @@ func (st *State) setTree(k int, n int, tr *pydt.Tree) {
 		st.Trees = append(st.Trees, make([]*pydt.Tree, n-len(st.Trees))...)
 	}
 	st.Trees[k] = tr
-	if k == 0 {
-		st.Tree = tr
-	}
 }
 
 // NewState returns a state holding the model's fixed values (constants,

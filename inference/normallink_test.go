@@ -69,7 +69,7 @@ func TestNormalLinkLeavesDegenerateState(t *testing.T) {
 	}
 	tr.SetRoot(root)
 	tr.Recount()
-	st.Tree = tr
+	st.Trees = []*pydt.Tree{tr}
 	ch, err := restoreChain(m, sched, st, rand.NewPCG(3, 4), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -82,9 +82,9 @@ func TestNormalLinkLeavesDegenerateState(t *testing.T) {
 	}
 	prec := ch.get(pv)
 	minS := math.Inf(1)
-	for _, b := range ch.Tree.PreOrder(nil) {
-		if !ch.Tree.IsLeaf(b) {
-			minS = min(minS, -ch.Tree.Time(b).LogOneMinus())
+	for _, b := range ch.trees[0].Tree.PreOrder(nil) {
+		if !ch.trees[0].Tree.IsLeaf(b) {
+			minS = min(minS, -ch.trees[0].Tree.Time(b).LogOneMinus())
 		}
 	}
 	t.Logf("after 30 sweeps: prec = %g, earliest -log(1-t) = %g", prec, minS)

@@ -25,32 +25,40 @@ import (
 // when the data are the leaf locations, and slice sampling with the
 // locations integrated out otherwise.
 type gibbsPrecisionDimsStep struct {
-	tree  *graph.Factor
+	k     int           // the PYDT's index in Model.Trees
+	tree  *graph.Factor // the PYDT
+	of    string // " of X" in a model with several PYDTs (treeOf)
 	v     *graph.Var
 	prior stdlib.GammaPrior
 }
 
 // gibbsPrecisionDims returns the conjugate update of v when v is a latent
-// vector of length D with an elementwise Gamma prior covering it, read by
-// nothing but the PYDT's variance, which is exactly 1 / v (element d in
-// dimension d).
-func gibbsPrecisionDims(m *Model, v *graph.Var) (Updater, bool) {
-	f := m.Tree
-	if v.Role != graph.Latent || v.Def == nil || len(v.Dims) != 1 || v.Dims[0] != m.D || f.DimLoop == nil {
-		return nil, false
+// vector with an elementwise Gamma prior covering it, read by nothing but
+// the variance of one PYDT, which is exactly 1 / v (element d in dimension
+// d, v of length D).
+func gibbsPrecisionDims(m *Model, v *graph.Var) (gibbsPrecisionDimsStep, bool) {
+	var none gibbsPrecisionDimsStep
+	fs, dets := m.G.Readers(v)
+	if len(fs) != 1 || len(dets) > 0 {
+		return none, false
+	}
+	k := m.treeIndex(fs[0])
+	if k < 0 {
+		return none, false
+	}
+	b := m.Trees[k]
+	f := b.Factor
+	if v.Role != graph.Latent || v.Def == nil || len(v.Dims) != 1 || v.Dims[0] != b.D || f.DimLoop == nil {
+		return none, false
 	}
 	prior, ok := v.Def.Type.(stdlib.GammaPrior)
 	if !ok || !v.Def.Elementwise {
-		return nil, false
+		return none, false
 	}
-	if !isDimReciprocal(f, v) || readsTreePrior(m, v) {
-		return nil, false
+	if !isDimReciprocal(f, v) || readsPriorOf(f, v) {
+		return none, false
 	}
-	fs, dets := m.G.Readers(v)
-	if len(fs) != 1 || fs[0] != f || len(dets) > 0 {
-		return nil, false
-	}
-	return gibbsPrecisionDimsStep{tree: f, v: v, prior: prior}, true
+	return gibbsPrecisionDimsStep{k: k, tree: f, of: treeOf(m, k), v: v, prior: prior}, true
 }
 
 // isDimReciprocal reports whether the variance argument of the PYDT f is
@@ -63,8 +71,8 @@ func isDimReciprocal(f *graph.Factor, v *graph.Var) bool {
 func (g gibbsPrecisionDimsStep) Name() string { return "gibbs(" + g.v.Name + "[d])" }
 
 func (g gibbsPrecisionDimsStep) Explain() string {
-	return fmt.Sprintf("conjugate Gamma update per dimension given sampled locations: the PYDT variance of dimension d is 1/%s[d] "+
-		"and %s has elementwise Gamma priors", g.v.Name, g.v.Name)
+	return fmt.Sprintf("conjugate Gamma update per dimension given sampled locations: the PYDT variance%s of dimension d is 1/%s[d] "+
+		"and %s has elementwise Gamma priors", g.of, g.v.Name, g.v.Name)
 }
 
 // gammaParams evaluates the Gamma prior of every element of g.v in env:
@@ -84,9 +92,10 @@ func (g gibbsPrecisionDimsStep) gammaParams(env *graph.Env) (shape, rate []float
 }
 
 func (g gibbsPrecisionDimsStep) update(ch *Chain) error {
-	d := ch.m.D
+	t := ch.trees[g.k]
+	d := t.b.D
 	ss, n := make([]float64, d), make([]int, d)
-	if err := ch.lik.SuffStatsDims(ch.locs, ss, n); err != nil {
+	if err := t.lik.SuffStatsDims(t.locs, ss, n); err != nil {
 		// A location float64 cannot represent: keep the precisions (see
 		// gibbsPrecisionStep).
 		ch.Skipped++
@@ -116,7 +125,7 @@ func (g gibbsPrecisionDimsStep) update(ch *Chain) error {
 	if err := ch.m.Refresh(env); err != nil {
 		return err
 	}
-	if err := ch.syncVariance(); err == nil && treemove.Evaluable(ch.lik.LogLik()) {
+	if err := t.syncVariance(env); err == nil && treemove.Evaluable(t.lik.LogLik()) {
 		return nil
 	}
 	// Refused: a likelihood float64 cannot evaluate (see gibbsCStep).
@@ -125,5 +134,5 @@ func (g gibbsPrecisionDimsStep) update(ch *Chain) error {
 	if err := ch.m.Refresh(env); err != nil {
 		return err
 	}
-	return ch.syncVariance()
+	return t.syncVariance(env)
 }

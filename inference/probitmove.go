@@ -39,34 +39,46 @@ import (
 // translation of δ, which slice sampling with stepping out from δ = 0 does.
 // The width is fixed, not tuned, so the move is the same at every sweep.
 type probitScaleStep struct {
+	k          int    // the PYDT's index in Model.Trees
+	of         string // " of Y", the data, in a model with several PYDTs
 	v          *graph.Var
 	reciprocal bool // variance = 1/v (a precision), else variance = v
 	slice      scalar.Slice
 }
 
-// probitScale returns the scale move when the model's leaf factor is a
-// stdlib.ThresholdLeaf (Probit: auxiliaries u = Z + ε whose sign alone is
-// observed, so that scaling u keeps the data) and its PYDT variance is a latent scalar v or 1/v that enters nothing else.
-func probitScale(m *Model) (Updater, bool) {
-	v, reciprocal, ok := probitVariance(m)
+// probitScale returns the scale move of the k-th PYDT when its leaf factor
+// is a stdlib.ThresholdLeaf (Probit: auxiliaries u = Z + ε whose sign alone
+// is observed, so that scaling u keeps the data) and its variance is a
+// latent scalar v or 1/v that enters nothing else.
+func probitScale(m *Model, k int) (Updater, bool) {
+	v, reciprocal, ok := probitVariance(m, k)
 	if !ok {
 		return nil, false
 	}
-	return &probitScaleStep{v: v, reciprocal: reciprocal, slice: scalar.Slice{Width: 0.5}}, true
+	return &probitScaleStep{k: k, of: dataOf(m, k), v: v, reciprocal: reciprocal, slice: scalar.Slice{Width: 0.5}}, true
 }
 
-// probitVariance returns the latent scalar v of the PYDT variance of a
-// model whose leaf factor is a stdlib.ThresholdLeaf (the variance is 1/v when reciprocal) when it enters nothing
-// else, the condition of both probit scale moves.
-func probitVariance(m *Model) (v *graph.Var, reciprocal, ok bool) {
-	if m.Trees[0].Threshold() == nil {
+// dataOf is " of Y", Y being the data of the k-th PYDT's leaf factor, in a
+// model with several PYDTs, and "" in a model with one.
+func dataOf(m *Model, k int) string {
+	if !m.Several() || m.Trees[k].Data == nil {
+		return treeOf(m, k)
+	}
+	return " of " + m.Trees[k].Data.Name
+}
+
+// probitVariance returns the latent scalar v of the variance of the k-th
+// PYDT, whose leaf factor is a stdlib.ThresholdLeaf (the variance is 1/v
+// when reciprocal), when it enters nothing else, the condition of both
+// probit scale moves.
+func probitVariance(m *Model, k int) (v *graph.Var, reciprocal, ok bool) {
+	if m.Trees[k].Threshold() == nil {
 		return nil, false, false
 	}
-	r, ok := ridge(m)
+	rs, ok := ridge(m, k)
 	if !ok {
 		return nil, false, false
 	}
-	rs := r.(*ridgeStep)
 	if rs.dims {
 		return nil, false, false // the probit scale moves take one scalar
 	}
@@ -93,11 +105,11 @@ func varianceAt(ch *Chain, v *graph.Var, reciprocal bool, x0, delta float64) flo
 	return lp
 }
 
-func (p *probitScaleStep) Name() string { return "scale(" + p.v.Name + ", u)" }
+func (p *probitScaleStep) Name() string { return "scale(" + p.v.Name + ", u" + p.of + ")" }
 
 func (p *probitScaleStep) Explain() string {
-	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000; PX-DA): scales the Probit auxiliaries u by g and the variance by g², "+
-		"g drawn by slice sampling of log g from its conditional (locations integrated out), so %s and u move together", p.v.Name)
+	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000; PX-DA): scales the Probit auxiliaries u%s by g and the variance by g², "+
+		"g drawn by slice sampling of log g from its conditional (locations integrated out), so %s and u move together", p.of, p.v.Name)
 }
 
 // probitScratch is a chain's scratch space for the probit moves: the steps
@@ -110,13 +122,14 @@ type probitScratch struct {
 	sign []float64
 }
 
-// observed lists the entries k = i·D + d of Y that are observed, and the
-// sides of 0 their auxiliaries must take (stdlib.ThresholdLeaf.Side: +1
-// where Y = 1, -1 where Y = 0 for Probit), reusing the buffers.
-func observed(ch *Chain, obs []int, sign []float64) ([]int, []float64) {
+// observed lists the entries k = i·D + d of Y, the data of the binding b,
+// that are observed, and the sides of 0 their auxiliaries must take
+// (stdlib.ThresholdLeaf.Side: +1 where Y = 1, -1 where Y = 0 for Probit),
+// reusing the buffers.
+func observed(ch *Chain, b *TreeBinding, obs []int, sign []float64) ([]int, []float64) {
 	obs, sign = obs[:0], sign[:0]
-	th := ch.m.Trees[0].Threshold()
-	for k, yk := range ch.st.Env.Values[ch.m.Data.ID] {
+	th := b.Threshold()
+	for k, yk := range ch.st.Env.Values[b.Data.ID] {
 		if !math.IsNaN(yk) {
 			obs = append(obs, k)
 			sign = append(sign, th.Side(yk))
@@ -129,18 +142,19 @@ func observed(ch *Chain, obs []int, sign []float64) ([]int, []float64) {
 // f(δ), -Inf where the variance leaves its support or the likelihood is not
 // finite. ch.aux is left alone: the evidence carries e^δ·u.
 func (p *probitScaleStep) at(ch *Chain, x0, delta float64) float64 {
+	t := ch.trees[p.k]
 	lp := varianceAt(ch, p.v, p.reciprocal, x0, delta)
-	if math.IsInf(lp, -1) || ch.syncVariance() != nil {
+	if math.IsInf(lp, -1) || t.syncVariance(ch.st.Env) != nil {
 		return math.Inf(-1)
 	}
 	g := math.Exp(delta)
-	d := ch.m.D
+	d := t.b.D
 	for _, k := range ch.probit.obs {
-		if err := ch.lik.SetEvidence(pydt.NodeID(k/d), k%d, g*ch.aux[k], 1); err != nil {
+		if err := t.lik.SetEvidence(pydt.NodeID(k/d), k%d, g*t.aux[k], 1); err != nil {
 			return math.Inf(-1)
 		}
 	}
-	lp += ch.lik.LogLik() + float64(len(ch.probit.obs))*delta
+	lp += t.lik.LogLik() + float64(len(ch.probit.obs))*delta
 	if math.IsNaN(lp) || math.IsInf(lp, 1) {
 		return math.Inf(-1)
 	}
@@ -148,7 +162,8 @@ func (p *probitScaleStep) at(ch *Chain, x0, delta float64) float64 {
 }
 
 func (p *probitScaleStep) update(ch *Chain) error {
-	ch.probit.obs, ch.probit.sign = observed(ch, ch.probit.obs, ch.probit.sign)
+	t := ch.trees[p.k]
+	ch.probit.obs, ch.probit.sign = observed(ch, t.b, ch.probit.obs, ch.probit.sign)
 	obs := ch.probit.obs
 	if len(obs) == 0 {
 		return nil // nothing observed: the auxiliaries are not part of the state
@@ -167,7 +182,7 @@ func (p *probitScaleStep) update(ch *Chain) error {
 	}
 	g := math.Exp(delta)
 	for _, k := range obs {
-		ch.aux[k] *= g
+		t.aux[k] *= g
 	}
 	return nil
 }
@@ -189,25 +204,35 @@ func (p *probitScaleStep) update(ch *Chain) error {
 // this move crosses that broad direction in one step, where updates of σ²
 // given u or of u given Z each move it by a few percent.
 type probitLatentScaleStep struct {
+	k          int    // the PYDT's index in Model.Trees
+	of         string // " of Z" in a model with several PYDTs (treeOf)
 	v          *graph.Var
 	reciprocal bool
 	slice      scalar.Slice
 }
 
-// probitLatentScale returns the scale move on the locations under the
-// conditions of probitScale.
-func probitLatentScale(m *Model) (Updater, bool) {
-	v, reciprocal, ok := probitVariance(m)
+// probitLatentScale returns the scale move on the locations of the k-th
+// PYDT under the conditions of probitScale.
+func probitLatentScale(m *Model, k int) (Updater, bool) {
+	v, reciprocal, ok := probitVariance(m, k)
 	if !ok {
 		return nil, false
 	}
-	return &probitLatentScaleStep{v: v, reciprocal: reciprocal, slice: scalar.Slice{Width: 0.25}}, true
+	return &probitLatentScaleStep{k: k, of: treeOf(m, k), v: v, reciprocal: reciprocal, slice: scalar.Slice{Width: 0.25}}, true
 }
 
-func (p *probitLatentScaleStep) Name() string { return "scale(" + p.v.Name + ", Z)" }
+// Name is "scale(v, Z)" in a model with one PYDT (Z standing for the
+// locations), "scale(v, locations of Z)" for the PYDT of Z in a model
+// with several.
+func (p *probitLatentScaleStep) Name() string {
+	if p.of == "" {
+		return "scale(" + p.v.Name + ", Z)"
+	}
+	return "scale(" + p.v.Name + ", locations" + p.of + ")"
+}
 
 func (p *probitLatentScaleStep) Explain() string {
-	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000): scales the sampled locations by g and the variance by g², "+
+	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000): scales the sampled locations"+p.of+" by g and the variance by g², "+
 		"g drawn by slice sampling of log g with the auxiliaries integrated out (Y enters through Φ), so %s crosses the scale the Probit data hardly determine", p.v.Name)
 }
 
@@ -217,10 +242,11 @@ func (p *probitLatentScaleStep) at(ch *Chain, x0, delta float64) float64 {
 		return math.Inf(-1)
 	}
 	g := math.Exp(delta)
+	locs := ch.trees[p.k].locs
 	for j, k := range ch.probit.obs {
 		// log Φ(x) > -1.2e-19 for x > 9: such terms vanish next to the
 		// others in float64, and skipping them halves the cost.
-		if x := ch.probit.sign[j] * g * ch.locs[k]; x < 9 {
+		if x := ch.probit.sign[j] * g * locs[k]; x < 9 {
 			lp += stdlib.LogNormCDF(x)
 		}
 	}
@@ -231,7 +257,8 @@ func (p *probitLatentScaleStep) at(ch *Chain, x0, delta float64) float64 {
 }
 
 func (p *probitLatentScaleStep) update(ch *Chain) error {
-	ch.probit.obs, ch.probit.sign = observed(ch, ch.probit.obs, ch.probit.sign)
+	t := ch.trees[p.k]
+	ch.probit.obs, ch.probit.sign = observed(ch, t.b, ch.probit.obs, ch.probit.sign)
 	x0 := ch.get(p.v)
 	if f0 := p.at(ch, x0, 0); math.IsInf(f0, -1) {
 		ch.Skipped++ // no finite density along the orbit: left as it was
@@ -242,10 +269,10 @@ func (p *probitLatentScaleStep) update(ch *Chain) error {
 		return fmt.Errorf("%s: the density is zero at the accepted scale e^%g", p.Name(), delta)
 	}
 	g := math.Exp(delta)
-	for k := range ch.locs {
-		ch.locs[k] *= g
+	for k := range t.locs {
+		t.locs[k] *= g
 	}
-	return ch.syncVariance()
+	return t.syncVariance(ch.st.Env)
 }
 
 // timeScaleStep is a generalised Gibbs move on the scale group acting on
@@ -268,35 +295,38 @@ func (p *probitLatentScaleStep) update(ch *Chain) error {
 // Sabatti 2000). The move is exact for every divergence function whose
 // only parameter is c; the prior is invariant for a(t) = c/(1-t) only.
 type timeScaleStep struct {
+	k     int    // the PYDT's index in Model.Trees
+	of    string // " of X" in a model with several PYDTs (treeOf)
 	v     *graph.Var
 	slice scalar.Slice
 }
 
-// timeScale returns the move when c, the only parameter of the divergence
-// function, is a positive latent scalar that enters nothing else (the
-// conditions of its conjugate update).
-func timeScale(m *Model) (Updater, bool) {
+// timeScale returns the move of the k-th PYDT when c, the only parameter
+// of its divergence function, is a positive latent scalar that enters
+// nothing else (the conditions of its conjugate update), this PYDT's alone.
+func timeScale(m *Model, k int) (Updater, bool) {
 	for _, v := range m.G.Vars {
 		if !v.Scalar() || v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
 			continue
 		}
-		if g, ok := gibbsCOf(m, v); ok && len(g.trees) == 1 && g.trees[0] == 0 {
-			return &timeScaleStep{v: v, slice: scalar.Slice{Width: 1}}, true
+		if g, ok := gibbsCOf(m, v); ok && len(g.trees) == 1 && g.trees[0] == k {
+			return &timeScaleStep{k: k, of: treeOf(m, k), v: v, slice: scalar.Slice{Width: 1}}, true
 		}
 	}
 	return nil, false
 }
 
-func (s *timeScaleStep) Name() string { return "scale(" + s.v.Name + ", times)" }
+func (s *timeScaleStep) Name() string { return "scale(" + s.v.Name + ", times" + s.of + ")" }
 
 func (s *timeScaleStep) Explain() string {
-	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000): multiplies every -log(1-t) by g and divides %s by g, "+
-		"g drawn by slice sampling of log g, so chains leave times crowded at t = 1 with a small %s", s.v.Name, s.v.Name)
+	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000): multiplies every -log(1-t) of the tree%s by g and divides %s by g, "+
+		"g drawn by slice sampling of log g, so chains leave times crowded at t = 1 with a small %s", s.of, s.v.Name, s.v.Name)
 }
 
 // at sets every internal time to s0·e^δ and c to c0·e^{-δ} and returns f(δ).
 func (s *timeScaleStep) at(ch *Chain, c0, delta float64) float64 {
-	tr := ch.Tree
+	t := ch.trees[s.k]
+	tr := t.Tree
 	g := math.Exp(delta)
 	for i, b := range ch.internal {
 		tr.SetTime(b, pydt.TimeFromLogOneMinus(ch.saved[i].LogOneMinus()*g))
@@ -306,11 +336,12 @@ func (s *timeScaleStep) at(ch *Chain, c0, delta float64) float64 {
 		return math.Inf(-1)
 	}
 	ch.set(s.v, c)
-	if !validTimes(tr, ch.internal) || ch.syncPrior() != nil || ch.lik.Recompute() != nil {
+	if !validTimes(tr, ch.internal) || t.syncPrior(ch.st.Env) != nil || t.lik.Recompute() != nil {
 		return math.Inf(-1)
 	}
-	// The tree prior in the coordinates s (LogPrior times Π(1-t'_b)).
-	lp := ch.logFactor(s.v.Def) + math.Log(c) + ch.logTreeS() + ch.lik.LogLik() + float64(len(ch.internal))*delta
+	// The tree prior in the coordinates s (LogPrior times Π(1-t'_b)); c
+	// enters this tree alone.
+	lp := ch.logFactor(s.v.Def) + math.Log(c) + t.logTreeS() + t.lik.LogLik() + float64(len(ch.internal))*delta
 	if math.IsNaN(lp) || math.IsInf(lp, 1) {
 		return math.Inf(-1)
 	}
@@ -318,7 +349,8 @@ func (s *timeScaleStep) at(ch *Chain, c0, delta float64) float64 {
 }
 
 func (s *timeScaleStep) update(ch *Chain) error {
-	tr := ch.Tree
+	t := ch.trees[s.k]
+	tr := t.Tree
 	ch.internal = ch.internal[:0]
 	ch.saved = ch.saved[:0]
 	for _, b := range tr.PreOrder(ch.order[:0]) {
@@ -336,10 +368,10 @@ func (s *timeScaleStep) update(ch *Chain) error {
 			tr.SetTime(b, ch.saved[i])
 		}
 		ch.set(s.v, c0)
-		if err := ch.syncPrior(); err != nil {
+		if err := t.syncPrior(ch.st.Env); err != nil {
 			return err
 		}
-		return ch.lik.Recompute()
+		return t.lik.Recompute()
 	}
 	if f0 := s.at(ch, c0, 0); math.IsInf(f0, -1) {
 		ch.Skipped++

@@ -32,11 +32,11 @@ func TestProbitScaleInvariance(t *testing.T) {
 	if !ok {
 		t.Fatal("no prec")
 	}
-	us, ok := probitScale(m)
+	us, ok := probitScale(m, 0)
 	if !ok {
 		t.Fatal("no scale move on u")
 	}
-	zs, ok := probitLatentScale(m)
+	zs, ok := probitLatentScale(m, 0)
 	if !ok {
 		t.Fatal("no scale move on Z")
 	}
@@ -47,18 +47,18 @@ func TestProbitScaleInvariance(t *testing.T) {
 		}
 		return s / float64(len(x))
 	}
-	ts, ok := timeScale(m)
+	ts, ok := timeScale(m, 0)
 	if !ok {
 		t.Fatal("no scale move on times")
 	}
 	cv, _ := m.G.Lookup("c")
 	sumS := func(ch *Chain) (sum, root float64) {
-		for _, b := range ch.Tree.PreOrder(nil) {
-			if !ch.Tree.IsLeaf(b) {
-				sum -= ch.Tree.Time(b).LogOneMinus()
+		for _, b := range ch.trees[0].Tree.PreOrder(nil) {
+			if !ch.trees[0].Tree.IsLeaf(b) {
+				sum -= ch.trees[0].Tree.Time(b).LogOneMinus()
 			}
 		}
-		return sum, -ch.Tree.Time(ch.Tree.Root()).LogOneMinus()
+		return sum, -ch.trees[0].Tree.Time(ch.trees[0].Tree.Root()).LogOneMinus()
 	}
 	mean2 := func(x []float64) float64 {
 		var s float64
@@ -73,11 +73,11 @@ func TestProbitScaleInvariance(t *testing.T) {
 		stats func(ch *Chain) []float64
 	}{
 		{"u", us, func(ch *Chain) []float64 {
-			return []float64{math.Log(ch.get(pv)), mean2(ch.aux), meanAbs(ch.aux)}
+			return []float64{math.Log(ch.get(pv)), mean2(ch.trees[0].aux), meanAbs(ch.trees[0].aux)}
 		}},
 		{"Z", zs, func(ch *Chain) []float64 {
-			root := int(ch.Tree.Root())
-			return []float64{math.Log(ch.get(pv)), mean2(ch.locs[:n*d]), mean2(ch.locs[root*d : root*d+d])}
+			root := int(ch.trees[0].Tree.Root())
+			return []float64{math.Log(ch.get(pv)), mean2(ch.trees[0].locs[:n*d]), mean2(ch.trees[0].locs[root*d : root*d+d])}
 		}},
 		{"times", ts, func(ch *Chain) []float64 {
 			sum, root := sumS(ch)
@@ -126,14 +126,14 @@ func jointProbitState(t *testing.T, m *Model, sched *Schedule, rng *rand.Rand) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	free := bp.New(st.Tree, m.D)
+	free := bp.New(st.Trees[0], m.D)
 	if err := free.SetVariance(p.Variance); err != nil {
 		t.Fatal(err)
 	}
 	if err := free.Recompute(); err != nil {
 		t.Fatal(err)
 	}
-	locs := make([]float64, st.Tree.Cap()*m.D)
+	locs := make([]float64, st.Trees[0].Cap()*m.D)
 	if err := free.SampleLocations(rng, locs); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func jointProbitState(t *testing.T, m *Model, sched *Schedule, rng *rand.Rand) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	copy(ch.locs, locs)
+	copy(ch.trees[0].locs, locs)
 	return ch
 }
 
@@ -198,7 +198,7 @@ func TestProbitLeavesDegenerateState(t *testing.T) {
 	if err := tr.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	st.Tree = tr
+	st.Trees = []*pydt.Tree{tr}
 	rng := rand.New(rand.NewPCG(5, 6))
 	yv := st.Env.Values[m.Data.ID]
 	aux := make([]float64, m.N*m.D)
@@ -218,10 +218,10 @@ func TestProbitLeavesDegenerateState(t *testing.T) {
 		if err := ch.Sweep(); err != nil {
 			t.Fatal(err)
 		}
-		minS = min(minS, ch.Tree.Time(ch.Tree.Root()).S())
+		minS = min(minS, ch.trees[0].Tree.Time(ch.trees[0].Tree.Root()).S())
 	}
 	prec := ch.get(pv)
-	t.Logf("after %d sweeps: prec = %g, internal nodes %d, smallest root -log(1-t) seen = %g", sweepsN, prec, ch.Tree.NumInternal(), minS)
+	t.Logf("after %d sweeps: prec = %g, internal nodes %d, smallest root -log(1-t) seen = %g", sweepsN, prec, ch.trees[0].Tree.NumInternal(), minS)
 	if !(prec < 10) {
 		t.Errorf("prec = %g after 30 sweeps from the degenerate state: the chain is stuck (posterior prec is of order 0.01-1)", prec)
 	}

@@ -28,6 +28,8 @@ import (
 // coordinates (log v_1, ..., log v_D, s_1, ..., s_K) it is again a
 // symmetric shift, and the target has Π_d p(v_d) v_d.
 type ridgeStep struct {
+	k          int    // the PYDT's index in Model.Trees
+	of         string // " of X" naming the PYDT in a model with several, else ""
 	v          *graph.Var
 	reciprocal bool // variance = 1/v (a precision), else variance = v
 	dims       bool // v is a vector: element d is dimension d's
@@ -35,16 +37,18 @@ type ridgeStep struct {
 	moves      int
 }
 
-// ridge returns the ridge move when the PYDT variance is a latent scalar v
-// or its reciprocal, or per dimension the elements of a latent vector v or
-// their reciprocals, and v enters nothing else.
-func ridge(m *Model) (Updater, bool) {
-	arg := m.Tree.Args[graph.PYDTVariance]
-	dims := m.Tree.DimLoop != nil
+// ridge returns the ridge move of the k-th PYDT when its variance is a
+// latent scalar v or its reciprocal, or per dimension the elements of a
+// latent vector v or their reciprocals, and v enters nothing else.
+func ridge(m *Model, k int) (*ridgeStep, bool) {
+	b := m.Trees[k]
+	f := b.Factor
+	arg := f.Args[graph.PYDTVariance]
+	dims := f.DimLoop != nil
 	var v *graph.Var
 	var recip, ok bool
 	if dims {
-		if v, recip, ok = dimVarianceVar(m.Tree); !ok {
+		if v, recip, ok = dimVarianceVar(f); !ok {
 			return nil, false
 		}
 	} else if v, recip = graph.AsReciprocal(arg); !recip {
@@ -55,30 +59,40 @@ func ridge(m *Model) (Updater, bool) {
 	if v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
 		return nil, false
 	}
-	if dims && (!v.Def.Elementwise || len(v.Dims) != 1 || v.Dims[0] != m.D) {
+	if dims && (!v.Def.Elementwise || len(v.Dims) != 1 || v.Dims[0] != b.D) {
 		return nil, false
 	}
 	fs, dets := m.G.Readers(v)
-	if len(fs) != 1 || fs[0] != m.Tree || len(dets) > 0 || readsTreePrior(m, v) {
+	if len(fs) != 1 || fs[0] != f || len(dets) > 0 || readsPriorOf(f, v) {
 		return nil, false
 	}
-	return &ridgeStep{v: v, reciprocal: recip, dims: dims, width: 1, moves: 3}, true
+	return &ridgeStep{k: k, of: treeOf(m, k), v: v, reciprocal: recip, dims: dims, width: 1, moves: 3}, true
+}
+
+// treeOf is " of X", X being the k-th PYDT's variable, in a model with
+// several PYDTs, and "" in a model with one: the suffix of the names and
+// explanations of the steps that act on one tree.
+func treeOf(m *Model, k int) string {
+	if !m.Several() {
+		return ""
+	}
+	return " of " + m.Trees[k].Leaves.Name
 }
 
 func (r *ridgeStep) Name() string {
 	if r.dims {
-		return "ridge(" + r.v.Name + "[d], times)"
+		return "ridge(" + r.v.Name + "[d], times" + r.of + ")"
 	}
-	return "ridge(" + r.v.Name + ", times)"
+	return "ridge(" + r.v.Name + ", times" + r.of + ")"
 }
 
 func (r *ridgeStep) Explain() string {
 	if r.dims {
-		return fmt.Sprintf("joint Metropolis move: shifts every -log(1-t) by u and scales every dimension's variance by e^u, "+
-			"keeping each σ²_d(1-t) fixed, so chains cross the ridge between %s and times near t = 1", r.v.Name)
+		return fmt.Sprintf("joint Metropolis move: shifts every -log(1-t) of the tree%s by u and scales every dimension's variance by e^u, "+
+			"keeping each σ²_d(1-t) fixed, so chains cross the ridge between %s and times near t = 1", r.of, r.v.Name)
 	}
-	return fmt.Sprintf("joint Metropolis move: shifts every -log(1-t) by u and scales the variance by e^u, "+
-		"keeping σ²(1-t) fixed, so chains cross the ridge between %s and times near t = 1", r.v.Name)
+	return fmt.Sprintf("joint Metropolis move: shifts every -log(1-t) of the tree%s by u and scales the variance by e^u, "+
+		"keeping σ²(1-t) fixed, so chains cross the ridge between %s and times near t = 1", r.of, r.v.Name)
 }
 
 func (r *ridgeStep) update(ch *Chain) error {
@@ -97,12 +111,15 @@ func (r *ridgeStep) target(ch *Chain) float64 {
 	for _, x := range ch.st.Env.Values[r.v.ID] {
 		lp += math.Log(x)
 	}
-	// The tree prior in the coordinates s: LogPrior times Π(1-t_i).
-	return lp + ch.logTreeS() + ch.lik.LogLik()
+	// The tree prior in the coordinates s: LogPrior times Π(1-t_i). The
+	// other trees do not change.
+	t := ch.trees[r.k]
+	return lp + t.logTreeS() + t.lik.LogLik()
 }
 
 func (r *ridgeStep) once(ch *Chain) error {
-	tr := ch.Tree
+	t := ch.trees[r.k]
+	tr := t.Tree
 	ch.internal = ch.internal[:0]
 	minS := math.Inf(1)
 	for _, b := range tr.PreOrder(ch.order[:0]) {
@@ -136,7 +153,7 @@ func (r *ridgeStep) once(ch *Chain) error {
 	for k := range xs {
 		xs[k] = x0[k] * f
 	}
-	ok := ch.m.Refresh(ch.st.Env) == nil && ch.syncVariance() == nil && ch.lik.Recompute() == nil && validTimes(tr, ch.internal)
+	ok := ch.m.Refresh(ch.st.Env) == nil && t.syncVariance(ch.st.Env) == nil && t.lik.Recompute() == nil && validTimes(tr, ch.internal)
 	after := math.Inf(-1)
 	if ok {
 		after = r.target(ch)
@@ -154,10 +171,10 @@ func (r *ridgeStep) once(ch *Chain) error {
 	if err := ch.m.Refresh(ch.st.Env); err != nil {
 		return err
 	}
-	if err := ch.syncVariance(); err != nil {
+	if err := t.syncVariance(ch.st.Env); err != nil {
 		return err
 	}
-	return ch.lik.Recompute()
+	return t.lik.Recompute()
 }
 
 // validTimes checks that shifted times still increase down the tree and

@@ -574,13 +574,13 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 			continue
 		}
 		if !sampled {
-			if err := ch.lik.SampleLocations(ch.rng, ch.locs); err != nil {
+			if err := ch.trees[0].lik.SampleLocations(ch.rng, ch.trees[0].locs); err != nil {
 				return err
 			}
 			sampled = true
 		}
 		// A draw of the entry given its leaf location.
-		x, err := m.Trees[0].DrawData(ch.rng, ch.st.Env, idx, ch.locs[idx], &ch.leafParams)
+		x, err := m.Trees[0].DrawData(ch.rng, ch.st.Env, idx, ch.trees[0].locs[idx], &ch.leafParams)
 		if err != nil {
 			return fmt.Errorf("imputing %s: %w", m.Data.Name, err)
 		}

@@ -115,7 +115,7 @@ func Sample(m *Model, draws int, seed uint64, out string) (err error) {
 		if err != nil {
 			return fmt.Errorf("draw %d: %w", k, err)
 		}
-		b = append(st.Tree.AppendNewick(b[:0]), '\n')
+		b = append(st.Trees[0].AppendNewick(b[:0]), '\n')
 		trees.Write(b)
 		for _, v := range dataVars {
 			if err := data[v].WriteDraw(k, st.Env.Values[v.ID]); err != nil {

@@ -24,11 +24,12 @@ func (m *Model) Score(st *State) (Scores, error) {
 	if m.Several() {
 		return s, fmt.Errorf("score: %w: scoring a model with several PYDTs", ErrUnsupported)
 	}
-	if st.Tree == nil {
+	if len(st.Trees) == 0 || st.Trees[0] == nil {
 		return s, fmt.Errorf("score: no tree")
 	}
-	if st.Tree.NumLeaves() != m.N {
-		return s, fmt.Errorf("score: the tree has %d leaves but %s has %d rows", st.Tree.NumLeaves(), m.Leaves.Name, m.N)
+	tree := st.Trees[0]
+	if tree.NumLeaves() != m.N {
+		return s, fmt.Errorf("score: the tree has %d leaves but %s has %d rows", tree.NumLeaves(), m.Leaves.Name, m.N)
 	}
 	if err := m.Refresh(st.Env); err != nil {
 		return s, fmt.Errorf("score: %w", err)
@@ -44,21 +45,21 @@ func (m *Model) Score(st *State) (Scores, error) {
 	if err != nil {
 		return s, fmt.Errorf("score: %w", err)
 	}
-	s.LogTree = pydt.LogPrior(st.Tree, p.Alpha, p.Beta, p.Div, h)
+	s.LogTree = pydt.LogPrior(tree, p.Alpha, p.Beta, p.Div, h)
 
 	var ll float64
 	if b := m.Trees[0]; b.ClosedForm() != nil && b.Tilted() != nil {
 		// No closed form (Probit): expectation propagation's estimate.
-		if err := st.Tree.Validate(); err != nil {
+		if err := tree.Validate(); err != nil {
 			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
 		}
-		ll, err = b.EPLogLik(st.Env, st.Tree, p.Variance)
+		ll, err = b.EPLogLik(st.Env, tree, p.Variance)
 		if err != nil {
 			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
 		}
 		s.LogLikMethod = "EP"
 	} else {
-		lik := bp.New(st.Tree, m.D)
+		lik := bp.New(tree, m.D)
 		if err := lik.SetVariances(p.DimVariances()); err != nil {
 			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
 		}

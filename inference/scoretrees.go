@@ -43,7 +43,7 @@ func (m *Model) ScoreTreeFile(path string, k int) ([]Scores, error) {
 			return fmt.Errorf("%s tree %d %w", path, n, err)
 		}
 		st := m.NewState()
-		st.Tree = tr
+		st.Trees = []*pydt.Tree{tr}
 		s, err := m.Score(st)
 		if err != nil {
 			return fmt.Errorf("%s tree %d: %w", path, n, err)

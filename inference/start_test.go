@@ -212,7 +212,7 @@ func TestSamplerKeepsAlphaBetaConstraint(t *testing.T) {
 				want bool
 			}{{steps["alpha"], -1.3, true}, {steps["alpha"], -1.1, false}, {steps["beta"], 0.4, true}, {steps["beta"], 0.55, false}} {
 				if steps["alpha"].tree[0].alphaBeta {
-					ch.abStats.Reset(ch.Tree, ch.moves.Divergence())
+					ch.trees[0].abStats.Reset(ch.trees[0].Tree, ch.trees[0].moves.Divergence())
 				}
 				lp := ch.sliceTarget(c.s, c.x)
 				if math.IsInf(lp, -1) != c.want {

@@ -46,7 +46,7 @@ func redrawStudentT(t testing.TB, ch *Chain) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drawStudentT(locs[:ch.m.N*ch.m.D], ch.aux, ch.st.Env.Values[ch.m.Data.ID], s, nu, ch.rng)
+	drawStudentT(locs[:ch.m.N*ch.m.D], ch.trees[0].aux, ch.st.Env.Values[ch.m.Data.ID], s, nu, ch.rng)
 	if err := ch.syncEvidence(); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestGewekeStudentT(t *testing.T) {
 		return st, nil
 	}
 	redraw := func(ch *Chain) {
-		meanAux = mean(ch.aux)
+		meanAux = mean(ch.trees[0].aux)
 		redrawStudentT(t, ch)
 	}
 	names := append(treeStatNames(m), "sum of Y", "sum of |Y|", "mean λ")

@@ -15,17 +15,16 @@ import (
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
 )
 
-// perdimModel is examples/gaussian-perdim.pydt: a latent array prec[D].
-const perdimModel = `
-dim N, D
-data X : real[N, D]
-param prec : pos[D]
-alpha ~ Gamma(2, 0.5)
-beta ~ Beta(1, 1)
-c ~ Gamma(1, 1)
-prec ~ Gamma(1, 1)
-X ~ PYDT(alpha, beta, c, 1 / prec)
-`
+// perdimModel is the source of examples/gaussian-perdim.pydt: a latent
+// array prec[D].
+func perdimModel(t testing.TB) string {
+	t.Helper()
+	src, err := os.ReadFile("../examples/gaussian-perdim.pydt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(src)
+}
 
 // matrixModel has a latent matrix w[2, 3] whose elements have priors
 // centred far apart (w[i, j] near 10 i + j), so a column read from the
@@ -62,7 +61,7 @@ param Z : real[N, D]
 Z ~ PYDT(1, 0.5, 1, 1)
 X ~ Normal(Z, 0.5)
 `, nil},
-		{"per-dimension precision", perdimModel, []string{"alpha", "beta", "c", "prec[1]", "prec[2]"}},
+		{"per-dimension precision", perdimModel(t), []string{"alpha", "beta", "c", "prec[1]", "prec[2]"}},
 		{"matrix", matrixModel, []string{"w[1,1]", "w[1,2]", "w[1,3]", "w[2,1]", "w[2,2]", "w[2,3]"}},
 	}
 	for _, tc := range tests {
@@ -134,7 +133,7 @@ func TestLatentArrayTraced(t *testing.T) {
 // interrupted and resumed run is byte for byte the uninterrupted one.
 func TestPerDimensionRunResumesExactly(t *testing.T) {
 	x := dataMat(5, 2, func(i, j int) float64 { return float64(i%2)*2 + float64(j) - 0.3*float64(i) })
-	m := compileSource(t, "perdim.pydt", []byte(perdimModel), map[string]*dataset.Matrix{"X": x}, nil)
+	m := compileSource(t, "perdim.pydt", []byte(perdimModel(t)), map[string]*dataset.Matrix{"X": x}, nil)
 	checkDeterministicAndResumable(t, m)
 }
 

@@ -164,7 +164,7 @@ func run(c config) (result, error) {
 		for i, x := range p.Scalars {
 			sums[i] += x
 		}
-		rt = append(rt, ch.Tree.Time(ch.Tree.Root()).T())
+		rt = append(rt, ch.Tree(0).Time(ch.Tree(0).Root()).T())
 	}
 	res.CPU, res.Wall = cpu.Seconds(), wall.Seconds()
 	if c.Trace != "" {
