@@ -27,7 +27,7 @@ import (
 type gibbsPrecisionDimsStep struct {
 	k     int           // the PYDT's index in Model.Trees
 	tree  *graph.Factor // the PYDT
-	of    string // " of X" in a model with several PYDTs (treeOf)
+	of    string        // " of X" in a model with several PYDTs (treeOf)
 	v     *graph.Var
 	prior stdlib.GammaPrior
 }
