@@ -30,7 +30,9 @@ const sampleStream = 0x9e3779b97f4a7c15
 //	trees.nwk   one Newick tree per draw (package pydt's Newick format)
 //	NAME.csv    each data variable's draws in the long format
 //	            (dataset.LongWriter), which Inputs.Draw reads back
-//	params.csv  the drawn scalars: header draw,NAME,...
+//	params.csv  the drawn scalars and the elements of latent arrays:
+//	            header draw,NAME,...,NAME[1],... (the names of
+//	            Model.Traced), as ReadValues reads them
 //
 // It holds the directory's lock (LockFile) while it writes, and refuses a
 // directory that holds a run (run.json), or a file of one of those names
@@ -97,10 +99,12 @@ func Sample(m *Model, draws int, seed uint64, out string) (err error) {
 		}
 		dataVars = append(dataVars, v)
 	}
-	scalars := m.Scalars()
+	// The scalars, then every element of the latent arrays, as trace.csv
+	// names them: score --values reads them back (ReadValues).
+	cols := m.Traced()
 	names := []string{"draw"}
-	for _, v := range scalars {
-		names = append(names, v.Name)
+	for _, c := range cols {
+		names = append(names, csvField(c.Name))
 	}
 	params, err := create(SampleParamsFile)
 	if err != nil {
@@ -123,8 +127,8 @@ func Sample(m *Model, draws int, seed uint64, out string) (err error) {
 			}
 		}
 		params.WriteString(fmt.Sprint(k))
-		for _, v := range scalars {
-			params.WriteString("," + fmtFloat(st.Env.Values[v.ID][0]))
+		for _, c := range cols {
+			params.WriteString("," + fmtFloat(st.Env.Values[c.Var.ID][c.Off]))
 		}
 		params.WriteByte('\n')
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
@@ -36,6 +37,13 @@ func (m *Model) Score(st *State) (Scores, error) {
 	}
 	if err := m.CheckScalars(st.Env); err != nil {
 		return s, fmt.Errorf("score: %w", err)
+	}
+	for _, v := range m.LatentArrays() {
+		for off, x := range st.Env.Values[v.ID] {
+			if !v.Support.Contains(x) {
+				return s, fmt.Errorf("score: %s[%s] = %v is outside its support (%v)", v.Name, strings.ReplaceAll(elemIndex(v, off), " ", ""), x, v.Support)
+			}
+		}
 	}
 	p, err := m.TreeParams(st.Env)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/internal/bounded"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
@@ -23,6 +24,14 @@ func (m *Model) MatchTree(tr *pydt.Tree) error {
 // never held in memory; the file is bounded all the same
 // (bounded.MaxNewickBytes).
 func (m *Model) ScoreTreeFile(path string, k int) ([]Scores, error) {
+	return m.ScoreTreeFileIn(path, k, nil)
+}
+
+// ScoreTreeFileIn is ScoreTreeFile with the values of env (which it does
+// not change): those of latent arrays, set with SetArrays, which the
+// model's values (its clamped scalars) cannot hold. A nil env is
+// NewState's.
+func (m *Model) ScoreTreeFileIn(path string, k int, env *graph.Env) ([]Scores, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("tree %d: trees are numbered from 1", k)
 	}
@@ -43,6 +52,9 @@ func (m *Model) ScoreTreeFile(path string, k int) ([]Scores, error) {
 			return fmt.Errorf("%s tree %d %w", path, n, err)
 		}
 		st := m.NewState()
+		if env != nil {
+			st.Env = env.Clone()
+		}
 		st.Trees = []*pydt.Tree{tr}
 		s, err := m.Score(st)
 		if err != nil {

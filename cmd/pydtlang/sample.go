@@ -30,7 +30,8 @@ It writes to DIR:
                 (leaves at cumulative length 1), leaves named by row number
   NAME.csv      each data variable: header draw,row,NAME.1,...,NAME.D; score,
                 check and run read draw K of it with --draw K
-  params.csv    the drawn scalars: header draw,NAME,...
+  params.csv    the drawn scalars and every element of the latent arrays:
+                header draw,NAME,...,NAME[1],...; score --values reads it
 
 The same --seed gives the same files. Sampling again into a DIR of an earlier
 sample rewrites its files; a DIR holding a run (run.json), or a file of one of

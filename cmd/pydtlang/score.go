@@ -7,17 +7,21 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference"
 )
 
 func newScore() *cobra.Command {
 	var (
 		b        bindings
 		treePath string
+		values   string
 		asJSON   bool
 		stdz     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "score MODEL --data NAME=FILE --tree FILE.nwk [--draw K] --set NAME=VALUE...",
+		Use:   "score MODEL --data NAME=FILE --tree FILE.nwk [--draw K] (--set NAME=VALUE... | --values FILE.csv)",
 		Short: "Print the log density of a tree and values given data (like CmdStan's log_prob)",
 		Long: `score evaluates the model's log joint density at a given tree and given values
 of the scalars, and its parts:
@@ -33,7 +37,20 @@ of the scalars, and its parts:
              "omitted")
   log_joint  the sum of the three
 
-Every stochastic scalar needs a value from --set. The tree's leaves must match
+Every stochastic scalar needs a value, from --set or --values, and every
+element of a latent array (such as prec in a model with prec : pos[D] and
+X ~ PYDT(alpha, beta, c, 1 / prec)) one from --values. --values FILE reads a
+CSV file whose header names the values, NAME for a scalar and NAME[i] or
+"NAME[i,j]" for an element of an array, and whose line holds them, e.g.
+
+  alpha,beta,c,prec[1],prec[2]
+  1,0.2,1,2,0.5
+
+This is the params.csv that sample writes, one line per draw after a first
+column draw; --draw K takes the line of draw K. A file without a draw column
+holds a single line. An element outside the array's shape, a missing
+element, a value outside its support, or a scalar given by both --set and
+--values is an error. The tree's leaves must match
 the data's rows: by row label when the data file has a label column, else by
 1-based row number. A file of several trees (one per line) gives one line of
 scores per tree; it may be at most 1 GiB, and each tree at most 16 MiB. --json prints JSON instead of "name value" lines; JSON has
@@ -41,9 +58,9 @@ no infinities, so a log density of -Inf (a tree of zero probability, such as
 a multifurcation when alpha = -2 beta) is written there as the string "-Inf".
 
 The output of sample scores directly: its NAME.csv holds every draw (header
-draw,row,...), and --draw K takes draw K of it and the K-th tree (line) of the
---tree file, e.g. trees.nwk. A file of draws that holds a single draw needs no
---draw.
+draw,row,...), its params.csv the drawn values, and --draw K takes draw K of
+them and the K-th tree (line) of the --tree file, e.g. trees.nwk. A file of
+draws that holds a single draw needs no --draw.
 
 --standardize scores the data with each column shifted and scaled to mean 0
 and sd 1, as run --standardize fits them: use it to score the trees and
@@ -58,11 +75,24 @@ the exact value.`,
       --tree examples/data/synthetic-tree.nwk --set alpha=1,beta=0.2,c=1,prec=2
   pydtlang sample examples/gaussian.pydt --set N=20,D=2 --draws 3 --seed 1 --out draws
   pydtlang score examples/gaussian.pydt --data X=draws/X.csv --tree draws/trees.nwk --draw 2 \
-      --set alpha=1,beta=0.2,c=1,prec=2`,
+      --set alpha=1,beta=0.2,c=1,prec=2
+  pydtlang sample examples/gaussian-perdim.pydt --set N=20,D=3 --draws 3 --seed 1 --out perdim
+  pydtlang score examples/gaussian-perdim.pydt --data X=perdim/X.csv --tree perdim/trees.nwk --draw 2 \
+      --values perdim/params.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if treePath == "" {
 				return &exitError{code: 2, err: fmt.Errorf("score: --tree FILE is required")}
+			}
+			var vals *inference.Values
+			if values != "" {
+				var err error
+				if vals, err = inference.ReadValues(values, b.draw); err == nil {
+					b.set, err = vals.Sets(b.set)
+				}
+				if err != nil {
+					return loadError(err, cmd.ErrOrStderr())
+				}
 			}
 			_, m, err := loadModel(args[0], &b, cmd.ErrOrStderr())
 			if err != nil {
@@ -80,9 +110,6 @@ the exact value.`,
 					return &exitError{code: 1, err: err}
 				}
 			}
-			if vs := m.LatentArrays(); len(vs) > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("score takes values for scalars only (--set), but the model has the latent array %s%s, which it has no way to be given", vs[0].Name, vs[0].Shape())}
-			}
 			var missing []string
 			for _, v := range m.Scalars() {
 				if v.Value == nil {
@@ -90,9 +117,20 @@ the exact value.`,
 				}
 			}
 			if len(missing) > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("score needs a value for every stochastic scalar: --set %s=VALUE", strings.Join(missing, "=VALUE,"))}
+				return &exitError{code: 1, err: fmt.Errorf("score needs a value for every stochastic scalar: --set %s=VALUE (or a --values file naming them)", strings.Join(missing, "=VALUE,"))}
 			}
-			results, err := m.ScoreTreeFile(treePath, b.draw)
+			var env *graph.Env
+			if vs := m.LatentArrays(); len(vs) > 0 {
+				if vals == nil {
+					return &exitError{code: 1, err: fmt.Errorf("score needs a value for every element of the latent array %s (shape %s): give them with --values FILE.csv, a header naming %s[1], ... and a line of values (as sample writes params.csv)",
+						vs[0].Name, vs[0].Shape(), vs[0].Name)}
+				}
+				env = m.NewState().Env
+				if err := m.SetArrays(env, vals); err != nil {
+					return &exitError{code: 1, err: err}
+				}
+			}
+			results, err := m.ScoreTreeFileIn(treePath, b.draw, env)
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
@@ -125,6 +163,7 @@ the exact value.`,
 	b.register(cmd, true)
 	cmd.Flags().Lookup("draw").Usage = "use draw K of a data file of draws (header draw,row,..., as sample writes) and the K-th tree of --tree"
 	cmd.Flags().StringVar(&treePath, "tree", "", "Newick file with one tree per line (diffusion-time branch lengths)")
+	cmd.Flags().StringVar(&values, "values", "", "CSV file of values: a header naming scalars and array elements (alpha, prec[1], ...) and a line of values; sample's params.csv, whose line of draw K --draw K takes")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&stdz, "standardize", false, "score the data with every column shifted and scaled to mean 0 and sd 1, as run --standardize fits them")
 	return cmd
