@@ -177,7 +177,7 @@ func TestSampleValuesRoundTrip(t *testing.T) {
 		w, _ := got.G.Lookup(c.Var.Name)
 		ds.Env.Values[w.ID][c.Off] = st.Env.Values[c.Var.ID][c.Off]
 	}
-	ds.Tree = tr
+	ds.Trees = []*pydt.Tree{tr}
 	want, err := got.Score(ds)
 	if err != nil {
 		t.Fatal(err)
