@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/stdlib"
@@ -33,6 +34,8 @@ type EMPlan struct {
 	// evidence).
 	tilted stdlib.TiltedLeaf
 	steps  []string
+	// deadline, when set, ends every EM fit of the search (runFit).
+	deadline time.Time
 }
 
 // emUnsupported is the error for a model part EM cannot fit.

@@ -31,8 +31,10 @@ type EMConfig struct {
 	// Patience stops the search after this many rounds without a new best
 	// tree. Zero means 30; negative: never.
 	Patience int
-	// Time, when positive, stops the search when it has run this long
-	// (the round under way finishes).
+	// Time, when positive, bounds the whole run: EM on the initial trees
+	// and on each candidate stops when it is up (after at least one
+	// iteration), and no round starts after it (the round under way
+	// finishes).
 	Time time.Duration
 	// EMIters bounds the EM iterations per candidate tree. Zero means 50.
 	EMIters int
@@ -49,6 +51,9 @@ type EMConfig struct {
 	// Progress, if set, is called after each round with the round, the
 	// rounds asked for and the best bound so far.
 	Progress func(round, rounds int, best float64)
+	// Log, if set, receives a line on each stage before the rounds: the
+	// initial trees built and fitted, with their times and bounds.
+	Log func(msg string)
 }
 
 func (c EMConfig) withDefaults() EMConfig {
@@ -94,7 +99,10 @@ type EMResult struct {
 	// the initial tree and after each round.
 	Bound      float64   `json:"bound"`
 	BoundTrace []float64 `json:"bound_trace"`
-	KBest      []float64 `json:"kbest_bounds"`
+	// BoundTime is the wall time, in seconds from the start, at which
+	// each entry of BoundTrace was reached (the bound against time).
+	BoundTime []float64 `json:"bound_time_seconds"`
+	KBest     []float64 `json:"kbest_bounds"`
 	// Approximate is true when the bound is EP's approximation.
 	Approximate bool `json:"approximate"`
 	// Hyperparameters of the best tree, by variable name: Gamma
@@ -161,27 +169,49 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 	// column variance (the greedy construction is sensitive to it: too
 	// large a variance makes a star); the K-best list keeps them all and
 	// the search starts from the best by bound.
+	//
+	// Above emLargeN rows only one tree is built, at the factor that
+	// does best on a subsample (chooseFactor; docs/em.md, "Scale").
+	if cfg.Time > 0 {
+		p.deadline = start.Add(cfg.Time)
+	}
+	logf := func(format string, args ...any) {
+		if cfg.Log != nil {
+			cfg.Log(fmt.Sprintf(format, args...))
+		}
+	}
 	x := p.initialData()
 	v0 := columnVariance(x, b.N, b.D)
 	var list []EMTree
 	var firstErr error
-	factors := []float64{1, 0.3, 0.1, 0.03}
-	if cfg.InitTree != nil {
+	factors := initFactors
+	switch {
+	case cfg.InitTree != nil:
 		factors = nil
 		tr, err := copyTree(cfg.InitTree, b)
 		if err == nil {
 			var t EMTree
 			if t, err = p.fitTree(tr, nil, cfg.EMIters); err == nil {
+				logf("initial tree (given) fitted: bound %.6g (%.1fs)", t.Bound, time.Since(start).Seconds())
 				list = append(list, t)
 			}
 		}
 		firstErr = err
+	case b.N > emLargeN && p.tilted == nil:
+		f, msg, err := p.chooseFactor(x, v0, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
+		if err != nil {
+			return nil, fmt.Errorf("run --method em: initial tree: %w", err)
+		}
+		logf("%s (%.1fs)", msg, time.Since(start).Seconds())
+		factors = []float64{f}
 	}
 	for _, f := range factors {
 		tr, _, err := em.SequentialTree(x, b.N, b.D, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
 		if err == nil {
+			logf("initial tree at variance factor %g built (%.1fs)", f, time.Since(start).Seconds())
 			var t EMTree
 			if t, err = p.fitTree(tr, nil, cfg.EMIters); err == nil {
+				logf("initial tree at variance factor %g fitted: bound %.6g (%.1fs)", f, t.Bound, time.Since(start).Seconds())
 				list, _ = insertKBest(list, t, cfg.K)
 				continue
 			}
@@ -193,7 +223,7 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 	if len(list) == 0 {
 		return nil, fmt.Errorf("run --method em: initial tree: %w", firstErr)
 	}
-	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, BoundTrace: []float64{list[0].Bound}}
+	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, BoundTrace: []float64{list[0].Bound}, BoundTime: []float64{time.Since(start).Seconds()}}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x656d))
 	stale := 0
 	res.StopReason = "rounds"
@@ -222,6 +252,7 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 			improved = improved || better
 		}
 		res.BoundTrace = append(res.BoundTrace, list[0].Bound)
+		res.BoundTime = append(res.BoundTime, time.Since(start).Seconds())
 		res.Rounds = round
 		if improved {
 			stale = 0
@@ -271,7 +302,7 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *em.EM, iters int) (EMTree, error)
 	if err != nil {
 		return EMTree{}, err
 	}
-	if _, err := fit.Run(); err != nil {
+	if err := p.runFit(fit, iters); err != nil {
 		return EMTree{}, err
 	}
 	bound := fit.Bound()

@@ -198,12 +198,22 @@ into large values (docs/clustering.md).
 
 --method em fits the model by greedy Bayesian EM instead (one good tree fast,
 not a posterior): --iters is then the number of search rounds, --k the number
-of best trees kept, --time and --patience stop the search early. It writes
+of best trees kept, --time and --patience stop the search early, --em-iters
+bounds the EM iterations per candidate tree. It writes
 map.nwk (the best tree), kbest.nwk (each kept tree after "[bound=L]") and
 summary.json (method "em", Gamma posteriors of c and the precision, alpha,
 beta, the bound trace, wall time). Models with parts EM cannot fit are
 refused naming the variable; EM runs cannot be resumed. --explain with
 --method em prints the EM schedule (spec.md, docs/em.md).
+
+EM on large data: above 2000 rows EM builds one initial tree (at the
+construction variance that does best on 1000 random rows) instead of four,
+and the search scores re-attachments in O(depth) each. EM on the whole tree
+costs O(N·D) per iteration (about 0.5 s of CPU at N = 10^4, D = 10), so at
+N = 10^4 and beyond give --time: it bounds the whole run, EM on the initial
+tree included (at least one iteration), e.g. --time 25s at N = 10^4 or
+--time 4m at N = 10^5 (docs/em.md, "Scale"). Progress lines on stderr name
+each stage.
 
 Load the trace in Python with ArviZ:
   df = pandas.read_csv("DIR/trace.csv")
@@ -326,7 +336,8 @@ and in R with posterior:
 	f.StringVar(&method, "method", "mcmc", "mcmc (posterior samples) or em (greedy Bayesian EM: one good tree fast, with a K-best search; see --help)")
 	f.IntVar(&emc.K, "k", 10, "with --method em: the number of best trees kept (kbest.nwk)")
 	f.IntVar(&emc.Patience, "patience", 30, "with --method em: stop after this many search rounds without a better tree (0: never)")
-	f.DurationVar(&emc.Time, "time", 0, "with --method em: stop the search after this long (e.g. 30s; 0: no limit)")
+	f.DurationVar(&emc.Time, "time", 0, "with --method em: stop the run after this long, EM on the initial tree included (e.g. 30s; 0: no limit)")
+	f.IntVar(&emc.EMIters, "em-iters", 50, "with --method em: the most EM iterations per tree (initial and candidate trees)")
 	return cmd
 }
 
@@ -346,6 +357,9 @@ func runEM(cmd *cobra.Command, model string, m *inference.Model, g *graph.Graph,
 	}
 	if emc.K < 1 {
 		return &exitError{code: 2, err: fmt.Errorf("run: --k must be at least 1, got %d", emc.K)}
+	}
+	if emc.EMIters < 1 {
+		return &exitError{code: 2, err: fmt.Errorf("run: --em-iters must be at least 1, got %d", emc.EMIters)}
 	}
 	if emc.Patience == 0 {
 		emc.Patience = -1
@@ -367,6 +381,7 @@ func runEM(cmd *cobra.Command, model string, m *inference.Model, g *graph.Graph,
 				fmt.Fprintf(stderr, "EM round %d / %d  best bound %.6g\n", round, rounds, best)
 			}
 		}
+		emc.Log = func(msg string) { fmt.Fprintf(stderr, "EM %s\n", msg) }
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,0 +1,104 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt/em"
+)
+
+// Large data sets (docs/em.md, "Scale"). Above emLargeN rows RunEM builds
+// one initial tree instead of one per variance factor: the factor is
+// chosen by building and fitting the trees of a random subsample of
+// emSubsample rows, at a cost independent of N.
+// (Variables so that tests can use small data.)
+var (
+	emLargeN    = 2000
+	emSubsample = 1000
+	// emSubsampleIters bounds the EM iterations of each subsample tree.
+	emSubsampleIters = 10
+)
+
+// initFactors are the diffusion variances, as fractions of the data's
+// average column variance, at which the initial trees are built.
+var initFactors = []float64{1, 0.3, 0.1, 0.03}
+
+// chooseFactor returns the factor of initFactors whose sequential tree of
+// a random subsample of the rows (emSubsample of them, drawn from rng)
+// has the highest bound after emSubsampleIters EM iterations at the
+// plan's hyperparameter starts. The subsample's rows are observed exactly
+// (for a probit model, as ±1): the choice is a heuristic for the
+// construction's variance, not a fit of the model. It returns the factor
+// and a line for the log.
+func (p *EMPlan) chooseFactor(x []float64, v0 float64, rng *rand.Rand) (float64, string, error) {
+	b := p.m.Trees[0]
+	n, d := b.N, b.D
+	rows := rng.Perm(n)[:emSubsample]
+	slices.Sort(rows)
+	xs := make([]float64, 0, emSubsample*d)
+	for _, i := range rows {
+		xs = append(xs, x[i*d:(i+1)*d]...)
+	}
+	best, bestBound := math.NaN(), math.Inf(-1)
+	msg := fmt.Sprintf("initial tree: variance factor chosen on %d of %d rows (bound after %d EM iterations):", emSubsample, n, emSubsampleIters)
+	var firstErr error
+	for _, f := range initFactors {
+		o := p.Opt
+		tr, m, err := em.SequentialTree(xs, emSubsample, d, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
+		var bound float64
+		if err == nil {
+			o.EP = nil
+			o.MaxIter = emSubsampleIters
+			var fit *em.EM
+			if fit, err = em.New(m, o); err == nil {
+				if _, err = fit.Run(); err == nil {
+					bound = fit.Bound()
+				}
+			}
+		}
+		_ = tr
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			msg += fmt.Sprintf(" %g: %v;", f, err)
+			continue
+		}
+		msg += fmt.Sprintf(" %g: %.6g;", f, bound)
+		if bound > bestBound {
+			best, bestBound = f, bound
+		}
+	}
+	if math.IsNaN(best) {
+		return 0, msg, fmt.Errorf("no subsample tree could be fitted: %w", firstErr)
+	}
+	return best, msg + fmt.Sprintf(" using %g", best), nil
+}
+
+// runFit runs EM on fit for at most its MaxIter iterations, stopping
+// early at convergence (em.Options.Tol) or at the search's deadline;
+// at least one iteration runs.
+func (p *EMPlan) runFit(fit *em.EM, iters int) error {
+	if p.deadline.IsZero() {
+		_, err := fit.Run()
+		return err
+	}
+	prev := math.Inf(-1)
+	for i := range iters {
+		if i > 0 && time.Now().After(p.deadline) {
+			return nil
+		}
+		l, err := fit.Step()
+		if err != nil {
+			return err
+		}
+		if math.Abs(l-prev) < 1e-10*(1+math.Abs(l)) {
+			return nil
+		}
+		prev = l
+	}
+	return nil
+}

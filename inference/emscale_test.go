@@ -1,0 +1,112 @@
+package inference
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/em"
+)
+
+// TestRunEMLarge runs the large-data path on small data (the thresholds
+// lowered): one initial tree, at the variance factor whose subsample tree
+// has the best bound, which the test recomputes from the same subsample;
+// the run's bound is that of EM on the full tree built at that factor.
+func TestRunEMLarge(t *testing.T) {
+	defer func(n, s, i int) { emLargeN, emSubsample, emSubsampleIters = n, s, i }(emLargeN, emSubsample, emSubsampleIters)
+	emLargeN, emSubsample, emSubsampleIters = 100, 60, 5
+	n := 160
+	x := fourClusters(n, 0.25, 5)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	var logs []string
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Time: time.Nanosecond, Seed: 3, Out: t.TempDir(), EMIters: 20,
+		Log: func(s string) { logs = append(logs, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trees) != 1 || res.Rounds != 0 || res.StopReason != "time" {
+		t.Fatalf("%d trees, %d rounds, stopped by %q; want 1 tree, no round, time", len(res.Trees), res.Rounds, res.StopReason)
+	}
+	all := strings.Join(logs, "\n")
+	if !strings.Contains(all, "chosen on 60 of 160 rows") {
+		t.Errorf("log does not name the subsample:\n%s", all)
+	}
+	// The choice, recomputed: the same subsample rows, each factor's tree
+	// fitted by em directly.
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xd := p.initialData()
+	v0 := columnVariance(xd, n, 2)
+	rows := rand.New(rand.NewPCG(3, 0x696e6974)).Perm(n)[:60]
+	slices.Sort(rows)
+	var xs []float64
+	for _, i := range rows {
+		xs = append(xs, xd[2*i:2*i+2]...)
+	}
+	best, bestBound := 0.0, math.Inf(-1)
+	for _, f := range initFactors {
+		o := p.Opt
+		_, lik, err := em.SequentialTree(xs, 60, 2, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.MaxIter = 5
+		fit, err := em.New(lik, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fit.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if fit.Bound() > bestBound {
+			best, bestBound = f, fit.Bound()
+		}
+	}
+	if want := fmt.Sprintf("using %g", best); !strings.Contains(all, want) {
+		t.Errorf("log does not say %q:\n%s", want, all)
+	}
+	tr, _, err := em.SequentialTree(xd, n, 2, em.InitOptions{C: p.Opt.C, Variance: best * v0, Alpha: p.Opt.Alpha, Beta: p.Opt.Beta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit, _, err := p.newFit(tr, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fit.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// Time is up before the first fit: it does one iteration.
+	if got := res.Bound; math.Abs(got-fit.Bound()) > 1e-9*math.Abs(got) {
+		t.Errorf("run's bound %v, one EM iteration on the tree at factor %v: %v", got, best, fit.Bound())
+	}
+}
+
+// TestRunEMTimeBoundsFits checks that Time bounds EM on the initial trees
+// (it bounded only the rounds before): with the time up at the start,
+// every initial tree gets exactly one EM iteration, however many
+// EMIters allows.
+func TestRunEMTimeBoundsFits(t *testing.T) {
+	x := fourClusters(40, 0.25, 3)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 5, Time: time.Nanosecond, Seed: 1, Out: t.TempDir(), EMIters: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds != 0 || res.StopReason != "time" {
+		t.Errorf("%d rounds, stopped by %q", res.Rounds, res.StopReason)
+	}
+	for i, tr := range res.Trees {
+		if it := tr.fit.Iterations(); it != 1 {
+			t.Errorf("initial tree %d: %d EM iterations, want 1", i, it)
+		}
+	}
+}
