@@ -10,7 +10,8 @@
 // clusters (the row label's letter); stretch.csv, the same with the first
 // column multiplied by 10; synnoise.csv, the same with four more columns of
 // independent N(0, 1) noise (synnoise1.csv, synnoise2.csv: one, two);
-// animals.csv, 33 animals (five groups,
+// synth8.csv, 1000 points of eight overlapping Gaussians in two dimensions
+// (the letter); animals.csv, 33 animals (five groups,
 // see animalGroup); ccle.csv, 504 cell lines × 24 drugs (the tissue in the
 // cell name). NAME-z.csv is NAME.csv with every column standardized to mean
 // 0 and sample standard deviation 1.
@@ -27,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/internal/synth"
 )
 
 func main() {
@@ -115,6 +117,9 @@ func writeData(dir string) error {
 		if err := writeCSV(filepath.Join(dir, name), noiseColumns(syn, k)); err != nil {
 			return err
 		}
+	}
+	if err := writeCSV(filepath.Join(dir, "synth8.csv"), synth8()); err != nil {
+		return err
 	}
 	m, err := readCCLE(filepath.Join(sharedData(), "ccle"))
 	if err != nil {
@@ -240,7 +245,7 @@ var animalGroup = map[string]string{
 // row is unlabelled.
 func classOf(name, label string) (string, error) {
 	switch name {
-	case "synthetic", "stretch", "synnoise1", "synnoise2", "synnoise":
+	case "synthetic", "stretch", "synnoise1", "synnoise2", "synnoise", "synth8":
 		return label[:1], nil // a1, b2, ...: the cluster is the letter
 	case "animals":
 		g, ok := animalGroup[label]
@@ -284,6 +289,22 @@ func classes(name string, labels []string) ([]int, []string, error) {
 		out[i] = id
 	}
 	return out, names, nil
+}
+
+// synth8 is 1000 points in two dimensions from an equal mixture of eight
+// Gaussians (variance 1/8, centres drawn from N(0, I), seed 8;
+// internal/synth, as `go run ./examples/gen-synthetic -n 1000 -k 8 -seed 8`
+// writes it): overlapping clusters, the row label's letter is the class.
+func synth8() *dataset.Matrix {
+	x, cl, err := synth.Mixture(1000, 2, 8, 8)
+	if err != nil {
+		panic(err) // fixed, valid arguments
+	}
+	m := &dataset.Matrix{Rows: 1000, Cols: 2, Data: x, ColNames: []string{"x", "y"}, Source: "synth8"}
+	for i, c := range cl {
+		m.RowLabels = append(m.RowLabels, fmt.Sprintf("%c%d", 'a'+c, i+1))
+	}
+	return m
 }
 
 // stretch returns m with its first column multiplied by 10: the clusters

@@ -26,7 +26,7 @@ func table(w io.Writer, dir string) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{"synthetic", "stretch", "synnoise1", "synnoise2", "synnoise", "animals", "ccle"} {
+	for _, name := range []string{"synthetic", "stretch", "synnoise1", "synnoise2", "synnoise", "synth8", "animals", "ccle"} {
 		raw, err := dataset.ReadFile(filepath.Join(dir, name+".csv"))
 		if err != nil {
 			return err
@@ -64,14 +64,23 @@ func table(w io.Writer, dir string) error {
 				fmt.Fprintf(w, "| %s | %s | (not finished) | | | | | | | | |\n", name, base)
 				continue
 			}
-			r, err := runPurity(run, raw.RowLabels, class)
-			if err != nil {
-				return fmt.Errorf("%s: %w", base, err)
-			}
 			cols := "raw"
 			model := strings.TrimPrefix(base, name+"-")
 			if m, ok := strings.CutPrefix(model, "z-"); ok {
 				cols, model = "standardized", m
+			}
+			if _, err := os.Stat(filepath.Join(run, "kbest.nwk")); err == nil {
+				// An EM run: one tree, map.nwk.
+				p, clades, note, err := emPurity(run, raw.RowLabels, class)
+				if err != nil {
+					return fmt.Errorf("%s: %w", base, err)
+				}
+				fmt.Fprintf(w, "| %s | PYDT %s | %s | – | | | | %.3f | %.2f | 1 | %s |\n", name, model, cols, p, clades, note)
+				continue
+			}
+			r, err := runPurity(run, raw.RowLabels, class)
+			if err != nil {
+				return fmt.Errorf("%s: %w", base, err)
 			}
 			if r.standardized {
 				cols = "standardized"
@@ -246,4 +255,29 @@ func cladeFraction(tr *pydt.Tree, class []int) float64 {
 		}
 	}
 	return float64(hit) / float64(n)
+}
+
+// emPurity returns the dendrogram purity and the fraction of classes that
+// are clades of an EM run's tree (map.nwk), and a note of its bound,
+// rounds and wall time from summary.json.
+func emPurity(dir string, labels []string, class []int) (purity, clades float64, note string, err error) {
+	trees, err := readTrees(filepath.Join(dir, "map.nwk"), labels)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	if len(trees) != 1 {
+		return 0, 0, "", fmt.Errorf("map.nwk: want one tree, got %d", len(trees))
+	}
+	if purity, err = cluster.DendrogramPurity(trees[0], class); err != nil {
+		return 0, 0, "", err
+	}
+	var summ struct {
+		Bound  float64 `json:"bound"`
+		Rounds int     `json:"rounds"`
+		Wall   float64 `json:"wall_time_seconds"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil && json.Unmarshal(b, &summ) == nil {
+		note = fmt.Sprintf("EM: bound %.6g, %d rounds, %.0f s", summ.Bound, summ.Rounds, summ.Wall)
+	}
+	return purity, cladeFraction(trees[0], class), note, nil
 }

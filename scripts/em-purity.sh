@@ -1,0 +1,45 @@
+#!/bin/sh
+# The EM part of the study of docs/clustering.md ("EM trees"): prepares the
+# labelled data sets, fits each by `run --method em` and prints the purity
+# table (the linkages, the EM trees, and any MCMC runs already in DIR/runs).
+#
+#   scripts/em-purity.sh [DIR]       (default DIR: clustering-study)
+#
+# ROUNDS (default 100) and SEED (1) set the search. A finished run
+# directory (one with a summary.json) is kept. About 15 minutes of one core,
+# most of it on ccle; the runs use nice -n 10.
+set -eu
+DIR=${1:-clustering-study}
+ROUNDS=${ROUNDS:-100}
+SEED=${SEED:-1}
+cd "$(dirname "$0")/.."
+go build -o "$DIR/pydtlang" ./cmd/pydtlang
+go run ./internal/clusterstudy data "$DIR"
+mkdir -p "$DIR/runs"
+
+# fitem NAME MODEL DATA [EXTRA FLAGS...]: one EM run into $DIR/runs/NAME.
+fitem() {
+	name=$1 model=$2 data=$3
+	shift 3
+	if [ -f "$DIR/runs/$name/summary.json" ]; then
+		return
+	fi
+	echo "== $name" >&2
+	nice -n 10 "$DIR/pydtlang" run "$model" --data "$data" --method em --iters "$ROUNDS" --seed "$SEED" \
+		--out "$DIR/runs/$name" --force "$@" >"$DIR/runs/$name.log" 2>&1 ||
+		echo "   $name failed: see $DIR/runs/$name.log" >&2
+}
+
+G=examples/gaussian.pydt
+# Run names: DATA-[z-]em-MODEL, z- for --standardize.
+fitem synthetic-em-gauss $G X="$DIR/synthetic.csv"
+fitem synthetic-em-ddt $G X="$DIR/synthetic.csv" --set alpha=0,beta=0
+fitem stretch-z-em-gauss $G X="$DIR/stretch.csv" --standardize
+fitem synnoise-z-em-gauss $G X="$DIR/synnoise.csv" --standardize
+fitem synth8-em-gauss $G X="$DIR/synth8.csv"
+fitem animals-em-probit examples/binary.pydt Y="$DIR/animals.csv"
+fitem animals-z-em-gauss $G X="$DIR/animals.csv" --standardize
+fitem ccle-em-gauss $G X="$DIR/ccle.csv"
+fitem ccle-z-em-gauss $G X="$DIR/ccle.csv" --standardize
+
+go run ./internal/clusterstudy table "$DIR"
