@@ -25,6 +25,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -246,6 +247,7 @@ func main() {
 	seeds := flag.String("seeds", "1,2,3", "comma-separated seeds, one run each (data and chain)")
 	trace := flag.String("trace", "", "write each seed's draws to `PREFIX`-SEED.csv")
 	set := flag.String("set", "", "clamp scalars besides alpha = beta = 0, as `NAME=X,...` (e.g. c=2 to see the tree moves alone)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
 	flag.Parse()
 	ss, err := parseSeeds(*seeds)
 	sets := map[string]float64{}
@@ -267,6 +269,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mixbench:", err)
 		os.Exit(2)
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mixbench: -cpuprofile:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var rs []result
 	for _, s := range ss {
 		cfg := config{N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, Set: sets}
@@ -276,6 +289,7 @@ func main() {
 		r, err := run(cfg)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "mixbench: seed %d: %v\n", s, err)
+			pprof.StopCPUProfile()
 			os.Exit(1)
 		}
 		fmt.Fprintf(os.Stderr, "seed %d: %.1f s CPU, %.1f s wall; means%s\n", s, r.CPU, r.Wall, r.Means)

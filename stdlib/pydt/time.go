@@ -101,7 +101,17 @@ const sinceCut = 0.5
 // close the two times are. It is 0 when that length underflows float64
 // (both times beyond s ≈ 745), and negative when x is before earlier.
 func (x Time) Since(earlier Time) float64 {
-	return Elapsed(earlier.s, x.s, math.Exp(-earlier.s), math.Exp(-x.s))
+	// Elapsed(earlier.s, x.s, e^(-earlier.s), e^(-x.s)), with e^(-x.s)
+	// computed only where Elapsed reads it.
+	sa, sb := earlier.s, x.s
+	if sa == sb {
+		return 0
+	}
+	ua := math.Exp(-sa)
+	if d := sb - sa; d > sinceCut || d < -sinceCut {
+		return ua - math.Exp(-sb)
+	}
+	return -ua * math.Expm1(-(sb - sa))
 }
 
 // Elapsed returns t_b - t_a for the times with coordinates sa and sb, given

@@ -260,15 +260,26 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 		merge(acc, m.node(u), tu.Since(t), vr, tv.Since(t), m.s2)
 		cur, ct = u, t
 	}
+	// Walking up, 1-t of the node below (uc) is carried from one level
+	// to the next: one exponential per ancestor (the edge lengths are
+	// those of Time.Since, bit for bit).
+	uc := ct.OneMinus()
 	for a := tr.Parent(cur); a != pydt.NoNode; a = tr.Parent(a) {
 		ta := tr.Time(a)
 		if !ta.Before(ct) {
 			return math.Inf(-1)
 		}
-		l := ct.Since(ta)
+		sa, ua := ta.S(), ta.OneMinus()
+		l := pydt.Elapsed(sa, ct.S(), ua, uc)
 		c := m.seg.capOf(a)
 		for i := c + int(m.seg.node[cur].slot); i > 1; i >>= 1 {
-			sib, ls := m.op(a, ta, c, i^1)
+			var sib []float64
+			var ls float64
+			if j := i ^ 1; j >= c {
+				sib, ls = m.slotOp(m.seg.kidsOf(a)[j-c], sa, ua)
+			} else {
+				sib, ls = m.op(a, ta, c, j)
+			}
 			if i&1 == 0 {
 				merge(acc, acc, l, sib, ls, m.s2)
 			} else {
@@ -276,7 +287,7 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 			}
 			l = 0
 		}
-		cur, ct = a, ta
+		cur, ct, uc = a, ta, ua
 	}
 	return m.originLL(acc, ct)
 }
