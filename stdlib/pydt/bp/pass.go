@@ -261,15 +261,17 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 		cur, ct = u, t
 	}
 	// Walking up, 1-t of the node below (uc) is carried from one level
-	// to the next: one exponential per ancestor (the edge lengths are
-	// those of Time.Since, bit for bit).
+	// to the next, and an ancestor's is read from its record, where build
+	// keeps its time (as updateSlots does): no exponential per ancestor,
+	// and the edge lengths are those of Time.Since, bit for bit.
 	uc := ct.OneMinus()
 	for a := tr.Parent(cur); a != pydt.NoNode; a = tr.Parent(a) {
 		ta := tr.Time(a)
 		if !ta.Before(ct) {
 			return math.Inf(-1)
 		}
-		sa, ua := ta.S(), ta.OneMinus()
+		o := m.off(a) + m.rs - 2
+		sa, ua := m.nr[o], m.nr[o+1]
 		l := pydt.Elapsed(sa, ct.S(), ua, uc)
 		c := m.seg.capOf(a)
 		for i := c + int(m.seg.node[cur].slot); i > 1; i >>= 1 {
