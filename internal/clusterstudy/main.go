@@ -5,6 +5,11 @@
 //
 //	go run ./internal/clusterstudy data DIR      # write DIR/*.csv
 //	go run ./internal/clusterstudy table DIR     # purity table of DIR/runs/*
+//	go run ./internal/clusterstudy purity DATA.csv TREE.nwk
+//
+// purity prints the dendrogram purity of one tree over the rows of a data
+// set written by examples/gen-synthetic (the class is the row label's
+// letter), for data sets too large for the linkages (docs/em.md, "Scale").
 //
 // The data sets (labels in parentheses): synthetic.csv, the paper's four
 // clusters (the row label's letter); stretch.csv, the same with the first
@@ -32,8 +37,15 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == "purity" {
+		if err := purity(os.Stdout, os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "clusterstudy:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 3 || (os.Args[1] != "data" && os.Args[1] != "table") {
-		fmt.Fprintln(os.Stderr, "usage: clusterstudy data DIR | clusterstudy table DIR")
+		fmt.Fprintln(os.Stderr, "usage: clusterstudy data DIR | clusterstudy table DIR | clusterstudy purity DATA.csv TREE.nwk")
 		os.Exit(2)
 	}
 	var err error

@@ -281,3 +281,30 @@ func emPurity(dir string, labels []string, class []int) (purity, clades float64,
 	}
 	return purity, cladeFraction(trees[0], class), note, nil
 }
+
+// purity writes the dendrogram purity and the fraction of classes that are
+// clades of the tree in treeFile over the rows of dataFile, whose row
+// labels' first letters are the classes (examples/gen-synthetic's data).
+func purity(w io.Writer, dataFile, treeFile string) error {
+	m, err := dataset.ReadFile(dataFile)
+	if err != nil {
+		return err
+	}
+	class, names, err := classes("synthetic", m.RowLabels)
+	if err != nil {
+		return err
+	}
+	trees, err := readTrees(treeFile, m.RowLabels)
+	if err != nil {
+		return err
+	}
+	if len(trees) != 1 {
+		return fmt.Errorf("%s: want one tree, got %d", treeFile, len(trees))
+	}
+	p, err := cluster.DendrogramPurity(trees[0], class)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: %d rows, %d classes: dendrogram purity %.3f, classes that are clades %.2f\n", treeFile, m.Rows, len(names), p, cladeFraction(trees[0], class))
+	return nil
+}
