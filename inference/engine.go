@@ -60,6 +60,17 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		if v.Role != graph.Latent || v.Def != nil && v.Def.IsPYDT() {
 			continue
 		}
+		// A Markov chain over categories: FFBS, after the locations
+		// of any tree whose leaves it indexes.
+		if f, _ := newFFBS(m, v); f != nil {
+			later = append(later, f)
+			needLocs = needLocs || len(f.trees) > 0
+			continue
+		}
+		if d, _ := newDirichletGibbs(m, v); d != nil {
+			s.Steps = append(s.Steps, d)
+			continue
+		}
 		if err := servable(m, v); err != nil {
 			return nil, err
 		}
@@ -646,8 +657,14 @@ type Chain struct {
 	rng    *rand.Rand
 	tuners map[*graph.Var]*scalar.Tuner
 	tuning bool
-	// params and leafParams are scratch space for factor parameters.
+	// params and leafParams are scratch space for factor parameters,
+	// vecArgs for those of vector factors.
 	params, leafParams []float64
+	vecArgs            graph.VecArgs
+	// scratch holds the scratch space of steps that need their own
+	// (ffbsStep, dirichletStep), by step: steps are shared by the chains
+	// of a run, which run at once.
+	scratch map[Updater]any
 	ridgeSaved         []float64 // scratch of the ridge move: the variance's values
 	// Skipped counts conditional updates skipped because their statistics
 	// were not finite (see gibbsPrecisionStep).
@@ -686,7 +703,17 @@ type chainTree struct {
 	abH     pydt.Harmonic
 	// variances is scratch space of syncVariance, D.
 	variances []float64
+	// resid is the part of the data's log density that belief
+	// propagation's marginal likelihood lacks when the data reach the
+	// leaves through an index (TreeBinding.Indexed): see logLik. evScratch
+	// is scratch space of that evidence.
+	resid     float64
+	evScratch []float64
 }
+
+// logLik is the log marginal likelihood of the tree's data: belief
+// propagation's, plus resid for indexed evidence.
+func (t *chainTree) logLik() float64 { return t.lik.LogLik() + t.resid }
 
 // NewChain starts a chain from a draw of the prior (clamped values kept),
 // with its own random stream.
@@ -887,6 +914,16 @@ func (ch *Chain) syncEvidence() error {
 
 func (t *chainTree) syncEvidence(env *graph.Env, leafParams *[]float64) error {
 	b := t.b
+	if b.index != nil {
+		r, err := b.indexedEvidence(env, &t.evScratch, func(i, d int, mean, prec float64) error {
+			return t.lik.SetEvidence(pydt.NodeID(i), d, mean, prec)
+		})
+		if err != nil {
+			return err
+		}
+		t.resid = r
+		return nil
+	}
 	if b.Augmented() == nil {
 		return b.observe(t.lik, env)
 	}
@@ -931,7 +968,7 @@ func (t *chainTree) logTreeS() float64 {
 func (ch *Chain) logLik() float64 {
 	var ll float64
 	for _, t := range ch.trees {
-		ll += t.lik.LogLik()
+		ll += t.logLik()
 	}
 	return ll
 }

@@ -42,6 +42,14 @@ type TreeBinding struct {
 	// slots and lo give, for the leaf factor's two target indices (i, d),
 	// the loop slot and the first value of the loop that sets it.
 	slots, lo [2]int
+	// index is set when the leaf factor reads the leaves through an index
+	// of its own, Y[t, d] ~ T(Z[index, d], ...) with index an expression
+	// such as the discrete latent z[t]: a hidden Markov model whose state
+	// means are the leaves. Leaf i then gets the evidence of every data
+	// row t whose index is i, combined (Indexed); rows is the number of
+	// data rows. nil when data row i observes leaf i.
+	index graph.Expr
+	rows  int
 }
 
 // bindTree binds the PYDT factor tree of g: it finds the factor that
@@ -62,9 +70,14 @@ func bindTree(g *graph.Graph, tree *graph.Factor) (*TreeBinding, error) {
 		capability := leafCapability(f)
 		gl, isG := capability.(stdlib.GaussianLeaf)
 		al, isA := capability.(stdlib.AugmentedLeaf)
-		if !isG && !isA || isG && isA || len(f.Args) == 0 || !isLeafElem(f, f.Args[0], b.Leaves) || slices.ContainsFunc(f.Args[1:], func(a graph.Expr) bool { return graph.Reads(a, b.Leaves) }) {
+		index := indexedLeafElem(f, f.Args, b.Leaves)
+		if index != nil && !isG {
+			return nil, fmt.Errorf("%w: %s reads the PYDT's leaf locations %s through the index %s, which the engine supports only for a likelihood with Gaussian leaf evidence (stdlib.GaussianLeaf), not %s",
+				ErrUnsupported, f, b.Leaves.Name, index, f.TypeName())
+		}
+		if !isG && !isA || isG && isA || len(f.Args) == 0 || index == nil && !isLeafElem(f, f.Args[0], b.Leaves) || slices.ContainsFunc(f.Args[1:], func(a graph.Expr) bool { return graph.Reads(a, b.Leaves) }) {
 			return nil, fmt.Errorf("%w: %s reads the PYDT's leaf locations %s in a way the engine cannot use; "+
-				"supported: Y[i, d] ~ T(%s[i, d], ...) over all i, d (or Y ~ T(%s, ...)), with T a likelihood that offers leaf evidence "+
+				"supported: Y[i, d] ~ T(%s[i, d], ...) over all i, d (or Y ~ T(%s, ...)), or Y[t, d] ~ T(%[3]s[z[t], d], ...) with a latent index z, with T a likelihood that offers leaf evidence "+
 				"(stdlib.GaussianLeaf or stdlib.AugmentedLeaf: %s) and its other parameters free of %s",
 				ErrUnsupported, f, b.Leaves.Name, b.Leaves.Name, b.Leaves.Name, leafTypeNames(), b.Leaves.Name)
 		}
@@ -78,9 +91,12 @@ func bindTree(g *graph.Graph, tree *graph.Factor) (*TreeBinding, error) {
 			b.augmented = al
 			b.threshold, _ = al.(stdlib.ThresholdLeaf)
 		}
-		e := f.Args[0].(graph.Elem)
+		b.index = index
+		if index != nil {
+			b.rows = f.Target.Dims[0]
+		}
 		for k := range 2 {
-			slot := e.Idx[k].(graph.LoopIndex).Slot
+			slot := f.Index[k].(graph.LoopIndex).Slot
 			b.slots[k] = slot
 			for _, l := range f.Loops {
 				if l.Slot == slot {
@@ -132,6 +148,39 @@ func isLeafElem(f *graph.Factor, x graph.Expr, leaves *graph.Var) bool {
 	return true
 }
 
+// indexedLeafElem returns the index expression r when the first of args
+// is leaves[r, d] in an elementwise factor Y[t, d] over all t, d, with d
+// the factor's own second index, r something other than t (typically a
+// discrete latent z[t]) that reads neither the leaves nor the data, and Y
+// with leaves' number of columns; else nil.
+func indexedLeafElem(f *graph.Factor, args []graph.Expr, leaves *graph.Var) graph.Expr {
+	if len(args) == 0 || !f.Elementwise || len(f.Index) != 2 || len(f.Target.Dims) != 2 || f.Target.Dims[1] != leaves.Dims[1] {
+		return nil
+	}
+	e, ok := args[0].(graph.Elem)
+	if !ok || e.V != leaves {
+		return nil
+	}
+	d, ok1 := e.Idx[1].(graph.LoopIndex)
+	fd, ok2 := f.Index[1].(graph.LoopIndex)
+	ft, ok3 := f.Index[0].(graph.LoopIndex)
+	if !ok1 || !ok2 || !ok3 || d.Slot != fd.Slot {
+		return nil
+	}
+	if li, ok := e.Idx[0].(graph.LoopIndex); ok && li.Slot == ft.Slot {
+		return nil // leaves[i, d]: not indexed
+	}
+	if graph.Reads(e.Idx[0], leaves, f.Target) {
+		return nil
+	}
+	return e.Idx[0]
+}
+
+// Indexed returns the expression through which the leaf factor picks the
+// leaf row of each data row (z[t] in Y[t, d] ~ Normal(mu[z[t], d], sd)),
+// or nil when data row i observes leaf i.
+func (b *TreeBinding) Indexed() graph.Expr { return b.index }
+
 // Exact reports whether the leaf locations are themselves the observed
 // data (exact evidence).
 func (b *TreeBinding) Exact() bool { return b.Data != nil && b.Data == b.Leaves }
@@ -167,6 +216,10 @@ func (b *TreeBinding) Kind() string {
 // ErrUnsupported that names the leaf factor and why: an augmented
 // likelihood's evidence needs the sampler's auxiliary variables.
 func (b *TreeBinding) ClosedForm() error {
+	if b.index != nil {
+		return unsupportedError(fmt.Sprintf("the data %s reach the leaves %s through the index %s (%s): the leaves' evidence depends on the sampler's values of it, "+
+			"so the marginal likelihood given the tree alone is not available", b.Data.Name, b.Leaves.Name, b.index, b.Leaf))
+	}
 	if b.augmented == nil {
 		return nil
 	}
@@ -244,6 +297,90 @@ func (b *TreeBinding) Evidence(env *graph.Env, fn func(i, d int, mean, prec floa
 		}
 	}
 	return nil
+}
+
+// indexedEvidence calls fn with the Gaussian evidence of every leaf and
+// dimension of an indexed binding (Indexed) at the values in env: the
+// product of the evidence (m_t, p_t) of the data rows t whose index is
+// the leaf's row, a Gaussian in the location of precision P = Σ p_t and
+// mean M = Σ p_t m_t / P (0, 0 when no observed datum picks the leaf). It
+// returns the log of the factor the product has beyond that Gaussian,
+// Σ_t log N(m_t; M, 1/p_t) − log N(M; M, 1/P) summed over leaves and
+// dimensions, which belief propagation's marginal likelihood lacks. An
+// index outside the leaf rows 1..N is an error. sc is scratch space.
+func (b *TreeBinding) indexedEvidence(env *graph.Env, sc *[]float64, fn func(i, d int, mean, prec float64) error) (float64, error) {
+	N, D := b.N, b.D
+	if cap(*sc) < 2*N*D {
+		*sc = make([]float64, 2*N*D)
+	}
+	P, S := (*sc)[:N*D], (*sc)[N*D:2*N*D]
+	clear(P)
+	clear(S)
+	y := env.Values[b.Data.ID]
+	var q []float64
+	row := func(k int) (int, error) {
+		env.Loop[b.slots[0]] = k/D + b.lo[0]
+		env.Loop[b.slots[1]] = k%D + b.lo[1]
+		r, err := graph.Eval(b.index, env)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", b.Leaf, err)
+		}
+		if r != math.Trunc(r) || r < 1 || r > float64(N) {
+			return 0, fmt.Errorf("%s: at data row %d: %w", b.Leaf, k/D+1, graph.IndexError{Var: b.Leaves.Name, Index: r, Dim: N})
+		}
+		return int(r) - 1, nil
+	}
+	var resid float64
+	for pass := range 2 {
+		for k := range b.rows * D {
+			if math.IsNaN(y[k]) {
+				continue
+			}
+			i, err := row(k)
+			if err != nil {
+				return 0, err
+			}
+			qq, err := b.params(env, k, math.NaN(), &q)
+			if err != nil {
+				return 0, err
+			}
+			mean, prec, err := b.gaussian.LeafGaussian(y[k], qq)
+			if err != nil {
+				return 0, fmt.Errorf("%s: %w", b.Leaf, err)
+			}
+			if math.IsInf(prec, 1) {
+				return 0, fmt.Errorf("%w: %s: exact evidence through the index %s", ErrUnsupported, b.Leaf, b.index)
+			}
+			j := i*D + k%D
+			if pass == 0 {
+				P[j] += prec
+				S[j] += prec * mean
+				continue
+			}
+			if prec > 0 {
+				r := mean - S[j]
+				resid += 0.5*math.Log(prec/(2*math.Pi)) - 0.5*prec*r*r
+			}
+		}
+		if pass == 0 {
+			for j := range P {
+				if P[j] > 0 {
+					S[j] /= P[j] // the mean M
+					resid -= 0.5 * math.Log(P[j]/(2*math.Pi))
+				}
+			}
+		}
+	}
+	for j := range P {
+		mean, prec := 0.0, P[j]
+		if prec > 0 {
+			mean = S[j]
+		}
+		if err := fn(j/D, j%D, mean, prec); err != nil {
+			return 0, err
+		}
+	}
+	return resid, nil
 }
 
 // observe sets the evidence of every leaf of lik from the data in env (see

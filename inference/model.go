@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
@@ -183,7 +184,7 @@ func (b *TreeBinding) Params(env *graph.Env) (sim.Params, error) {
 
 // Labels returns the row labels of the data at the tree's leaves, or nil.
 func (b *TreeBinding) Labels() []string {
-	if b.Data != nil && b.Data.Data != nil {
+	if b.Data != nil && b.Data.Data != nil && b.index == nil { // indexed: the leaves are not the data's rows
 		return b.Data.Data.RowLabels
 	}
 	return nil
@@ -234,6 +235,9 @@ func (m *Model) drawFactor(rng *rand.Rand, st *State, f *graph.Factor, data bool
 	}
 	if fixed(f.Target, data) {
 		return nil
+	}
+	if vt, ok := f.Vector(); ok {
+		return drawVector(rng, env, f, vt)
 	}
 	dist, ok := f.Scalar()
 	if !ok {
@@ -340,6 +344,15 @@ func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
 // are marginalised, and parameters outside their supports give -Inf. params
 // is scratch space, grown as needed.
 func factorLogDensity(f *graph.Factor, env *graph.Env, params *[]float64) (float64, error) {
+	if vt, ok := f.Vector(); ok {
+		var a graph.VecArgs
+		var sum float64
+		err := f.ForEach(env, func(off int) error {
+			sum += vectorLogDensity(f, vt, env, off, &a)
+			return nil
+		})
+		return sum, err
+	}
 	dist, ok := f.Scalar()
 	if !ok {
 		return 0, fmt.Errorf("%s: %s is not a scalar distribution", f.Pos, f.TypeName())
@@ -365,6 +378,63 @@ func factorLogDensity(f *graph.Factor, env *graph.Env, params *[]float64) (float
 		return nil
 	})
 	return sum, err
+}
+
+// drawVector draws every element (row, for a vector value) of the vector
+// factor f (Categorical, Dirichlet) in turn, so that an element may read
+// those drawn before it (z[t] ~ Categorical(trans[z[t - 1]])).
+func drawVector(rng *rand.Rand, env *graph.Env, f *graph.Factor, vt stdlib.Vector) error {
+	var a graph.VecArgs
+	k := f.VecLen
+	return f.ForEach(env, func(off int) error {
+		p, err := a.Eval(f, env)
+		if err != nil {
+			return err
+		}
+		n := k
+		if n == 0 {
+			n = vectorLen(p, f)
+		}
+		if err := vt.CheckVector(p, n); err != nil {
+			return fmt.Errorf("%s: drawing %s: %w", f.Pos, f.Target.Name, err)
+		}
+		vt.RandVector(rng, f.Value(env, off), p)
+		return nil
+	})
+}
+
+// vectorLen is the length of the vectors of a scalar-valued vector factor
+// (Categorical): that of its first vector argument.
+func vectorLen(p [][]float64, f *graph.Factor) int {
+	for i, a := range f.Args {
+		if _, ok := a.(graph.Row); ok {
+			return len(p[i])
+		}
+	}
+	return 1
+}
+
+// vectorLogDensity is the log density of the element at off of the vector
+// factor f, with its loop indices set in env: 0 when its value is missing,
+// -Inf when its parameters are invalid or cannot be evaluated (an index
+// error is left recorded in env).
+func vectorLogDensity(f *graph.Factor, vt stdlib.Vector, env *graph.Env, off int, a *graph.VecArgs) float64 {
+	x := f.Value(env, off)
+	if slices.ContainsFunc(x, math.IsNaN) {
+		return 0
+	}
+	p, err := a.Eval(f, env)
+	if err != nil {
+		return math.Inf(-1)
+	}
+	n := f.VecLen
+	if n == 0 {
+		n = vectorLen(p, f)
+	}
+	if vt.CheckVector(p, n) != nil {
+		return math.Inf(-1)
+	}
+	return vt.LogProbVector(x, p)
 }
 
 // observe sets the evidence of every leaf of lik from the data in env (see

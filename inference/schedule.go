@@ -623,6 +623,9 @@ func (ch *Chain) logElem(e factorElem) float64 {
 	for k, l := range e.f.Loops {
 		env.Loop[l.Slot] = e.loop[k]
 	}
+	if vt, ok := e.f.Vector(); ok {
+		return vectorLogDensity(e.f, vt, env, e.off, &ch.vecArgs)
+	}
 	x := env.Values[e.f.Target.ID][e.off]
 	if math.IsNaN(x) {
 		return 0
@@ -670,7 +673,7 @@ func (ch *Chain) addTree(lp float64, rs []treeReach) float64 {
 			}
 		}
 		if r.variance || r.link {
-			lp += t.lik.LogLik()
+			lp += t.logLik()
 		}
 	}
 	if math.IsNaN(lp) {
