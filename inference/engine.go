@@ -664,8 +664,8 @@ type Chain struct {
 	// scratch holds the scratch space of steps that need their own
 	// (ffbsStep, dirichletStep), by step: steps are shared by the chains
 	// of a run, which run at once.
-	scratch map[Updater]any
-	ridgeSaved         []float64 // scratch of the ridge move: the variance's values
+	scratch    map[Updater]any
+	ridgeSaved []float64 // scratch of the ridge move: the variance's values
 	// Skipped counts conditional updates skipped because their statistics
 	// were not finite (see gibbsPrecisionStep).
 	Skipped int

@@ -299,6 +299,25 @@ func (b *TreeBinding) Evidence(env *graph.Env, fn func(i, d int, mean, prec floa
 	return nil
 }
 
+// leafElem returns the element (row-major in the leaves) of the leaf
+// location that element k of the data observes: k itself, or for an
+// indexed binding the leaf row its index picks in the same column.
+func (b *TreeBinding) leafElem(env *graph.Env, k int) (int, error) {
+	if b.index == nil {
+		return k, nil
+	}
+	env.Loop[b.slots[0]] = k/b.D + b.lo[0]
+	env.Loop[b.slots[1]] = k%b.D + b.lo[1]
+	r, err := graph.Eval(b.index, env)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", b.Leaf, err)
+	}
+	if r != math.Trunc(r) || r < 1 || r > float64(b.N) {
+		return 0, fmt.Errorf("%s: at data row %d: %w", b.Leaf, k/b.D+1, graph.IndexError{Var: b.Leaves.Name, Index: r, Dim: b.N})
+	}
+	return (int(r)-1)*b.D + k%b.D, nil
+}
+
 // indexedEvidence calls fn with the Gaussian evidence of every leaf and
 // dimension of an indexed binding (Indexed) at the values in env: the
 // product of the evidence (m_t, p_t) of the data rows t whose index is
@@ -318,25 +337,13 @@ func (b *TreeBinding) indexedEvidence(env *graph.Env, sc *[]float64, fn func(i, 
 	clear(S)
 	y := env.Values[b.Data.ID]
 	var q []float64
-	row := func(k int) (int, error) {
-		env.Loop[b.slots[0]] = k/D + b.lo[0]
-		env.Loop[b.slots[1]] = k%D + b.lo[1]
-		r, err := graph.Eval(b.index, env)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", b.Leaf, err)
-		}
-		if r != math.Trunc(r) || r < 1 || r > float64(N) {
-			return 0, fmt.Errorf("%s: at data row %d: %w", b.Leaf, k/D+1, graph.IndexError{Var: b.Leaves.Name, Index: r, Dim: N})
-		}
-		return int(r) - 1, nil
-	}
 	var resid float64
 	for pass := range 2 {
 		for k := range b.rows * D {
 			if math.IsNaN(y[k]) {
 				continue
 			}
-			i, err := row(k)
+			j, err := b.leafElem(env, k)
 			if err != nil {
 				return 0, err
 			}
@@ -351,7 +358,6 @@ func (b *TreeBinding) indexedEvidence(env *graph.Env, sc *[]float64, fn func(i, 
 			if math.IsInf(prec, 1) {
 				return 0, fmt.Errorf("%w: %s: exact evidence through the index %s", ErrUnsupported, b.Leaf, b.index)
 			}
-			j := i*D + k%D
 			if pass == 0 {
 				P[j] += prec
 				S[j] += prec * mean

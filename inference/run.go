@@ -580,7 +580,11 @@ func (r *runner) writeImputed(k, it int, ch *Chain) error {
 			sampled = true
 		}
 		// A draw of the entry given its leaf location.
-		x, err := m.Trees[0].DrawData(ch.rng, ch.st.Env, idx, ch.trees[0].locs[idx], &ch.leafParams)
+		leaf, err := m.Trees[0].leafElem(ch.st.Env, idx)
+		if err != nil {
+			return fmt.Errorf("imputing %s: %w", m.Data.Name, err)
+		}
+		x, err := m.Trees[0].DrawData(ch.rng, ch.st.Env, idx, ch.trees[0].locs[leaf], &ch.leafParams)
 		if err != nil {
 			return fmt.Errorf("imputing %s: %w", m.Data.Name, err)
 		}

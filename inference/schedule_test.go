@@ -198,7 +198,27 @@ func scheduleCases(t testing.TB) map[string]*Model {
 				return 0.5 + float64(i+j)
 			})
 		}
-		cases["examples/"+filepath.Base(file)] = compileSource(t, file, src, data, nil)
+		// Dimensions that no data file fixes (K of an HMM): 3.
+		byData := map[string]bool{}
+		for _, st := range f.Stmts {
+			if d, ok := st.(*lang.DataDecl); ok {
+				for _, e := range d.Type.Dims {
+					if id, ok := e.(*lang.Ident); ok {
+						byData[id.Name] = true
+					}
+				}
+			}
+		}
+		var sets map[string]float64
+		for _, d := range prog.Unbound.Dims {
+			if !byData[d.Name] {
+				if sets == nil {
+					sets = map[string]float64{}
+				}
+				sets[d.Name] = 3
+			}
+		}
+		cases["examples/"+filepath.Base(file)] = compileSource(t, file, src, data, sets)
 	}
 	return cases
 }
@@ -327,10 +347,23 @@ func touching(t *testing.T, m *Model, env *graph.Env, v *graph.Var, off int) []t
 			err := f.ForEach(env, func(o int) error {
 				params := make([]float64, len(f.Args))
 				for i, a := range f.Args {
+					if r, ok := a.(graph.Row); ok { // a vector argument: its values
+						x, err := r.View(env)
+						if err != nil {
+							return err
+						}
+						all = append(all, fmt.Sprint(x))
+						continue
+					}
 					params[i] = a.Eval(env)
 				}
 				all = append(all, fmt.Sprint(params))
 				if m.isLeafFactor(f) {
+					return nil
+				}
+				if vt, ok := f.Vector(); ok {
+					var a graph.VecArgs
+					out[term{F: f, Elem: o}] = fmt.Sprint(vectorLogDensity(f, vt, env, o, &a))
 					return nil
 				}
 				x := env.Values[f.Target.ID][o]
@@ -373,6 +406,14 @@ func touching(t *testing.T, m *Model, env *graph.Env, v *graph.Var, off int) []t
 // perturb returns two values near x within v's support.
 func perturb(v *graph.Var, x float64) []float64 {
 	switch {
+	case v.Categories > 0: // the other categories
+		var out []float64
+		for k := 1; k <= v.Categories; k++ {
+			if float64(k) != x {
+				out = append(out, float64(k))
+			}
+		}
+		return out
 	case v.Support.Contains(0.5) && !v.Support.Contains(1.5):
 		return []float64{x / 2, (x + 1) / 2}
 	case !v.Support.Contains(-1):

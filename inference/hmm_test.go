@@ -1,0 +1,231 @@
+package inference
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distmv"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// hmmModel is a real-valued hidden Markov model whose K state means are
+// the leaves of a PYDT (examples/hmm-gaussian.pydt with T, K, D bound by
+// the caller).
+const hmmModel = `
+dim T, K, D
+data y : real[T, D]
+param z : categorical(K)[T]
+param pi0 : unit[K]
+param trans : unit[K, K]
+param mu : real[K, D]
+alpha ~ Gamma(2, 0.5)
+beta ~ Beta(1, 1)
+c ~ Gamma(1, 1)
+prec ~ Gamma(1, 1)
+sd ~ Gamma(2, 4)
+mu ~ PYDT(alpha, beta, c, 1 / prec)
+pi0 ~ Dirichlet(1)
+for k in 1:K {
+  trans[k] ~ Dirichlet(1)
+}
+z[1] ~ Categorical(pi0)
+for t in 2:T {
+  z[t] ~ Categorical(trans[z[t - 1]])
+}
+for t in 1:T, d in 1:D {
+  y[t, d] ~ Normal(mu[z[t], d], sd)
+}
+`
+
+func compileHMM(t testing.TB, T, K, D int, y func(i, j int) float64) *Model {
+	t.Helper()
+	return compileSource(t, "hmm.pydt", []byte(hmmModel), map[string]*dataset.Matrix{"y": dataMat(T, D, y)}, map[string]float64{"K": float64(K)})
+}
+
+// TestHMMSchedule: the schedule finds FFBS for z and conjugate Dirichlet
+// updates for pi0 and the rows of trans, from capabilities, and puts FFBS
+// after the locations it conditions on.
+func TestHMMSchedule(t *testing.T) {
+	m := compileHMM(t, 6, 3, 1, func(i, j int) float64 { return float64(i) })
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := sched.Explain()
+	for _, want := range []string{"ffbs(z)", "gibbs(pi0)", "gibbs(trans[k])", "slice(sd)", "locations"} {
+		if !strings.Contains(ex, want) {
+			t.Errorf("no %s in\n%s", want, ex)
+		}
+	}
+	if strings.Index(ex, "locations") > strings.Index(ex, "ffbs(z)") {
+		t.Errorf("ffbs(z) before the locations it conditions on:\n%s", ex)
+	}
+}
+
+// TestHMMIndexedLogLik checks the marginal likelihood of the data given
+// the tree and the states, as the chain computes it (belief propagation on
+// the evidence aggregated per state, plus the residual factor), against
+// the Gaussian it is: y = mu[z] + noise, each column N(0, σ² C[z, z] +
+// sd² I) with C the tree's divergence times of the states' common
+// ancestors. One state has no data (no evidence) and one datum is missing.
+func TestHMMIndexedLogLik(t *testing.T) {
+	const T, K, D = 7, 4, 2
+	ys := []float64{0.3, -1.2, 0.5, 2.2, 1.9, -0.4, 0.7, 0.1, math.NaN(), 1.4, -2.1, 0.2, 0.9, 1.1}
+	m := compileHMM(t, T, K, D, func(i, j int) float64 { return ys[i*D+j] })
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := NewChain(m, sched, 3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := ch.st.Env
+	zs := []float64{1, 1, 2, 4, 4, 1, 2} // state 3 has no data
+	set := func(name string, vals ...float64) {
+		v, _ := m.G.Lookup(name)
+		copy(env.Values[v.ID], vals)
+	}
+	set("z", zs...)
+	set("sd", 0.7)
+	set("prec", 2)
+	if err := ch.syncVariance(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.syncEvidence(); err != nil {
+		t.Fatal(err)
+	}
+	got := ch.logLik()
+	var want float64
+	for d := range D {
+		var obs []int
+		for i := range T {
+			if !math.IsNaN(ys[i*D+d]) {
+				obs = append(obs, i)
+			}
+		}
+		cov := mat.NewSymDense(len(obs), nil)
+		x := make([]float64, len(obs))
+		for a, i := range obs {
+			x[a] = ys[i*D+d]
+			for b, j := range obs {
+				c := 0.5 // σ² = 1/prec, C_ii = 1
+				if zs[i] != zs[j] {
+					c = lcaTime(ch.Tree(0), pydt.NodeID(zs[i]-1), pydt.NodeID(zs[j]-1)).T() / 2
+				}
+				if a == b {
+					c += 0.49
+				}
+				cov.SetSym(a, b, c)
+			}
+		}
+		nrm, ok := distmv.NewNormal(make([]float64, len(obs)), cov, nil)
+		if !ok {
+			t.Fatal("covariance not positive definite")
+		}
+		want += nrm.LogProb(x)
+	}
+	if math.Abs(got-want) > 1e-9*math.Abs(want) {
+		t.Errorf("log likelihood %v, the Gaussian gives %v", got, want)
+	}
+}
+
+// TestHMMIndexOutOfRange: a state outside 1..K read as an index is an
+// error naming the leaves and the factor, never a silent wrong answer.
+func TestHMMIndexOutOfRange(t *testing.T) {
+	m := compileHMM(t, 4, 3, 1, func(i, j int) float64 { return float64(i) })
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := NewChain(m, sched, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, _ := m.G.Lookup("z")
+	ch.st.Env.Values[z.ID][2] = 4
+	err = ch.syncEvidence()
+	var ie graph.IndexError
+	if err == nil || !errors.As(err, &ie) || !strings.Contains(err.Error(), "index 4 of mu is outside 1..3") {
+		t.Fatalf("got %v, want an index error for mu", err)
+	}
+}
+
+// redrawHMM draws the data given the state sequence, the state means (the
+// leaf locations the FFBS step conditioned on) and sd, for the
+// successive-conditional side of the Geweke test.
+func redrawHMM(t testing.TB, ch *Chain) {
+	env := ch.st.Env
+	m := ch.m
+	y, _ := m.G.Lookup("y")
+	z, _ := m.G.Lookup("z")
+	mu, _ := m.G.Lookup("mu")
+	sd, _ := m.G.Lookup("sd")
+	D := y.Dims[1]
+	s := env.Values[sd.ID][0]
+	for k := range env.Values[y.ID] {
+		st := int(env.Values[z.ID][k/D]) - 1
+		env.Values[y.ID][k] = env.Values[mu.ID][st*D+k%D] + s*ch.rng.NormFloat64()
+	}
+	if err := ch.syncEvidence(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hmmStats are label-invariant statistics of an HMM state, beside the
+// tree's: the number of distinct states used, the number of switches, and
+// the mean and mean absolute value of the data (the prior's 1/prec has no mean, so y² has none); and z[1], pi0[1], trans[1,1], whose
+// means the prior's symmetry fixes.
+func hmmStats(m *Model, env *graph.Env, tr *pydt.Tree) []float64 {
+	get := func(name string) []float64 { v, _ := m.G.Lookup(name); return env.Values[v.ID] }
+	z, y := get("z"), get("y")
+	seen := map[float64]bool{}
+	switches := 0.0
+	for t, s := range z {
+		seen[s] = true
+		if t > 0 && s != z[t-1] {
+			switches++
+		}
+	}
+	var sy, sa float64
+	for _, x := range y {
+		sy += x
+		sa += math.Abs(x)
+	}
+	n := float64(len(y))
+	return append(treeStats(m, env, tr), float64(len(seen)), switches, sy/n, sa/n, z[0], get("pi0")[0], get("trans")[0])
+}
+
+// TestGewekeHMM is the joint-distribution test of the composed HMM + PYDT
+// sampler (FFBS of the states given the sampled leaf locations, Dirichlet
+// Gibbs, the tree and hyperparameters with the leaves integrated out
+// given the states) at T = 6, K = 3, D = 1 with the example's priors.
+func TestGewekeHMM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	m := compileHMM(t, 6, 3, 1, func(i, j int) float64 { return 0 })
+	names := append(treeStatNames(m), "distinct states", "switches", "mean y", "mean |y|", "z[1]", "pi0[1]", "trans[1,1]")
+	stats := func(env *graph.Env, tr *pydt.Tree) []float64 { return hmmStats(m, env, tr) }
+	gewekeRun(t, m, names, stats, m.SampleJoint, func(ch *Chain) { redrawHMM(t, ch) }, 16, 1000, 6000)
+}
+
+// TestHMMRunResumesExactly: a run of the HMM is deterministic and a run
+// interrupted and resumed writes the files of an uninterrupted one.
+func TestHMMRunResumesExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ys := make([]float64, 8)
+	for i := range ys {
+		ys[i] = float64(i%3) + 0.3*rng.NormFloat64()
+	}
+	ys[5] = math.NaN() // imputed
+	m := compileHMM(t, 8, 3, 1, func(i, j int) float64 { return ys[i] })
+	checkDeterministicAndResumable(t, m)
+}
