@@ -881,7 +881,7 @@ func (c *compiler) vecExpr(e lang.Expr, p Param, what string) Expr {
 					if y == nil {
 						return nil
 					}
-					if !c.constIndex(y, v, k, ix.Pos()) {
+					if !c.constIndex(y, v, k, ix.Pos()) || !c.categoryIndex(y, v, k, ix.Pos()) {
 						return nil
 					}
 					r.Idx = append(r.Idx, y)
@@ -1421,7 +1421,7 @@ func (c *compiler) expr(e lang.Expr) Expr {
 			if x == nil {
 				return nil
 			}
-			if !c.constIndex(x, v, k, ix.Pos()) {
+			if !c.constIndex(x, v, k, ix.Pos()) || !c.categoryIndex(x, v, k, ix.Pos()) {
 				return nil
 			}
 			el.Idx = append(el.Idx, x)
@@ -1487,6 +1487,26 @@ func (c *compiler) constIndex(x Expr, v *Var, k int, pos lang.Position) bool {
 		return true
 	}
 	return false
+}
+
+// categoryIndex checks an index that is a categorical(K) variable's value
+// (z[t] in mu[z[t], d]) against dimension k of v: the categories 1..K must
+// all be valid indices. It reports whether the index may be valid.
+func (c *compiler) categoryIndex(x Expr, v *Var, k int, pos lang.Position) bool {
+	var w *Var
+	switch x := x.(type) {
+	case Elem:
+		w = x.V
+	case Ref:
+		w = x.V
+	default:
+		return true
+	}
+	if dim := v.Dims[k]; w.Categories > 0 && dim >= 0 && w.Categories > dim {
+		c.errs.Addf(pos, "%s takes the categories 1..%d but indexes dimension %d of %s, which has %d", w.Name, w.Categories, k+1, v.Name, dim)
+		return false
+	}
+	return true
 }
 
 // roles finishes observed/latent roles and checks every random variable

@@ -56,9 +56,16 @@ slice sampled
 with the locations integrated out and three scale moves (auxiliaries with the
 variance, locations with the variance, times with c) keep chains from
 crawling along the directions the binary data hardly determine (see
-docs/probit-mixing.md). Internal locations are integrated out by belief
+docs/probit-mixing.md). A hidden Markov chain over categories
+(z[1] ~ Categorical(p0), z[t] ~ Categorical(A[z[t - 1]])) gets ffbs(z),
+forward filtering and backward sampling of the whole chain, and Dirichlet
+vectors or rows read only by Categoricals get conjugate Gibbs updates
+(gibbs(trans[k])); PYDT leaves read through the states (mu[z[t], d]) get
+the evidence of the data assigned to each state (examples/hmm-gaussian.pydt;
+states have no fixed labels, so compare chains by log_joint and the
+hyperparameters). Internal locations are integrated out by belief
 propagation; missing data are marginalised. A latent variable no update can
-serve (a discrete one) is an error naming it, before any sweep. trace.csv
+serve (another discrete one) is an error naming it, before any sweep. trace.csv
 lists the latent scalars; latent arrays are sampled but not written.
 
 Each chain runs --iters sweeps; the first --burn of them (default: half of
