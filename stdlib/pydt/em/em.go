@@ -11,12 +11,19 @@
 // precision τ Gamma posteriors q(c), q(τ) (mean field), and the divergence
 // times t, the concentration α and the discount β point estimates. EM climbs
 //
-//	L = E_q[log p(Y, x, t, T | c, τ, α, β)] + E_q[log p(c) + log p(τ)]
+//	L = E_q[log p(Y, x, u, T | c, τ, α, β)] + E_q[log p(c) + log p(τ)]
 //	    + H[q(x)] + H[q(c)] + H[q(τ)] + log p(α) + log p(β)
 //
-// a lower bound on log p(Y, t, α, β | T) (densities of the times in t, as
-// in the paper's Equation 9), by coordinate ascent: each step maximises L
-// over one block, so L never decreases when the leaf evidence is Gaussian.
+// a lower bound on log p(Y, u, α, β | T), where the times enter through
+// their free coordinates u_b = log(s_b - s_parent(b)), s = -log(1-t): the
+// density of the times in u is their density in s times the Jacobian
+// Π_b (s_b - s_parent(b)). The point estimate of the times is a MAP in u,
+// not in t or s: in s the density of a branch point is maximal at s = 0,
+// and with β → 1 the structure factor Γ(1-β) makes the density of a star
+// with its root at t → 0 unbounded (a degenerate "best tree" that EM found
+// on clustered data); in u every gap has an interior maximum (docs/em.md).
+// L is maximised by coordinate ascent: each step maximises it over one
+// block, so L never decreases when the leaf evidence is Gaussian.
 // The steps of one iteration (Step) are
 //
 //  1. E-step: q(x) = the exact posterior of the locations with σ² = 1/E[τ],
@@ -33,8 +40,9 @@
 //     them (structure and not-diverging terms, and their priors if given).
 //
 // Any of c, τ, α and β may instead be held fixed. With all four fixed and
-// Gaussian evidence, L after the E-step is exactly log p(Y, t | T), and the
-// fixed points of EM are its stationary points in t.
+// Gaussian evidence, L after the E-step is exactly log p(Y, u | T) =
+// log p(Y, s | T) + Σ_b log(s_b - s_parent(b)), and the fixed points of EM
+// are its stationary points.
 package em
 
 import (
@@ -296,7 +304,8 @@ func (e *EM) Trace() []float64 { return e.trace }
 func (e *EM) Iterations() int { return e.iter }
 
 // Step does one iteration (E-step, q(τ), times, q(c), α, β) and returns
-// the objective L after it.
+// the objective L after it. A bound that is not finite is an error (the
+// iteration is not counted).
 func (e *EM) Step() (float64, error) {
 	e.steps = e.steps[:0]
 	if err := e.estep(); err != nil {
@@ -320,6 +329,9 @@ func (e *EM) Step() (float64, error) {
 			return math.NaN(), err
 		}
 		e.record()
+	}
+	if math.IsNaN(e.bound) || math.IsInf(e.bound, 0) {
+		return math.NaN(), fmt.Errorf("em: iteration %d: the bound is %v (the leaf evidence, an EP site or the hyperparameters are out of range)", e.iter+1, e.bound)
 	}
 	e.iter++
 	e.trace = append(e.trace, e.bound)
@@ -428,6 +440,7 @@ func (e *EM) estep() error {
 // q(c), q(τ), α and β:
 //
 //	Σ_edges [-D/2 log(t_i - t_p) - E[τ] b_i/(t_i - t_p)] - E[c] Σ_b J_b s_b
+//	+ Σ_b log(s_b - s_parent(b))
 //
 // with s_b = -log(1 - t_b), evaluated at the branch point coordinates s
 // (indexed as e.internal); the edge from the origin to a lone leaf (N = 1)
@@ -455,6 +468,9 @@ func (e *EM) timeTerms(s []float64) float64 {
 		// Leaf children: edges of length 1 - t_v = e^(-s_v).
 		f += float64(e.leafKids[i])*hd*s[i] - et*e.leafB[i]*math.Exp(s[i])
 		f -= ec * e.j[i] * s[i]
+		// The Jacobian of the free coordinate u_b = log(s_b - s_parent):
+		// L is a bound on the density of the times in u, not in s.
+		f += math.Log(delta)
 	}
 	return f
 }

@@ -223,7 +223,8 @@ func TestGradient(t *testing.T) {
 // posterior at σ̄² = 1/E[τ],
 //
 //	L = LogLik(σ̄²) + |S| D/2 (E log τ - log E τ)
-//	    + LogPriorS(s; α, β, c̄) + |I| (E log c - log c̄) - KL(q(c)) - KL(q(τ)) + log p(α) + log p(β).
+//	    + LogPriorS(s; α, β, c̄) + |I| (E log c - log c̄) - KL(q(c)) - KL(q(τ)) + log p(α) + log p(β)
+//	    + Σ_b log(s_b - s_parent(b)).
 func independentBound(t *testing.T, e *EM) float64 {
 	t.Helper()
 	et, elt := e.meanPrec()
@@ -252,7 +253,22 @@ func independentBound(t *testing.T, e *EM) float64 {
 	if e.opt.PrecPrior != nil {
 		l -= e.qt.KL(*e.opt.PrecPrior)
 	}
-	return l + e.abPrior(e.alpha, e.beta)
+	return l + e.abPrior(e.alpha, e.beta) + logGapJacobian(tr)
+}
+
+// logGapJacobian is Σ over branch points b of log(s_b - s_parent(b)) (the
+// origin's s = 0 for the root), read from the tree's times: the log
+// Jacobian that turns the density of the times in s into their density in
+// the log gaps u_b, the coordinates whose density EM's bound is on.
+func logGapJacobian(tr *pydt.Tree) float64 {
+	l := 0.0
+	for _, v := range tr.PreOrder(nil) {
+		if tr.IsLeaf(v) {
+			continue
+		}
+		l += math.Log(tr.Time(v).S() - tr.ParentTime(v).S())
+	}
+	return l
 }
 
 // TestBoundAfterEStep checks the E-step statistics (entropy, expected edge
@@ -320,7 +336,7 @@ func TestBoundMonotone(t *testing.T) {
 	}
 }
 
-// directMax maximises G(u) = bp LogLik at variance s2 + pydt.LogPriorS(s(u);
+// directMax maximises G(u) = bp LogLik at variance s2 + logGapJacobian + pydt.LogPriorS(s(u);
 // α, β, c) over the free time coordinates by Nelder-Mead, from the times in
 // the tree, and returns the maximising s coordinates (pre-order) and G.
 func directMax(t *testing.T, e *EM, c, s2, alpha, beta float64, start []float64) ([]float64, float64) {
@@ -349,7 +365,7 @@ func directMax(t *testing.T, e *EM, c, s2, alpha, beta float64, start []float64)
 		if err := m.Recompute(); err != nil {
 			return math.Inf(1)
 		}
-		return -(m.LogLik() + pydt.LogPriorS(tr, alpha, beta, pydt.DivInv{C: c}, h))
+		return -(m.LogLik() + pydt.LogPriorS(tr, alpha, beta, pydt.DivInv{C: c}, h) + logGapJacobian(tr))
 	}
 	u0 := make([]float64, k)
 	e.uFromS(u0, start)

@@ -78,6 +78,11 @@ func (e *EM) gradS(g, s []float64) {
 		// Leaf children: l = e^(-s_i), dlog l/ds_i = -1.
 		g[i] -= float64(e.leafKids[i])*(-hd) + et*e.leafB[i]*math.Exp(s[i])
 		g[i] -= ec * e.j[i]
+		// Jacobian term log(s_i - s_p).
+		g[i] += 1 / delta
+		if e.par[i] >= 0 {
+			g[e.par[i]] -= 1 / delta
+		}
 	}
 }
 
