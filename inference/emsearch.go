@@ -54,6 +54,9 @@ type EMConfig struct {
 	// Log, if set, receives a line on each stage before the rounds: the
 	// initial trees built and fitted, with their times and bounds.
 	Log func(msg string)
+	// failFit, when set (tests), makes the fit of a round's candidate fail
+	// with its error.
+	failFit func(round int) error
 }
 
 func (c EMConfig) withDefaults() EMConfig {
@@ -107,11 +110,19 @@ type EMResult struct {
 	Approximate bool `json:"approximate"`
 	// Hyperparameters of the best tree, by variable name: Gamma
 	// posteriors for c and the precision, point estimates for α and β.
-	Gamma      map[string]GammaSummary `json:"gamma_posteriors"`
-	Point      map[string]float64      `json:"point_estimates"`
-	Variance   float64                 `json:"variance_mean_field"`
-	Rounds     int                     `json:"rounds"`
-	StopReason string                  `json:"stop_reason"`
+	Gamma    map[string]GammaSummary `json:"gamma_posteriors"`
+	Point    map[string]float64      `json:"point_estimates"`
+	Variance float64                 `json:"variance_mean_field"`
+	Rounds   int                     `json:"rounds"`
+	// Fits is the number of candidate trees the search's rounds fitted,
+	// FailedFits those whose fit failed (dropped; a warning names the
+	// first error, and a run in which every fit failed is an error).
+	// InitialFailed counts the initial trees whose fit failed.
+	Fits          int `json:"candidate_fits"`
+	FailedFits    int `json:"failed_fits"`
+	InitialFailed int `json:"initial_failed"`
+	firstFail     error
+	StopReason    string `json:"stop_reason"`
 	// Warnings are conditions of the best tree a user should know about
 	// before trusting it, e.g. a near-star (one branch point holding
 	// most rows as direct children).
@@ -205,20 +216,66 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 		logf("%s (%.1fs)", msg, time.Since(start).Seconds())
 		factors = []float64{f}
 	}
+	type initTree struct {
+		name string
+		tr   *pydt.Tree
+	}
+	var inits []initTree
 	for _, f := range factors {
 		tr, _, err := em.SequentialTree(x, b.N, b.D, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
-		if err == nil {
-			logf("initial tree at variance factor %g built (%.1fs)", f, time.Since(start).Seconds())
-			var t EMTree
-			if t, err = p.fitTree(tr, nil, cfg.EMIters); err == nil {
-				logf("initial tree at variance factor %g fitted: bound %.6g (%.1fs)", f, t.Bound, time.Since(start).Seconds())
-				list, _ = insertKBest(list, t, cfg.K)
-				continue
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		name := fmt.Sprintf("initial tree at variance factor %g", f)
+		logf("%s built (%.1fs)", name, time.Since(start).Seconds())
+		inits = append(inits, initTree{name, tr})
+	}
+	// Average linkage, and its cuts into k flat clusters (cutTree) with
+	// the joins above them that come almost as early as their parent's
+	// merged into multifurcations (collapseTree): the sequential
+	// construction makes near-stars on clustered data, and the search's
+	// single moves cannot turn a star into clusters (each move alone
+	// lowers the bound), so the list starts with trees of all kinds and
+	// keeps the best by bound (docs/em.md, "Why EM ended at a near-star").
+	if cfg.InitTree == nil && b.N <= linkageInitMax && b.N >= 3 {
+		lt, err := linkageTree(x, b.N, b.D, v0)
+		if err != nil {
+			return nil, fmt.Errorf("run --method em: %w", err)
+		}
+		inits = append(inits, initTree{"initial tree by average linkage", lt})
+		if o.LearnAlpha || o.LearnBeta || o.Alpha+2*o.Beta > 0 { // multifurcations possible
+			for _, k := range []int{2, 3, 4, 6, 8, 12, 16} {
+				if k >= b.N {
+					break
+				}
+				ct, err := cutTree(lt, k)
+				if err != nil {
+					return nil, fmt.Errorf("run --method em: %w", err)
+				}
+				cc, err := collapseTree(ct, 0.5)
+				if err != nil {
+					return nil, fmt.Errorf("run --method em: %w", err)
+				}
+				inits = append(inits, initTree{fmt.Sprintf("initial tree by average linkage cut into %d clusters", k), cc})
 			}
 		}
-		if firstErr == nil {
-			firstErr = err
+		logf("%d initial trees by average linkage built (%.1fs)", len(inits)-len(factors), time.Since(start).Seconds())
+	}
+	initFailed := 0
+	for _, it := range inits {
+		t, err := p.fitTree(it.tr, nil, cfg.EMIters)
+		if err != nil {
+			initFailed++
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
 		}
+		logf("%s fitted: bound %.6g (%.1fs)", it.name, t.Bound, time.Since(start).Seconds())
+		list, _ = insertKBest(list, t, cfg.K)
 	}
 	if len(list) == 0 {
 		return nil, fmt.Errorf("run --method em: initial tree: %w", firstErr)
@@ -236,16 +293,32 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 			res.StopReason = "time"
 			break
 		}
-		parent := list[rng.IntN(len(list))]
+		// The parent: the best tree half of the time, else any tree of
+		// the list (a random one alone spends most rounds on trees the
+		// search has left behind).
+		parent := list[0]
+		if rng.IntN(2) == 1 {
+			parent = list[rng.IntN(len(list))]
+		}
 		cands, err := p.propose(parent, rng)
 		if err != nil {
 			return nil, fmt.Errorf("run --method em: round %d: %w", round, err)
 		}
 		improved := false
 		for _, c := range cands {
+			res.Fits++
 			t, err := p.fitTree(c, parent.fit, cfg.EMIters)
+			if err == nil && cfg.failFit != nil {
+				err = cfg.failFit(round)
+			}
 			if err != nil {
-				continue // a candidate EM cannot fit (a degenerate tree) is dropped
+				// A candidate EM cannot fit (a degenerate tree) is
+				// dropped, and counted.
+				res.FailedFits++
+				if res.firstFail == nil {
+					res.firstFail = err
+				}
+				continue
 			}
 			var better bool
 			list, better = insertKBest(list, t, cfg.K)
@@ -267,6 +340,13 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 			break
 		}
 	}
+	if res.Fits > 0 && res.FailedFits == res.Fits {
+		return nil, fmt.Errorf("run --method em: all %d candidate trees of the search failed to fit; the first: %w", res.Fits, res.firstFail)
+	}
+	if res.FailedFits > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the search's %d candidate fits failed and were dropped; the first: %v", res.FailedFits, res.Fits, res.firstFail))
+	}
+	res.InitialFailed = initFailed
 	res.Trees = list
 	res.Bound = list[0].Bound
 	for _, t := range list {

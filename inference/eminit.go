@@ -1,0 +1,138 @@
+package inference
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// linkageInitMax is the largest N for which RunEM adds average-linkage
+// initial trees: the linkage needs N² float64 of memory (32 MB at 2000).
+const linkageInitMax = 2000
+
+// linkageTree returns the average-linkage tree of the rows of x (n × d,
+// NaN missing) under the distance 1 − t = 1 − exp(−‖x_i − x_j‖² / (2 D σ²)):
+// for two leaves whose lowest common ancestor is at t, E‖x_i − x_j‖² =
+// 2 D σ² (1 − t), so small distances map to times near the leaves' and the
+// exponential keeps every join strictly inside (0, 1) and in the order of
+// the distances (no ties from clamping, so the tree is binary unless the
+// data tie). Missing coordinates are left out of a pair's sum, which is
+// scaled up by D over the coordinates both rows have; a pair with none in
+// common gets the largest distance.
+func linkageTree(x []float64, n, d int, variance float64) (*pydt.Tree, error) {
+	dist := func(i, j int) float64 {
+		var s float64
+		k := 0
+		for c := range d {
+			a, b := x[i*d+c], x[j*d+c]
+			if math.IsNaN(a) || math.IsNaN(b) {
+				continue
+			}
+			s += (a - b) * (a - b)
+			k++
+		}
+		if k == 0 {
+			return 1
+		}
+		return -math.Expm1(-s * float64(d) / float64(k) / (2 * float64(d) * variance))
+	}
+	tr, err := averageLinkage(n, dist)
+	if err != nil {
+		return nil, fmt.Errorf("initial tree by average linkage: %w", err)
+	}
+	return tr, nil
+}
+
+// collapseTree returns a copy of tr in which every branch point whose
+// distance 1 − t is more than rho times its parent's (it joins almost as
+// early as its parent) is merged into its parent, top-down, so that a
+// chain of such joins becomes one multifurcation. rho = 0 merges every
+// branch point into the root (a star); rho ≥ 1 changes nothing.
+func collapseTree(tr *pydt.Tree, rho float64) (*pydt.Tree, error) {
+	out := pydt.New(tr.NumLeaves())
+	var build func(v, into pydt.NodeID)
+	build = func(v, into pydt.NodeID) {
+		for c := range tr.Children(v) {
+			if tr.IsLeaf(c) {
+				out.AddChild(into, c)
+				continue
+			}
+			if tr.Time(c).OneMinus() > rho*out.Time(into).OneMinus() {
+				build(c, into) // merged: its children join into's
+				continue
+			}
+			w := out.NewInternal(tr.Time(c))
+			out.AddChild(into, w)
+			build(c, w)
+		}
+	}
+	root := tr.Root()
+	if tr.IsLeaf(root) {
+		return tr.Clone(), nil
+	}
+	r := out.NewInternal(tr.Time(root))
+	build(root, r)
+	out.SetRoot(r)
+	out.Recount()
+	if err := out.Validate(); err != nil {
+		return nil, fmt.Errorf("collapsing the initial tree: %w", err)
+	}
+	return out, nil
+}
+
+// cutTree returns the tree with tr's k−1 earliest branch points (its top
+// joins) and, below them, each of the k clusters they leave as one flat
+// branch point at the cluster's own time holding all of its rows (a
+// single row stays a leaf): the clusters of a cut of the dendrogram, with
+// nothing resolved inside them. The search resolves them where the data
+// say so.
+func cutTree(tr *pydt.Tree, k int) (*pydt.Tree, error) {
+	var internal []pydt.NodeID
+	for _, v := range tr.PreOrder(nil) {
+		if !tr.IsLeaf(v) {
+			internal = append(internal, v)
+		}
+	}
+	slices.SortStableFunc(internal, func(a, b pydt.NodeID) int { return cmp.Compare(tr.Time(a).S(), tr.Time(b).S()) })
+	top := map[pydt.NodeID]bool{}
+	for _, v := range internal[:min(max(k-1, 1), len(internal))] {
+		top[v] = true
+	}
+	out := pydt.New(tr.NumLeaves())
+	var build func(v, into pydt.NodeID)
+	build = func(v, into pydt.NodeID) {
+		for c := range tr.Children(v) {
+			switch {
+			case tr.IsLeaf(c):
+				out.AddChild(into, c)
+			case top[c]:
+				w := out.NewInternal(tr.Time(c))
+				out.AddChild(into, w)
+				build(c, w)
+			default:
+				w := out.NewInternal(tr.Time(c))
+				out.AddChild(into, w)
+				for _, l := range tr.PostOrderFrom(c, nil) {
+					if tr.IsLeaf(l) {
+						out.AddChild(w, l)
+					}
+				}
+			}
+		}
+	}
+	root := tr.Root()
+	if tr.IsLeaf(root) {
+		return tr.Clone(), nil
+	}
+	r := out.NewInternal(tr.Time(root))
+	build(root, r)
+	out.SetRoot(r)
+	out.Recount()
+	if err := out.Validate(); err != nil {
+		return nil, fmt.Errorf("cutting the initial tree: %w", err)
+	}
+	return out, nil
+}
