@@ -240,7 +240,8 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 	// single moves cannot turn a star into clusters (each move alone
 	// lowers the bound), so the list starts with trees of all kinds and
 	// keeps the best by bound (docs/em.md, "Why EM ended at a near-star").
-	if cfg.InitTree == nil && b.N <= linkageInitMax && b.N >= 3 {
+	large := b.N > emLargeN && p.tilted == nil // one initial tree (chooseFactor)
+	if cfg.InitTree == nil && !large && b.N <= linkageInitMax && b.N >= 3 {
 		lt, err := linkageTree(x, b.N, b.D, v0)
 		if err != nil {
 			return nil, fmt.Errorf("run --method em: %w", err)
