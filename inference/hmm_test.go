@@ -229,3 +229,71 @@ func TestHMMRunResumesExactly(t *testing.T) {
 	m := compileHMM(t, 8, 3, 1, func(i, j int) float64 { return ys[i] })
 	checkDeterministicAndResumable(t, m)
 }
+
+// catHMMModel is a hidden Markov model with Categorical emissions whose
+// rows have Dirichlet priors (the emissions are not linked to the tree,
+// which stands beside them).
+const catHMMModel = `
+dim T, K, V
+data w : categorical(V)[T]
+param z : categorical(K)[T]
+param trans : unit[K, K]
+param emit : unit[K, V]
+param X : real[2, 1]
+` + gewekePriors + `X ~ PYDT(alpha, beta, c, 1 / prec)
+for k in 1:K {
+  trans[k] ~ Dirichlet(1)
+  emit[k] ~ Dirichlet(0.7)
+}
+z[1] ~ Categorical(trans[1])
+for t in 2:T {
+  z[t] ~ Categorical(trans[z[t - 1]])
+}
+for t in 1:T {
+  w[t] ~ Categorical(emit[z[t]])
+}
+`
+
+// TestGewekeCategoricalHMM is the joint-distribution test of ffbs(z) with
+// Categorical emissions and of the Dirichlet updates of rows read through
+// the states (trans[z[t - 1]], emit[z[t]], and trans[1] by the first
+// state): the statistics are the states' and words' summaries and the
+// rows' first components.
+func TestGewekeCategoricalHMM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	const T, K, V = 6, 2, 3
+	m := compileSource(t, "cathmm.pydt", []byte(catHMMModel), map[string]*dataset.Matrix{"w": dataMat(T, 1, func(i, j int) float64 { return 1 })},
+		map[string]float64{"K": K, "V": V})
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ffbs(z)", "gibbs(trans[k])", "gibbs(emit[k])"} {
+		if !strings.Contains(sched.Explain(), want) {
+			t.Fatalf("no %s in\n%s", want, sched.Explain())
+		}
+	}
+	get := func(env *graph.Env, name string) []float64 { v, _ := m.G.Lookup(name); return env.Values[v.ID] }
+	names := []string{"z[1]", "z[T]", "switches", "mean w", "w[1] = w[2]", "trans[1,1]", "trans[2,1]", "emit[1,1]", "emit[2,3]"}
+	stats := func(env *graph.Env, _ *pydt.Tree) []float64 {
+		z, w := get(env, "z"), get(env, "w")
+		var sw, sum, same float64
+		for t := range z {
+			if t > 0 && z[t] != z[t-1] {
+				sw++
+			}
+			sum += w[t]
+		}
+		if w[0] == w[1] {
+			same = 1
+		}
+		tr, em := get(env, "trans"), get(env, "emit")
+		return []float64{z[0], z[T-1], sw, sum / T, same, tr[0], tr[K], em[0], em[V+2]}
+	}
+	redraw := func(ch *Chain) { redrawOthers(t, ch) }
+	setup := gewekeSetup{priorSeed: [2]uint64{51, 52}, chainSeed: 53, firstStream: 500, chains: 16, burn: 500, iters: 8000}
+	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, redraw)
+	compareMeans(t, names, prior, chainMeans)
+}

@@ -140,7 +140,9 @@ func newFFBS(m *Model, v *graph.Var) (*ffbsStep, string) {
 			s.emits = append(s.emits, emitElem{e: e, t: t})
 		}
 		s.readers = append(s.readers, f)
-		s.emitNames = append(s.emitNames, f.Target.Name)
+		if !slices.Contains(s.emitNames, f.Target.Name) {
+			s.emitNames = append(s.emitNames, f.Target.Name)
+		}
 	}
 	for k, b := range m.Trees {
 		if b.index != nil && graph.Reads(b.index, v) {
@@ -360,7 +362,9 @@ func (s *dirichletStep) Name() string {
 func (s *dirichletStep) Explain() string {
 	var names []string
 	for _, f := range s.readers {
-		names = append(names, f.Target.Name)
+		if !slices.Contains(names, f.Target.Name) {
+			names = append(names, f.Target.Name)
+		}
 	}
 	what := "each row"
 	if len(s.v.Dims) == 1 {

@@ -76,6 +76,9 @@ func gaussianOnly(m *inference.Model) error {
 		return errors.New("the model observes no data at the PYDT's leaves")
 	}
 	if err := b.ClosedForm(); err != nil {
+		if b.Indexed() != nil { // the data reach the leaves through latent states
+			return err
+		}
 		return fmt.Errorf("%w; %w", err, ErrAugmented)
 	}
 	return nil
