@@ -447,9 +447,8 @@ func newSliceStep(m *Model, v *graph.Var) (*sliceStep, error) {
 		switch k := m.leafIndex(f); {
 		case k >= 0:
 			s.tree[k].link = true
-			if m.Trees[k].Augmented() != nil {
-				return nil, fmt.Errorf("%w: %s enters the %s likelihood, an augmented one (stdlib.AugmentedLeaf), whose parameters the engine does not update: clamp %s with --set or make it a constant",
-					ErrUnsupported, v.Name, f.TypeName(), v.Name)
+			if err := m.Trees[k].paramUpdate(v); err != nil {
+				return nil, err
 			}
 		default:
 			s.others = append(s.others, f)
@@ -973,6 +972,23 @@ func (ch *Chain) logLik() float64 {
 	return ll
 }
 
+// logAux is the log density of the auxiliary variables of every augmented
+// likelihood that offers stdlib.AuxLogProber, beyond their Gaussian
+// evidence (TreeBinding.auxLogProb): with it, log_lik is the log density of
+// the data and the auxiliaries given the trees, which a latent parameter
+// of the likelihood changes.
+func (ch *Chain) logAux() (float64, error) {
+	var lp float64
+	for _, t := range ch.trees {
+		a, err := t.b.auxLogProb(ch.st.Env, t.aux, &ch.leafParams)
+		if err != nil {
+			return 0, err
+		}
+		lp += a
+	}
+	return lp, nil
+}
+
 // logFactor is the log density of a scalar factor at the current values,
 // -Inf where it is not defined.
 func (ch *Chain) logFactor(f *graph.Factor) float64 {
@@ -1061,14 +1077,20 @@ func (ch *Chain) Values(v *graph.Var) []float64 {
 // Measure computes the log joint density of the chain's state and its
 // parts. For a Probit link the data enter through the auxiliary variables
 // u (Y = 1 exactly when u > 0), and log_lik is log p(u | tree, σ²) with the
-// latent locations integrated out: the density the sampler targets.
+// latent locations integrated out: the density the sampler targets; for a
+// Student-t likelihood (stdlib.AuxLogProber) it is log p(y, λ | tree, s, ν),
+// the evidence's part plus the precision scales' own density.
 func (ch *Chain) Measure(scalars []*graph.Var) (Point, error) {
 	var p Point
 	hyper, data, err := ch.m.LogHyper(ch.st.Env)
 	if err != nil {
 		return p, err
 	}
-	p.LogLik = ch.logLik() + data
+	aux, err := ch.logAux()
+	if err != nil {
+		return p, err
+	}
+	p.LogLik = ch.logLik() + aux + data
 	p.LogJoint = ch.logTree() + hyper + p.LogLik
 	p.LogJointS = ch.logTreeS() + hyper + p.LogLik
 	for _, v := range scalars {

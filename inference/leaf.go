@@ -39,6 +39,9 @@ type TreeBinding struct {
 	gaussian  stdlib.GaussianLeaf
 	augmented stdlib.AugmentedLeaf
 	threshold stdlib.ThresholdLeaf
+	// auxLog is augmented as a stdlib.AuxLogProber, when it is one: the
+	// likelihood's other parameters may then be latent.
+	auxLog stdlib.AuxLogProber
 	// slots and lo give, for the leaf factor's two target indices (i, d),
 	// the loop slot and the first value of the loop that sets it.
 	slots, lo [2]int
@@ -90,6 +93,7 @@ func bindTree(g *graph.Graph, tree *graph.Factor) (*TreeBinding, error) {
 		} else {
 			b.augmented = al
 			b.threshold, _ = al.(stdlib.ThresholdLeaf)
+			b.auxLog, _ = al.(stdlib.AuxLogProber)
 		}
 		b.index = index
 		if index != nil {
@@ -192,6 +196,41 @@ func (b *TreeBinding) Gaussian() bool { return b.gaussian != nil }
 // Augmented returns the leaf factor's stdlib.AugmentedLeaf capability, or
 // nil when the evidence needs no auxiliary variables.
 func (b *TreeBinding) Augmented() stdlib.AugmentedLeaf { return b.augmented }
+
+// paramUpdate reports why the engine cannot update v, a latent variable
+// that the leaf factor reads in a parameter other than the location, or
+// nil: an augmented likelihood's parameters are updated given the
+// auxiliaries only when its type offers stdlib.AuxLogProber, the part of
+// the augmented density that the evidence leaves out.
+func (b *TreeBinding) paramUpdate(v *graph.Var) error {
+	if b.augmented == nil || b.auxLog != nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %s enters the %s likelihood, an augmented one (stdlib.AugmentedLeaf) that does not offer stdlib.AuxLogProber, "+
+		"so the engine cannot update its parameters: clamp %s with --set or make it a constant", ErrUnsupported, v.Name, b.Leaf.TypeName(), v.Name)
+}
+
+// auxLogProb is Σ AuxLogProb(y, u, p) over the observed entries: the part
+// of the log density of (data, auxiliaries) given the leaf locations that
+// the evidence leaves out (0 without a stdlib.AuxLogProber).
+func (b *TreeBinding) auxLogProb(env *graph.Env, aux []float64, p *[]float64) (float64, error) {
+	if b.auxLog == nil {
+		return 0, nil
+	}
+	y := env.Values[b.Data.ID]
+	var lp float64
+	for k, u := range aux {
+		if math.IsNaN(y[k]) {
+			continue
+		}
+		q, err := b.params(env, k, math.NaN(), p)
+		if err != nil {
+			return 0, err
+		}
+		lp += b.auxLog.AuxLogProb(y[k], u, q)
+	}
+	return lp, nil
+}
 
 // Threshold returns the leaf factor's stdlib.ThresholdLeaf capability, or
 // nil.

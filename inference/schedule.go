@@ -97,6 +97,9 @@ func describeTrees(m *Model, rs []treeReach) []string {
 		if r.variance || r.link {
 			parts = append(parts, "the marginal likelihood"+of+" (belief propagation)")
 		}
+		if b := m.Trees[k]; r.link && b.auxLog != nil {
+			parts = append(parts, fmt.Sprintf("the density of the %s auxiliaries of %s given them (stdlib.AuxLogProber)", b.Leaf.TypeName(), b.Data.Name))
+		}
 	}
 	return parts
 }
@@ -384,9 +387,8 @@ func treeSites(m *Model, f *graph.Factor, v *graph.Var, env *graph.Env, dets map
 		}
 	}
 	if f == m.Trees[t].Leaf {
-		if m.Trees[t].Augmented() != nil {
-			return fmt.Errorf("%w: %s enters the %s likelihood, an augmented one (stdlib.AugmentedLeaf), whose parameters the engine does not update: clamp %s with --set or make it a constant",
-				ErrUnsupported, v.Name, f.TypeName(), v.Name)
+		if err := m.Trees[t].paramUpdate(v); err != nil {
+			return err
 		}
 		es, err := plate(f, env)
 		if err != nil {
@@ -671,6 +673,13 @@ func (ch *Chain) addTree(lp float64, rs []treeReach) float64 {
 			if err := t.syncEvidence(env, &ch.leafParams); err != nil {
 				return math.Inf(-1)
 			}
+			// An augmented likelihood's parameters also enter the
+			// auxiliaries' own density (stdlib.AuxLogProber).
+			a, err := t.b.auxLogProb(env, t.aux, &ch.leafParams)
+			if err != nil {
+				return math.Inf(-1)
+			}
+			lp += a
 		}
 		if r.variance || r.link {
 			lp += t.logLik()

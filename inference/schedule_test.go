@@ -157,6 +157,7 @@ func scheduleCases(t testing.TB) map[string]*Model {
 			"X": x, "v": dataMat(4, 2, func(i, j int) float64 { return float64(i - j) })}, nil),
 		"gaussian-perdim": compileExampleFile(t, "gaussian-perdim.pydt", map[string]*dataset.Matrix{"X": x}),
 		"noise-perdim":    compileSource(t, "noise-perdim.pydt", []byte(noisePerDimModel), map[string]*dataset.Matrix{"X": x}, nil),
+		"studentt-latent": compileSource(t, "studentt.pydt", []byte(studentTLatent), map[string]*dataset.Matrix{"Y": x}, nil),
 		"index": compileSource(t, "index.pydt", []byte(indexModel), map[string]*dataset.Matrix{
 			"X": x, "y": y, "g": vec(1, 3, 3, 2), "v": dataMat(4, 2, func(i, j int) float64 { return float64(i * j) }),
 		}, map[string]float64{"G": 3}),

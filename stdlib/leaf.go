@@ -43,6 +43,22 @@ type AugmentedLeaf interface {
 	AuxEvidence(y, u float64, p []float64) (mean, prec float64)
 }
 
+// AuxLogProber is an AugmentedLeaf whose parameters (other than the
+// location) the engine can update: with (mean, prec) = AuxEvidence(y, u,
+// p), the augmented density factors as
+//
+//	p(y, u | z, p) = N(mean; z, 1/prec) × exp(AuxLogProb(y, u, p)),
+//
+// so AuxLogProb is the log of the factor free of z (for a scale mixture,
+// the auxiliary's own density given the parameters). A latent parameter
+// of the likelihood is then updated with u fixed and the locations
+// integrated out: its conditional is its prior times belief propagation's
+// marginal likelihood of the evidence times exp(Σ AuxLogProb).
+type AuxLogProber interface {
+	AugmentedLeaf
+	AuxLogProb(y, u float64, p []float64) float64
+}
+
 // ThresholdLeaf is an AugmentedLeaf whose data record on which side of 0
 // its auxiliary falls: u = z + ε with ε ~ Normal(0, 1), so AuxEvidence(y, u)
 // is (u, 1), and y says only that u > 0 (Side(y) = +1) or u < 0
@@ -59,4 +75,5 @@ type ThresholdLeaf interface {
 var (
 	_ NoiseLeaf     = Normal{}
 	_ ThresholdLeaf = Probit{}
+	_ AuxLogProber  = StudentT{}
 )

@@ -1,7 +1,6 @@
 package stdlib
 
 import (
-	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -46,22 +45,18 @@ func (StudentT) Support() Support { return Real }
 // CheckParams checks the parameters' supports.
 func (t StudentT) CheckParams(p []float64) error { return CheckSupports(t, p) }
 
-// LogProb is the log density of y:
-// log Γ((ν+1)/2) − log Γ(ν/2) − ½ log(νπ) − log s − (ν+1)/2 · log(1 + r²/ν),
-// with r = (y − location)/s.
-func (StudentT) LogProb(y float64, p []float64) float64 {
-	nu, s := p[2], p[1]
-	r := (y - p[0]) / s
-	a, _ := math.Lgamma((nu + 1) / 2)
-	b, _ := math.Lgamma(nu / 2)
-	return a - b - 0.5*math.Log(nu*math.Pi) - math.Log(s) - (nu+1)/2*math.Log1p(r*r/nu)
+// dist is the distribution of y; density and sampler both read the
+// parameters through it.
+func (StudentT) dist(p []float64, src rand.Source) distuv.StudentsT {
+	return distuv.StudentsT{Mu: p[0], Sigma: p[1], Nu: p[2], Src: src}
 }
+
+// LogProb is the log density of y (gonum's distuv.StudentsT).
+func (t StudentT) LogProb(y float64, p []float64) float64 { return t.dist(p, nil).LogProb(y) }
 
 // Rand draws y (gonum's distuv.StudentsT: a Normal divided by the square
 // root of an independent scaled chi-squared).
-func (StudentT) Rand(rng *rand.Rand, p []float64) float64 {
-	return distuv.StudentsT{Mu: p[0], Sigma: p[1], Nu: p[2], Src: rng}.Rand()
-}
+func (t StudentT) Rand(rng *rand.Rand, p []float64) float64 { return t.dist(p, rng).Rand() }
 
 // DrawAux implements AugmentedLeaf: the precision scale λ of y given y and
 // the location z, λ ~ Gamma((ν+1)/2, rate (ν + ((y−z)/s)²)/2).
@@ -78,4 +73,11 @@ func (StudentT) AuxEvidence(y, lambda float64, p []float64) (mean, prec float64)
 	return y, lambda / (s * s)
 }
 
-var _ AugmentedLeaf = StudentT{}
+// AuxLogProb implements AuxLogProber: the log density of the precision
+// scale λ given ν, Gamma(λ; ν/2, rate ν/2); the rest of p(y, λ | z) is the
+// evidence's N(y; z, s²/λ). With it the engine updates a latent scale s
+// or ν.
+func (StudentT) AuxLogProb(y, lambda float64, p []float64) float64 {
+	nu := p[2]
+	return distuv.Gamma{Alpha: nu / 2, Beta: nu / 2}.LogProb(lambda)
+}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/integrate/quad"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 var studentTCases = []struct {
@@ -20,21 +19,31 @@ var studentTCases = []struct {
 	{0, 1, 1e6},
 }
 
-// TestStudentTLogProb compares StudentT's LogProb, written out by hand,
-// with gonum's distuv.StudentsT, and checks that it integrates to one (on
-// y = location + scale·tan θ, which maps the heavy tails to a finite
-// range).
+// studentTClosedForm is Student's t log density written out:
+// log Γ((ν+1)/2) − log Γ(ν/2) − ½ log(νπ) − log s − (ν+1)/2 · log(1 + r²/ν),
+// r = (y − location)/s.
+func studentTClosedForm(y float64, p []float64) float64 {
+	nu, s := p[2], p[1]
+	r := (y - p[0]) / s
+	a, _ := math.Lgamma((nu + 1) / 2)
+	b, _ := math.Lgamma(nu / 2)
+	return a - b - 0.5*math.Log(nu*math.Pi) - math.Log(s) - (nu+1)/2*math.Log1p(r*r/nu)
+}
+
+// TestStudentTLogProb compares StudentT's LogProb (gonum's
+// distuv.StudentsT) with the closed form, and checks that it integrates to
+// one (on y = location + scale·tan θ, which maps the heavy tails to a
+// finite range).
 func TestStudentTLogProb(t *testing.T) {
 	for _, c := range studentTCases {
 		p := []float64{c.loc, c.s, c.nu}
 		if err := (StudentT{}).CheckParams(p); err != nil {
 			t.Fatal(err)
 		}
-		ref := distuv.StudentsT{Mu: c.loc, Sigma: c.s, Nu: c.nu}
 		for _, y := range []float64{c.loc, c.loc + 0.1, c.loc - 3*c.s, c.loc + 50*c.s, -1e4} {
-			got, want := (StudentT{}).LogProb(y, p), ref.LogProb(y)
+			got, want := (StudentT{}).LogProb(y, p), studentTClosedForm(y, p)
 			if math.Abs(got-want) > 1e-10*math.Max(1, math.Abs(want)) {
-				t.Errorf("StudentT%v: LogProb(%v) = %v, distuv.StudentsT %v", p, y, got, want)
+				t.Errorf("StudentT%v: LogProb(%v) = %v, the closed form %v", p, y, got, want)
 			}
 		}
 		if c.nu < 1 {
@@ -60,18 +69,36 @@ func TestStudentTLogProb(t *testing.T) {
 	}
 }
 
-// auxJoint is log p(y, λ | z) of StudentT's augmentation, written from its
-// definition: λ ~ Gamma(ν/2, rate ν/2) and y | λ ~ Normal(z, s/√λ), the
-// Normal in the form the leaf evidence gives it (AuxEvidence).
+// auxJoint is log p(y, λ | z) of StudentT's augmentation in the form the
+// capability gives it: the evidence's Normal (AuxEvidence) times
+// exp(AuxLogProb), the factor free of z.
 func auxJoint(y, z, lambda float64, p []float64) float64 {
 	mean, prec := (StudentT{}).AuxEvidence(y, lambda, p)
-	lg := distuv.Gamma{Alpha: p[2] / 2, Beta: p[2] / 2}.LogProb(lambda)
-	return lg + 0.5*math.Log(prec/(2*math.Pi)) - 0.5*prec*(mean-z)*(mean-z)
+	return (StudentT{}).AuxLogProb(y, lambda, p) + 0.5*math.Log(prec/(2*math.Pi)) - 0.5*prec*(mean-z)*(mean-z)
+}
+
+// TestStudentTAuxLogProb checks AuxLogProb against the closed form of the
+// Gamma(ν/2, rate ν/2) log density of λ, which must not depend on y or the
+// scale (the scale enters through the evidence alone).
+func TestStudentTAuxLogProb(t *testing.T) {
+	for _, c := range studentTCases {
+		h := c.nu / 2
+		lg, _ := math.Lgamma(h)
+		for _, lambda := range []float64{1e-3, 0.4, 1, 2.5, 30} {
+			want := h*math.Log(h) - lg + (h-1)*math.Log(lambda) - h*lambda
+			for _, y := range []float64{c.loc, c.loc + 7} {
+				got := (StudentT{}).AuxLogProb(y, lambda, []float64{c.loc, c.s, c.nu})
+				if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+					t.Errorf("StudentT(%v, %v, %v): AuxLogProb(%v, %v) = %v, want %v", c.loc, c.s, c.nu, y, lambda, got, want)
+				}
+			}
+		}
+	}
 }
 
 // TestStudentTScaleMixture checks the augmentation against the density:
-// integrating the joint of (y, λ) that AuxEvidence and the Gamma prior of
-// λ define over λ gives exp(LogProb(y)).
+// integrating over λ the joint of (y, λ) that AuxEvidence and AuxLogProb
+// define gives exp(LogProb(y)).
 func TestStudentTScaleMixture(t *testing.T) {
 	for _, c := range studentTCases[:4] {
 		p := []float64{c.loc, c.s, c.nu}
