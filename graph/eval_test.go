@@ -329,3 +329,62 @@ func TestVariances(t *testing.T) {
 		})
 	}
 }
+
+// TestRowView: a vector argument (a matrix row picked by a latent index,
+// trans[z[t - 1]], or a whole vector, pi0) evaluates to a view of the
+// variable's values, not a copy, with no allocation; an index outside the
+// rows is an IndexError naming the matrix.
+func TestRowView(t *testing.T) {
+	const src = `dim T, K
+data y : real[T]
+param z : categorical(K)[T]
+param pi0 : unit[K]
+param trans : unit[K, K]
+pi0 ~ Dirichlet(1)
+for k in 1:K {
+  trans[k] ~ Dirichlet(1)
+}
+z[1] ~ Categorical(pi0)
+for t in 2:T {
+  z[t] ~ Categorical(trans[z[t - 1]])
+}
+y ~ Normal(0, 1)
+`
+	g := compileData(t, src, map[string][]float64{"y": {0, 0, 0}}, map[string]float64{"K": 2})
+	z, trans := g.ByName["z"], g.ByName["trans"]
+	f := z.Defs[1]
+	env := NewEnv(g)
+	copy(env.Values[trans.ID], []float64{0.9, 0.1, 0.3, 0.7})
+	copy(env.Values[z.ID], []float64{2, 1, 1})
+	var a VecArgs
+	var rows [][]float64
+	err := f.ForEach(env, func(off int) error {
+		p, err := a.Eval(f, env)
+		rows = append(rows, p[0])
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0][0] != 0.3 || rows[1][0] != 0.9 {
+		t.Fatalf("rows %v, want trans[2] then trans[1]", rows)
+	}
+	rows[1][0] = 0.5 // a view: writes the variable
+	if env.Values[trans.ID][0] != 0.5 {
+		t.Error("the row is a copy, not a view")
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		_ = f.ForEach(env, func(off int) error {
+			_, err := a.Eval(f, env)
+			return err
+		})
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per evaluation, want 0", allocs)
+	}
+	env.Values[z.ID][0] = 3
+	err = f.ForEach(env, func(off int) error { _, err := a.Eval(f, env); return err })
+	if err == nil || !strings.Contains(err.Error(), "index 3 of trans is outside 1..2") || !strings.Contains(err.Error(), "t = 2") {
+		t.Errorf("got %v, want an index error of trans at t = 2", err)
+	}
+}

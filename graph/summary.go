@@ -127,6 +127,12 @@ func (g *Graph) Summary(w io.Writer) error {
 			}
 			detail += "with a latent tree"
 		}
+		if v.Categories > 0 {
+			if detail != "" {
+				detail += "; "
+			}
+			detail += fmt.Sprintf("categories 1..%d", v.Categories)
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", v.Name, v.Role, v.Shape(), v.Support, detail)
 	}
 	fmt.Fprintln(tw, "\nfactors:")
