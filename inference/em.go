@@ -34,8 +34,10 @@ type EMPlan struct {
 	// evidence).
 	tilted stdlib.TiltedLeaf
 	steps  []string
-	// deadline, when set, ends every EM fit of the search (runFit).
+	// deadline, when set, ends every EM fit of the search (runFit);
+	// iterLog, when set, is called after each iteration of a fit.
 	deadline time.Time
+	iterLog  func(iter int, bound float64)
 }
 
 // emUnsupported is the error for a model part EM cannot fit.

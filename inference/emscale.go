@@ -78,11 +78,11 @@ func (p *EMPlan) chooseFactor(x []float64, v0 float64, rng *rand.Rand) (float64,
 	return best, msg + fmt.Sprintf(" using %g", best), nil
 }
 
-// runFit runs EM on fit for at most its MaxIter iterations, stopping
-// early at convergence (em.Options.Tol) or at the search's deadline;
-// at least one iteration runs.
+// runFit runs EM on fit for at most iters iterations, stopping early at
+// convergence (em's default tolerance) or at the search's deadline; at
+// least one iteration runs. p.iterLog, when set, is told of each.
 func (p *EMPlan) runFit(fit *em.EM, iters int) error {
-	if p.deadline.IsZero() {
+	if p.deadline.IsZero() && p.iterLog == nil {
 		_, err := fit.Run()
 		return err
 	}
@@ -94,6 +94,9 @@ func (p *EMPlan) runFit(fit *em.EM, iters int) error {
 		l, err := fit.Step()
 		if err != nil {
 			return err
+		}
+		if p.iterLog != nil {
+			p.iterLog(i+1, l)
 		}
 		if math.Abs(l-prev) < 1e-10*(1+math.Abs(l)) {
 			return nil

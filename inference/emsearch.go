@@ -267,7 +267,16 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 	}
 	initFailed := 0
 	for _, it := range inits {
+		last := time.Now()
+		p.iterLog = func(iter int, bound float64) {
+			// At large N an iteration takes seconds: report every 5 s.
+			if time.Since(last) >= 5*time.Second {
+				last = time.Now()
+				logf("EM on the %s: iteration %d, bound %.6g (%.1fs)", it.name, iter, bound, time.Since(start).Seconds())
+			}
+		}
 		t, err := p.fitTree(it.tr, nil, cfg.EMIters)
+		p.iterLog = nil
 		if err != nil {
 			initFailed++
 			if firstErr == nil {
