@@ -88,7 +88,7 @@ func (p *EMPlan) runFit(fit *em.EM, iters int) error {
 	}
 	prev := math.Inf(-1)
 	for i := range iters {
-		if i > 0 && time.Now().After(p.deadline) {
+		if i > 0 && !p.deadline.IsZero() && time.Now().After(p.deadline) {
 			return nil
 		}
 		l, err := fit.Step()

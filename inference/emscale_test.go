@@ -110,3 +110,46 @@ func TestRunEMTimeBoundsFits(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFitMatchesRun checks that runFit, with an iteration log and no
+// deadline, does what em.EM.Run does: the same iterations and bound (it
+// once stopped after one iteration when no deadline was set).
+func TestRunFitMatchesRun(t *testing.T) {
+	x := fourClusters(40, 0.25, 3)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xd := p.initialData()
+	var fits [2]*em.EM
+	calls := 0
+	for j := range fits {
+		tr, _, err := em.SequentialTree(xd, 40, 2, em.InitOptions{C: p.Opt.C, Variance: 0.1, Alpha: p.Opt.Alpha, Beta: p.Opt.Beta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fit, _, err := p.newFit(tr, nil, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j == 0 {
+			_, err = fit.Run()
+		} else {
+			p.iterLog = func(int, float64) { calls++ }
+			err = p.runFit(fit, 30)
+			p.iterLog = nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fits[j] = fit
+	}
+	if fits[0].Iterations() != fits[1].Iterations() || fits[0].Bound() != fits[1].Bound() || calls != fits[1].Iterations() {
+		t.Errorf("Run: %d iterations, bound %v; runFit: %d iterations (%d logged), bound %v",
+			fits[0].Iterations(), fits[0].Bound(), fits[1].Iterations(), calls, fits[1].Bound())
+	}
+	if fits[0].Iterations() < 2 {
+		t.Errorf("only %d iterations: the test needs more", fits[0].Iterations())
+	}
+}
