@@ -76,7 +76,7 @@ type config struct {
 	// Set clamps further scalars (besides alpha = beta = 0), as --set.
 	Set map[string]float64
 	// Trace, if not empty, names a CSV file to which the recorded draws
-	// are written (sweep, log_lik, c, root_t).
+	// are written (sweep, log_lik, c, root_t, then every scalar by name).
 	Trace string
 }
 
@@ -91,6 +91,9 @@ type result struct {
 	MeanLogLik, MeanC, MeanRoot float64
 	// Means lists the posterior mean of every scalar, "name=mean ...".
 	Means string
+	// RidgeProposed and RidgeAccepted count the ridge moves of the
+	// recorded sweeps.
+	RidgeProposed, RidgeAccepted int
 }
 
 // model compiles the DDT-clamped model on the four-cluster data, drawn
@@ -144,10 +147,12 @@ func run(c config) (result, error) {
 			return res, err
 		}
 	}
+	rp0, ra0 := ch.RidgeProposed, ch.RidgeAccepted
 	sums := make([]float64, len(scalars))
 	ll := make([]float64, 0, c.Sweeps)
 	cs := make([]float64, 0, c.Sweeps)
 	rt := make([]float64, 0, c.Sweeps)
+	var draws [][]float64 // every scalar of every recorded sweep, for the trace
 	var cpu, wall time.Duration
 	for range c.Sweeps {
 		c0, w0 := cpuTime(), time.Now()
@@ -166,13 +171,25 @@ func run(c config) (result, error) {
 			sums[i] += x
 		}
 		rt = append(rt, ch.Tree(0).Time(ch.Tree(0).Root()).T())
+		if c.Trace != "" {
+			draws = append(draws, slices.Clone(p.Scalars))
+		}
 	}
 	res.CPU, res.Wall = cpu.Seconds(), wall.Seconds()
+	res.RidgeProposed, res.RidgeAccepted = ch.RidgeProposed-rp0, ch.RidgeAccepted-ra0
 	if c.Trace != "" {
 		var b strings.Builder
-		b.WriteString("sweep,log_lik,c,root_t\n")
+		b.WriteString("sweep,log_lik,c,root_t")
+		for _, v := range scalars {
+			b.WriteString("," + v.Name)
+		}
+		b.WriteString("\n")
 		for i := range ll {
-			fmt.Fprintf(&b, "%d,%g,%g,%g\n", c.Burn+i+1, ll[i], cs[i], rt[i])
+			fmt.Fprintf(&b, "%d,%g,%g,%g", c.Burn+i+1, ll[i], cs[i], rt[i])
+			for _, x := range draws[i] {
+				fmt.Fprintf(&b, ",%g", x)
+			}
+			b.WriteString("\n")
 		}
 		if err := os.WriteFile(c.Trace, []byte(b.String()), 0o644); err != nil {
 			return res, err
@@ -292,7 +309,8 @@ func main() {
 			pprof.StopCPUProfile()
 			os.Exit(1)
 		}
-		fmt.Fprintf(os.Stderr, "seed %d: %.1f s CPU, %.1f s wall; means%s\n", s, r.CPU, r.Wall, r.Means)
+		fmt.Fprintf(os.Stderr, "seed %d: %.1f s CPU, %.1f s wall; means%s; ridge moves accepted %d of %d\n",
+			s, r.CPU, r.Wall, r.Means, r.RidgeAccepted, r.RidgeProposed)
 		rs = append(rs, r)
 	}
 	table(os.Stdout, rs)
