@@ -259,9 +259,9 @@ type runner struct {
 	start    int // first sweep to run (1-based)
 	trace    *appendFile
 	trees    [][]*appendFile // [tree][chain]
-	impute   *appendFile
-	kept     [][][]float64 // [scalar][chain][draw]
-	keptLJ   [][]float64   // log_joint per chain
+	impute   []*appendFile   // per PYDT, nil where it has no data (or without --impute)
+	kept     [][][]float64   // [scalar][chain][draw]
+	keptLJ   [][]float64     // log_joint per chain
 	keptLL   [][]float64
 	best     float64 // LogJointS of the map.nwk state
 	bestT    float64 // its LogJoint
@@ -285,9 +285,6 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
-	}
-	if cfg.Impute && m.Several() {
-		return nil, fmt.Errorf("run: %w: imputing missing data (--impute) in a model with several PYDTs", ErrUnsupported)
 	}
 	sched, err := NewSchedule(m)
 	if err != nil {
@@ -384,7 +381,12 @@ func (r *runner) openFiles(sizes map[string]int64) error {
 		}
 	}
 	if r.cfg.Impute {
-		r.impute = open(ImputeFile, "chain,iteration,row,column,value")
+		r.impute = make([]*appendFile, len(r.m.Trees))
+		for j, b := range r.m.Trees {
+			if b.Data != nil {
+				r.impute[j] = open(FileOf(ImputeFile, r.m.fileVar(j)), "chain,iteration,row,column,value")
+			}
+		}
 	}
 	r.kept = make([][][]float64, len(r.scalars))
 	for i := range r.kept {
@@ -397,7 +399,7 @@ func (r *runner) openFiles(sizes map[string]int64) error {
 
 // files lists the run's append files (nil where not open).
 func (r *runner) files() []*appendFile {
-	fs := []*appendFile{r.trace, r.impute}
+	fs := append([]*appendFile{r.trace}, r.impute...)
 	for _, t := range r.trees {
 		fs = append(fs, t...)
 	}
@@ -526,8 +528,11 @@ func (r *runner) record(it int, keep bool, points []Point) error {
 				}
 			}
 		}
-		if r.impute != nil {
-			if err := r.writeImputed(k, it, ch); err != nil {
+		for j, f := range r.impute {
+			if f == nil {
+				continue
+			}
+			if err := r.writeImputed(f, k, it, ch.trees[j], ch); err != nil {
 				return err
 			}
 		}
@@ -535,18 +540,19 @@ func (r *runner) record(it int, keep bool, points []Point) error {
 	return nil
 }
 
-// rowName names data row i (0-based) by its label or its 1-based number.
-func (r *runner) rowName(i int) string {
-	if d := r.m.Data.Data; d != nil && i < len(d.RowLabels) {
+// rowName names row i (0-based) of the data v by its label or its
+// 1-based number.
+func rowName(v *graph.Var, i int) string {
+	if d := v.Data; d != nil && i < len(d.RowLabels) {
 		return csvField(d.RowLabels[i])
 	}
 	return strconv.Itoa(i + 1)
 }
 
-// colName names data column j (0-based) by its header or its 1-based
-// number.
-func (r *runner) colName(j int) string {
-	if d := r.m.Data.Data; d != nil && j < len(d.ColNames) {
+// colName names column j (0-based) of the data v by its header or its
+// 1-based number.
+func colName(v *graph.Var, j int) string {
+	if d := v.Data; d != nil && j < len(d.ColNames) {
 		return csvField(d.ColNames[j])
 	}
 	return strconv.Itoa(j + 1)
@@ -560,40 +566,39 @@ func csvField(s string) string {
 	return s
 }
 
-// writeImputed writes draws of the missing entries of the observed data.
-func (r *runner) writeImputed(k, it int, ch *Chain) error {
-	m := r.m
-	if m.Data == nil {
-		return nil
-	}
-	y := ch.st.Env.Values[m.Data.ID]
-	var b strings.Builder
+// writeImputed writes to f draws of the missing entries of the data
+// observed at the leaves of the tree t of chain k.
+func (r *runner) writeImputed(f *appendFile, k, it int, t *chainTree, ch *Chain) error {
+	b := t.b
+	data := b.Data
+	y := ch.st.Env.Values[data.ID]
+	var out strings.Builder
 	sampled := false
 	for idx, v := range y {
 		if !math.IsNaN(v) {
 			continue
 		}
 		if !sampled {
-			if err := ch.trees[0].lik.SampleLocations(ch.rng, ch.trees[0].locs); err != nil {
+			if err := t.lik.SampleLocations(ch.rng, t.locs); err != nil {
 				return err
 			}
 			sampled = true
 		}
 		// A draw of the entry given its leaf location.
-		leaf, err := m.Trees[0].leafElem(ch.st.Env, idx)
+		leaf, err := b.leafElem(ch.st.Env, idx)
 		if err != nil {
-			return fmt.Errorf("imputing %s: %w", m.Data.Name, err)
+			return fmt.Errorf("imputing %s: %w", data.Name, err)
 		}
-		x, err := m.Trees[0].DrawData(ch.rng, ch.st.Env, idx, ch.trees[0].locs[leaf], &ch.leafParams)
+		x, err := b.DrawData(ch.rng, ch.st.Env, idx, t.locs[leaf], &ch.leafParams)
 		if err != nil {
-			return fmt.Errorf("imputing %s: %w", m.Data.Name, err)
+			return fmt.Errorf("imputing %s: %w", data.Name, err)
 		}
-		if m.Scaling != nil {
-			x = m.Scaling.Unscale(idx%m.D, x) // back to the data's units
+		if s := r.m.Scaling; s != nil && s.Var == data.Name {
+			x = s.Unscale(idx%b.D, x) // back to the data's units
 		}
-		fmt.Fprintf(&b, "%d,%d,%s,%s,%s\n", r.cfg.ChainOffset+k+1, it, r.rowName(idx/m.D), r.colName(idx%m.D), fmtFloat(x))
+		fmt.Fprintf(&out, "%d,%d,%s,%s,%s\n", r.cfg.ChainOffset+k+1, it, rowName(data, idx/b.D), colName(data, idx%b.D), fmtFloat(x))
 	}
-	return r.impute.write(b.String())
+	return f.write(out.String())
 }
 
 func (r *runner) result(done int, wall float64) *Result {

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pydtlang/pydtlang/inference/cluster"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -28,6 +30,11 @@ type CutOptions struct {
 	Posterior bool
 	// Loss is the posterior criterion (cluster.Binder or cluster.ARI).
 	Loss cluster.Loss
+	// Of names the PYDT whose trees to cut, by its variable, in a run of
+	// a model with several (Result.PYDTs): its files are FileOf(name, Of)
+	// and TreesFileOf(Of, k). Empty, or the first PYDT's variable, cuts
+	// the first PYDT's trees.
+	Of string
 	// Labels, when not nil, are the data's row names, which the tree's
 	// leaf names are matched to (so that leaf i is data row i); otherwise
 	// they are read from coclust.csv.
@@ -49,6 +56,10 @@ type RunCut struct {
 	// SummaryTree is the tree cut, and At the time of its cut.
 	SummaryTree *pydt.Tree
 	At          pydt.Time
+	// PYDTs lists the run's PYDTs when it has several (Result.PYDTs), and
+	// Of the one whose trees were cut.
+	PYDTs []string
+	Of    string
 	// Posterior is the partition chosen from the kept trees' cuts, when
 	// asked for; Trees is the number of kept trees cut.
 	Posterior *cluster.Choice
@@ -59,10 +70,44 @@ type RunCut struct {
 	SummaryBinder, SummaryARI float64
 }
 
-// runRowNames returns the row names in the header of dir's coclust.csv,
-// or nil when there is no such file.
-func runRowNames(dir string) ([]string, error) {
-	f, err := os.Open(filepath.Join(dir, CoclustFile))
+// runPYDTs returns the variables of the PYDTs of the run in dir, from its
+// summary.json, when it has several, and nil for one.
+func runPYDTs(dir string) ([]string, error) {
+	var res struct {
+		PYDTs []string `json:"pydts"`
+	}
+	if err := readJSONFile(filepath.Join(dir, SummaryFile), &res); err != nil {
+		return nil, err
+	}
+	return res.PYDTs, nil
+}
+
+// cutFileVar resolves opt.Of against the run's PYDTs: the variable that
+// names the files to cut ("" for the first PYDT's), and the PYDTs.
+func cutFileVar(dir, of string) (string, []string, error) {
+	pydts, err := runPYDTs(dir)
+	if err != nil && of != "" {
+		return "", nil, fmt.Errorf("cut --tree-of %s: %w (the run's summary names its PYDTs)", of, err)
+	}
+	switch {
+	case of == "":
+		return "", pydts, nil
+	case len(pydts) == 0:
+		return "", nil, fmt.Errorf("cut --tree-of %s: the run in %s has one PYDT; leave --tree-of out", of, dir)
+	case of == pydts[0]:
+		return "", pydts, nil
+	case !slices.Contains(pydts, of):
+		return "", nil, fmt.Errorf("cut --tree-of %s: %s is not a PYDT of the run in %s (its PYDTs: %s)", of, of, dir, strings.Join(pydts, ", "))
+	}
+	return of, pydts, nil
+}
+
+// runRowNames returns the row names in the header of dir's coclust.csv
+// (of the PYDT of variable v: FileOf(CoclustFile, v)), or nil when there
+// is no such file.
+func runRowNames(dir, v string) ([]string, error) {
+	name := FileOf(CoclustFile, v)
+	f, err := os.Open(filepath.Join(dir, name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -72,10 +117,10 @@ func runRowNames(dir string) ([]string, error) {
 	defer f.Close()
 	head, err := csv.NewReader(f).Read()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", CoclustFile, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(head) < 2 {
-		return nil, fmt.Errorf("%s: a header of %d cells", CoclustFile, len(head))
+		return nil, fmt.Errorf("%s: a header of %d cells", name, len(head))
 	}
 	return head[1:], nil
 }
@@ -84,14 +129,18 @@ func runRowNames(dir string) ([]string, error) {
 // trees-1.nwk, trees-2.nwk, ..., as many as exist; for a run with a chain
 // offset K (Config.ChainOffset, recorded in run.json), trees-(K+1).nwk,
 // trees-(K+2).nwk, ....
-func RunTreeFiles(dir string) []string {
+func RunTreeFiles(dir string) []string { return runTreeFilesOf(dir, "") }
+
+// runTreeFilesOf is RunTreeFiles for the PYDT of variable v
+// (TreesFileOf(v, k); "" for the first).
+func runTreeFilesOf(dir, v string) []string {
 	first := 1
 	if ri, err := ReadRun(dir); err == nil {
 		first = ri.ChainOffset + 1
 	}
 	var paths []string
 	for k := first; ; k++ {
-		p := filepath.Join(dir, TreesFile(k))
+		p := filepath.Join(dir, TreesFileOf(v, k))
 		if _, err := os.Stat(p); err != nil {
 			return paths
 		}
@@ -114,10 +163,15 @@ func CutRun(dir string, opt CutOptions) (*RunCut, error) {
 	if opt.K < 0 {
 		return nil, fmt.Errorf("cut: %d clusters", opt.K)
 	}
+	fv, pydts, err := cutFileVar(dir, opt.Of)
+	if err != nil {
+		return nil, err
+	}
+	opt.Tree = FileOf(opt.Tree, fv)
 	names := opt.Labels
 	if names == nil {
 		var err error
-		if names, err = runRowNames(dir); err != nil {
+		if names, err = runRowNames(dir, fv); err != nil {
 			return nil, fmt.Errorf("cut: %w", err)
 		}
 	}
@@ -143,7 +197,10 @@ func CutRun(dir string, opt CutOptions) (*RunCut, error) {
 		}
 	}
 	var cut cluster.Cutter
-	res := &RunCut{Rows: names, Tree: opt.Tree, Exact: true, SummaryTree: tr}
+	res := &RunCut{Rows: names, Tree: opt.Tree, Exact: true, SummaryTree: tr, PYDTs: pydts, Of: opt.Of}
+	if res.Of == "" && len(pydts) > 0 {
+		res.Of = pydts[0]
+	}
 	if opt.K > 0 {
 		c, err := cluster.CutK(tr, opt.K)
 		if err != nil {
@@ -164,9 +221,9 @@ func CutRun(dir string, opt CutOptions) (*RunCut, error) {
 	if riErr == nil && ri.IsEM() {
 		return nil, fmt.Errorf("cut --posterior: %s holds an EM run, which has one best tree and no posterior samples to choose among", dir)
 	}
-	paths := RunTreeFiles(dir)
+	paths := runTreeFilesOf(dir, fv)
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("cut --posterior: %s has no %s", dir, TreesFile(1))
+		return nil, fmt.Errorf("cut --posterior: %s has no %s", dir, TreesFileOf(fv, 1))
 	}
 	src := NewickFiles(tr.Labels, paths...)
 	s, err := cluster.CutTrees(func(fn func(*pydt.Tree) error) error { return src(fn) }, n, cut)

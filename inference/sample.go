@@ -28,6 +28,8 @@ const sampleStream = 0x9e3779b97f4a7c15
 // directory out, as "pydtlang sample" does:
 //
 //	trees.nwk   one Newick tree per draw (package pydt's Newick format)
+//	            of the model's first PYDT; each further PYDT of variable V
+//	            writes its trees to trees-V.nwk (FileOf(SampleTreesFile, V))
 //	NAME.csv    each data variable's draws in the long format
 //	            (dataset.LongWriter), which Inputs.Draw reads back
 //	params.csv  the drawn scalars and the elements of latent arrays:
@@ -77,12 +79,11 @@ func Sample(m *Model, draws int, seed uint64, out string) (err error) {
 		files, bufs = append(files, f), append(bufs, w)
 		return w, nil
 	}
-	if m.Several() {
-		return fmt.Errorf("sample: %w: prior draws of a model with several PYDTs", ErrUnsupported)
-	}
-	trees, err := create(SampleTreesFile)
-	if err != nil {
-		return err
+	trees := make([]*bufio.Writer, len(m.Trees))
+	for k := range m.Trees {
+		if trees[k], err = create(FileOf(SampleTreesFile, m.fileVar(k))); err != nil {
+			return err
+		}
 	}
 	var dataVars []*graph.Var
 	data := map[*graph.Var]*dataset.LongWriter{}
@@ -119,8 +120,10 @@ func Sample(m *Model, draws int, seed uint64, out string) (err error) {
 		if err != nil {
 			return fmt.Errorf("draw %d: %w", k, err)
 		}
-		b = append(st.Trees[0].AppendNewick(b[:0]), '\n')
-		trees.Write(b)
+		for k, tr := range st.Trees {
+			b = append(tr.AppendNewick(b[:0]), '\n')
+			trees[k].Write(b)
+		}
 		for _, v := range dataVars {
 			if err := data[v].WriteDraw(k, st.Env.Values[v.ID]); err != nil {
 				return fmt.Errorf("sample: %s: %w", v.Name, err)
@@ -149,7 +152,10 @@ func checkSampleDir(out string, m *Model) error {
 	if _, err := os.Lstat(filepath.Join(out, RunFile)); err == nil {
 		return fmt.Errorf("%s holds a run (%s): sample into another directory", out, RunFile)
 	}
-	names := []string{SampleTreesFile, SampleParamsFile}
+	names := []string{SampleParamsFile}
+	for k := range m.Trees {
+		names = append(names, FileOf(SampleTreesFile, m.fileVar(k)))
+	}
 	for _, v := range m.G.Vars {
 		if v.IsData {
 			names = append(names, v.Name+".csv")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +26,7 @@ func newCut() *cobra.Command {
 		place     predict.RunOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "cut RUNDIR (--k K | --time T) [--tree FILE] [--posterior [--loss binder|ari]] [--out FILE]",
+		Use:   "cut RUNDIR (--k K | --time T) [--tree FILE] [--tree-of V] [--posterior [--loss binder|ari]] [--out FILE]",
 		Short: "Flat cluster labels from a finished run's trees",
 		Long: `cut writes flat cluster labels, a CSV of "row,cluster" (clusters numbered 1, 2,
 ... in order of their first row), made from the run in RUNDIR.
@@ -53,6 +54,12 @@ per pair of a candidate and a distinct sampled cut.
 Rows are in the order of the data (read from RUNDIR/coclust.csv), or in the
 tree file's order when the run wrote no coclust.csv.
 
+In a run of a model with several PYDTs, cut cuts the first PYDT's trees
+(and says so on stderr); --tree-of V cuts those of the PYDT of variable V,
+whose files carry V before the extension (summary-V.nwk, coclust-V.csv,
+trees-V-K.nwk; --tree mea.nwk then reads mea-V.nwk). --test places rows of
+the first PYDT's data only.
+
 --test FILE places held-out rows (a data file with the training data's
 columns; missing entries allowed; 0/1 for a Probit model) in the clusters of
 the tree's cut, by their posterior predictive probability (paper, Section
@@ -73,7 +80,8 @@ run.json must be unchanged; not with --posterior.`,
   pydtlang cut fit --k 5
   pydtlang cut fit --k 5 --posterior --out clusters.csv
   pydtlang cut fit --time 0.5 --tree consensus.nwk
-  pydtlang cut fit --k 4 --test held-out.csv`,
+  pydtlang cut fit --k 4 --test held-out.csv
+  pydtlang cut two --k 3 --tree-of Z   # a run of examples/two-trees.pydt`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kSet, tSet := cmd.Flags().Changed("k"), cmd.Flags().Changed("time")
@@ -95,6 +103,9 @@ run.json must be unchanged; not with --posterior.`,
 				if opt.Posterior {
 					return &exitError{code: 2, err: errors.New("cut: --test places rows in the summary tree's cut, not with --posterior")}
 				}
+				if opt.Of != "" {
+					return &exitError{code: 2, err: errors.New("cut: --test places rows of the first PYDT's data only, not with --tree-of")}
+				}
 				if m, err = loadRun(cmd, args[0]); err != nil {
 					return err
 				}
@@ -111,6 +122,9 @@ run.json must be unchanged; not with --posterior.`,
 				return &exitError{code: 1, err: err}
 			}
 			stderr := cmd.ErrOrStderr()
+			if len(res.PYDTs) > 1 && opt.Of == "" {
+				fmt.Fprintf(stderr, "note: the run has the PYDTs %s; this cuts %s's trees (--tree-of V cuts another's)\n", strings.Join(res.PYDTs, ", "), res.Of)
+			}
 			part := res.Partition
 			if !res.Exact {
 				fmt.Fprintf(stderr, "note: %s has no cut with exactly %d clusters (a multifurcation or branch points at one time); this cut, at t = %.6g, has %d\n",
@@ -176,6 +190,7 @@ run.json must be unchanged; not with --posterior.`,
 	f.IntVar(&opt.K, "k", 0, "number of clusters (the fewest at least K where exactly K is impossible)")
 	f.Float64Var(&opt.Time, "time", 0, "cut at this time in [0, 1]")
 	f.StringVar(&opt.Tree, "tree", "", "the tree file in RUNDIR to cut (default: summary.nwk; map.nwk, the best tree, for an EM run)")
+	f.StringVar(&opt.Of, "tree-of", "", "in a run with several PYDTs, cut the trees of the PYDT of this variable (default: the first)")
 	f.BoolVar(&opt.Posterior, "posterior", false, "choose the partition from the cuts of all kept trees (Bayes decision under --loss)")
 	f.StringVar(&loss, "loss", "binder", "posterior criterion: binder (least expected Binder loss) or ari (greatest expected adjusted Rand index)")
 	f.StringVar(&testPath, "test", "", "place the held-out rows of this data file in the cut's clusters by predictive probability")

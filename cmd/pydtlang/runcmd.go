@@ -126,7 +126,10 @@ It writes to DIR, as it goes:
                    across states, and p(Y | tree) has no closed form
   summary.json     mean, sd, 5/50/95% quantiles, split R-hat and bulk/tail ESS
                    of every scalar; acceptance rates; stuck chains; wall time
-  impute.csv       with --impute: draws of the missing data entries
+  impute.csv       with --impute: draws of the missing data entries (in a
+                   model with several PYDTs, of the first PYDT's data;
+                   impute-V.csv holds those of the data at the leaves of
+                   each further PYDT V)
   checkpoint.json  the state after the last checkpoint (written atomically)
   run.json         the settings, the command line's model, data and --set,
                    and the SHA-256 of the model and data files (both JSON

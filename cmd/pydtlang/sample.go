@@ -27,7 +27,9 @@ e.g. --set N=3,D=1; --set also clamps scalars, e.g. --set alpha=1,beta=0.2.
 
 It writes to DIR:
   trees.nwk     one Newick tree per draw, branch lengths in diffusion time
-                (leaves at cumulative length 1), leaves named by row number
+                (leaves at cumulative length 1), leaves named by row number;
+                in a model with several PYDTs, of the first, and trees-V.nwk
+                of the PYDT of each further variable V
   NAME.csv      each data variable: header draw,row,NAME.1,...,NAME.D; score,
                 check and run read draw K of it with --draw K
   params.csv    the drawn scalars and every element of the latent arrays:

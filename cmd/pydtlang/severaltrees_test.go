@@ -1,0 +1,99 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+const twoTreesExample = "../../examples/two-trees.pydt"
+
+// TestSampleSeveralTrees checks that sample writes each PYDT's trees of a
+// model with several: trees.nwk for the first, trees-Z.nwk for Z's.
+func TestSampleSeveralTrees(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCmd(t, "sample", twoTreesExample, "--set", "N=3,D=2,M=4,E=3", "--draws", "4", "--seed", "2", "--out", dir)
+	if code != 0 {
+		t.Fatalf("sample: %d %s", code, errOut)
+	}
+	for name, leaves := range map[string]int{"trees.nwk": 3, "trees-Z.nwk": 4} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) != 4 {
+			t.Errorf("%s: %d trees, want 4", name, len(lines))
+		}
+		for _, line := range lines {
+			if tr, err := pydt.ParseNewick(line, nil); err != nil || tr.NumLeaves() != leaves {
+				t.Fatalf("%s: %q: %v", name, line, err)
+			}
+		}
+	}
+	for _, name := range []string{"X.csv", "Y.csv", "params.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestRunSeveralTreesImputeAndCut runs examples/two-trees.pydt on data
+// with missing entries in both data sets: --impute writes each data set's
+// draws (impute.csv for X, at the first PYDT's leaves; impute-Z.csv for
+// Y, at Z's), and cut cuts either tree (--tree-of), saying which.
+func TestRunSeveralTreesImputeAndCut(t *testing.T) {
+	in := t.TempDir()
+	x := filepath.Join(in, "x.csv")
+	y := filepath.Join(in, "y.csv")
+	if err := os.WriteFile(x, []byte("name,a,b\nr1,0.1,0.3\nr2,,1.2\nr3,-1.1,0.4\nr4,2.0,1.9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(y, []byte("animal,f1,f2,f3\nant,1,0,1\nbee,1,,1\ncat,0,1,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	code, _, errOut := runCmd(t, "run", twoTreesExample, "--data", "X="+x, "--data", "Y="+y,
+		"--iters", "30", "--chains", "1", "--seed", "4", "--impute", "--out", dir)
+	if code != 0 {
+		t.Fatalf("run: %d %s", code, errOut)
+	}
+	for name, want := range map[string]string{"impute.csv": ",r2,a,", "impute-Z.csv": ",bee,f2,"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if lines[0] != "chain,iteration,row,column,value" || len(lines) != 1+15 {
+			t.Errorf("%s: header %q, %d lines", name, lines[0], len(lines))
+		}
+		for _, l := range lines[1:] {
+			if !strings.Contains(l, want) {
+				t.Errorf("%s: %q does not impute %s", name, l, want)
+				break
+			}
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "impute-Z.csv")); !strings.HasSuffix(strings.TrimSpace(string(b)), ",0") && !strings.HasSuffix(strings.TrimSpace(string(b)), ",1") {
+		t.Errorf("impute-Z.csv: Y's draws are not binary:\n%s", b)
+	}
+
+	code, out, errOut := runCmd(t, "cut", dir, "--k", "2", "--tree-of", "Z")
+	if code != 0 || !strings.HasPrefix(out, "row,cluster\nant,") || strings.Count(out, "\n") != 4 || strings.Contains(errOut, "note: the run has") {
+		t.Errorf("cut --tree-of Z: %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCmd(t, "cut", dir, "--k", "2", "--tree-of", "Z", "--posterior")
+	if code != 0 || !strings.HasPrefix(out, "row,cluster\nant,") || !strings.Contains(errOut, "summary-Z.nwk") {
+		t.Errorf("cut --tree-of Z --posterior: %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCmd(t, "cut", dir, "--k", "2")
+	if code != 0 || !strings.HasPrefix(out, "row,cluster\nr1,") || !strings.Contains(errOut, "the run has the PYDTs X, Z; this cuts X's trees (--tree-of V cuts another's)") {
+		t.Errorf("cut: %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut = runCmd(t, "cut", dir, "--k", "2", "--tree-of", "Y"); code == 0 || !strings.Contains(errOut, "Y is not a PYDT of the run") || !strings.Contains(errOut, "its PYDTs: X, Z") {
+		t.Errorf("cut --tree-of Y: %d %s", code, errOut)
+	}
+}
