@@ -70,9 +70,9 @@ type RunCut struct {
 	SummaryBinder, SummaryARI float64
 }
 
-// runPYDTs returns the variables of the PYDTs of the run in dir, from its
-// summary.json, when it has several, and nil for one.
-func runPYDTs(dir string) ([]string, error) {
+// RunPYDTs returns the variables of the PYDTs of the run in dir, from its
+// summary.json (Result.PYDTs), when its model has several, and nil for one.
+func RunPYDTs(dir string) ([]string, error) {
 	var res struct {
 		PYDTs []string `json:"pydts"`
 	}
@@ -85,7 +85,7 @@ func runPYDTs(dir string) ([]string, error) {
 // cutFileVar resolves opt.Of against the run's PYDTs: the variable that
 // names the files to cut ("" for the first PYDT's), and the PYDTs.
 func cutFileVar(dir, of string) (string, []string, error) {
-	pydts, err := runPYDTs(dir)
+	pydts, err := RunPYDTs(dir)
 	if err != nil && of != "" {
 		return "", nil, fmt.Errorf("cut --tree-of %s: %w (the run's summary names its PYDTs)", of, err)
 	}

@@ -23,7 +23,7 @@ import (
 func (m *Model) Score(st *State) (Scores, error) {
 	var s Scores
 	if m.Several() {
-		return s, fmt.Errorf("score: %w: scoring a model with several PYDTs", ErrUnsupported)
+		return s, fmt.Errorf("score: %w: scoring a model with several PYDTs (the joint density needs a tree of each; score takes one tree file)", ErrUnsupported)
 	}
 	if len(st.Trees) == 0 || st.Trees[0] == nil {
 		return s, fmt.Errorf("score: no tree")

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/pydtlang/pydtlang/inference"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -59,6 +60,10 @@ var treeTitles = map[string][2]string{
 func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err error) {
 	if ri, err := inference.ReadRun(dir); err == nil && ri.IsEM() {
 		return emFigures(dir, opt)
+	}
+	if pydts, _ := inference.RunPYDTs(dir); len(pydts) > 1 {
+		notes = append(notes, fmt.Sprintf("the run has the PYDTs %s: these pictures are of %s's tree and data (the other trees' files, such as %s, are not drawn)",
+			strings.Join(pydts, ", "), pydts[0], inference.FileOf(inference.SummaryTreeFile, pydts[1])))
 	}
 	which := opt.Tree
 	if which == "" {

@@ -47,6 +47,9 @@ func newPlot() *cobra.Command {
                a heat map, rows and columns in the dendrogram's leaf order
                (above 2000 rows, each pixel the mean of a block of cells)
 
+For a run of a model with several PYDTs the pictures are of the first PYDT's
+tree and data, and a note says so.
+
 For a run of --method em: dendrogram (map.nwk, the best tree by its bound),
 tree-data (at the EM estimates of the hyperparameters) and bound (the best
 bound after each search round).

@@ -49,6 +49,9 @@ row's observed entries. --truth FILE, a file of the same shape holding the
 true values, reports the root mean squared error of those predictions over
 the entries missing in --test and present in --truth.
 
+For a model with several PYDTs, predict scores rows of the first PYDT's data
+under its trees, and a note on stderr says so.
+
 Models with a Probit likelihood (binary data): test entries are 0 or 1 (or
 missing), and each row's number is the log posterior predictive probability of
 its observed entries. A run keeps no auxiliary variables, so for each tree
@@ -86,6 +89,10 @@ true value's side of 1/2) instead of the RMSE.`,
 			m, err := loadRun(cmd, dir)
 			if err != nil {
 				return err
+			}
+			if m.Several() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: the model has several PYDTs; predict scores rows of %s, the data of the first, %s, under its trees\n",
+					m.Data.Name, m.Leaves.Name)
 			}
 			test, err := readRows(testPath, m.D)
 			if err != nil {

@@ -96,4 +96,22 @@ func TestRunSeveralTreesImputeAndCut(t *testing.T) {
 	if code, _, errOut = runCmd(t, "cut", dir, "--k", "2", "--tree-of", "Y"); code == 0 || !strings.Contains(errOut, "Y is not a PYDT of the run") || !strings.Contains(errOut, "its PYDTs: X, Z") {
 		t.Errorf("cut --tree-of Y: %d %s", code, errOut)
 	}
+
+	// The commands that handle the first PYDT only say so; those that
+	// cannot serve the model refuse it with an error that says why.
+	if code, _, errOut = runCmd(t, "plot", dir, "--out", t.TempDir()); code != 0 || !strings.Contains(errOut, "the run has the PYDTs X, Z: these pictures are of X's tree") {
+		t.Errorf("plot: %d %s", code, errOut)
+	}
+	if code, _, errOut = runCmd(t, "predict", dir, "--test", x); code != 0 || !strings.Contains(errOut, "predict scores rows of X, the data of the first, X") {
+		t.Errorf("predict: %d %s", code, errOut)
+	}
+	for _, args := range [][]string{
+		{"score", twoTreesExample, "--data", "X=" + x, "--data", "Y=" + y, "--tree", filepath.Join(dir, "summary.nwk"), "--set", "alpha=1,beta=0.5,c=1,prec=1,precZ=1"},
+		{"run", twoTreesExample, "--data", "X=" + x, "--data", "Y=" + y, "--standardize", "--iters", "10", "--out", filepath.Join(t.TempDir(), "s")},
+		{"summary", dir, "--out", filepath.Join(t.TempDir(), "m")},
+	} {
+		if code, _, errOut = runCmd(t, args...); code == 0 || !strings.Contains(errOut, "several PYDTs") {
+			t.Errorf("%s: %d %s", args[0], code, errOut)
+		}
+	}
 }
