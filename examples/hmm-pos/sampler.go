@@ -37,7 +37,7 @@ type config struct {
 //
 // A sweep draws, each from its conditional given everything else: z by
 // FFBS; pi0 and the transition rows from their Dirichlet posteriors; each
-// η_k by softmaxleaf.Workspace.Step given the tree's Gaussian message into
+// η_k by softmaxleaf's AuxGibbs and Step given the tree's Gaussian message into
 // leaf k (belief propagation with η_k's own evidence removed and every
 // other leaf observed exactly) and the counts of the words its state
 // emits; the tree given η as exactly observed leaves (treemove: subtree,
@@ -241,6 +241,12 @@ func (s *sampler) drawEta() error {
 		}
 		row := s.eta[k*V : (k+1)*V]
 		tg := softmaxleaf.Target{Mu: s.mu, Prec: s.mp, Counts: s.counts[k*V : (k+1)*V]}
+		// The augmentation sweep follows changed counts within a few
+		// sweeps; the Laplace steps add moves along correlated
+		// directions. Each leaves the conditional invariant.
+		if err := s.sw.AuxGibbs(s.rng, &tg, row); err != nil {
+			return fmt.Errorf("eta[%d]: %w", k+1, err)
+		}
 		acc, err := s.sw.Step(s.rng, &tg, row)
 		if err != nil {
 			return fmt.Errorf("eta[%d]: %w", k+1, err)

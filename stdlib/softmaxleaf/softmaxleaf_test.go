@@ -149,6 +149,9 @@ var (
 		_, err := ws.PriorSlice(rng, t, eta)
 		return err
 	}
+	auxUpdate = func(rng *rand.Rand, ws *Workspace, t *Target, eta []float64) error {
+		return ws.AuxGibbs(rng, t, eta)
+	}
 	stepUpdate = func(rng *rand.Rand, ws *Workspace, t *Target, eta []float64) error {
 		_, err := ws.Step(rng, t, eta)
 		return err
@@ -229,7 +232,7 @@ func TestInvariance(t *testing.T) {
 		for _, k := range []struct {
 			name string
 			up   update
-		}{{"MH", mhUpdate}, {"Slice", sliceUpdate}, {"PriorSlice", priorSliceUpdate}, {"Step", stepUpdate}} {
+		}{{"MH", mhUpdate}, {"Slice", sliceUpdate}, {"PriorSlice", priorSliceUpdate}, {"AuxGibbs", auxUpdate}, {"Step", stepUpdate}} {
 			t.Run(tc.name+"/"+k.name, func(t *testing.T) {
 				z, what := invariance(t, tc, exact, k.up, n, uint64(100+ci))
 				if z > 4 {
@@ -266,7 +269,7 @@ func TestChainFromFarStart(t *testing.T) {
 	for _, k := range []struct {
 		name string
 		up   update
-	}{{"PriorSlice", priorSliceUpdate}, {"Step", stepUpdate}} {
+	}{{"PriorSlice", priorSliceUpdate}, {"AuxGibbs", auxUpdate}, {"Step", stepUpdate}} {
 		t.Run(k.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, 8))
 			var ws Workspace
