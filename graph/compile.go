@@ -69,6 +69,17 @@ type compiler struct {
 	depth       int      // nesting of expr and eval calls
 	// tooDeep is set once an expression too deep to compile is reported.
 	tooDeep bool
+	// bound, when not nil, is the record of the program that Bind binds.
+	bound *progRec
+	// rec, when not nil, records what Program.Bind needs to bind the
+	// graph without compiling it again (CompileProgram).
+	rec *progRec
+	// loopDefs parallels loops: each loop's index in rec.loops.
+	loopDefs []int
+	// cur is the factor whose expressions are being compiled, and inArgs
+	// is set while its parameters are (for rec's index checks).
+	cur    *Factor
+	inArgs bool
 	// badLoops is set inside loops whose index names were reported, so
 	// that the statements in them are not also reported for not covering
 	// their targets.
@@ -91,7 +102,22 @@ const maxExprDepth = lang.MaxStatementTokens
 // if not nil, is a lang.ErrorList holding every problem found, those that
 // need data and those that do not, at once. To bind one model to several
 // data sets, use CompileProgram and Program.Bind.
+//
+// Compile is CompileProgram followed by Bind, so that the graph of every
+// caller is Bind's; a model with diagnostics that need no data is compiled
+// in one pass with the bindings instead, to report those that do as well.
 func Compile(f *lang.File, opts Options) (*Graph, error) {
+	p, err := CompileProgram(f, Options{NeedPYDT: opts.NeedPYDT, Library: opts.Library})
+	if err != nil {
+		g, _, err := compileOnce(f, opts, false)
+		return g, err
+	}
+	return p.Bind(Bindings{Data: opts.Data, Set: opts.Set, Partial: opts.Partial})
+}
+
+// compileOnce compiles f with opts' bindings in one pass over the syntax
+// tree. With record, it also returns what Program.Bind needs.
+func compileOnce(f *lang.File, opts Options, record bool) (*Graph, *progRec, error) {
 	c := &compiler{
 		g:           &Graph{File: f, ByName: map[string]*Var{}},
 		opts:        opts,
@@ -108,6 +134,9 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 	}
 	if c.lib == nil {
 		c.lib = stdlib.Default()
+	}
+	if record {
+		c.rec = &progRec{}
 	}
 	c.declare(f.Stmts)
 	c.implicit(f.Stmts)
@@ -131,9 +160,12 @@ func Compile(f *lang.File, opts Options) (*Graph, error) {
 	c.errs.Sort()
 	c.errs.RemoveDuplicates()
 	if err := c.errs.Err(); err != nil {
-		return c.g, err
+		return c.g, nil, err
 	}
-	return c.g, nil
+	if c.rec != nil {
+		c.finishRec()
+	}
+	return c.g, c.rec, nil
 }
 
 func (c *compiler) newVar(name *lang.Ident, kind lang.Kind) *Var {
@@ -271,7 +303,7 @@ func (c *compiler) bindSets() {
 			c.errs.Addf(SetPos(name), "%s is a constant of the model (declared at %s); edit the model to change it", name, shortPos(v.Pos))
 		case v.Role == Deterministic:
 			c.errs.Addf(SetPos(name), "%s is deterministic (defined with =) and cannot be clamped", name)
-		case len(c.dimExprs[v]) > 0:
+		case c.rank(v) > 0:
 			c.errs.Addf(SetPos(name), "%s is an array; bind it with --data %s=FILE", name, name)
 		default:
 			if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -292,6 +324,26 @@ func (c *compiler) bindSets() {
 
 func (c *compiler) isDim(v *Var) bool { return c.isDimV[v] }
 
+// rank is the number of dimensions declared for v (0 for a scalar).
+func (c *compiler) rank(v *Var) int {
+	if c.bound != nil {
+		return len(c.bound.dims[v.ID])
+	}
+	return len(c.dimExprs[v])
+}
+
+// declDim returns the dimension variable that dimension k of v's
+// declaration names directly (N in real[N, D]), or nil.
+func (c *compiler) declDim(v *Var, k int) *Var {
+	if c.bound != nil {
+		if id := c.bound.direct[v.ID][k]; id >= 0 {
+			return c.g.Vars[id]
+		}
+		return nil
+	}
+	return c.directDim(c.dimExprs[v][k])
+}
+
 // bindData binds data variables to their tables, and dimensions to the
 // tables' shapes.
 func (c *compiler) bindData() {
@@ -309,9 +361,9 @@ func (c *compiler) bindData() {
 			e.Hint = c.suggest(name, datas)
 			continue
 		}
-		dims := c.dimExprs[v]
+		rank := c.rank(v)
 		shape := []int{m.Rows, m.Cols}
-		switch len(dims) {
+		switch rank {
 		case 0:
 			if m.Rows*m.Cols != 1 {
 				c.errs.Addf(DataPos(name), "%s is a scalar but %s holds %d×%d values", name, m.Source, m.Rows, m.Cols)
@@ -326,19 +378,15 @@ func (c *compiler) bindData() {
 			shape = []int{m.Rows}
 		case 2:
 		default:
-			c.errs.Addf(DataPos(name), "data files hold matrices; %s has %d dimensions", name, len(dims))
+			c.errs.Addf(DataPos(name), "data files hold matrices; %s has %d dimensions", name, rank)
 			continue
 		}
 		v.Data = m
 		v.Value = m.Data
 		// Bind dimensions named directly in the declaration.
-		for k, d := range dims {
-			id, ok := unparen(d).(*lang.Ident)
-			if !ok {
-				continue
-			}
-			dv, ok := c.g.ByName[id.Name]
-			if !ok || !c.isDim(dv) {
+		for k := range rank {
+			dv := c.declDim(v, k)
+			if dv == nil {
 				continue
 			}
 			if dv.Value == nil {
@@ -408,22 +456,28 @@ func (c *compiler) shapes() {
 				v.Dims[k] = int(x)
 			}
 		}
-		if v.Data != nil && !c.opts.Partial {
-			want := []int{v.Data.Rows, v.Data.Cols}[:len(v.Dims)]
-			if len(v.Dims) == 1 {
-				want = []int{v.Data.Rows}
-			}
-			for k := range v.Dims {
-				if v.Dims[k] >= 0 && v.Dims[k] != want[k] {
-					c.errs.Addf(DataPos(v.Name), "%s is declared with dimension %d = %d but %s has %d", v.Name, k+1, v.Dims[k], v.Data.Source, want[k])
-				}
+		c.dataShape(v)
+	}
+}
+
+// dataShape checks the shape and values of the data bound to the array v
+// against its declaration.
+func (c *compiler) dataShape(v *Var) {
+	if v.Data != nil && !c.opts.Partial {
+		want := []int{v.Data.Rows, v.Data.Cols}[:len(v.Dims)]
+		if len(v.Dims) == 1 {
+			want = []int{v.Data.Rows}
+		}
+		for k := range v.Dims {
+			if v.Dims[k] >= 0 && v.Dims[k] != want[k] {
+				c.errs.Addf(DataPos(v.Name), "%s is declared with dimension %d = %d but %s has %d", v.Name, k+1, v.Dims[k], v.Data.Source, want[k])
 			}
 		}
-		if v.Data != nil {
-			c.checkValues(v, v.Support, fmt.Sprintf("declared %s", v.Kind))
-			if v.Categories > 0 {
-				c.checkCategories(v)
-			}
+	}
+	if v.Data != nil {
+		c.checkValues(v, v.Support, fmt.Sprintf("declared %s", v.Kind))
+		if v.Categories > 0 {
+			c.checkCategories(v)
 		}
 	}
 }
@@ -647,10 +701,17 @@ func (c *compiler) forBlock(fb *lang.ForBlock) {
 			l.Lo, l.Hi, l.unknown = 1, -1, true // an empty range, checks skipped
 		}
 		c.loops = append(c.loops, l)
+		if c.rec != nil {
+			c.loopDefs = append(c.loopDefs, len(c.rec.loops))
+			c.rec.loops = append(c.rec.loops, loopRec{lo: r.Lo, hi: r.Hi})
+		}
 	}
 	c.g.maxLoops = max(c.g.maxLoops, len(c.loops))
 	c.statements(fb.Body)
 	c.loops, c.badLoops = c.loops[:outer], badOuter
+	if c.rec != nil {
+		c.loopDefs = c.loopDefs[:outer]
+	}
 }
 
 func (c *compiler) assign(s *lang.Assign) {
@@ -712,6 +773,11 @@ func (c *compiler) assign(s *lang.Assign) {
 	}
 	vecValue := isVec && vt.VectorValue()
 	f := &Factor{Pos: s.OpPos, Target: v, Type: t, Loops: slices.Clone(c.loops)}
+	if c.rec != nil {
+		f.meta = &factorMeta{loops: slices.Clone(c.loopDefs), lhsPos: s.LHS.Pos(), callPos: call.Pos()}
+		c.cur = f
+		defer func() { c.cur = nil }()
+	}
 	if vecValue {
 		if v.Scalar() {
 			c.errs.Addf(s.LHS.Pos(), "%s is a distribution over vectors but %s is a scalar: declare it a vector (param %s : unit[K]) or give the distribution to a row of a matrix (%s[k] ~ %s(...))", name, v.Name, v.Name, v.Name, name)
@@ -758,6 +824,9 @@ func (c *compiler) assign(s *lang.Assign) {
 			c.pending[f] = pendingDef{s.LHS.Pos(), fmt.Sprintf("%s[...] outside a loop gives one element a distribution; write a for-loop over every element of %s, or %s ~ ... for all of them, or define the other elements in further statements", v.Name, v.Name, v.Name)}
 			break
 		}
+		if f.meta != nil {
+			f.meta.indexed = true
+		}
 		f.Elementwise = c.coversAll(v, f)
 		if !f.Elementwise && c.coverageKnown(v, f) && !c.badLoops {
 			c.pending[f] = pendingDef{s.LHS.Pos(), fmt.Sprintf("the loops must cover every element of %s exactly once, each index a loop variable over 1:%s", v.Name, dimList(v))}
@@ -784,9 +853,14 @@ func (c *compiler) assign(s *lang.Assign) {
 		c.errs.Addf(s.LHS.Pos(), "%s is a scalar but is given a distribution inside a loop", v.Name)
 		return
 	}
+	c.inArgs = true
 	f.Args = c.args(call, t.Name(), t.Params(), &argsPos)
+	c.inArgs = false
 	if f.Args == nil {
 		return
+	}
+	if f.meta != nil {
+		f.meta.argPos = argsPos
 	}
 	if isScalar && len(v.Dims) > 0 && len(s.LHS.Indices) == 0 {
 		c.vectorise(f, call)
@@ -951,6 +1025,9 @@ func (c *compiler) vectorise(f *Factor, call *lang.Call) {
 			continue
 		}
 		f.Args[i] = Elem{V: r.V, Idx: slices.Clone(f.Index)}
+		if f.meta != nil {
+			f.meta.vecArgs = append(f.meta.vecArgs, i)
+		}
 	}
 }
 
@@ -1111,6 +1188,11 @@ func (c *compiler) checkValues(v *Var, s stdlib.Support, what string) {
 // pydt compiles "X ~ PYDT(alpha, beta, divergence, variance)".
 func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call, tree stdlib.PYDT) {
 	f := &Factor{Pos: s.OpPos, Target: v, Type: tree}
+	if c.rec != nil {
+		f.meta = &factorMeta{}
+		c.cur, c.inArgs = f, true
+		defer func() { c.cur, c.inArgs = nil, false }()
+	}
 	c.addDef(v, f, false)
 	if len(c.loops) > 0 || len(s.LHS.Indices) > 0 {
 		c.errs.Addf(s.LHS.Pos(), "PYDT defines a whole N×D matrix: write %s ~ PYDT(...) outside loops, without indices", v.Name)
@@ -1129,6 +1211,9 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call, tree stdlib.PYD
 	if f.Args == nil {
 		return
 	}
+	if f.meta != nil {
+		f.meta.argPos = pos
+	}
 	// The divergence argument.
 	var divArg lang.Expr
 	for i, a := range call.Args {
@@ -1144,6 +1229,9 @@ func (c *compiler) pydt(v *Var, s *lang.Assign, call *lang.Call, tree stdlib.PYD
 				return
 			}
 			f.Divergence = &DivergenceExpr{Type: dt, Args: args}
+			if f.meta != nil {
+				f.meta.divPos = dpos
+			}
 			tmp := &Factor{Pos: f.Pos, Target: v, Type: namedType(dt.Name), Args: args}
 			before := len(c.errs)
 			c.checkArgs(tmp, dt.Params, dpos)
@@ -1339,6 +1427,9 @@ func (c *compiler) define(v *Var, s *lang.Assign) {
 	}
 	v.Expr = x
 	v.Support = support(x)
+	if c.rec != nil {
+		c.rec.defines = append(c.rec.defines, v)
+	}
 }
 
 // enter counts one more level of expression nesting for expr and eval. It
@@ -1346,6 +1437,7 @@ func (c *compiler) define(v *Var, s *lang.Assign) {
 // which Parse never produces but a tree built in Go might; the caller must
 // then return at once, without calling leave.
 func (c *compiler) enter(e lang.Expr) bool {
+	syntaxVisits.Add(1)
 	if c.depth >= maxExprDepth {
 		if !c.tooDeep {
 			c.errs.Addf(e.Pos(), "expression too deep: more than %d nested operations", maxExprDepth)
@@ -1474,6 +1566,9 @@ func (c *compiler) constIndex(x Expr, v *Var, k int, pos lang.Position) bool {
 		return true
 	}
 	i, dim := x.Eval(&Env{}), v.Dims[k]
+	if c.rec != nil && dim < 0 && i == math.Trunc(i) && i >= 1 {
+		c.rec.indices = append(c.rec.indices, indexRec{f: c.cur, args: c.inArgs, v: v, k: k, i: i, pos: pos})
+	}
 	switch {
 	case i != math.Trunc(i):
 		c.errs.Addf(pos, "index %v of %s is not a whole number", i, v.Name)

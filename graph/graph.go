@@ -140,6 +140,10 @@ type Factor struct {
 	// that read it, and this factor is not evaluated; it adds nothing to
 	// the joint density. Its parameters are then all fixed.
 	Omitted bool
+
+	// meta is what Program.Bind needs of the factor's source (nil
+	// outside CompileProgram).
+	meta *factorMeta
 }
 
 // IsPYDT reports whether f is a PYDT factor.

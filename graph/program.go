@@ -5,6 +5,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/lang"
+	"github.com/pydtlang/pydtlang/stdlib"
 )
 
 // Bindings are the values a Program is bound to: what the command line's
@@ -39,6 +40,8 @@ type Program struct {
 	Unbound *Graph
 
 	opts Options
+	lib  *stdlib.Library
+	rec  *progRec
 }
 
 // CompileProgram compiles a parsed file without binding it. opts gives the
@@ -51,25 +54,13 @@ func CompileProgram(f *lang.File, opts Options) (*Program, error) {
 	}
 	unbound := opts
 	unbound.Partial = true
-	g, err := Compile(f, unbound)
+	g, rec, err := compileOnce(f, unbound, true)
 	if err != nil {
 		return nil, err
 	}
-	return &Program{File: f, Unbound: g, opts: opts}, nil
-}
-
-// Bind binds the program to data and --set values and returns the
-// complete graph. The error, if not nil, is a lang.ErrorList holding every
-// problem of the binding: unbound dimensions, shapes that disagree,
-// invalid data values, clamped values outside supports, indices outside
-// the bound dimensions.
-//
-// Bind compiles the syntax tree again with the bindings (the compiler's
-// checks are interleaved with the binding of shapes and values); it does
-// not parse, and the diagnostics that need no data, checked by
-// CompileProgram, cannot recur.
-func (p *Program) Bind(b Bindings) (*Graph, error) {
-	opts := p.opts
-	opts.Data, opts.Set, opts.Partial = b.Data, b.Set, b.Partial
-	return Compile(p.File, opts)
+	lib := opts.Library
+	if lib == nil {
+		lib = stdlib.Default()
+	}
+	return &Program{File: f, Unbound: g, opts: opts, lib: lib, rec: rec}, nil
 }
