@@ -47,14 +47,17 @@ type loopRec struct {
 	pos    lang.Position
 }
 
-// indexRec is a constant index i of dimension k of v, whose size the
-// program did not know: Bind checks i against it.
+// indexRec is an index of dimension k of v whose validity the program
+// could not know (the dimension, or the categories, need bindings): the
+// constant i, or the value of the categorical(K) variable cat, whose
+// categories 1..K must all be valid. Bind checks it.
 type indexRec struct {
-	f    *Factor // the factor whose expression holds it, or nil
-	args bool    // in f's parameters (an error stops f's checks)
+	f    *Factor // the factor whose expression holds it (its checks stop at an error), or nil
+	args bool    // in f's parameters, not its target's indices
 	v    *Var
 	k    int
 	i    float64
+	cat  *Var
 	pos  lang.Position
 }
 
@@ -492,14 +495,28 @@ func (c *compiler) bindFactors(all []*Factor) {
 		}
 	}
 	// Constant indices against the bound dimensions.
-	bad := map[*factorMeta]bool{} // factors whose checks stop, by their record
+	// bad holds the factors whose checks stop at an invalid index, by
+	// their record: true in the parameters (after the target's
+	// coverage), false in the target's indices (before it).
+	bad := map[*factorMeta]bool{}
 	for _, ix := range r.indices {
 		v := c.g.Vars[ix.v.ID]
-		if dim := v.Dims[ix.k]; dim >= 0 && ix.i > float64(dim) {
-			c.errs.Addf(ix.pos, "index %v of %s is outside 1..%d", ix.i, v.Name, dim)
-			if ix.f != nil && ix.args {
-				bad[ix.f.meta] = true
+		dim := v.Dims[ix.k]
+		switch {
+		case ix.cat != nil:
+			w := c.g.Vars[ix.cat.ID]
+			if w.Categories == 0 || dim < 0 || w.Categories <= dim {
+				continue
 			}
+			c.errs.Addf(ix.pos, "%s takes the categories 1..%d but indexes dimension %d of %s, which has %d", w.Name, w.Categories, ix.k+1, v.Name, dim)
+		case dim >= 0 && ix.i > float64(dim):
+			c.errs.Addf(ix.pos, "index %v of %s is outside 1..%d", ix.i, v.Name, dim)
+		default:
+			continue
+		}
+		if ix.f != nil {
+			inArgs, seen := bad[ix.f.meta]
+			bad[ix.f.meta] = ix.args && (!seen || inArgs)
 		}
 	}
 	for _, f := range all {
@@ -523,27 +540,30 @@ func (c *compiler) bindFactors(all []*Factor) {
 		if f.DimLoop != nil {
 			f.DimLoop.Hi = v.Dims[1]
 		}
-		if f.IsPYDT() {
-			c.bindPYDT(f, bad)
+		if inArgs, ok := bad[m]; ok {
+			// As the one-pass compiler leaves a statement whose
+			// expressions have an invalid index: without parameters, its
+			// other checks not made (but the coverage of its target when
+			// the index is in a parameter).
+			f.Args, f.Elementwise = nil, false
+			if inArgs && !f.IsPYDT() {
+				c.bindCoverage(f)
+			}
 			continue
 		}
-		c.bindFactor(f, bad)
+		if f.IsPYDT() {
+			c.bindPYDT(f)
+			continue
+		}
+		c.bindFactor(f)
 	}
 }
 
 // bindFactor makes the checks of a scalar or vector factor that waited for
 // the bindings, as assign makes them.
-func (c *compiler) bindFactor(f *Factor, bad map[*factorMeta]bool) {
+func (c *compiler) bindFactor(f *Factor) {
 	m, v := f.meta, f.Target
-	if m.indexed {
-		f.Elementwise = c.coversAll(v, f)
-		if !f.Elementwise && c.coverageKnown(v, f) {
-			c.pending[f] = pendingDef{m.lhsPos, fmt.Sprintf("the loops must cover every element of %s exactly once, each index a loop variable over 1:%s", v.Name, dimList(v))}
-		}
-	}
-	if bad[m] {
-		return
-	}
+	c.bindCoverage(f)
 	first := -1
 	for _, i := range m.vecArgs {
 		el := f.Args[i].(Elem)
@@ -577,12 +597,23 @@ func (c *compiler) bindFactor(f *Factor, bad map[*factorMeta]bool) {
 	}
 }
 
-// bindPYDT makes the checks of a PYDT factor that waited for the bindings.
-func (c *compiler) bindPYDT(f *Factor, bad map[*factorMeta]bool) {
+// bindCoverage decides whether the factor f, whose target is indexed in
+// loops, covers it elementwise; a statement that does not is pending (see
+// coverage).
+func (c *compiler) bindCoverage(f *Factor) {
 	m, v := f.meta, f.Target
-	if bad[m] {
+	if !m.indexed {
 		return
 	}
+	f.Elementwise = c.coversAll(v, f)
+	if !f.Elementwise && c.coverageKnown(v, f) {
+		c.pending[f] = pendingDef{m.lhsPos, fmt.Sprintf("the loops must cover every element of %s exactly once, each index a loop variable over 1:%s", v.Name, dimList(v))}
+	}
+}
+
+// bindPYDT makes the checks of a PYDT factor that waited for the bindings.
+func (c *compiler) bindPYDT(f *Factor) {
+	m, v := f.meta, f.Target
 	tree := f.Type
 	if d := f.Divergence; d != nil && c.deferred(d.Args...) {
 		if m.divPos != nil {

@@ -100,6 +100,23 @@ for t in 1:T, d in 1:D {
   y[t, d] ~ Normal(mu[z[t], d], sd)
 }
 `, set: map[string]float64{"K": 3}, data: map[string]*dataset.Matrix{"y": mat(6, 2, func(i, j int) float64 { return float64(i - j) })}},
+		{name: "category index", src: `dim N, D, K, J
+data X : real[N, D]
+X ~ PYDT(1, 0.5, 1, 1)
+param u : categorical(K)[N]
+param trans : unit[J, J]
+param w : real[J]
+trans ~ Dirichlet(1)
+w ~ Normal(0, 1)
+u ~ Categorical(trans[1])
+data y : real[N]
+for i in 1:N {
+  y[i] ~ Normal(w[u[i]], 1)
+}
+`, set: map[string]float64{"K": 4, "J": 3}, data: with(x(4, 2), "y", mat(4, 1, func(i, j int) float64 { return 0 }))},
+		{name: "constant target index", src: pydtHead + "param v : real[N]\nv[5] ~ Normal(0, 1)\nfor i in 2:N {\n  v[i] ~ Normal(v[i - 1], 1)\n}\n", data: x(4, 2)},
+		{name: "constant index in a loop", src: pydtHead + "param v : real[N]\ndata y : real[N]\nv ~ Normal(0, 1)\nfor i in 1:3 {\n  y[i] ~ Normal(v[7], 1)\n}\n",
+			data: with(x(4, 2), "y", mat(4, 1, func(i, j int) float64 { return 0 }))},
 		{name: "categorical data", src: "dim N, D, K\ndata X : real[N, D]\nX ~ PYDT(1, 0.5, 1, 1)\ndata z : categorical(K)[N]\nparam p : unit[K]\np ~ Dirichlet(1)\nz ~ Categorical(p)\n",
 			set: map[string]float64{"K": 2}, data: with(x(4, 2), "z", mat(4, 1, func(i, j int) float64 { return float64(i) }))},
 	}
@@ -122,6 +139,9 @@ func TestBindMatchesOnePass(t *testing.T) {
 			once, _, werr := compileOnce(f, Options{Data: tt.data, Set: tt.set, Partial: tt.partial, NeedPYDT: true}, false)
 			g, gerr := p.Bind(Bindings{Data: tt.data, Set: tt.set, Partial: tt.partial})
 			want, got := errorList(t, werr), errorList(t, gerr)
+			if testing.Verbose() {
+				t.Logf("%q", got)
+			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("Bind reports\n%q\nthe one-pass compiler\n%q", got, want)
 			}

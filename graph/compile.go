@@ -1597,6 +1597,9 @@ func (c *compiler) categoryIndex(x Expr, v *Var, k int, pos lang.Position) bool 
 	default:
 		return true
 	}
+	if c.rec != nil && w.Kind == lang.KindCategorical && (w.Categories == 0 || v.Dims[k] < 0) {
+		c.rec.indices = append(c.rec.indices, indexRec{f: c.cur, args: c.inArgs, v: v, k: k, cat: w, pos: pos})
+	}
 	if dim := v.Dims[k]; w.Categories > 0 && dim >= 0 && w.Categories > dim {
 		c.errs.Addf(pos, "%s takes the categories 1..%d but indexes dimension %d of %s, which has %d", w.Name, w.Categories, k+1, v.Name, dim)
 		return false
