@@ -20,7 +20,18 @@
 //     p(η) / N(η; mode, A⁻¹). It always moves and has no rejection.
 //
 // Both leave p(η) invariant whatever the quality of the approximation; the
-// approximation only sets how fast they mix. The matrix A is a diagonal
+// approximation only sets how fast they mix. Two further exact kernels need
+// no approximation:
+//
+//   - PriorSlice: elliptical slice sampling with the Gaussian factor as its
+//     prior, which returns from the tails (where the Laplace Gaussian,
+//     narrower than the target, makes MH and Slice stick);
+//   - AuxGibbs: a data-augmentation Gibbs sweep (a Gamma auxiliary for the
+//     softmax's normaliser, then the categories independently by
+//     univariate slice steps), which mixes well at large V, where MH's
+//     acceptance vanishes and Slice moves little.
+//
+// Step composes PriorSlice, MH and Slice. The matrix A is a diagonal
 // minus a rank-one term, so every Newton step, draw and density costs O(V)
 // (Sherman–Morrison); nothing of size V×V is formed.
 //

@@ -169,6 +169,22 @@ var (
 		}
 		return nil
 	}
+	// The augmentation with the auxiliary's shape off by one.
+	auxWrongShape = func(rng *rand.Rand, ws *Workspace, t *Target, eta []float64) error {
+		var N float64
+		for _, n := range t.Counts {
+			N += n
+		}
+		logU := math.Log(gammaRand(rng, N+1)) - LogSumExp(eta)
+		for v := range eta {
+			x, err := slice1(rng, eta[v], t.Mu[v], t.Prec[v], t.Counts[v], logU)
+			if err != nil {
+				return err
+			}
+			eta[v] = x
+		}
+		return nil
+	}
 	symmetricRatio = func(rng *rand.Rand, ws *Workspace, t *Target, eta []float64) error {
 		if err := ws.Laplace(t); err != nil {
 			return err
@@ -246,7 +262,7 @@ func TestInvariance(t *testing.T) {
 		for _, k := range []struct {
 			name string
 			up   update
-		}{{"no correction", noCorrection}, {"symmetric ratio", symmetricRatio}} {
+		}{{"no correction", noCorrection}, {"symmetric ratio", symmetricRatio}, {"aux shape", auxWrongShape}} {
 			t.Run(tc.name+"/broken "+k.name, func(t *testing.T) {
 				z, what := invariance(t, tc, exact, k.up, n, uint64(200+ci))
 				t.Logf("worst %.1f SE: %s", z, what)
@@ -516,6 +532,31 @@ func BenchmarkSlice(b *testing.B) {
 	for range b.N {
 		if _, err := ws.Slice(rng, tg, eta); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestGammaRand: the mean and variance of Gamma(shape, 1) draws (both
+// equal to shape) within 4 standard errors, below and above shape 1.
+func TestGammaRand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const n = 100000
+	for _, a := range []float64{0.3, 1, 3.5, 200} {
+		var s, s2 float64
+		for range n {
+			x := gammaRand(rng, a)
+			s += x
+			s2 += x * x
+		}
+		m := s / n
+		v := s2/n - m*m
+		// SE of the mean sqrt(a/n); of the variance from the fourth
+		// central moment of Gamma(a): 3a² + 6a.
+		if math.Abs(m-a) > 4*math.Sqrt(a/n) {
+			t.Errorf("shape %v: mean %v", a, m)
+		}
+		if se := math.Sqrt((3*a*a + 6*a - a*a) / n); math.Abs(v-a) > 4*se {
+			t.Errorf("shape %v: variance %v (se %v)", a, v, se)
 		}
 	}
 }
