@@ -32,8 +32,8 @@ var initFactors = []float64{1, 0.3, 0.1, 0.03}
 // plan's hyperparameter starts. The subsample's rows are observed exactly
 // (for a probit model, as ±1): the choice is a heuristic for the
 // construction's variance, not a fit of the model. It returns the factor
-// and a line for the log.
-func (p *EMPlan) chooseFactor(x []float64, v0 float64, rng *rand.Rand) (float64, string, error) {
+// and a line for the log, and the subsample.
+func (p *EMPlan) chooseFactor(x []float64, v0 float64, rng *rand.Rand) (float64, string, subsample, error) {
 	b := p.m.Trees[0]
 	n, d := b.N, b.D
 	rows := rng.Perm(n)[:emSubsample]
@@ -73,9 +73,16 @@ func (p *EMPlan) chooseFactor(x []float64, v0 float64, rng *rand.Rand) (float64,
 		}
 	}
 	if math.IsNaN(best) {
-		return 0, msg, fmt.Errorf("no subsample tree could be fitted: %w", firstErr)
+		return 0, msg, subsample{}, fmt.Errorf("no subsample tree could be fitted: %w", firstErr)
 	}
-	return best, msg + fmt.Sprintf(" using %g", best), nil
+	return best, msg + fmt.Sprintf(" using %g", best), subsample{rows, xs}, nil
+}
+
+// subsample is chooseFactor's subsample: the rows (increasing) and their
+// values.
+type subsample struct {
+	rows []int
+	x    []float64
 }
 
 // runFit runs EM on fit for at most iters iterations, stopping early at

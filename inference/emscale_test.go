@@ -30,12 +30,14 @@ func TestRunEMLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Trees) != 1 || res.Rounds != 0 || res.StopReason != "time" {
-		t.Fatalf("%d trees, %d rounds, stopped by %q; want 1 tree, no round, time", len(res.Trees), res.Rounds, res.StopReason)
+	if len(res.Trees) < 1 || len(res.Trees) > 2 || res.Rounds != 0 || res.StopReason != "time" {
+		t.Fatalf("%d trees, %d rounds, stopped by %q; want 1 or 2 trees (sequential, linkage extended), no round, time", len(res.Trees), res.Rounds, res.StopReason)
 	}
 	all := strings.Join(logs, "\n")
-	if !strings.Contains(all, "chosen on 60 of 160 rows") {
-		t.Errorf("log does not name the subsample:\n%s", all)
+	for _, want := range []string{"chosen on 60 of 160 rows", "average linkage of 60 rows, extended"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("log does not say %q:\n%s", want, all)
+		}
 	}
 	// The choice, recomputed: the same subsample rows, each factor's tree
 	// fitted by em directly.
@@ -84,9 +86,26 @@ func TestRunEMLarge(t *testing.T) {
 	if _, err := fit.Run(); err != nil {
 		t.Fatal(err)
 	}
-	// Time is up before the first fit: it does one iteration.
-	if got := res.Bound; math.Abs(got-fit.Bound()) > 1e-9*math.Abs(got) {
-		t.Errorf("run's bound %v, one EM iteration on the tree at factor %v: %v", got, best, fit.Bound())
+	// The second initial tree: average linkage of the subsample, extended.
+	lt, err := linkageTree(xs, 60, 2, v0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, _, err := em.ExtendTree(xd, n, 2, lt, rows, em.InitOptions{C: p.Opt.C, Variance: best * v0, Alpha: p.Opt.Alpha, Beta: p.Opt.Beta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit2, _, err := p.newFit(ext, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fit2.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// Time is up before the first fit: each does one iteration.
+	want := math.Max(fit.Bound(), fit2.Bound())
+	if got := res.Bound; math.Abs(got-want) > 1e-9*math.Abs(got) {
+		t.Errorf("run's bound %v; one EM iteration on the tree at factor %v: %v, on the extended linkage tree: %v", got, best, fit.Bound(), fit2.Bound())
 	}
 }
 

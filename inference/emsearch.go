@@ -196,6 +196,7 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 	var list []EMTree
 	var firstErr error
 	factors := initFactors
+	var large *subsample // the large-data path's subsample (chooseFactor)
 	switch {
 	case cfg.InitTree != nil:
 		factors = nil
@@ -209,12 +210,13 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 		}
 		firstErr = err
 	case b.N > emLargeN && p.tilted == nil:
-		f, msg, err := p.chooseFactor(x, v0, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
+		f, msg, sub, err := p.chooseFactor(x, v0, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
 		if err != nil {
 			return nil, fmt.Errorf("run --method em: initial tree: %w", err)
 		}
 		logf("%s (%.1fs)", msg, time.Since(start).Seconds())
 		factors = []float64{f}
+		large = &sub
 	}
 	type initTree struct {
 		name string
@@ -240,8 +242,7 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 	// single moves cannot turn a star into clusters (each move alone
 	// lowers the bound), so the list starts with trees of all kinds and
 	// keeps the best by bound (docs/em.md, "Why EM ended at a near-star").
-	large := b.N > emLargeN && p.tilted == nil // one initial tree (chooseFactor)
-	if cfg.InitTree == nil && !large && b.N <= linkageInitMax && b.N >= 3 {
+	if cfg.InitTree == nil && large == nil && b.N <= linkageInitMax && b.N >= 3 {
 		lt, err := linkageTree(x, b.N, b.D, v0)
 		if err != nil {
 			return nil, fmt.Errorf("run --method em: %w", err)
@@ -265,6 +266,25 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 		}
 		logf("%d initial trees by average linkage built (%.1fs)", len(inits)-len(factors), time.Since(start).Seconds())
 	}
+	// On the large-data path, average linkage of the subsample extended
+	// to all rows by sequential attachment (em.ExtendTree): O(subsample²)
+	// for the linkage, O(depth) scores per row after it.
+	if large != nil {
+		k := len(large.rows)
+		lt, err := linkageTree(large.x, k, b.D, v0)
+		if err == nil {
+			var tr *pydt.Tree
+			tr, _, err = em.ExtendTree(x, b.N, b.D, lt, large.rows, em.InitOptions{C: o.C, Variance: factors[0] * v0, Alpha: o.Alpha, Beta: o.Beta})
+			if err == nil {
+				name := fmt.Sprintf("initial tree by average linkage of %d rows, extended", k)
+				logf("%s built (%.1fs)", name, time.Since(start).Seconds())
+				inits = append(inits, initTree{name, tr})
+			}
+		}
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
 	initFailed := 0
 	for _, it := range inits {
 		last := time.Now()
@@ -272,7 +292,7 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 			// At large N an iteration takes seconds: report every 5 s.
 			if time.Since(last) >= 5*time.Second {
 				last = time.Now()
-				logf("EM on the %s: iteration %d, bound %.6g (%.1fs)", it.name, iter, bound, time.Since(start).Seconds())
+				logf("%s: EM iteration %d, bound %.6g (%.1fs)", it.name, iter, bound, time.Since(start).Seconds())
 			}
 		}
 		t, err := p.fitTree(it.tr, nil, cfg.EMIters)

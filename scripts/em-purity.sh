@@ -5,13 +5,15 @@
 #
 #   scripts/em-purity.sh [DIR]       (default DIR: clustering-study)
 #
-# ROUNDS (default 100) and SEED (1) set the search. A finished run
+# ROUNDS (default 100) and SEED (1) set the search, TIME (e.g. 4m; default
+# none) bounds each run's wall time (run --time). A finished run
 # directory (one with a summary.json) is kept. About 15 minutes of one core,
 # most of it on ccle; the runs use nice -n 10.
 set -eu
 DIR=${1:-clustering-study}
 ROUNDS=${ROUNDS:-100}
 SEED=${SEED:-1}
+TIME=${TIME:-0}
 cd "$(dirname "$0")/.."
 go build -o "$DIR/pydtlang" ./cmd/pydtlang
 go run ./internal/clusterstudy data "$DIR"
@@ -25,7 +27,7 @@ fitem() {
 		return
 	fi
 	echo "== $name" >&2
-	nice -n 10 "$DIR/pydtlang" run "$model" --data "$data" --method em --iters "$ROUNDS" --seed "$SEED" \
+	nice -n 10 "$DIR/pydtlang" run "$model" --data "$data" --method em --iters "$ROUNDS" --seed "$SEED" --time "$TIME" \
 		--out "$DIR/runs/$name" --force "$@" >"$DIR/runs/$name.log" 2>&1 ||
 		echo "   $name failed: see $DIR/runs/$name.log" >&2
 }

@@ -65,8 +65,57 @@ func SequentialTree(x []float64, n, d int, opt InitOptions) (*pydt.Tree, *bp.Mod
 	return a.tr, a.m, nil
 }
 
+// ExtendTree is SequentialTree starting from a tree over some of the rows:
+// start is a tree over len(rows) leaves, leaf j standing for row rows[j]
+// (distinct rows of x), with its structure and times kept; the other rows
+// are attached to it one by one in their order, as SequentialTree attaches
+// its rows. Use: the tree of a subsample by another method (average
+// linkage, say), extended to all N rows at O(depth) scores per row.
+func ExtendTree(x []float64, n, d int, start *pydt.Tree, rows []int, opt InitOptions) (*pydt.Tree, *bp.Model, error) {
+	if start == nil || start.NumLeaves() != len(rows) || start.Root() == pydt.NoNode {
+		return nil, nil, fmt.Errorf("em: ExtendTree: a start tree over the %d rows given is required", len(rows))
+	}
+	seen := make([]bool, n)
+	for _, r := range rows {
+		if r < 0 || r >= n || seen[r] {
+			return nil, nil, fmt.Errorf("em: ExtendTree: row %d repeated or not in 1..%d", r+1, n)
+		}
+		seen[r] = true
+	}
+	a, err := sequentialFrom(x, n, d, opt, start, rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.tr, a.m, nil
+}
+
 // sequential is SequentialTree, returning its attacher.
 func sequential(x []float64, n, d int, opt InitOptions) (*attacher, error) {
+	return sequentialFrom(x, n, d, opt, nil, nil)
+}
+
+// skeleton builds in tr (empty, N leaves) the tree start, its leaf j
+// being tr's leaf rows[j].
+func skeleton(tr, start *pydt.Tree, rows []int) {
+	id := make([]pydt.NodeID, start.Cap())
+	for _, v := range start.PostOrder(nil) {
+		if start.IsLeaf(v) {
+			id[v] = pydt.NodeID(rows[v])
+			continue
+		}
+		w := tr.NewInternal(start.Time(v))
+		for c := range start.Children(v) {
+			tr.AddChild(w, id[c])
+		}
+		id[v] = w
+	}
+	tr.SetRoot(id[start.Root()])
+	tr.Recount()
+}
+
+// sequentialFrom attaches the rows in order to the tree start (nil: a
+// single leaf, row 0) over the rows given.
+func sequentialFrom(x []float64, n, d int, opt InitOptions, start *pydt.Tree, rows []int) (*attacher, error) {
 	if n < 1 || d < 1 || len(x) != n*d {
 		return nil, fmt.Errorf("em: SequentialTree: data of length %d for %d rows × %d dimensions", len(x), n, d)
 	}
@@ -85,7 +134,19 @@ func sequential(x []float64, n, d int, opt InitOptions) (*attacher, error) {
 	if err := m.ObserveMatrix(x); err != nil {
 		return nil, fmt.Errorf("em: SequentialTree: %w", err)
 	}
-	tr.Plant(0)
+	in := make([]bool, n) // rows already in the tree
+	if start == nil {
+		tr.Plant(0)
+		in[0] = true
+	} else {
+		if err := start.Validate(); err != nil {
+			return nil, fmt.Errorf("em: ExtendTree: start tree: %w", err)
+		}
+		skeleton(tr, start, rows)
+		for _, r := range rows {
+			in[r] = true
+		}
+	}
 	if err := m.Recompute(); err != nil {
 		return nil, err
 	}
@@ -97,7 +158,10 @@ func sequential(x []float64, n, d int, opt InitOptions) (*attacher, error) {
 	}
 	a := attacher{tr: tr, m: m, h: h, opt: opt, logC: math.Log(opt.C)}
 	a.initKids()
-	for i := 1; i < n; i++ {
+	for i := range n {
+		if in[i] {
+			continue
+		}
 		leaf := pydt.NodeID(i)
 		var pos pydt.Position
 		var score float64
@@ -151,11 +215,21 @@ type nearChild struct {
 	dist float64
 }
 
-// initKids sizes the children lists (the tree is a single leaf).
+// initKids makes the children lists of the tree as it is.
 func (a *attacher) initKids() {
-	a.kids = make([]kidList, a.tr.Cap())
-	a.slot = make([]int32, a.tr.Cap())
+	tr, dd := a.tr, 2*a.m.Dims()
+	a.kids = make([]kidList, tr.Cap())
+	a.slot = make([]int32, tr.Cap())
 	a.xbuf = make([]float64, a.m.Dims())
+	for _, v := range tr.PreOrder(nil) {
+		if p := tr.Parent(v); p != pydt.NoNode {
+			k := &a.kids[p]
+			a.slot[v] = int32(len(k.ids))
+			k.ids = append(k.ids, v)
+			k.mv = append(k.mv, make([]float64, dd)...)
+			a.store(v)
+		}
+	}
 }
 
 // attached updates the children lists after leaf was attached at pos,

@@ -4,7 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/internal/synth"
@@ -379,4 +382,100 @@ func TestAttachPriorS(t *testing.T) {
 		}
 	}
 	t.Logf("%d positions checked", checked)
+}
+
+// TestExtendTree checks ExtendTree against SequentialTree: extending the
+// sequential tree of the first k rows by the others must give the
+// sequential tree of all rows (the construction is deterministic given the
+// tree so far), for several k, and bad starts are refused.
+func TestExtendTree(t *testing.T) {
+	n, d := 90, 3
+	x := pydtData(4, n, d)
+	opt := InitOptions{C: 0.5, Variance: 1, Alpha: 0.5, Beta: 0.1}
+	want, wm, err := SequentialTree(x, n, d, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 2, 17, 60} {
+		start, _, err := SequentialTree(x[:k*d], k, d, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := make([]int, k)
+		for i := range rows {
+			rows[i] = i
+		}
+		got, gm, err := ExtendTree(x, n, d, start, rows, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if canonical(got) != canonical(want) || gm.LogLik() != wm.LogLik() {
+			t.Errorf("k = %d: extended tree\n%s\n(log lik %v), sequential tree\n%s\n(log lik %v)", k, canonical(got), gm.LogLik(), canonical(want), wm.LogLik())
+		}
+	}
+	// A start over rows 5..9 in another order: its clades survive.
+	start, _, err := SequentialTree(x[5*d:10*d], 5, d, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []int{9, 5, 7, 6, 8}
+	got, _, err := ExtendTree(x, n, d, start, rows, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range start.PostOrder(nil) {
+		set := map[pydt.NodeID]bool{}
+		for _, u := range start.PostOrderFrom(v, nil) {
+			if start.IsLeaf(u) {
+				set[pydt.NodeID(rows[u])] = true
+			}
+		}
+		// The rows below v are below one node of got, with no other
+		// start row there.
+		lca := pydt.NodeID(rows[start.PostOrderFrom(v, nil)[0]])
+		for !containsAll(got, lca, set) {
+			lca = got.Parent(lca)
+		}
+		for _, u := range got.PostOrderFrom(lca, nil) {
+			if got.IsLeaf(u) && slices.Contains(rows, int(u)) && !set[u] {
+				t.Errorf("start clade %v lost: row %d joined it", set, u)
+			}
+		}
+	}
+	for _, bad := range [][]int{{1, 1, 2, 3, 4}, {1, 2, 3}, {1, 2, 3, 4, 90}} {
+		if _, _, err := ExtendTree(x, n, d, start, bad, opt); err == nil {
+			t.Errorf("rows %v accepted", bad)
+		}
+	}
+}
+
+// containsAll reports whether every node of set is below v in tr.
+func containsAll(tr *pydt.Tree, v pydt.NodeID, set map[pydt.NodeID]bool) bool {
+	k := 0
+	for _, u := range tr.PostOrderFrom(v, nil) {
+		if set[u] {
+			k++
+		}
+	}
+	return k == len(set)
+}
+
+// canonical is a string of tr's clades and times, children sorted.
+func canonical(tr *pydt.Tree) string {
+	var rec func(v pydt.NodeID) string
+	rec = func(v pydt.NodeID) string {
+		if tr.IsLeaf(v) {
+			return strconv.Itoa(int(v))
+		}
+		var parts []string
+		for c := range tr.Children(v) {
+			parts = append(parts, rec(c))
+		}
+		sort.Strings(parts)
+		return "(" + strings.Join(parts, ",") + ")" + strconv.FormatFloat(tr.Time(v).S(), 'g', -1, 64)
+	}
+	return rec(tr.Root())
 }
