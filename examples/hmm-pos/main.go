@@ -97,6 +97,8 @@ func run(data string, cfg config, tokens, sweeps, every int, seed uint64, treeOu
 			fmt.Printf("%6d %14.1f %10.4f %10.4f %10.4f %9.4f %8.3f\n", sw, ll, mb, mf, ob, 1/s.prec, time.Since(start).Seconds()/float64(sw))
 		}
 	}
+	fmt.Printf("leaf updates: %d, MH acceptance %.3f, Laplace stopped short of the mode in %d (the exact steps do not need the mode)\n",
+		s.Proposed, float64(s.Accepted)/float64(s.Proposed), s.sw.NotConverged)
 	_, mapping, err := labels.ManyToOne(s.z, K, base, len(tg.BaseTagset))
 	if err != nil {
 		return err

@@ -119,8 +119,7 @@ func LogLik(eta, counts []float64) float64 {
 }
 
 // ErrNoConvergence is wrapped by the error returned when Newton's method
-// does not reach the mode (which cannot happen for valid, moderate inputs;
-// it guards against non-finite arithmetic).
+// meets non-finite arithmetic.
 var ErrNoConvergence = errors.New("Newton's method did not converge")
 
 // Workspace holds the Laplace approximation of the last target and every
@@ -132,8 +131,10 @@ type Workspace struct {
 	// R = 1 − N Σ P_v²/D_v > 0.
 	Mode, D, P []float64
 	N, R       float64
-	// Iters is the number of Newton steps the last Laplace took.
-	Iters int
+	// Iters is the number of Newton steps the last Laplace took;
+	// NotConverged counts the calls that stopped after maxNewton steps
+	// short of the stopping rule (Mode is then the best point found).
+	Iters, NotConverged int
 
 	g, step, prop, nu, dq []float64
 }
@@ -183,7 +184,7 @@ func (ws *Workspace) curvature(t *Target) {
 }
 
 // maxNewton bounds the Newton iterations of Laplace.
-const maxNewton = 1000
+const maxNewton = 200
 
 // maxStep bounds the largest component of one Newton step: where the
 // softmax saturates the curvature is only the prior's and an undamped step
@@ -193,7 +194,9 @@ const maxStep = 10
 
 // Laplace finds the mode of t by Newton's method with a backtracking line
 // search (the log target is strictly concave) and stores it with the
-// curvature there in ws. The search starts from the mode of the previous
+// curvature there in ws. After maxNewton steps it keeps the best point
+// found (counted in NotConverged): the exact steps need a Gaussian near
+// the target, not the exact mode. The search starts from the mode of the previous
 // call when it has the same length (a warm start across sweeps), else from
 // Mu.
 func (ws *Workspace) Laplace(t *Target) error {
@@ -275,7 +278,14 @@ func (ws *Workspace) Laplace(t *Target) error {
 			s /= 2
 		}
 	}
-	return fmt.Errorf("softmaxleaf: Laplace: %w in %d steps", ErrNoConvergence, maxNewton)
+	// Not converged (seen at V in the thousands with tens of thousands of
+	// counts, where rounding stalls the last steps): keep the
+	// approximation at the best point found. MH and Slice stay exact with
+	// any Gaussian; only their efficiency depends on it.
+	ws.NotConverged++
+	softmax(x, ws.P)
+	ws.curvature(t)
+	return nil
 }
 
 // draw writes a draw of N(0, A⁻¹) to dst. With q = D^{-1/2} p and
