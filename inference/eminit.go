@@ -49,10 +49,19 @@ func linkageTree(x []float64, n, d int, variance float64) (*pydt.Tree, error) {
 // collapseTree returns a copy of tr in which every branch point whose
 // distance 1 − t is more than rho times its parent's (it joins almost as
 // early as its parent) is merged into its parent, top-down, so that a
-// chain of such joins becomes one multifurcation. rho = 0 merges every
-// branch point into the root (a star); rho ≥ 1 changes nothing.
+// chain of such joins becomes one multifurcation. Branch points whose
+// children are all leaves (the flat clusters of cutTree) are never merged.
+// rho ≥ 1 changes nothing.
 func collapseTree(tr *pydt.Tree, rho float64) (*pydt.Tree, error) {
 	out := pydt.New(tr.NumLeaves())
+	flat := func(v pydt.NodeID) bool {
+		for c := range tr.Children(v) {
+			if !tr.IsLeaf(c) {
+				return false
+			}
+		}
+		return true
+	}
 	var build func(v, into pydt.NodeID)
 	build = func(v, into pydt.NodeID) {
 		for c := range tr.Children(v) {
@@ -60,7 +69,7 @@ func collapseTree(tr *pydt.Tree, rho float64) (*pydt.Tree, error) {
 				out.AddChild(into, c)
 				continue
 			}
-			if tr.Time(c).OneMinus() > rho*out.Time(into).OneMinus() {
+			if !flat(c) && tr.Time(c).OneMinus() > rho*out.Time(into).OneMinus() {
 				build(c, into) // merged: its children join into's
 				continue
 			}

@@ -212,8 +212,12 @@ of best trees kept, --time and --patience stop the search early, --em-iters
 bounds the EM iterations per candidate tree. It writes
 map.nwk (the best tree), kbest.nwk (each kept tree after "[bound=L]") and
 summary.json (method "em", Gamma posteriors of c and the precision, alpha,
-beta, the bound trace, wall time). Models with parts EM cannot fit are
-refused naming the variable; EM runs cannot be resumed. --explain with
+beta, the bound trace, wall time, failed candidate fits). The search starts
+from trees by sequential attachment and, up to 2000 rows, by average
+linkage. The best tree is the one of highest bound: where many trees fit
+about equally well it can be a near-star, and the run then warns (use MCMC).
+Models with parts EM cannot fit are refused naming the variable; EM runs
+cannot be resumed. --explain with
 --method em prints the EM schedule (spec.md, docs/em.md).
 
 EM on large data: above 2000 rows EM builds one initial tree (at the
