@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/pydtlang/pydtlang/lang"
 )
 
 // coverage checks the statements that define each array: one statement
@@ -239,5 +237,3 @@ func (c *compiler) checkCategories(v *Var) {
 		c.errs.Addf(DataPos(v.Name), "%s: %d more invalid values in %s", m.Source, bad-3, v.Name)
 	}
 }
-
-var _ = lang.Position{}

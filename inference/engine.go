@@ -62,16 +62,26 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		}
 		// A Markov chain over categories: FFBS, after the locations
 		// of any tree whose leaves it indexes.
-		if f, _ := newFFBS(m, v); f != nil {
+		f, whyF := newFFBS(m, v)
+		if f != nil {
 			later = append(later, f)
 			needLocs = needLocs || len(f.trees) > 0
 			continue
 		}
-		if d, _ := newDirichletGibbs(m, v); d != nil {
+		d, whyD := newDirichletGibbs(m, v)
+		if d != nil {
 			s.Steps = append(s.Steps, d)
 			continue
 		}
 		if err := servable(m, v); err != nil {
+			if v.Def != nil && whyF != "" {
+				if _, cat := v.Def.Type.(stdlib.CategoryProbs); cat {
+					return nil, fmt.Errorf("%w (no FFBS: %s)", err, whyF)
+				}
+			}
+			if whyD != "" {
+				return nil, fmt.Errorf("%w (no conjugate update: %s)", err, whyD)
+			}
 			return nil, err
 		}
 		// Per-dimension precisions of the PYDT variance, with the data at

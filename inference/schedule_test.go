@@ -586,6 +586,12 @@ func TestUnservedLatentIsError(t *testing.T) {
 	}{
 		{"discrete scalar", "b ~ Probit(0.3)\n", "b is discrete"},
 		{"discrete array", "param b : binary[N]\nb ~ Probit(0.3)\n", "b is discrete"},
+		// Categorical states that are not a Markov chain: no FFBS.
+		{"categorical iid", "param p : unit[2]\nparam z : categorical(2)[N]\np ~ Dirichlet(1)\nz ~ Categorical(p)\n", "no FFBS: not a Markov chain"},
+		{"categorical chain read by a sum", "param p : unit[2]\nparam A : unit[2, 2]\nparam z : categorical(2)[N]\np ~ Dirichlet(1)\nA ~ Dirichlet(1)\n" +
+			"z[1] ~ Categorical(p)\nfor t in 2:N {\n  z[t] ~ Categorical(A[z[t - 1]])\n}\ny ~ Normal(z[1] + z[2], 1)\n", "does not read exactly one element of z"},
+		// A Dirichlet vector read by something other than a Categorical.
+		{"dirichlet read by a Normal", "param p : unit[2]\np ~ Dirichlet(1)\ny ~ Normal(p[1], 1)\n", "no conjugate update: y ~ Normal(p[1], 1) reads p and is not categorical"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
