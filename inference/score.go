@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/pydtlang/pydtlang/graph"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
@@ -20,17 +23,21 @@ import (
 // The factors of scalars clamped outside their distribution's support are
 // left out (graph.Factor.Omitted); Scores lists what LogHyper includes and
 // what it leaves out.
+//
+// In a model with several PYDTs st holds a tree of each (State.Trees, in
+// the order of Model.Trees): log_tree and log_lik sum over them.
 func (m *Model) Score(st *State) (Scores, error) {
 	var s Scores
-	if m.Several() {
-		return s, fmt.Errorf("score: %w: scoring a model with several PYDTs (the joint density needs a tree of each; score takes one tree file)", ErrUnsupported)
+	if len(st.Trees) < len(m.Trees) || slices.Contains(st.Trees[:len(m.Trees)], nil) {
+		if !m.Several() {
+			return s, fmt.Errorf("score: no tree")
+		}
+		return s, fmt.Errorf("score: %d trees for the %d PYDTs of the model", len(st.Trees), len(m.Trees))
 	}
-	if len(st.Trees) == 0 || st.Trees[0] == nil {
-		return s, fmt.Errorf("score: no tree")
-	}
-	tree := st.Trees[0]
-	if tree.NumLeaves() != m.N {
-		return s, fmt.Errorf("score: the tree has %d leaves but %s has %d rows", tree.NumLeaves(), m.Leaves.Name, m.N)
+	for k, b := range m.Trees {
+		if tr := st.Trees[k]; tr.NumLeaves() != b.N {
+			return s, fmt.Errorf("score: the tree%s has %d leaves but %s has %d rows", treeOf(m, k), tr.NumLeaves(), b.Leaves.Name, b.N)
+		}
 	}
 	if err := m.Refresh(st.Env); err != nil {
 		return s, fmt.Errorf("score: %w", err)
@@ -45,42 +52,17 @@ func (m *Model) Score(st *State) (Scores, error) {
 			}
 		}
 	}
-	p, err := m.TreeParams(st.Env)
-	if err != nil {
-		return s, fmt.Errorf("score: %w", err)
-	}
-	h, err := pydt.NewHarmonic(p.Alpha, p.Beta)
-	if err != nil {
-		return s, fmt.Errorf("score: %w", err)
-	}
-	s.LogTree = pydt.LogPrior(tree, p.Alpha, p.Beta, p.Div, h)
-
 	var ll float64
-	if b := m.Trees[0]; b.ClosedForm() != nil && b.Tilted() != nil {
-		// No closed form (Probit): expectation propagation's estimate.
-		if err := tree.Validate(); err != nil {
-			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
-		}
-		ll, err = b.EPLogLik(st.Env, tree, p.Variance)
+	for k, b := range m.Trees {
+		lt, llk, ep, err := scoreTree(b, st.Env, st.Trees[k])
 		if err != nil {
-			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
-		}
-		s.LogLikMethod = "EP"
-	} else {
-		lik := bp.New(tree, m.D)
-		if err := lik.SetVariances(p.DimVariances()); err != nil {
-			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
-		}
-		if err := m.observe(lik, st.Env); err != nil {
 			return s, fmt.Errorf("score: %w", err)
 		}
-		if err := lik.Recompute(); err != nil {
-			if errors.Is(err, bp.ErrZeroEdge) {
-				return s, fmt.Errorf("score: PYDT node %s: %w (a branch of zero length: check the tree's times)", m.Leaves.Name, err)
-			}
-			return s, fmt.Errorf("score: PYDT node %s: %w", m.Leaves.Name, err)
+		s.LogTree += lt
+		ll += llk
+		if ep {
+			s.LogLikMethod = "EP"
 		}
-		ll = lik.LogLik()
 	}
 	hyper, data, err := m.LogHyper(st.Env)
 	if err != nil {
@@ -102,6 +84,47 @@ func (m *Model) Score(st *State) (Scores, error) {
 		return s, fmt.Errorf("score: the log density is NaN (log_tree %v, log_lik %v, log_hyper %v)", s.LogTree, s.LogLik, s.LogHyper)
 	}
 	return s, nil
+}
+
+// scoreTree returns the log prior of the tree tr of the PYDT of b and the
+// log marginal likelihood of the data at its leaves (expectation
+// propagation's estimate, ep, for a likelihood without closed-form
+// evidence that offers stdlib.TiltedLeaf).
+func scoreTree(b *TreeBinding, env *graph.Env, tr *pydt.Tree) (logTree, ll float64, ep bool, err error) {
+	p, err := b.Params(env)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	h, err := pydt.NewHarmonic(p.Alpha, p.Beta)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	logTree = pydt.LogPrior(tr, p.Alpha, p.Beta, p.Div, h)
+	if b.ClosedForm() != nil && b.Tilted() != nil {
+		// No closed form (Probit): expectation propagation's estimate.
+		if err := tr.Validate(); err != nil {
+			return 0, 0, false, fmt.Errorf("PYDT node %s: %w", b.Leaves.Name, err)
+		}
+		ll, err = b.EPLogLik(env, tr, p.Variance)
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("PYDT node %s: %w", b.Leaves.Name, err)
+		}
+		return logTree, ll, true, nil
+	}
+	lik := bp.New(tr, b.D)
+	if err := lik.SetVariances(p.DimVariances()); err != nil {
+		return 0, 0, false, fmt.Errorf("PYDT node %s: %w", b.Leaves.Name, err)
+	}
+	if err := b.observe(lik, env); err != nil {
+		return 0, 0, false, err
+	}
+	if err := lik.Recompute(); err != nil {
+		if errors.Is(err, bp.ErrZeroEdge) {
+			return 0, 0, false, fmt.Errorf("PYDT node %s: %w (a branch of zero length: check the tree's times)", b.Leaves.Name, err)
+		}
+		return 0, 0, false, fmt.Errorf("PYDT node %s: %w", b.Leaves.Name, err)
+	}
+	return logTree, lik.LogLik(), false, nil
 }
 
 // MarshalJSON writes the scores as a JSON object. JSON has no infinities:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/internal/bounded"
@@ -32,9 +33,40 @@ func (m *Model) ScoreTreeFile(path string, k int) ([]Scores, error) {
 // model's values (its clamped scalars) cannot hold. A nil env is
 // NewState's.
 func (m *Model) ScoreTreeFileIn(path string, k int, env *graph.Env) ([]Scores, error) {
+	return m.ScoreTreeFilesIn([]string{path}, k, env)
+}
+
+// ScoreTreeFilesIn is ScoreTreeFileIn for a model with several PYDTs:
+// paths holds a Newick file for each, in the order of Model.Trees, and
+// the n-th trees of the files are scored together. The further files are
+// read whole (bounded.MaxNewickBytes each) and must hold as many trees as
+// the first.
+func (m *Model) ScoreTreeFilesIn(paths []string, k int, env *graph.Env) ([]Scores, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("tree %d: trees are numbered from 1", k)
 	}
+	if len(paths) != len(m.Trees) {
+		var names []string
+		for _, b := range m.Trees {
+			names = append(names, b.Leaves.Name)
+		}
+		return nil, fmt.Errorf("%w: the model has the PYDTs %s and needs a tree file of each; %d given", ErrInputs, strings.Join(names, ", "), len(paths))
+	}
+	further := make([][]*pydt.Tree, len(paths))
+	for j := 1; j < len(paths); j++ {
+		b := m.Trees[j]
+		trs, err := readTreeFile(paths[j], b.Labels())
+		if err != nil {
+			return nil, err
+		}
+		for n, tr := range trs {
+			if err := tr.MatchRows(b.N, b.Labels(), "the data "+b.Leaves.Name); err != nil {
+				return nil, fmt.Errorf("%s tree %d %w", paths[j], n+1, err)
+			}
+		}
+		further[j] = trs
+	}
+	path := paths[0]
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -56,6 +88,12 @@ func (m *Model) ScoreTreeFileIn(path string, k int, env *graph.Env) ([]Scores, e
 			st.Env = env.Clone()
 		}
 		st.Trees = []*pydt.Tree{tr}
+		for j := 1; j < len(paths); j++ {
+			if n > len(further[j]) {
+				return fmt.Errorf("%s has %d trees, fewer than %s (tree %d)", paths[j], len(further[j]), path, n)
+			}
+			st.Trees = append(st.Trees, further[j][n-1])
+		}
 		s, err := m.Score(st)
 		if err != nil {
 			return fmt.Errorf("%s tree %d: %w", path, n, err)
@@ -73,6 +111,37 @@ func (m *Model) ScoreTreeFileIn(path string, k int, env *graph.Env) ([]Scores, e
 		return nil, fmt.Errorf("%s: no trees", path)
 	case k > n:
 		return nil, fmt.Errorf("--draw %d takes tree %d of %s, but it has %d", k, k, path, n)
+	}
+	for j := 1; j < len(paths); j++ {
+		if k == 0 && len(further[j]) != n {
+			return nil, fmt.Errorf("%s has %d trees and %s %d: the trees of the PYDTs are scored in pairs", path, n, paths[j], len(further[j]))
+		}
+	}
+	return out, nil
+}
+
+// readTreeFile reads every tree of the Newick file at path (bounded by
+// bounded.MaxNewickBytes) with the row labels labels.
+func readTreeFile(path string, labels []string) ([]*pydt.Tree, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	in := bounded.NewReader(f, bounded.Options{Name: path, What: "Newick file", Max: bounded.MaxNewickBytes})
+	var out []*pydt.Tree
+	err = pydt.ForEachNewick(in, labels, func(tr *pydt.Tree) error {
+		out = append(out, tr)
+		return nil
+	})
+	var ne *pydt.NewickError
+	switch {
+	case errors.As(err, &ne):
+		return nil, fmt.Errorf("%s: %w", path, err)
+	case err != nil:
+		return nil, err
+	case len(out) == 0:
+		return nil, fmt.Errorf("%s: no trees", path)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,12 +17,13 @@ func newScore() *cobra.Command {
 	var (
 		b        bindings
 		treePath string
+		treesOf  []string
 		values   string
 		asJSON   bool
 		stdz     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "score MODEL --data NAME=FILE --tree FILE.nwk [--draw K] (--set NAME=VALUE... | --values FILE.csv)",
+		Use:   "score MODEL --data NAME=FILE --tree FILE.nwk [--tree-of V=FILE.nwk]... [--draw K] (--set NAME=VALUE... | --values FILE.csv)",
 		Short: "Print the log density of a tree and values given data (like CmdStan's log_prob)",
 		Long: `score evaluates the model's log joint density at a given tree and given values
 of the scalars, and its parts:
@@ -62,6 +64,12 @@ draw,row,...), its params.csv the drawn values, and --draw K takes draw K of
 them and the K-th tree (line) of the --tree file, e.g. trees.nwk. A file of
 draws that holds a single draw needs no --draw.
 
+A model with several PYDTs needs a tree of each: --tree FILE gives the first
+PYDT's and --tree-of V=FILE (repeatable) each further PYDT V's, e.g. the
+trees.nwk and trees-Z.nwk that sample writes, or a run's summary.nwk and
+summary-Z.nwk. The n-th trees of the files are scored together (the files
+must hold as many trees), and log_tree and log_lik sum over the trees.
+
 --standardize scores the data with each column shifted and scaled to mean 0
 and sd 1, as run --standardize fits them: use it to score the trees and
 values of such a run.
@@ -98,12 +106,18 @@ the exact value.`,
 			if err != nil {
 				return err
 			}
-			ep := false
-			if err := m.Trees[0].ClosedForm(); err != nil {
-				if m.Trees[0].Tilted() == nil {
-					return &exitError{code: 1, err: fmt.Errorf("score does not support %s: %w (fit it with run)", args[0], err)}
+			paths, err := scoreTreePaths(m, treePath, treesOf)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			var epTypes []string
+			for _, tb := range m.Trees {
+				if err := tb.ClosedForm(); err != nil {
+					if tb.Tilted() == nil {
+						return &exitError{code: 1, err: fmt.Errorf("score does not support %s: %w (fit it with run)", args[0], err)}
+					}
+					epTypes = append(epTypes, tb.Leaf.TypeName())
 				}
-				ep = true
 			}
 			if stdz {
 				if _, err := m.Standardize(); err != nil {
@@ -130,13 +144,13 @@ the exact value.`,
 					return &exitError{code: 1, err: err}
 				}
 			}
-			results, err := m.ScoreTreeFileIn(treePath, b.draw, env)
+			results, err := m.ScoreTreeFilesIn(paths, b.draw, env)
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			if ep {
+			if len(epTypes) > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: note: log_lik is an approximation: the %s likelihood has no closed-form marginal likelihood given the tree, "+
-					"and log_lik (so log_joint) is expectation propagation's estimate of it (not a bound)\n", m.Trees[0].Leaf.TypeName())
+					"and log_lik (so log_joint) is expectation propagation's estimate of it (not a bound)\n", strings.Join(epTypes, " and "))
 			}
 			if note := m.OmittedNote(); note != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: note: %s; log_hyper sums %s\n", note, strings.Join(results[0].HyperTerms, "; "))
@@ -163,6 +177,7 @@ the exact value.`,
 	b.register(cmd, true)
 	cmd.Flags().Lookup("draw").Usage = "use draw K of a data file of draws (header draw,row,..., as sample writes) and the K-th tree of --tree"
 	cmd.Flags().StringVar(&treePath, "tree", "", "Newick file with one tree per line (diffusion-time branch lengths)")
+	cmd.Flags().StringArrayVar(&treesOf, "tree-of", nil, "V=FILE: in a model with several PYDTs, the Newick file of the trees of the PYDT of variable V (one for each PYDT after the first; repeatable)")
 	cmd.Flags().StringVar(&values, "values", "", "CSV file of values: a header naming scalars and array elements (alpha, prec[1], ...) and a line of values; sample's params.csv, whose line of draw K --draw K takes")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&stdz, "standardize", false, "score the data with every column shifted and scaled to mean 0 and sd 1, as run --standardize fits them")
@@ -173,4 +188,45 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// scoreTreePaths returns the tree file of each PYDT of m, in the order of
+// m.Trees: first, the --tree file, then the --tree-of V=FILE of each
+// further PYDT V.
+func scoreTreePaths(m *inference.Model, first string, of []string) ([]string, error) {
+	byVar := map[string]string{}
+	for _, a := range of {
+		v, file, ok := strings.Cut(a, "=")
+		if !ok || v == "" || file == "" {
+			return nil, fmt.Errorf("score: --tree-of %q: want V=FILE", a)
+		}
+		if _, dup := byVar[v]; dup {
+			return nil, fmt.Errorf("score: --tree-of %s is given twice", v)
+		}
+		byVar[v] = file
+	}
+	paths := []string{first}
+	var names []string
+	for _, b := range m.Trees {
+		names = append(names, b.Leaves.Name)
+	}
+	for v := range byVar {
+		if !slices.Contains(names, v) {
+			return nil, fmt.Errorf("score: --tree-of %s: %s is not a PYDT of the model (its PYDTs: %s)", v, v, strings.Join(names, ", "))
+		}
+	}
+	for k, b := range m.Trees {
+		if k == 0 {
+			if _, ok := byVar[b.Leaves.Name]; ok {
+				return nil, fmt.Errorf("score: %s is the first PYDT: its trees are --tree's", b.Leaves.Name)
+			}
+			continue
+		}
+		file, ok := byVar[b.Leaves.Name]
+		if !ok {
+			return nil, fmt.Errorf("score: the model has the PYDTs %s: give the trees of %s with --tree-of %s=FILE", strings.Join(names, ", "), b.Leaves.Name, b.Leaves.Name)
+		}
+		paths = append(paths, file)
+	}
+	return paths, nil
 }

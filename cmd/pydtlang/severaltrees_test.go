@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +39,70 @@ func TestSampleSeveralTrees(t *testing.T) {
 	for _, name := range []string{"X.csv", "Y.csv", "params.csv"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestScoreSeveralTrees scores a draw of examples/two-trees.pydt with a
+// tree of each PYDT (--tree, --tree-of Z=FILE) and checks log_tree and
+// log_lik against the sums of the scores of the two one-tree models that
+// make it up, scored separately on the same trees and data.
+func TestScoreSeveralTrees(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runCmd(t, "sample", twoTreesExample, "--set", "N=5,D=2,M=4,E=3", "--draws", "3", "--seed", "8", "--out", dir); code != 0 {
+		t.Fatalf("sample: %s", errOut)
+	}
+	xModel := filepath.Join(dir, "x.pydt")
+	zModel := filepath.Join(dir, "z.pydt")
+	if err := os.WriteFile(xModel, []byte("dim N, D\ndata X : real[N, D]\nalpha ~ Gamma(2, 0.5)\nbeta ~ Beta(1, 1)\nc ~ Gamma(1, 1)\nprec ~ Gamma(1, 1)\nX ~ PYDT(alpha, beta, c, 1 / prec)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(zModel, []byte("dim M, E\ndata Y : binary[M, E]\nparam Z : real[M, E]\nalpha ~ Gamma(2, 0.5)\nbeta ~ Beta(1, 1)\nc ~ Gamma(1, 1)\nprecZ ~ Gamma(1, 1)\n"+
+		"Z ~ PYDT(alpha, beta, c, 1 / precZ)\nfor i in 1:M, d in 1:E {\n  Y[i, d] ~ Probit(Z[i, d])\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const set = "alpha=0.7,beta=0.3,c=1.5,prec=2,precZ=0.8"
+	score := func(args ...string) map[string]float64 {
+		t.Helper()
+		code, out, errOut := runCmd(t, append([]string{"score"}, args...)...)
+		if code != 0 {
+			t.Fatalf("score %v: %d %s", args, code, errOut)
+		}
+		got := map[string]float64{}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var name string
+			var v float64
+			if _, err := fmt.Sscan(line, &name, &v); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			got[name] = v
+		}
+		return got
+	}
+	x, y := "X="+filepath.Join(dir, "X.csv"), "Y="+filepath.Join(dir, "Y.csv")
+	both := score(twoTreesExample, "--data", x, "--data", y, "--tree", filepath.Join(dir, "trees.nwk"),
+		"--tree-of", "Z="+filepath.Join(dir, "trees-Z.nwk"), "--draw", "2", "--set", set)
+	one := score(xModel, "--data", x, "--tree", filepath.Join(dir, "trees.nwk"), "--draw", "2", "--set", "alpha=0.7,beta=0.3,c=1.5,prec=2")
+	two := score(zModel, "--data", y, "--tree", filepath.Join(dir, "trees-Z.nwk"), "--draw", "2", "--set", "alpha=0.7,beta=0.3,c=1.5,precZ=0.8")
+	for _, part := range []string{"log_tree", "log_lik"} {
+		if want := one[part] + two[part]; math.Abs(both[part]-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s %v, the one-tree models' sum %v", part, both[part], want)
+		}
+	}
+	if both["log_joint"] != both["log_tree"]+both["log_lik"]+both["log_hyper"] {
+		t.Errorf("log_joint %v is not the sum of its parts %v", both["log_joint"], both)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "give the trees of Z with --tree-of Z=FILE"},
+		{[]string{"--tree-of", "Q=" + filepath.Join(dir, "trees-Z.nwk")}, "Q is not a PYDT of the model"},
+		{[]string{"--tree-of", "X=" + filepath.Join(dir, "trees.nwk")}, "X is the first PYDT"},
+	} {
+		args := append([]string{"score", twoTreesExample, "--data", x, "--data", y, "--tree", filepath.Join(dir, "trees.nwk"), "--draw", "2", "--set", set}, tc.args...)
+		if code, _, errOut := runCmd(t, args...); code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("score %v: %d %s", tc.args, code, errOut)
 		}
 	}
 }
@@ -106,7 +172,6 @@ func TestRunSeveralTreesImputeAndCut(t *testing.T) {
 		t.Errorf("predict: %d %s", code, errOut)
 	}
 	for _, args := range [][]string{
-		{"score", twoTreesExample, "--data", "X=" + x, "--data", "Y=" + y, "--tree", filepath.Join(dir, "summary.nwk"), "--set", "alpha=1,beta=0.5,c=1,prec=1,precZ=1"},
 		{"run", twoTreesExample, "--data", "X=" + x, "--data", "Y=" + y, "--standardize", "--iters", "10", "--out", filepath.Join(t.TempDir(), "s")},
 		{"summary", dir, "--out", filepath.Join(t.TempDir(), "m")},
 	} {
