@@ -112,3 +112,20 @@ func (p *EMPlan) runFit(fit *em.EM, iters int) error {
 	}
 	return nil
 }
+
+// emTreeBytes estimates the memory of one kept tree of the search (its
+// belief-propagation state, EM's statistics and the tree), measured at
+// about 16 records of 2D+4 float64 per row (30 MB at N = 10⁴, D = 10).
+func emTreeBytes(n, d int) float64 { return 16 * float64(n) * float64(2*d+4) * 8 }
+
+// emKeepBudget is the memory the K-best list may hold (bytes); the search
+// holds two or three more trees in flight.
+var emKeepBudget = 8e8
+
+// keepLimit returns the length of the K-best list: k, or fewer when k
+// trees of n rows in d dimensions would hold more than emKeepBudget (at
+// least 2). At N = 10⁵, D = 10 it is 2.
+func keepLimit(k, n, d int) int {
+	lim := max(2, int(emKeepBudget/emTreeBytes(n, d)))
+	return min(k, lim)
+}

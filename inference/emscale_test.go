@@ -172,3 +172,19 @@ func TestRunFitMatchesRun(t *testing.T) {
 		t.Errorf("only %d iterations: the test needs more", fits[0].Iterations())
 	}
 }
+
+// TestKeepLimit checks the K-best list's length against the memory budget.
+func TestKeepLimit(t *testing.T) {
+	for _, c := range []struct{ k, n, d, want int }{
+		{10, 100, 2, 10},
+		{10, 10000, 10, 10},
+		{10, 100000, 10, 2},
+		{10, 100000, 2, 7},
+		{1, 100000, 10, 1},
+		{10, 1000000, 10, 2},
+	} {
+		if got := keepLimit(c.k, c.n, c.d); got != c.want {
+			t.Errorf("keepLimit(%d, %d, %d) = %d, want %d (%.0f MB a tree)", c.k, c.n, c.d, got, c.want, emTreeBytes(c.n, c.d)/1e6)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -191,6 +192,10 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 			cfg.Log(fmt.Sprintf(format, args...))
 		}
 	}
+	if k := keepLimit(cfg.K, b.N, b.D); k < cfg.K {
+		logf("keeping the %d best trees, not %d: each holds about %.0f MB at %d rows × %d columns", k, cfg.K, emTreeBytes(b.N, b.D)/1e6, b.N, b.D)
+		cfg.K = k
+	}
 	x := p.initialData()
 	v0 := columnVariance(x, b.N, b.D)
 	var list []EMTree
@@ -353,6 +358,11 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 			var better bool
 			list, better = insertKBest(list, t, cfg.K)
 			improved = improved || better
+		}
+		if large != nil {
+			// Trees dropped from the list hold hundreds of MB at this
+			// size: return them now, not after the heap has doubled.
+			runtime.GC()
 		}
 		res.BoundTrace = append(res.BoundTrace, list[0].Bound)
 		res.BoundTime = append(res.BoundTime, time.Since(start).Seconds())
