@@ -135,6 +135,8 @@ type Workspace struct {
 	// NotConverged counts the calls that stopped after maxNewton steps
 	// short of the stopping rule (Mode is then the best point found).
 	Iters, NotConverged int
+	// MaxNewton bounds the Newton steps of Laplace (0: 200).
+	MaxNewton int
 
 	g, step, prop, nu, dq []float64
 }
@@ -183,7 +185,7 @@ func (ws *Workspace) curvature(t *Target) {
 	ws.R = r
 }
 
-// maxNewton bounds the Newton iterations of Laplace.
+// maxNewton is the default bound on the Newton iterations of Laplace.
 const maxNewton = 200
 
 // maxStep bounds the largest component of one Newton step: where the
@@ -194,7 +196,7 @@ const maxStep = 10
 
 // Laplace finds the mode of t by Newton's method with a backtracking line
 // search (the log target is strictly concave) and stores it with the
-// curvature there in ws. After maxNewton steps it keeps the best point
+// curvature there in ws. After MaxNewton steps it keeps the best point
 // found (counted in NotConverged): the exact steps need a Gaussian near
 // the target, not the exact mode. The search starts from the mode of the previous
 // call when it has the same length (a warm start across sweeps), else from
@@ -230,7 +232,11 @@ func (ws *Workspace) Laplace(t *Target) error {
 		copy(x, t.Mu)
 		f = t.LogDensity(x)
 	}
-	for it := 0; it < maxNewton; it++ {
+	steps := ws.MaxNewton
+	if steps <= 0 {
+		steps = maxNewton
+	}
+	for it := 0; it < steps; it++ {
 		lse := softmax(x, ws.P)
 		for v := range x {
 			ws.g[v] = -t.Prec[v]*(x[v]-t.Mu[v]) + t.Counts[v] - N*ws.P[v]

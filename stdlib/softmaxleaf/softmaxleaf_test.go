@@ -274,6 +274,37 @@ func TestInvariance(t *testing.T) {
 	}
 }
 
+// TestInvarianceShortNewton: with the Newton search cut to one step from
+// the prior mean, the approximation is off the mode, and the MH and slice
+// steps are still exact (their correction does not assume the mode).
+func TestInvarianceShortNewton(t *testing.T) {
+	n := 20000
+	if testing.Short() {
+		n = 8000
+	}
+	short := func(inner update) update {
+		return func(rng *rand.Rand, ws *Workspace, t *Target, eta []float64) error {
+			ws.MaxNewton = 1
+			ws.Mode = nil // no warm start
+			return inner(rng, ws, t, eta)
+		}
+	}
+	for ci, tc := range cases()[:2] {
+		exact := exactMoments(tc)
+		for _, k := range []struct {
+			name string
+			up   update
+		}{{"MH", short(mhUpdate)}, {"Slice", short(sliceUpdate)}} {
+			t.Run(tc.name+"/"+k.name, func(t *testing.T) {
+				z, what := invariance(t, tc, exact, k.up, n, uint64(300+ci))
+				if z > 4 {
+					t.Errorf("not invariant: %.1f SE off: %s", z, what)
+				}
+			})
+		}
+	}
+}
+
 // TestChainFromFarStart: many steps from a far start reach the target (the
 // kernels are not only invariant but mix), on the skewed case. (MH and Slice
 // alone stick there: the Laplace Gaussian is narrower than the target in
