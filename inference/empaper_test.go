@@ -210,13 +210,17 @@ func TestRunEMFailedFits(t *testing.T) {
 				t.Fatal("no candidate fits")
 			}
 			var sum struct {
-				Fits     int      `json:"candidate_fits"`
-				Failed   int      `json:"failed_fits"`
-				Warnings []string `json:"warnings"`
+				Objective string   `json:"objective"`
+				Fits      int      `json:"candidate_fits"`
+				Failed    int      `json:"failed_fits"`
+				Warnings  []string `json:"warnings"`
 			}
 			b, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
 			if err := json.Unmarshal(b, &sum); err != nil {
 				t.Fatal(err)
+			}
+			if !strings.Contains(sum.Objective, "lower bound on log p(Y, u, alpha, beta | T)") {
+				t.Errorf("summary.json objective %q does not name what the bound bounds", sum.Objective)
 			}
 			if sum.Fits != res.Fits || sum.Failed != res.FailedFits {
 				t.Errorf("summary.json fits %d failed %d, result %d %d", sum.Fits, sum.Failed, res.Fits, res.FailedFits)

@@ -109,6 +109,10 @@ type EMResult struct {
 	KBest     []float64 `json:"kbest_bounds"`
 	// Approximate is true when the bound is EP's approximation.
 	Approximate bool `json:"approximate"`
+	// Objective names what the bound bounds (or, with EP, approximates):
+	// the density of the data, the times in their free coordinates (the
+	// log gaps u) and the point-estimated α, β, given the tree.
+	Objective string `json:"objective"`
 	// Hyperparameters of the best tree, by variable name: Gamma
 	// posteriors for c and the precision, point estimates for α and β.
 	Gamma    map[string]GammaSummary `json:"gamma_posteriors"`
@@ -315,7 +319,11 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 	if len(list) == 0 {
 		return nil, fmt.Errorf("run --method em: initial tree: %w", firstErr)
 	}
-	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, BoundTrace: []float64{list[0].Bound}, BoundTime: []float64{time.Since(start).Seconds()}}
+	objective := "lower bound on log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
+	if p.tilted != nil {
+		objective = "EP approximation of log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
+	}
+	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, Objective: objective, BoundTrace: []float64{list[0].Bound}, BoundTime: []float64{time.Since(start).Seconds()}}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x656d))
 	stale := 0
 	res.StopReason = "rounds"
