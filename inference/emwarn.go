@@ -32,6 +32,7 @@ func starWarning(tr *pydt.Tree) string {
 		return ""
 	}
 	return fmt.Sprintf("the best tree is nearly a star: one branch point (t = %.4g) has %d of the %d rows as direct children; "+
-		"EM's search did not resolve their structure (compare a run with --method mcmc, or fix beta and the variance with --set)",
+		"EM reports the single tree of highest bound, and where many trees fit the data about equally well (ccle, for one) that can be a near-star "+
+		"even though the posterior prefers resolved trees (docs/em.md, \"Why EM ended at a near-star\"): compare a run with --method mcmc",
 		tr.Time(at).T(), worst, n)
 }
