@@ -220,8 +220,11 @@ Models with parts EM cannot fit are refused naming the variable; EM runs
 cannot be resumed. --explain with
 --method em prints the EM schedule (spec.md, docs/em.md).
 
-EM on large data: above 2000 rows EM builds one initial tree (at the
-construction variance that does best on 1000 random rows) instead of four,
+EM on large data: above 2000 rows EM builds two initial trees, the
+sequential tree at the construction variance that does best on 1000 random
+rows and the average-linkage tree of those rows extended to all, instead of
+four sequential trees and average linkage of all rows; the K-best list is
+shortened when its trees would hold more than 800 MB (2 trees at 10^5 x 10),
 and the search scores re-attachments in O(depth) each. EM on the whole tree
 costs O(N·D) per iteration (about 0.5 s of CPU at N = 10^4, D = 10), so at
 N = 10^4 and beyond give --time: it bounds the whole run, EM on the initial
