@@ -246,11 +246,11 @@ func TestGewekeSecondTreeMoves(t *testing.T) {
 	t.Run("probit second tree", func(t *testing.T) {
 		m := compileSource(t, "two.pydt", []byte(twoTreesExample(t, append(ownScale, gewekeTreePriors...)...)),
 			map[string]*dataset.Matrix{"X": zeros(3, 1), "Y": zeros(3, 2)}, nil)
-		gewekeSeveral(t, m, gewekeSetup{priorSeed: [2]uint64{61, 62}, chainSeed: 63, firstStream: 300, chains: 8, burn: 500, iters: 3000})
+		gewekeSeveral(t, m, gewekeSetup{priorSeed: [2]uint64{61, 62}, chainSeed: 63, firstStream: 300, chains: 6, burn: 300, iters: 2000})
 	})
 	t.Run("per-dimension second tree", func(t *testing.T) {
 		m := compileSource(t, "two.pydt", []byte(perdimSecondTree),
 			map[string]*dataset.Matrix{"X": zeros(3, 1), "W": zeros(3, 2)}, nil)
-		gewekeSeveral(t, m, gewekeSetup{priorSeed: [2]uint64{71, 72}, chainSeed: 73, firstStream: 400, chains: 8, burn: 500, iters: 3000})
+		gewekeSeveral(t, m, gewekeSetup{priorSeed: [2]uint64{71, 72}, chainSeed: 74, firstStream: 500, chains: 16, burn: 500, iters: 3000})
 	})
 }
