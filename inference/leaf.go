@@ -365,55 +365,55 @@ func (b *TreeBinding) leafElem(env *graph.Env, k int) (int, error) {
 // returns the log of the factor the product has beyond that Gaussian,
 // Σ_t log N(m_t; M, 1/p_t) − log N(M; M, 1/P) summed over leaves and
 // dimensions, which belief propagation's marginal likelihood lacks. An
-// index outside the leaf rows 1..N is an error. sc is scratch space.
+// index outside the leaf rows 1..N is an error. sc is scratch space: it
+// also keeps each datum's leaf element and evidence, so that the index
+// and the likelihood's parameters are evaluated once per datum.
 func (b *TreeBinding) indexedEvidence(env *graph.Env, sc *[]float64, fn func(i, d int, mean, prec float64) error) (float64, error) {
 	N, D := b.N, b.D
-	if cap(*sc) < 2*N*D {
-		*sc = make([]float64, 2*N*D)
+	n := b.rows * D
+	if cap(*sc) < 2*N*D+3*n {
+		*sc = make([]float64, 2*N*D+3*n)
 	}
 	P, S := (*sc)[:N*D], (*sc)[N*D:2*N*D]
+	leaf, ms, ps := (*sc)[2*N*D:2*N*D+n], (*sc)[2*N*D+n:2*N*D+2*n], (*sc)[2*N*D+2*n:2*N*D+3*n]
 	clear(P)
 	clear(S)
 	y := env.Values[b.Data.ID]
 	var q []float64
 	var resid float64
-	for pass := range 2 {
-		for k := range b.rows * D {
-			if math.IsNaN(y[k]) {
-				continue
-			}
-			j, err := b.leafElem(env, k)
-			if err != nil {
-				return 0, err
-			}
-			qq, err := b.params(env, k, math.NaN(), &q)
-			if err != nil {
-				return 0, err
-			}
-			mean, prec, err := b.gaussian.LeafGaussian(y[k], qq)
-			if err != nil {
-				return 0, fmt.Errorf("%s: %w", b.Leaf, err)
-			}
-			if math.IsInf(prec, 1) {
-				return 0, fmt.Errorf("%w: %s: exact evidence through the index %s", ErrUnsupported, b.Leaf, b.index)
-			}
-			if pass == 0 {
-				P[j] += prec
-				S[j] += prec * mean
-				continue
-			}
-			if prec > 0 {
-				r := mean - S[j]
-				resid += 0.5*math.Log(prec/(2*math.Pi)) - 0.5*prec*r*r
-			}
+	for k := range n {
+		if math.IsNaN(y[k]) {
+			continue
 		}
-		if pass == 0 {
-			for j := range P {
-				if P[j] > 0 {
-					S[j] /= P[j] // the mean M
-					resid -= 0.5 * math.Log(P[j]/(2*math.Pi))
-				}
-			}
+		j, err := b.leafElem(env, k)
+		if err != nil {
+			return 0, err
+		}
+		qq, err := b.params(env, k, math.NaN(), &q)
+		if err != nil {
+			return 0, err
+		}
+		mean, prec, err := b.gaussian.LeafGaussian(y[k], qq)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", b.Leaf, err)
+		}
+		if math.IsInf(prec, 1) {
+			return 0, fmt.Errorf("%w: %s: exact evidence through the index %s", ErrUnsupported, b.Leaf, b.index)
+		}
+		P[j] += prec
+		S[j] += prec * mean
+		leaf[k], ms[k], ps[k] = float64(j), mean, prec
+	}
+	for j := range P {
+		if P[j] > 0 {
+			S[j] /= P[j] // the mean M
+			resid -= 0.5 * math.Log(P[j]/(2*math.Pi))
+		}
+	}
+	for k := range n {
+		if prec := ps[k]; !math.IsNaN(y[k]) && prec > 0 {
+			r := ms[k] - S[int(leaf[k])]
+			resid += 0.5*math.Log(prec/(2*math.Pi)) - 0.5*prec*r*r
 		}
 	}
 	for j := range P {
