@@ -85,32 +85,16 @@ type subsample struct {
 	x    []float64
 }
 
-// runFit runs EM on fit for at most iters iterations, stopping early at
-// convergence (em's default tolerance) or at the search's deadline; at
-// least one iteration runs. p.iterLog, when set, is told of each.
-func (p *EMPlan) runFit(fit *em.EM, iters int) error {
-	if p.deadline.IsZero() && p.iterLog == nil {
-		_, err := fit.Run()
-		return err
+// runFit runs EM on fit (em.EM.RunUntil) until it converges, reaches its
+// MaxIter iterations or, after at least one iteration, the search's
+// deadline; p.iterLog, when set, is told of each iteration.
+func (p *EMPlan) runFit(fit *em.EM) error {
+	var stop func() bool
+	if !p.deadline.IsZero() {
+		stop = func() bool { return time.Now().After(p.deadline) }
 	}
-	prev := math.Inf(-1)
-	for i := range iters {
-		if i > 0 && !p.deadline.IsZero() && time.Now().After(p.deadline) {
-			return nil
-		}
-		l, err := fit.Step()
-		if err != nil {
-			return err
-		}
-		if p.iterLog != nil {
-			p.iterLog(i+1, l)
-		}
-		if math.Abs(l-prev) < 1e-10*(1+math.Abs(l)) {
-			return nil
-		}
-		prev = l
-	}
-	return nil
+	_, err := fit.RunUntil(stop, p.iterLog)
+	return err
 }
 
 // emTreeBytes estimates the memory of one kept tree of the search (its

@@ -156,7 +156,7 @@ func TestRunFitMatchesRun(t *testing.T) {
 			_, err = fit.Run()
 		} else {
 			p.iterLog = func(int, float64) { calls++ }
-			err = p.runFit(fit, 30)
+			err = p.runFit(fit)
 			p.iterLog = nil
 		}
 		if err != nil {

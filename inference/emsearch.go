@@ -430,7 +430,7 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *em.EM, iters int) (EMTree, error)
 	if err != nil {
 		return EMTree{}, err
 	}
-	if err := p.runFit(fit, iters); err != nil {
+	if err := p.runFit(fit); err != nil {
 		return EMTree{}, err
 	}
 	bound := fit.Bound()

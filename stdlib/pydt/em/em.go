@@ -345,12 +345,23 @@ func (e *EM) record() {
 
 // Run iterates Step until L rises by less than Tol·(1 + |L|) in an
 // iteration, or MaxIter iterations. It reports whether it converged.
-func (e *EM) Run() (converged bool, err error) {
+func (e *EM) Run() (converged bool, err error) { return e.RunUntil(nil, nil) }
+
+// RunUntil is Run that also stops, before any iteration but the first,
+// when stop (if not nil) returns true, and calls each (if not nil) after
+// every iteration with the iteration's number (from 1) and the bound.
+func (e *EM) RunUntil(stop func() bool, each func(iter int, bound float64)) (converged bool, err error) {
 	prev := math.Inf(-1)
-	for range e.opt.MaxIter {
+	for i := range e.opt.MaxIter {
+		if i > 0 && stop != nil && stop() {
+			return false, nil
+		}
 		l, err := e.Step()
 		if err != nil {
 			return false, err
+		}
+		if each != nil {
+			each(i+1, l)
 		}
 		if math.Abs(l-prev) < e.opt.Tol*(1+math.Abs(l)) {
 			return true, nil

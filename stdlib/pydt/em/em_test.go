@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
@@ -470,5 +471,61 @@ func TestNewErrors(t *testing.T) {
 		if _, err := New(m, o); err == nil {
 			t.Errorf("options %d (%+v): no error", i, o)
 		}
+	}
+}
+
+// TestRunUntil checks RunUntil's stops and log against Run and the trace:
+// without a stop it runs exactly as Run (same iterations and bound), each
+// sees every iteration's bound as the trace records it, and a stop that is
+// always true ends the run after one iteration.
+func TestRunUntil(t *testing.T) {
+	tests := []struct {
+		name     string
+		stop     func() bool
+		wantIter int // 0: as many as Run
+	}{
+		{"no stop", nil, 0},
+		{"never", func() bool { return false }, 0},
+		{"always", func() bool { return true }, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := learnAll()
+			opt.MaxIter = 60
+			ref, err := New(fixture(t, 5, 6, 2, 1, 0.2, 0), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ref.Run(); err != nil {
+				t.Fatal(err)
+			}
+			e, err := New(fixture(t, 5, 6, 2, 1, 0.2, 0), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seen []float64
+			_, err = e.RunUntil(tc.stop, func(iter int, l float64) {
+				if iter != len(seen)+1 {
+					t.Errorf("iteration %d reported after %d", iter, len(seen))
+				}
+				seen = append(seen, l)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.wantIter
+			if want == 0 {
+				want = ref.Iterations()
+				if want < 2 {
+					t.Fatalf("Run converged in %d iterations: the test needs more", want)
+				}
+				if e.Bound() != ref.Bound() {
+					t.Errorf("bound %v, Run's %v", e.Bound(), ref.Bound())
+				}
+			}
+			if e.Iterations() != want || !slices.Equal(seen, e.Trace()) {
+				t.Errorf("%d iterations (want %d), reported %v, trace %v", e.Iterations(), want, seen, e.Trace())
+			}
+		})
 	}
 }
