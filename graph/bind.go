@@ -442,29 +442,7 @@ func (c *compiler) deferred(xs ...Expr) bool {
 	if !c.bound.anyUnknown {
 		return false
 	}
-	seen := map[*Var]bool{}
-	var reads func(x Expr) bool
-	reads = func(x Expr) bool {
-		if x == nil {
-			return false
-		}
-		for _, v := range Vars(x) {
-			switch {
-			case seen[v]:
-			case c.bound.unknown[v.ID]:
-				return true
-			case v.Role == Deterministic && v.Expr != nil:
-				seen[v] = true
-				if reads(v.Expr) {
-					return true
-				}
-			default:
-				seen[v] = true
-			}
-		}
-		return false
-	}
-	return slices.ContainsFunc(xs, reads)
+	return readsVia(func(v *Var) bool { return c.bound.unknown[v.ID] }, xs...)
 }
 
 // bindFactors binds the loops, shapes and vector lengths of the factors

@@ -1922,13 +1922,23 @@ func sameShape(a, b []int) bool {
 // invalid. Its support, and so x's, is then unknown, and x's support is
 // not checked: with the dimension bound the model may be valid.
 func (c *compiler) readsUnknown(x Expr) bool {
+	return readsVia(func(v *Var) bool { return c.failed[v] }, x)
+}
+
+// readsVia reports whether one of xs reads, directly or through
+// deterministic variables, a variable for which bad holds. A nil
+// expression reads nothing.
+func readsVia(bad func(v *Var) bool, xs ...Expr) bool {
 	seen := map[*Var]bool{}
 	var reads func(x Expr) bool
 	reads = func(x Expr) bool {
+		if x == nil {
+			return false
+		}
 		for _, v := range Vars(x) {
 			switch {
 			case seen[v]:
-			case c.failed[v]:
+			case bad(v):
 				return true
 			case v.Role == Deterministic && v.Expr != nil:
 				seen[v] = true
@@ -1941,7 +1951,7 @@ func (c *compiler) readsUnknown(x Expr) bool {
 		}
 		return false
 	}
-	return reads(x)
+	return slices.ContainsFunc(xs, reads)
 }
 
 // coverageKnown reports whether the check that f's loops cover every
