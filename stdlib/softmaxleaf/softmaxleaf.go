@@ -382,12 +382,21 @@ func (ws *Workspace) Slice(rng *rand.Rand, t *Target, eta []float64) (int, error
 	for v := range eta {
 		ws.dq[v] = eta[v] - ws.Mode[v]
 	}
+	return ws.shrink(rng, eta, ws.Mode, logL, y, "Slice")
+}
+
+// shrink runs the shrinkage loop of an elliptical slice step on eta
+// (updated in place) around the ellipse center + dq cos θ + nu sin θ
+// (ws.dq and ws.nu set by the caller) until logL exceeds the slice level
+// y; it returns the number of points evaluated. step names the caller in
+// the error after maxShrink points.
+func (ws *Workspace) shrink(rng *rand.Rand, eta, center []float64, logL func([]float64) float64, y float64, step string) (int, error) {
 	theta := 2 * math.Pi * rng.Float64()
 	lo, hi := theta-2*math.Pi, theta
 	for n := 1; n <= maxShrink; n++ {
 		c, s := math.Cos(theta), math.Sin(theta)
 		for v := range eta {
-			ws.prop[v] = ws.Mode[v] + ws.dq[v]*c + ws.nu[v]*s
+			ws.prop[v] = center[v] + ws.dq[v]*c + ws.nu[v]*s
 		}
 		if logL(ws.prop) > y {
 			copy(eta, ws.prop)
@@ -400,7 +409,7 @@ func (ws *Workspace) Slice(rng *rand.Rand, t *Target, eta []float64) (int, error
 		}
 		theta = lo + (hi-lo)*rng.Float64()
 	}
-	return maxShrink, fmt.Errorf("softmaxleaf: Slice: no point found in %d shrinkage steps", maxShrink)
+	return maxShrink, fmt.Errorf("softmaxleaf: %s: no point found in %d shrinkage steps", step, maxShrink)
 }
 
 // PriorSlice runs one elliptical slice step (Murray, Adams & MacKay 2010)
@@ -428,25 +437,7 @@ func (ws *Workspace) PriorSlice(rng *rand.Rand, t *Target, eta []float64) (int, 
 		ws.nu[v] = rng.NormFloat64() / math.Sqrt(t.Prec[v])
 		ws.dq[v] = eta[v] - t.Mu[v]
 	}
-	theta := 2 * math.Pi * rng.Float64()
-	lo, hi := theta-2*math.Pi, theta
-	for n := 1; n <= maxShrink; n++ {
-		c, s := math.Cos(theta), math.Sin(theta)
-		for v := range eta {
-			ws.prop[v] = t.Mu[v] + ws.dq[v]*c + ws.nu[v]*s
-		}
-		if LogLik(ws.prop, t.Counts) > y {
-			copy(eta, ws.prop)
-			return n, nil
-		}
-		if theta < 0 {
-			lo = theta
-		} else {
-			hi = theta
-		}
-		theta = lo + (hi-lo)*rng.Float64()
-	}
-	return maxShrink, fmt.Errorf("softmaxleaf: PriorSlice: no point found in %d shrinkage steps", maxShrink)
+	return ws.shrink(rng, eta, t.Mu, func(x []float64) float64 { return LogLik(x, t.Counts) }, y, "PriorSlice")
 }
 
 // Step is the update offered to samplers: a PriorSlice step (which brings
