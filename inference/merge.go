@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
 	"github.com/pydtlang/pydtlang/inference/treemove"
 	"github.com/pydtlang/pydtlang/internal/atomicfile"
@@ -178,11 +177,11 @@ func Summarize(dirs []string, out string) (*Result, error) {
 		}
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", lj), diagnostics.Summarize("log_lik", ll))
-	for i, c := range scalars {
-		if c.Var.Role != graph.Clamped {
-			res.Scalars = append(res.Scalars, diagnostics.Summarize(c.Name, kept[i]))
-		}
+	plain, aligned, err := summarizeTraced(m, scalars, lj, kept)
+	if err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
 	}
+	res.Scalars, res.Aligned = append(res.Scalars, plain...), aligned
 	// The chains' counts, from the checkpoints.
 	var st treemove.Stats
 	var ridge treemove.MoveStats
@@ -235,6 +234,9 @@ func Summarize(dirs []string, out string) (*Result, error) {
 		if err := atomicfile.Write(filepath.Join(out, MapFile), []byte(bestRun.cp.BestTree+"\n")); err != nil {
 			return nil, fmt.Errorf("summary: %w", err)
 		}
+	}
+	if err := res.writeStates(out); err != nil {
+		return nil, err
 	}
 	if err := writeJSONFile(filepath.Join(out, SummaryFile), res); err != nil {
 		return nil, fmt.Errorf("summary: %w", err)

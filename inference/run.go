@@ -195,6 +195,10 @@ type Result struct {
 	// over the trees.
 	PYDTs         []string                `json:"pydts,omitempty"`
 	TreeSummaries map[string]*SummaryInfo `json:"tree_summaries,omitempty"`
+	// Aligned reports the per-state columns of a model with a categorical
+	// latent array (z : categorical(K)), aligned to a reference draw
+	// (summarizeTraced); they are left out of Scalars. nil otherwise.
+	Aligned *AlignedInfo `json:"aligned,omitempty"`
 }
 
 // Names of the files a run writes.
@@ -478,7 +482,13 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 	if err := r.checkpoint(done, wall); err != nil {
 		return nil, err
 	}
-	res = r.result(done, r.wall+wall)
+	res, err = r.result(done, r.wall+wall)
+	if err != nil {
+		return nil, err
+	}
+	if err := res.writeStates(cfg.Out); err != nil {
+		return res, err
+	}
 	r.chains = nil // the summaries stream the tree files: the chains' states can go
 	if err := r.writeTreeSummary(res); err != nil {
 		return res, err
@@ -601,19 +611,19 @@ func (r *runner) writeImputed(f *appendFile, k, it int, t *chainTree, ch *Chain)
 	return f.write(out.String())
 }
 
-func (r *runner) result(done int, wall float64) *Result {
+func (r *runner) result(done int, wall float64) (*Result, error) {
 	res := &Result{
 		Iterations: r.cfg.Iters, Burn: r.cfg.Burn, Thin: r.cfg.Thin, TreeThin: r.cfg.TreeThin, Chains: r.cfg.Chains, Seed: r.cfg.Seed,
 		Completed: done, WallTime: wall, MapLogJoint: r.bestT, MapLogJointS: r.best, MapWritten: r.m.mapWritten(), Acceptance: map[string]float64{}, Stuck: []int{},
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", r.keptLJ))
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_lik", r.keptLL))
-	for i, c := range r.scalars {
-		if c.Var.Role == graph.Clamped {
-			continue
-		}
-		res.Scalars = append(res.Scalars, diagnostics.Summarize(c.Name, r.kept[i]))
+	plain, aligned, err := summarizeTraced(r.m, r.scalars, r.keptLJ, r.kept)
+	if err != nil {
+		return nil, err
 	}
+	res.Scalars = append(res.Scalars, plain...)
+	res.Aligned = aligned
 	st := make([]treemove.Stats, len(r.m.Trees))
 	var ridge treemove.MoveStats
 	for _, ch := range r.chains {
@@ -643,7 +653,21 @@ func (r *runner) result(done int, wall float64) *Result {
 			res.ChainNumbers = append(res.ChainNumbers, off+k+1)
 		}
 	}
-	return res
+	return res, nil
+}
+
+// writeStates writes the states file of each aligned categorical array.
+func (res *Result) writeStates(out string) error {
+	if res.Aligned == nil {
+		return nil
+	}
+	for i := range res.Aligned.Arrays {
+		a := &res.Aligned.Arrays[i]
+		if err := atomicfile.Write(filepath.Join(out, StatesFileOf(a.Var)), a.StatesCSV()); err != nil {
+			return fmt.Errorf("writing the states of %s: %w", a.Var, err)
+		}
+	}
+	return nil
 }
 
 // WriteTable prints the run's summary table.
@@ -683,6 +707,22 @@ func (res *Result) WriteTable(w io.Writer) error {
 			}
 		}
 		fmt.Fprintln(w)
+	}
+	if a := res.Aligned; a != nil {
+		for _, arr := range a.Arrays {
+			with := ""
+			if len(arr.Aligned) > 0 {
+				with = " with " + strings.Join(arr.Aligned, ", ")
+			}
+			fmt.Fprintf(w, "\nlabel switching: the %d states of %s%s are aligned to the kept draw of highest log_joint (chain %d, kept draw %d) by Hungarian matching of co-assignment; mean agreement %.3f; modal aligned state of each %s[t] in %s\n",
+				arr.K, arr.Var, with, a.Chain, a.Draw, arr.Agreement, arr.Var, StatesFileOf(arr.Var))
+		}
+		if len(a.Scalars) > 0 {
+			fmt.Fprintln(w, "aligned:")
+			if err := diagnostics.WriteTable(w, a.Scalars); err != nil {
+				return err
+			}
+		}
 	}
 	res.writeStuck(w)
 	for i, st := range res.summaries() {
@@ -727,7 +767,11 @@ func (res *Result) WriteTable(w io.Writer) error {
 // chain.
 func (res *Result) writeWarnings(w io.Writer) error {
 	var rhat, ess []string
-	for _, s := range res.Scalars {
+	all := res.Scalars
+	if res.Aligned != nil {
+		all = append(slices.Clip(all), res.Aligned.Scalars...)
+	}
+	for _, s := range all {
 		if s.Rhat > 1.01 {
 			rhat = append(rhat, s.Name)
 		}

@@ -1,0 +1,338 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/diagnostics"
+	"github.com/pydtlang/pydtlang/inference/labels"
+	"github.com/pydtlang/pydtlang/stdlib"
+)
+
+// Label switching. The K states of a categorical latent array z (param z :
+// categorical(K)[T]) have no fixed labels: permuting them, together with
+// every axis that z's values index, leaves the model unchanged, so one
+// chain's state 1 is another's state 3 and the per-state columns of
+// trace.csv disagree between chains although the chains agree. The run's
+// summary therefore reports those columns aligned: every kept draw's states
+// are relabelled to agree best with a reference draw (the kept draw of
+// highest log_joint) by a maximum matching of their co-assignment counts
+// (labels.Align, the Hungarian algorithm), and the label axes of the other
+// variables are permuted alike before R-hat and ESS are computed.
+
+// labelGroup is a categorical latent array and the axes its values label.
+type labelGroup struct {
+	z *graph.Var
+	K int
+	// axes[v] marks the axes of v that are z's label axis.
+	axes map[*graph.Var][]bool
+}
+
+// labelGroups finds, from the graph, each traced categorical latent array
+// z and the axes that its values label: the last axis of the probability
+// vector of a factor defining z (the components of Categorical(p)), an
+// axis of a vector or element indexed by an expression reading z (the row
+// trans[z[t - 1]], mu[z[t], d]) in a factor defining or reading z. An axis
+// whose length is not K is not a label axis. A variable whose axes two
+// arrays label is left out of both (it cannot be aligned to either alone).
+func labelGroups(m *Model) []*labelGroup {
+	var out []*labelGroup
+	for _, z := range m.LatentArrays() {
+		K := z.Categories
+		if K == 0 {
+			if c, ok := z.Def.Type.(stdlib.CategoryProbs); ok {
+				if r, ok := z.Def.Args[c.ProbsParam()].(graph.Row); ok {
+					K = r.Len()
+				}
+			}
+		}
+		if K < 2 {
+			continue
+		}
+		g := &labelGroup{z: z, K: K, axes: map[*graph.Var][]bool{}}
+		mark := func(v *graph.Var, a int) {
+			if v == z || v.IsData || a < 0 || a >= len(v.Dims) || v.Dims[a] != K {
+				return
+			}
+			if g.axes[v] == nil {
+				g.axes[v] = make([]bool, len(v.Dims))
+			}
+			g.axes[v][a] = true
+		}
+		var visit func(x graph.Expr)
+		visit = func(x graph.Expr) {
+			var v *graph.Var
+			var idx []graph.Expr
+			switch e := x.(type) {
+			case graph.Elem:
+				v, idx = e.V, e.Idx
+			case graph.Row:
+				v, idx = e.V, e.Idx
+			case graph.Neg:
+				visit(e.X)
+			case graph.Op:
+				visit(e.X)
+				visit(e.Y)
+			case *graph.Call:
+				for _, a := range e.Args {
+					visit(a)
+				}
+			}
+			for a, ix := range idx {
+				if graph.Reads(ix, z) {
+					mark(v, a)
+				}
+				visit(ix)
+			}
+		}
+		for _, f := range z.Defs {
+			if c, ok := f.Type.(stdlib.CategoryProbs); ok {
+				if r, ok := f.Args[c.ProbsParam()].(graph.Row); ok {
+					mark(r.V, len(r.V.Dims)-1)
+				}
+			}
+			for _, x := range f.Args {
+				visit(x)
+			}
+		}
+		fs, _ := m.G.Readers(z)
+		for _, f := range fs {
+			for _, x := range f.Exprs() {
+				visit(x)
+			}
+			for a, ix := range f.Index {
+				if graph.Reads(ix, z) {
+					mark(f.Target, a)
+				}
+			}
+		}
+		out = append(out, g)
+	}
+	for i, g := range out {
+		for v := range g.axes {
+			for _, h := range out[i+1:] {
+				if h.axes[v] != nil {
+					delete(g.axes, v)
+					delete(h.axes, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// AlignedInfo describes, in summary.json, the per-state columns of
+// trace.csv reported aligned (see README.md, "Label switching").
+type AlignedInfo struct {
+	// Chain and Draw locate the reference draw: the kept draw of highest
+	// log_joint, Draw counted from 1 among chain Chain's kept draws
+	// (Chain counted from 1 among the summarised chains).
+	Chain    int     `json:"reference_chain"`
+	Draw     int     `json:"reference_draw"`
+	LogJoint float64 `json:"reference_log_joint"`
+	// Arrays describes each categorical array aligned.
+	Arrays []AlignedArray `json:"arrays"`
+	// Scalars summarises the aligned columns of the variables whose axes
+	// the arrays label (e.g. pi0[k], trans[j,k]): their R-hat and ESS are
+	// those of the aligned draws.
+	Scalars []diagnostics.Summary `json:"scalars"`
+}
+
+// AlignedArray describes the alignment of one categorical array.
+type AlignedArray struct {
+	// Var is the array, K its number of states, and Aligned the variables
+	// whose label axes were permuted with it.
+	Var     string   `json:"var"`
+	K       int      `json:"states"`
+	Aligned []string `json:"aligned_with,omitempty"`
+	// Agreement is the mean, over kept draws, of the fraction of the
+	// array's elements whose aligned state is the reference draw's.
+	Agreement float64 `json:"agreement"`
+	// Modal is the modal aligned state (1..K) of each element and
+	// ModalProb its posterior probability; written to StatesFileOf.
+	Modal     []int     `json:"-"`
+	ModalProb []float64 `json:"-"`
+}
+
+// StatesFile holds, for each element t of a categorical array, its modal
+// aligned state and that state's posterior probability (CSV t,state,prob).
+const StatesFile = "states.csv"
+
+// StatesFileOf is the states file of the categorical array v.
+func StatesFileOf(v string) string { return FileOf(StatesFile, v) }
+
+// summarizeTraced summarises the kept draws of the traced columns of m,
+// kept[i][chain][draw] with log joints lj[chain][draw]: label-invariant
+// columns in plain, with the number of occupied states of each categorical
+// array ("occupied(z)"), and the label-dependent ones aligned (nil when the
+// model has no categorical latent array or no draw was kept).
+func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64) ([]diagnostics.Summary, *AlignedInfo, error) {
+	var plain []diagnostics.Summary
+	groups := labelGroups(m)
+	groupOf := func(v *graph.Var) *labelGroup {
+		for _, g := range groups {
+			if g.z == v || g.axes[v] != nil {
+				return g
+			}
+		}
+		return nil
+	}
+	// The reference draw: highest log_joint.
+	rc, rd, best := -1, -1, math.Inf(-1)
+	for c, xs := range lj {
+		for d, x := range xs {
+			if x > best || rc < 0 {
+				rc, rd, best = c, d, x
+			}
+		}
+	}
+	for i, c := range cols {
+		if c.Var.Role == graph.Clamped {
+			continue
+		}
+		if rc >= 0 && groupOf(c.Var) != nil {
+			continue
+		}
+		plain = append(plain, diagnostics.Summarize(c.Name, kept[i]))
+	}
+	if rc < 0 || len(groups) == 0 {
+		return plain, nil, nil
+	}
+	info := &AlignedInfo{Chain: rc + 1, Draw: rd + 1, LogJoint: best}
+	colOf := map[*graph.Var]map[int]int{}
+	for i, c := range cols {
+		if colOf[c.Var] == nil {
+			colOf[c.Var] = map[int]int{}
+		}
+		colOf[c.Var][c.Off] = i
+	}
+	aligned := make([][][]float64, len(cols))
+	for i := range cols {
+		if groupOf(cols[i].Var) != nil {
+			aligned[i] = make([][]float64, len(kept[i]))
+			for c := range kept[i] {
+				aligned[i][c] = make([]float64, len(kept[i][c]))
+			}
+		}
+	}
+	for _, g := range groups {
+		zc := colOf[g.z]
+		T := g.z.Len()
+		if len(zc) != T {
+			continue
+		}
+		read := func(c, d int, dst []int) error {
+			for t := range T {
+				x := kept[zc[t]][c][d]
+				k := int(x) - 1
+				if float64(k+1) != x || k < 0 || k >= g.K {
+					return fmt.Errorf("aligning %s: %s of chain %d, kept draw %d, is %v, not a state in 1..%d", g.z.Name, cols[zc[t]].Name, c+1, d+1, x, g.K)
+				}
+				dst[t] = k
+			}
+			return nil
+		}
+		ref, zs := make([]int, T), make([]int, T)
+		if err := read(rc, rd, ref); err != nil {
+			return nil, nil, err
+		}
+		arr := AlignedArray{Var: g.z.Name, K: g.K}
+		for v := range g.axes {
+			if len(colOf[v]) != v.Len() {
+				delete(g.axes, v) // not traced (a PYDT's leaves)
+				continue
+			}
+			arr.Aligned = append(arr.Aligned, v.Name)
+		}
+		slices.Sort(arr.Aligned)
+		modal := make([]int, T*g.K)
+		occupied := make([][]float64, len(lj))
+		n := 0
+		for c := range lj {
+			for d := range lj[c] {
+				if err := read(c, d, zs); err != nil {
+					return nil, nil, err
+				}
+				perm, agree, err := labels.Align(zs, ref, g.K)
+				if err != nil {
+					return nil, nil, fmt.Errorf("aligning %s: %w", g.z.Name, err)
+				}
+				arr.Agreement += float64(agree) / float64(T)
+				n++
+				used := make([]bool, g.K)
+				for t, k := range zs {
+					used[k] = true
+					aligned[zc[t]][c][d] = float64(perm[k] + 1)
+					modal[t*g.K+perm[k]]++
+				}
+				occ := 0
+				for _, u := range used {
+					if u {
+						occ++
+					}
+				}
+				occupied[c] = append(occupied[c], float64(occ))
+				for v, axes := range g.axes {
+					for off, i := range colOf[v] {
+						aligned[colOf[v][permOffset(v.Dims, axes, perm, off)]][c][d] = kept[i][c][d]
+					}
+				}
+			}
+		}
+		arr.Agreement /= float64(n)
+		arr.Modal, arr.ModalProb = make([]int, T), make([]float64, T)
+		for t := range T {
+			best := 0
+			for k := range g.K {
+				if modal[t*g.K+k] > modal[t*g.K+best] {
+					best = k
+				}
+			}
+			arr.Modal[t], arr.ModalProb[t] = best+1, float64(modal[t*g.K+best])/float64(n)
+		}
+		info.Arrays = append(info.Arrays, arr)
+		plain = append(plain, diagnostics.Summarize("occupied("+g.z.Name+")", occupied))
+	}
+	for i, c := range cols {
+		if c.Var.Role == graph.Clamped || aligned[i] == nil || slices.ContainsFunc(groups, func(g *labelGroup) bool { return g.z == c.Var }) {
+			continue
+		}
+		info.Scalars = append(info.Scalars, diagnostics.Summarize(c.Name, aligned[i]))
+	}
+	return plain, info, nil
+}
+
+// permOffset is the row-major offset, in an array of dims, of the element
+// at offset off once each label axis's index k is replaced by perm[k].
+func permOffset(dims []int, axes []bool, perm []int, off int) int {
+	idx := make([]int, len(dims))
+	rest := off
+	for a := len(dims) - 1; a >= 0; a-- {
+		idx[a] = rest % dims[a]
+		rest /= dims[a]
+	}
+	out := 0
+	for a, d := range dims {
+		i := idx[a]
+		if axes[a] {
+			i = perm[i]
+		}
+		out = out*d + i
+	}
+	return out
+}
+
+// StatesCSV is the states file of array a: a header, then one row
+// t,state,prob per element (t from 1).
+func (a *AlignedArray) StatesCSV() []byte {
+	var b strings.Builder
+	b.WriteString("t,state,prob\n")
+	for t, k := range a.Modal {
+		b.WriteString(strconv.Itoa(t+1) + "," + strconv.Itoa(k) + "," + fmtFloat(a.ModalProb[t]) + "\n")
+	}
+	return []byte(b.String())
+}
