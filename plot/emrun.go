@@ -20,9 +20,9 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w (did the EM run stop before its end?)", dir, err)
 	}
-	kind := "a lower bound on log p(Y, s, alpha, beta | tree)"
+	kind := "a lower bound on log p(Y, u, alpha, beta | tree), u the log gaps of s = -log(1-t)"
 	if res.Approximate {
-		kind = "EP's approximation of log p(Y, s, alpha, beta | tree)"
+		kind = "EP's approximation of log p(Y, u, alpha, beta | tree), u the log gaps of s = -log(1-t)"
 	}
 	file := inference.MapFile
 	var labels []string

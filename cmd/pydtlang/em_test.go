@@ -58,6 +58,11 @@ func TestEMRunDirectory(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// The bound is named as summary.json's objective names it: in the
+	// times' free coordinates u, not in s.
+	if svg, err := os.ReadFile(filepath.Join(plots, "bound.svg")); err != nil || !strings.Contains(string(svg), "p(Y, u,") || strings.Contains(string(svg), "p(Y, s,") {
+		t.Errorf("bound.svg does not name the objective log p(Y, u, alpha, beta | tree): %v", err)
+	}
 	test := filepath.Join(t.TempDir(), "test.csv")
 	if err := os.WriteFile(test, []byte("label,x,y\nnew1,1.1,0.9\nnew2,-1,\n"), 0o644); err != nil {
 		t.Fatal(err)
