@@ -175,8 +175,13 @@ func (e Elem) write(b *strings.Builder) {
 	if implicit {
 		return // an elementwise factor written without loops
 	}
+	writeIdx(b, e.Idx)
+}
+
+// writeIdx writes the indices idx in brackets, [i, j].
+func writeIdx(b *strings.Builder, idx []Expr) {
 	b.WriteByte('[')
-	for i, ix := range e.Idx {
+	for i, ix := range idx {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -247,14 +252,7 @@ func (r Row) write(b *strings.Builder) {
 	if len(r.Idx) == 0 {
 		return
 	}
-	b.WriteByte('[')
-	for i, ix := range r.Idx {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		ix.write(b)
-	}
-	b.WriteByte(']')
+	writeIdx(b, r.Idx)
 }
 
 func (r Row) walk(f func(*Var)) {
