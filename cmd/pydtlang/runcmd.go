@@ -62,8 +62,7 @@ forward filtering and backward sampling of the whole chain, and Dirichlet
 vectors or rows read only by Categoricals get conjugate Gibbs updates
 (gibbs(trans[k])); PYDT leaves read through the states (mu[z[t], d]) get
 the evidence of the data assigned to each state (examples/hmm-gaussian.pydt;
-states have no fixed labels, so compare chains by log_joint and the
-hyperparameters). Internal locations are integrated out by belief
+states have no fixed labels: the summary aligns them, see below). Internal locations are integrated out by belief
 propagation; missing data are marginalised. A latent variable no update can
 serve (another discrete one) is an error naming it, before any sweep. trace.csv
 lists the latent scalars; latent arrays are sampled but not written.
@@ -126,6 +125,17 @@ It writes to DIR, as it goes:
                    across states, and p(Y | tree) has no closed form
   summary.json     mean, sd, 5/50/95% quantiles, split R-hat and bulk/tail ESS
                    of every scalar; acceptance rates; stuck chains; wall time
+  states-Z.csv     for a categorical latent array Z (z : categorical(K)):
+                   t,state,prob, each element's modal state once every kept
+                   draw's states are aligned to the kept draw of highest
+                   log_joint (Hungarian matching of the two draws' states).
+                   The variables whose axes Z's values label (pi0[k],
+                   trans[j,k]) are permuted alike and reported aligned in the
+                   table and in summary.json ("aligned"), with R-hat and ESS
+                   of the aligned draws; the raw Z[t] columns are not
+                   summarised (occupied(Z), the number of states in use,
+                   is), and the warnings use only aligned and label-invariant
+                   columns. trace.csv stays raw
   impute.csv       with --impute: draws of the missing data entries (in a
                    model with several PYDTs, of the first PYDT's data;
                    impute-V.csv holds those of the data at the leaves of
