@@ -83,14 +83,12 @@ func (c *compiler) coverSeveral(v *Var) bool {
 	by := make([]int32, v.Len()/unit) // 1 + the index in Defs of the statement covering each element
 	env := c.staticEnv()
 	for k, f := range v.Defs {
-		var twice error
 		err := f.ForEach(env, func(off int) error {
 			i := off / unit
 			if by[i] != 0 {
 				prev := v.Defs[by[i]-1]
-				twice = fmt.Errorf("%s is given a distribution twice: here and at %s; the statements defining %s must cover each element exactly once",
+				return fmt.Errorf("%s is given a distribution twice: here and at %s; the statements defining %s must cover each element exactly once",
 					elemName(v, i, unit), shortPos(prev.Pos), v.Name)
-				return twice
 			}
 			by[i] = int32(k + 1)
 			return nil
@@ -185,7 +183,7 @@ func (c *compiler) earlier(v *Var) {
 			case Row:
 				idx = r.Idx
 			}
-			if _, whole := r.(Ref); whole || !slices.EqualFunc(idx, idx, func(x, _ Expr) bool { return static(x) }) {
+			if _, whole := r.(Ref); whole || slices.ContainsFunc(idx, func(x Expr) bool { return !static(x) }) {
 				c.errs.Addf(f.Pos, "%s reads %s, an element of its own array at an index that is not fixed by loop indices and constants; an element may read only earlier elements, such as %s[t - 1]", f, r, v.Name)
 				return
 			}
