@@ -47,7 +47,7 @@ func (p *EMPlan) chooseFactor(x []float64, v0 float64, rng *rand.Rand) (float64,
 	var firstErr error
 	for _, f := range initFactors {
 		o := p.Opt
-		tr, m, err := em.SequentialTree(xs, emSubsample, d, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
+		_, m, err := em.SequentialTree(xs, emSubsample, d, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
 		var bound float64
 		if err == nil {
 			o.EP = nil
@@ -59,7 +59,6 @@ func (p *EMPlan) chooseFactor(x []float64, v0 float64, rng *rand.Rand) (float64,
 				}
 			}
 		}
-		_ = tr
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
