@@ -73,3 +73,28 @@ func TestMixtureMoments(t *testing.T) {
 		t.Error("n = 0 accepted")
 	}
 }
+
+// TestPaperCentres checks the cluster means at the paper's settings
+// against its centres (±1, ±1) (within 4 standard errors, sd √(1/8)/√m).
+func TestPaperCentres(t *testing.T) {
+	n := 20000
+	x, cl, err := Mixture(n, 2, 4, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	centres := [][]float64{{-1, -1}, {-1, 1}, {1, -1}, {1, 1}}
+	for c, want := range centres {
+		for j := range 2 {
+			var s, m float64
+			for i := range n {
+				if cl[i] == c {
+					s += x[i*2+j]
+					m++
+				}
+			}
+			if se := math.Sqrt(1.0 / 8 / m); math.Abs(s/m-want[j]) > 4*se {
+				t.Errorf("cluster %d dim %d: mean %v, want %v ± %v", c, j, s/m, want[j], 4*se)
+			}
+		}
+	}
+}
