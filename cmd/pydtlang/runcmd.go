@@ -65,7 +65,8 @@ the evidence of the data assigned to each state (examples/hmm-gaussian.pydt;
 states have no fixed labels: the summary aligns them, see below). Internal locations are integrated out by belief
 propagation; missing data are marginalised. A latent variable no update can
 serve (another discrete one) is an error naming it, before any sweep. trace.csv
-lists the latent scalars; latent arrays are sampled but not written.
+lists every latent scalar and every element of every latent array (prec[1],
+"w[1,2]"), as drawn (not aligned).
 
 Each chain runs --iters sweeps; the first --burn of them (default: half of
 --iters; --burn 0 for none) are discarded and tune the slice widths, and
