@@ -169,16 +169,15 @@ func (p *probitScaleStep) update(ch *Chain) error {
 		return nil // nothing observed: the auxiliaries are not part of the state
 	}
 	x0 := ch.get(p.v)
-	if f0 := p.at(ch, x0, 0); math.IsInf(f0, -1) {
+	delta, ok, err := sampleOrbit(ch, p.slice, func(dl float64) float64 { return p.at(ch, x0, dl) })
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	if !ok {
 		// The current state has no finite density along its orbit; leave
 		// it (the evidence and variance are as they were), and count it.
 		ch.Skipped++
 		return nil
-	}
-	delta, _ := p.slice.Sample(ch.rng, 0, func(dl float64) float64 { return p.at(ch, x0, dl) })
-	// Leave the chain at δ: the last evaluation may have been elsewhere.
-	if f := p.at(ch, x0, delta); math.IsInf(f, -1) {
-		return fmt.Errorf("%s: the density is zero at the accepted scale e^%g", p.Name(), delta)
 	}
 	g := math.Exp(delta)
 	for _, k := range obs {
@@ -260,13 +259,13 @@ func (p *probitLatentScaleStep) update(ch *Chain) error {
 	t := ch.trees[p.k]
 	ch.probit.obs, ch.probit.sign = observed(ch, t.b, ch.probit.obs, ch.probit.sign)
 	x0 := ch.get(p.v)
-	if f0 := p.at(ch, x0, 0); math.IsInf(f0, -1) {
+	delta, ok, err := sampleOrbit(ch, p.slice, func(dl float64) float64 { return p.at(ch, x0, dl) })
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	if !ok {
 		ch.Skipped++ // no finite density along the orbit: left as it was
 		return nil
-	}
-	delta, _ := p.slice.Sample(ch.rng, 0, func(dl float64) float64 { return p.at(ch, x0, dl) })
-	if f := p.at(ch, x0, delta); math.IsInf(f, -1) {
-		return fmt.Errorf("%s: the density is zero at the accepted scale e^%g", p.Name(), delta)
 	}
 	g := math.Exp(delta)
 	for k := range t.locs {
@@ -373,13 +372,50 @@ func (s *timeScaleStep) update(ch *Chain) error {
 		}
 		return t.lik.Recompute()
 	}
-	if f0 := s.at(ch, c0, 0); math.IsInf(f0, -1) {
+	_, ok, err := sampleOrbit(ch, s.slice, func(dl float64) float64 { return s.at(ch, c0, dl) })
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.Name(), err)
+	}
+	if !ok {
 		ch.Skipped++
 		return restore() // no finite density here: leave the state as it was
 	}
-	delta, _ := s.slice.Sample(ch.rng, 0, func(dl float64) float64 { return s.at(ch, c0, dl) })
-	if f := s.at(ch, c0, delta); math.IsInf(f, -1) {
-		return fmt.Errorf("%s: the density is zero at the accepted scale e^%g", s.Name(), delta)
-	}
 	return nil
+}
+
+// sampleOrbit runs the scale moves' update of δ: slice sampling from δ = 0
+// with s's fixed width under f, the log target along the orbit, which also
+// moves the chain to its argument (and returns -Inf where the density is
+// zero or not evaluable). It leaves the chain at the accepted δ. ok is false,
+// with the chain at δ = 0, when f(0) is -Inf: the state has no finite
+// density along its orbit and the caller leaves it.
+//
+// f is evaluated once per point the slice sampler visits: the value at 0,
+// computed first to check the state, is handed to the sampler's own first
+// call at 0, and the chain is moved back to the accepted δ only when it was
+// not the last point evaluated (the sampler returns the point whose
+// evaluation accepted it, so that is rare). The draws and the resulting
+// state are those of evaluating f afresh at each call, with two full
+// evaluations fewer per move.
+func sampleOrbit(ch *Chain, s scalar.Slice, f func(float64) float64) (delta float64, ok bool, err error) {
+	f0 := f(0)
+	if math.IsInf(f0, -1) {
+		return 0, false, nil
+	}
+	last, atStart := 0.0, true // the chain is at δ = last
+	delta, _ = s.Sample(ch.rng, 0, func(dl float64) float64 {
+		if atStart && dl == 0 {
+			atStart = false
+			return f0
+		}
+		atStart = false
+		last = dl
+		return f(dl)
+	})
+	if delta != last {
+		if v := f(delta); math.IsInf(v, -1) {
+			return delta, true, fmt.Errorf("the density is zero at the accepted scale e^%g", delta)
+		}
+	}
+	return delta, true, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
@@ -284,5 +285,75 @@ func TestProbitScheduleClampedVariance(t *testing.T) {
 	}
 	if got := ch.get(pv); got != 2 {
 		t.Errorf("clamped prec = %v after 20 sweeps, want 2", got)
+	}
+}
+
+// TestSampleOrbit checks the slice update that every scale move uses: it
+// must leave the target along the orbit invariant (a chain on the real
+// line that moves x by δ drawn from f(δ) = log π(x + δ) keeps π = N(1,
+// 0.7²): mean and variance within 4 standard errors, the draws thinned to
+// be nearly independent), leave the state at the accepted δ, and evaluate
+// f once per point the slice sampler visits (no second evaluation at 0, no
+// re-evaluation at the accepted point). A state with f(0) = -Inf is left
+// alone and reported.
+func TestSampleOrbit(t *testing.T) {
+	const mu, sd, n, thin = 1.0, 0.7, 20000, 5
+	ch := &Chain{rng: rand.New(rand.NewPCG(41, 42))}
+	s := scalar.Slice{Width: 0.5}
+	x := mu
+	var xs, sq []float64
+	calls, moves := 0, 0
+	for i := range n * thin {
+		at := x // the "state": where f last moved it
+		f := func(dl float64) float64 {
+			calls++
+			at = x + dl
+			z := (x + dl - mu) / sd
+			return -0.5 * z * z
+		}
+		delta, ok, err := sampleOrbit(ch, s, f)
+		if err != nil || !ok {
+			t.Fatalf("move %d: ok %v, err %v", i, ok, err)
+		}
+		moves++
+		if at != x+delta {
+			t.Fatalf("move %d: the state is at %v, the accepted point is %v", i, at, x+delta)
+		}
+		x += delta
+		if i%thin == 0 {
+			xs = append(xs, x)
+			sq = append(sq, (x-mu)*(x-mu))
+		}
+	}
+	m, se := meanSE(xs)
+	v, vse := meanSE(sq)
+	t.Logf("mean %.4f ± %.4f (want %v), variance %.4f ± %.4f (want %v), %.2f evaluations per move", m, se, mu, v, vse, sd*sd, float64(calls)/float64(moves))
+	if math.Abs(m-mu) > 4*se {
+		t.Errorf("mean %v differs from %v by more than 4 standard errors (%v)", m, mu, se)
+	}
+	if math.Abs(v-sd*sd) > 4*vse {
+		t.Errorf("variance %v differs from %v by more than 4 standard errors (%v)", v, sd*sd, vse)
+	}
+
+	// Evaluations: exactly those of the slice sampler itself, whose first is
+	// at 0 (reused), plus one for the check at 0.
+	ch.rng = rand.New(rand.NewPCG(43, 44))
+	ref := rand.New(rand.NewPCG(43, 44))
+	logf := func(dl float64) float64 { return -0.5 * (dl - 0.3) * (dl - 0.3) / 0.04 }
+	for i := range 200 {
+		calls = 0
+		delta, _, _ := sampleOrbit(ch, s, func(dl float64) float64 { calls++; return logf(dl) })
+		want, evals := s.Sample(ref, 0, logf)
+		if delta != want {
+			t.Fatalf("move %d: δ = %v, the slice sampler with the same stream gives %v", i, delta, want)
+		}
+		if calls != evals {
+			t.Errorf("move %d: %d evaluations, the slice sampler's own %d", i, calls, evals)
+		}
+	}
+
+	calls = 0
+	if _, ok, err := sampleOrbit(ch, s, func(float64) float64 { calls++; return math.Inf(-1) }); ok || err != nil || calls != 1 {
+		t.Errorf("f(0) = -Inf: ok %v, err %v, %d evaluations; want false, nil, 1", ok, err, calls)
 	}
 }
