@@ -149,6 +149,9 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			later = append(later, z)
 		}
 		later = append(later, augmentStep{b: b, k: k, several: m.Several()})
+		if h, ok := probitHMC(m, k); ok {
+			later = append(later, h)
+		}
 	}
 	// The moves that act on one tree and its parameters together, tree by
 	// tree: every PYDT gets those its parameters allow.

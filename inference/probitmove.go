@@ -120,6 +120,8 @@ type probitScratch struct {
 	// (+1 where Y = 1, -1 where Y = 0).
 	obs  []int
 	sign []float64
+	// hmc is the scratch space of probitHMCStep.
+	hmc hmcScratch
 }
 
 // observed lists the entries k = i·D + d of Y, the data of the binding b,
