@@ -50,10 +50,10 @@ func probitHMC(m *Model, k int) (Updater, bool) {
 }
 
 // Name is "hmc(u)"; in a model with several PYDTs, followed by the data's
-// name: "hmc(u, Y)".
+// name: "hmc(u of Y)".
 func (s *probitHMCStep) Name() string {
 	if s.several {
-		return "hmc(u, " + s.data + ")"
+		return "hmc(u of " + s.data + ")"
 	}
 	return "hmc(u)"
 }
