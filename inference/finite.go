@@ -66,6 +66,13 @@ func (ch *Chain) notFinite(after, what string) error {
 	default:
 		b.WriteString("a scalar's log density is not finite")
 	}
+	if what != "" && scalar.Finite(ll) && scalar.Finite(lt) {
+		// A factor off the trees: its value, not the tree, is at fault.
+		b.WriteString("; float64 cannot evaluate the density of this state. The value may sit on the boundary of its support " +
+			"(a probability of exactly 0 or 1, a scale of 0), where priors with most of their mass at the boundary put it " +
+			"(a Dirichlet or Beta with parameters far below 1, a Gamma with shape far below 1): try parameters nearer 1")
+		return fmt.Errorf("%w after %s: %s", ErrNotFinite, after, b.String())
+	}
 	fmt.Fprintf(&b, " (variance %s; the divergence closest to t = 1 has 1 - t = %g)", varianceString(t.lik), closest)
 	b.WriteString("; float64 cannot evaluate the density of this state. Try: standardize the data (run --standardize: columns of unit scale, which the default priors assume)")
 	if tb.Exact() {

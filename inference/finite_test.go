@@ -165,3 +165,34 @@ func TestDivNealRunsFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestNotFiniteFactorAdvice: a factor off the trees whose density float64
+// cannot evaluate (a Dirichlet(1) row with a component exactly 0, as an
+// underflowed draw under a small concentration gives: 0·log 0) is named,
+// with advice about its value's support, not the PYDT's.
+func TestNotFiniteFactorAdvice(t *testing.T) {
+	m := compileHMM(t, 6, 3, 1, func(i, j int) float64 { return float64(i % 2) })
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := NewChain(m, sched, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trans, _ := m.G.Lookup("trans")
+	row := ch.st.Env.Values[trans.ID][3:6]
+	row[0], row[1], row[2] = 1, 0, 0
+	err = ch.checkFinite("test")
+	if !errors.Is(err, ErrNotFinite) {
+		t.Fatalf("error %v, want ErrNotFinite", err)
+	}
+	for _, want := range []string{"trans", "Dirichlet", "boundary of its support"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "standardize") {
+		t.Errorf("error %q gives the PYDT's advice for a Dirichlet", err)
+	}
+}
