@@ -175,6 +175,18 @@ X ~ PYDT(0, 0, c, 1 / prec)
 // which every candidate fit failed is an error (they used to be dropped
 // silently, so a search that fitted nothing looked like one that found
 // nothing better).
+// failFirst fails the first fit of an initial tree (round 0) only.
+func failFirst(err error) func(round int) error {
+	done := false
+	return func(r int) error {
+		if r == 0 && !done {
+			done = true
+			return err
+		}
+		return nil
+	}
+}
+
 func TestRunEMFailedFits(t *testing.T) {
 	x := fourClusters(16, 0.25, 3)
 	boom := errors.New("injected failure")
@@ -191,7 +203,13 @@ func TestRunEMFailedFits(t *testing.T) {
 			}
 			return nil
 		}, false, -1},
-		{"all", func(int) error { return boom }, true, 0},
+		{"all", func(r int) error {
+			if r == 0 {
+				return nil
+			}
+			return boom
+		}, true, 0},
+		{"one initial tree", failFirst(boom), false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
@@ -224,6 +242,10 @@ func TestRunEMFailedFits(t *testing.T) {
 			}
 			if sum.Fits != res.Fits || sum.Failed != res.FailedFits {
 				t.Errorf("summary.json fits %d failed %d, result %d %d", sum.Fits, sum.Failed, res.Fits, res.FailedFits)
+			}
+			initWarned := strings.Contains(strings.Join(sum.Warnings, "\n"), "initial trees failed")
+			if wantInit := tc.name == "one initial tree"; initWarned != wantInit || (res.InitialFailed == 1) != wantInit {
+				t.Errorf("initial fits failed %d, warnings %q", res.InitialFailed, sum.Warnings)
 			}
 			if tc.wantFail == 0 {
 				if res.FailedFits != 0 {

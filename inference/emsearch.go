@@ -56,7 +56,7 @@ type EMConfig struct {
 	// initial trees built and fitted, with their times and bounds.
 	Log func(msg string)
 	// failFit, when set (tests), makes the fit of a round's candidate fail
-	// with its error.
+	// with its error; round 0 is the fit of an initial tree.
 	failFit func(round int) error
 }
 
@@ -295,6 +295,7 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 		}
 	}
 	initFailed := 0
+	var initErr error
 	for _, it := range inits {
 		last := time.Now()
 		p.iterLog = func(iter int, bound float64) {
@@ -306,8 +307,14 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 		}
 		t, err := p.fitTree(it.tr, nil, cfg.EMIters)
 		p.iterLog = nil
+		if err == nil && cfg.failFit != nil {
+			err = cfg.failFit(0)
+		}
 		if err != nil {
 			initFailed++
+			if initErr == nil {
+				initErr = err
+			}
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -395,6 +402,9 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the search's %d candidate fits failed and were dropped; the first: %v", res.FailedFits, res.Fits, res.firstFail))
 	}
 	res.InitialFailed = initFailed
+	if initFailed > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the %d initial trees failed to fit and were dropped; the first: %v", initFailed, len(inits), initErr))
+	}
 	res.Trees = list
 	res.Bound = list[0].Bound
 	for _, t := range list {
@@ -579,6 +589,9 @@ func topologyKey(tr *pydt.Tree) string {
 // copyTree returns a copy of tr, checked to be a tree of b's rows.
 func copyTree(tr *pydt.Tree, b *TreeBinding) (*pydt.Tree, error) {
 	if err := tr.MatchRows(b.N, b.Labels(), "the rows of "+b.Leaves.Name); err != nil {
+		return nil, err
+	}
+	if err := tr.Validate(); err != nil {
 		return nil, err
 	}
 	return pydt.ParseNewick(tr.Newick(), b.Labels())

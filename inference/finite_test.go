@@ -166,10 +166,9 @@ func TestDivNealRunsFinite(t *testing.T) {
 	}
 }
 
-// TestNotFiniteFactorAdvice: a factor off the trees whose density float64
-// cannot evaluate (a Dirichlet(1) row with a component exactly 0, as an
-// underflowed draw under a small concentration gives: 0·log 0) is named,
-// with advice about its value's support, not the PYDT's.
+// TestNotFiniteFactorAdvice: a factor off the trees whose density is not
+// finite (a Dirichlet row off the simplex) is named, with advice about its
+// value's support, not the PYDT's.
 func TestNotFiniteFactorAdvice(t *testing.T) {
 	m := compileHMM(t, 6, 3, 1, func(i, j int) float64 { return float64(i % 2) })
 	sched, err := NewSchedule(m)
@@ -182,7 +181,7 @@ func TestNotFiniteFactorAdvice(t *testing.T) {
 	}
 	trans, _ := m.G.Lookup("trans")
 	row := ch.st.Env.Values[trans.ID][3:6]
-	row[0], row[1], row[2] = 1, 0, 0
+	row[0], row[1], row[2] = 1, 1, 0
 	err = ch.checkFinite("test")
 	if !errors.Is(err, ErrNotFinite) {
 		t.Fatalf("error %v, want ErrNotFinite", err)

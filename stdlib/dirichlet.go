@@ -72,7 +72,10 @@ func (Dirichlet) LogProbVector(x []float64, p [][]float64) float64 {
 		sumA += a
 		sumX += xj
 		lg, _ := math.Lgamma(a)
-		lp += (a-1)*math.Log(xj) - lg
+		lp -= lg
+		if a != 1 { // x^0 = 1, also at x = 0 (0·log 0 would be NaN)
+			lp += (a - 1) * math.Log(xj)
+		}
 	}
 	if math.Abs(sumX-1) > 1e-9*float64(len(x)) {
 		return math.Inf(-1)

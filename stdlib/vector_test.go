@@ -33,6 +33,23 @@ func TestDirichletLogProb(t *testing.T) {
 	if lp := (Dirichlet{}).LogProbVector([]float64{0.5, 0.6}, [][]float64{{1}}); !math.IsInf(lp, -1) {
 		t.Errorf("a vector not summing to 1 has log density %v, want -Inf", lp)
 	}
+	// On the simplex's boundary (a component exactly 0, as underflowed
+	// draws give): Dirichlet(1, ..., 1) is uniform, density Γ(K) = 2 at
+	// K = 3; a component with a_j > 1 has density 0 there, a_j < 1 infinite.
+	for _, c := range []struct {
+		a    []float64
+		want float64
+	}{
+		{[]float64{1}, math.Log(2)},
+		{[]float64{2, 1, 1}, math.Inf(-1)},
+		{[]float64{0.5, 1, 1}, math.Inf(1)},
+		{[]float64{1, 2, 1}, math.Log(3)}, // Γ(4)/Γ(2) · 0.5
+	} {
+		got := Dirichlet{}.LogProbVector([]float64{0, 0.5, 0.5}, [][]float64{c.a})
+		if !(got == c.want || math.Abs(got-c.want) < 1e-12) {
+			t.Errorf("Dirichlet(%v) at (0, 0.5, 0.5): %v, want %v", c.a, got, c.want)
+		}
+	}
 }
 
 // TestDirichletRand checks the draws' means and variances against the
