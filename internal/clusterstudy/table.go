@@ -201,15 +201,24 @@ func readTrees(path string, labels []string) ([]*pydt.Tree, error) {
 	return trees, nil
 }
 
-func treePurity(path string, labels []string, class []int) (float64, error) {
+// readTree reads the one tree of the Newick file at path.
+func readTree(path string, labels []string) (*pydt.Tree, error) {
 	trees, err := readTrees(path, labels)
+	if err != nil {
+		return nil, err
+	}
+	if len(trees) != 1 {
+		return nil, fmt.Errorf("%s: want one tree, got %d", path, len(trees))
+	}
+	return trees[0], nil
+}
+
+func treePurity(path string, labels []string, class []int) (float64, error) {
+	tr, err := readTree(path, labels)
 	if err != nil {
 		return 0, err
 	}
-	if len(trees) != 1 {
-		return 0, fmt.Errorf("%s: want one tree, got %d", path, len(trees))
-	}
-	return cluster.DendrogramPurity(trees[0], class)
+	return cluster.DendrogramPurity(tr, class)
 }
 
 // cladeFraction is the fraction of the classes (of two or more leaves)
@@ -261,14 +270,11 @@ func cladeFraction(tr *pydt.Tree, class []int) float64 {
 // are clades of an EM run's tree (map.nwk), and a note of its bound,
 // rounds and wall time from summary.json.
 func emPurity(dir string, labels []string, class []int) (purity, clades float64, note string, err error) {
-	trees, err := readTrees(filepath.Join(dir, "map.nwk"), labels)
+	tr, err := readTree(filepath.Join(dir, "map.nwk"), labels)
 	if err != nil {
 		return 0, 0, "", err
 	}
-	if len(trees) != 1 {
-		return 0, 0, "", fmt.Errorf("map.nwk: want one tree, got %d", len(trees))
-	}
-	if purity, err = cluster.DendrogramPurity(trees[0], class); err != nil {
+	if purity, err = cluster.DendrogramPurity(tr, class); err != nil {
 		return 0, 0, "", err
 	}
 	var summ struct {
@@ -279,7 +285,7 @@ func emPurity(dir string, labels []string, class []int) (purity, clades float64,
 	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil && json.Unmarshal(b, &summ) == nil {
 		note = fmt.Sprintf("EM: bound %.6g, %d rounds, %.0f s", summ.Bound, summ.Rounds, summ.Wall)
 	}
-	return purity, cladeFraction(trees[0], class), note, nil
+	return purity, cladeFraction(tr, class), note, nil
 }
 
 // purity writes the dendrogram purity and the fraction of classes that are
@@ -294,17 +300,14 @@ func purity(w io.Writer, dataFile, treeFile string) error {
 	if err != nil {
 		return err
 	}
-	trees, err := readTrees(treeFile, m.RowLabels)
+	tr, err := readTree(treeFile, m.RowLabels)
 	if err != nil {
 		return err
 	}
-	if len(trees) != 1 {
-		return fmt.Errorf("%s: want one tree, got %d", treeFile, len(trees))
-	}
-	p, err := cluster.DendrogramPurity(trees[0], class)
+	p, err := cluster.DendrogramPurity(tr, class)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s: %d rows, %d classes: dendrogram purity %.3f, classes that are clades %.2f\n", treeFile, m.Rows, len(names), p, cladeFraction(trees[0], class))
+	fmt.Fprintf(w, "%s: %d rows, %d classes: dendrogram purity %.3f, classes that are clades %.2f\n", treeFile, m.Rows, len(names), p, cladeFraction(tr, class))
 	return nil
 }
