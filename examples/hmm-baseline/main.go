@@ -16,12 +16,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/pydtlang/pydtlang/inference/labels"
 	"github.com/pydtlang/pydtlang/internal/brown"
+	"github.com/pydtlang/pydtlang/internal/tagreport"
 )
 
 func main() {
@@ -67,57 +65,13 @@ func run(data string, K, sweeps, every int, seed uint64, transPrior, emitPrior f
 			return fmt.Errorf("sweep %d: %w", s, err)
 		}
 		if s%every == 0 || s == sweeps {
-			mb, _, err := labels.ManyToOne(g.z, K, base, len(tg.BaseTagset))
-			if err != nil {
-				return err
-			}
-			mf, _, err := labels.ManyToOne(g.z, K, tags, len(tg.Tagset))
-			if err != nil {
-				return err
-			}
-			ob, _, err := labels.OneToOne(g.z, K, base, len(tg.BaseTagset))
+			mb, mf, ob, err := tagreport.Accuracies(tg, g.z, K, tags, base)
 			if err != nil {
 				return err
 			}
 			fmt.Printf("%6d %14.1f %10.4f %10.4f %10.4f %8.3f\n", s, ll, mb, mf, ob, time.Since(start).Seconds()/float64(s))
 		}
 	}
-	_, mapping, err := labels.ManyToOne(g.z, K, base, len(tg.BaseTagset))
-	if err != nil {
-		return err
-	}
-	fmt.Println("\nstate  tokens  tag (share)    top words")
-	for k := 0; k < K; k++ {
-		n, hit := 0, 0
-		counts := map[int]int{}
-		for t, z := range g.z {
-			if z == k {
-				n++
-				counts[w[t]]++
-				if base[t] == mapping[k] {
-					hit++
-				}
-			}
-		}
-		if n == 0 {
-			fmt.Printf("%5d  %6d  (empty)\n", k+1, 0)
-			continue
-		}
-		top := make([]int, 0, len(counts))
-		for v := range counts {
-			top = append(top, v)
-		}
-		slices.SortFunc(top, func(a, b int) int {
-			if counts[a] != counts[b] {
-				return counts[b] - counts[a]
-			}
-			return a - b
-		})
-		var ws []string
-		for _, v := range top[:min(8, len(top))] {
-			ws = append(ws, tg.Vocab.Words[v])
-		}
-		fmt.Printf("%5d  %6d  %-6s (%3.0f%%)  %s\n", k+1, n, tg.BaseTagset[mapping[k]], 100*float64(hit)/float64(n), strings.Join(ws, " "))
-	}
-	return nil
+	_, _, err = tagreport.States(os.Stdout, tg, g.z, K, w, base)
+	return err
 }

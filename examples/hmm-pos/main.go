@@ -20,12 +20,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/pydtlang/pydtlang/inference/labels"
 	"github.com/pydtlang/pydtlang/internal/brown"
+	"github.com/pydtlang/pydtlang/internal/tagreport"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -82,15 +81,7 @@ func run(data string, cfg config, tokens, sweeps, every int, seed uint64, treeOu
 			return fmt.Errorf("sweep %d: %w", sw, err)
 		}
 		if sw%every == 0 || sw == sweeps {
-			mb, _, err := labels.ManyToOne(s.z, K, base, len(tg.BaseTagset))
-			if err != nil {
-				return err
-			}
-			mf, _, err := labels.ManyToOne(s.z, K, tags, len(tg.Tagset))
-			if err != nil {
-				return err
-			}
-			ob, _, err := labels.OneToOne(s.z, K, base, len(tg.BaseTagset))
+			mb, mf, ob, err := tagreport.Accuracies(tg, s.z, K, tags, base)
 			if err != nil {
 				return err
 			}
@@ -99,45 +90,17 @@ func run(data string, cfg config, tokens, sweeps, every int, seed uint64, treeOu
 	}
 	fmt.Printf("leaf updates: %d, MH acceptance %.3f, Laplace stopped short of the mode in %d (the exact steps do not need the mode)\n",
 		s.Proposed, float64(s.Accepted)/float64(s.Proposed), s.sw.NotConverged)
-	_, mapping, err := labels.ManyToOne(s.z, K, base, len(tg.BaseTagset))
+	mapping, words, err := tagreport.States(os.Stdout, tg, s.z, K, w, base)
 	if err != nil {
 		return err
 	}
 	label := make([]string, K)
-	fmt.Println("\nstate  tokens  tag (share)    top words")
-	for k := range K {
-		n, hit := 0, 0
-		counts := map[int]int{}
-		for t, z := range s.z {
-			if z == k {
-				n++
-				counts[w[t]]++
-				if base[t] == mapping[k] {
-					hit++
-				}
-			}
-		}
-		if n == 0 {
-			fmt.Printf("%5d  %6d  (empty)\n", k+1, 0)
+	for k, ws := range words {
+		if len(ws) == 0 {
 			label[k] = fmt.Sprintf("%d_empty", k+1)
-			continue
+		} else {
+			label[k] = fmt.Sprintf("%d %s: %s", k+1, tg.BaseTagset[mapping[k]], strings.Join(ws[:min(4, len(ws))], " "))
 		}
-		top := make([]int, 0, len(counts))
-		for v := range counts {
-			top = append(top, v)
-		}
-		slices.SortFunc(top, func(a, b int) int {
-			if counts[a] != counts[b] {
-				return counts[b] - counts[a]
-			}
-			return a - b
-		})
-		var ws []string
-		for _, v := range top[:min(8, len(top))] {
-			ws = append(ws, tg.Vocab.Words[v])
-		}
-		fmt.Printf("%5d  %6d  %-6s (%3.0f%%)  %s\n", k+1, n, tg.BaseTagset[mapping[k]], 100*float64(hit)/float64(n), strings.Join(ws, " "))
-		label[k] = fmt.Sprintf("%d %s: %s", k+1, tg.BaseTagset[mapping[k]], strings.Join(ws[:min(4, len(ws))], " "))
 	}
 	fmt.Println("\nthe tree over the states (branch points with their time t; leaves: state, most frequent base tag, top words):")
 	printTree(s.tree, s.tree.Root(), label, "")
