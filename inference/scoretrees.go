@@ -67,15 +67,9 @@ func (m *Model) ScoreTreeFilesIn(paths []string, k int, env *graph.Env) ([]Score
 		further[j] = trs
 	}
 	path := paths[0]
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	in := bounded.NewReader(f, bounded.Options{Name: path, What: "Newick file", Max: bounded.MaxNewickBytes})
 	var out []Scores
 	n := 0
-	err = pydt.ForEachNewick(in, m.Labels, func(tr *pydt.Tree) error {
+	err := forEachTreeInFile(path, m.Labels, func(tr *pydt.Tree) error {
 		n++
 		if k > 0 && n != k {
 			return nil
@@ -101,10 +95,7 @@ func (m *Model) ScoreTreeFilesIn(paths []string, k int, env *graph.Env) ([]Score
 		out = append(out, s)
 		return nil
 	})
-	var ne *pydt.NewickError
 	switch {
-	case errors.As(err, &ne):
-		return nil, fmt.Errorf("%s: %w", path, err)
 	case err != nil:
 		return nil, err
 	case n == 0:
@@ -123,25 +114,33 @@ func (m *Model) ScoreTreeFilesIn(paths []string, k int, env *graph.Env) ([]Score
 // readTreeFile reads every tree of the Newick file at path (bounded by
 // bounded.MaxNewickBytes) with the row labels labels.
 func readTreeFile(path string, labels []string) ([]*pydt.Tree, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	in := bounded.NewReader(f, bounded.Options{Name: path, What: "Newick file", Max: bounded.MaxNewickBytes})
 	var out []*pydt.Tree
-	err = pydt.ForEachNewick(in, labels, func(tr *pydt.Tree) error {
+	err := forEachTreeInFile(path, labels, func(tr *pydt.Tree) error {
 		out = append(out, tr)
 		return nil
 	})
-	var ne *pydt.NewickError
 	switch {
-	case errors.As(err, &ne):
-		return nil, fmt.Errorf("%s: %w", path, err)
 	case err != nil:
 		return nil, err
 	case len(out) == 0:
 		return nil, fmt.Errorf("%s: no trees", path)
 	}
 	return out, nil
+}
+
+// forEachTreeInFile calls fn on each tree of the Newick file at path
+// (bounded by bounded.MaxNewickBytes), read with the row labels labels, as
+// pydt.ForEachNewick; a Newick syntax error is prefixed with path.
+func forEachTreeInFile(path string, labels []string, fn func(*pydt.Tree) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	in := bounded.NewReader(f, bounded.Options{Name: path, What: "Newick file", Max: bounded.MaxNewickBytes})
+	err = pydt.ForEachNewick(in, labels, fn)
+	if ne := (*pydt.NewickError)(nil); errors.As(err, &ne) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return err
 }
