@@ -72,25 +72,14 @@ func (g *gibbs) drawParams(prior bool) error {
 			g.emit[g.z[t]*V+v]++
 		}
 	}
-	a := g.alpha[:K]
-	for k := range a {
-		a[k] = g.transPrior + float64(g.init[k])
-	}
-	if err := hmm.LogDirichlet(g.rng, a, g.chain.LogInit); err != nil {
+	if err := hmm.LogDirichletPost(g.rng, g.transPrior, g.init, g.alpha, g.chain.LogInit); err != nil {
 		return err
 	}
 	for i := 0; i < K; i++ {
-		for j := range a {
-			a[j] = g.transPrior + float64(g.trans[i*K+j])
-		}
-		if err := hmm.LogDirichlet(g.rng, a, g.chain.LogTrans[i*K:(i+1)*K]); err != nil {
+		if err := hmm.LogDirichletPost(g.rng, g.transPrior, g.trans[i*K:(i+1)*K], g.alpha, g.chain.LogTrans[i*K:(i+1)*K]); err != nil {
 			return err
 		}
-		b := g.alpha[:V]
-		for v := range b {
-			b[v] = g.emitPrior + float64(g.emit[i*V+v])
-		}
-		if err := hmm.LogDirichlet(g.rng, b, g.logEmitTab[i*V:(i+1)*V]); err != nil {
+		if err := hmm.LogDirichletPost(g.rng, g.emitPrior, g.emit[i*V:(i+1)*V], g.alpha, g.logEmitTab[i*V:(i+1)*V]); err != nil {
 			return err
 		}
 	}

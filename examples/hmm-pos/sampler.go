@@ -176,17 +176,11 @@ func (s *sampler) drawChainParams(prior bool) error {
 			return err
 		}
 	}
-	for k := range s.alpha {
-		s.alpha[k] = s.transPrior + float64(s.init[k])
-	}
-	if err := hmm.LogDirichlet(s.rng, s.alpha, s.chain.LogInit); err != nil {
+	if err := hmm.LogDirichletPost(s.rng, s.transPrior, s.init, s.alpha, s.chain.LogInit); err != nil {
 		return err
 	}
 	for i := range K {
-		for j := range s.alpha {
-			s.alpha[j] = s.transPrior + float64(s.trans[i*K+j])
-		}
-		if err := hmm.LogDirichlet(s.rng, s.alpha, s.chain.LogTrans[i*K:(i+1)*K]); err != nil {
+		if err := hmm.LogDirichletPost(s.rng, s.transPrior, s.trans[i*K:(i+1)*K], s.alpha, s.chain.LogTrans[i*K:(i+1)*K]); err != nil {
 			return err
 		}
 	}
