@@ -179,12 +179,20 @@ type gewekeSetup struct {
 const gewekeDraws = 20000
 
 // gewekeMeans runs the two sides of Geweke's (2004) joint-distribution
+// test (gewekeStates) for statistics of the state's first tree.
+func gewekeMeans(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats func(*graph.Env, *pydt.Tree) []float64,
+	sample func(*rand.Rand) (*State, error), redraw func(*Chain)) (prior, chainMeans [][]float64) {
+	t.Helper()
+	return gewekeStates(t, m, setup, nstat, func(st *State) []float64 { return stats(st.Env, st.Trees[0]) }, sample, redraw)
+}
+
+// gewekeStates runs the two sides of Geweke's (2004) joint-distribution
 // test: gewekeDraws marginal-conditional draws of sample, and independent
 // successive-conditional chains (a sweep, then redraw) whose means over
 // the iterations after burn-in are returned, for the nstat statistics
-// stats: prior[i] holds the draws of statistic i, chainMeans[i] one mean
-// per chain.
-func gewekeMeans(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats func(*graph.Env, *pydt.Tree) []float64,
+// stats of a state: prior[i] holds the draws of statistic i, chainMeans[i]
+// one mean per chain.
+func gewekeStates(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats func(*State) []float64,
 	sample func(*rand.Rand) (*State, error), redraw func(*Chain)) (prior, chainMeans [][]float64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(setup.priorSeed[0], setup.priorSeed[1]))
@@ -194,7 +202,7 @@ func gewekeMeans(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats fun
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, s := range stats(st.Env, st.Trees[0]) {
+		for i, s := range stats(st) {
 			prior[i] = append(prior[i], s)
 		}
 	}
@@ -218,7 +226,7 @@ func gewekeMeans(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats fun
 			if it < setup.burn {
 				continue
 			}
-			for i, s := range stats(ch.st.Env, ch.trees[0].Tree) {
+			for i, s := range stats(ch.st) {
 				sums[i] += s
 			}
 		}

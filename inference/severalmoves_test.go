@@ -1,7 +1,6 @@
 package inference
 
 import (
-	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -190,45 +189,8 @@ func severalStatNames(m *Model) []string {
 func gewekeSeveral(t *testing.T, m *Model, setup gewekeSetup) {
 	t.Helper()
 	names := severalStatNames(m)
-	rng := rand.New(rand.NewPCG(setup.priorSeed[0], setup.priorSeed[1]))
-	prior := make([][]float64, len(names))
-	for range gewekeDraws {
-		st, err := m.SampleJoint(rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, s := range severalStats(m, st) {
-			prior[i] = append(prior[i], s)
-		}
-	}
-	sched, err := NewSchedule(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chainMeans := make([][]float64, len(names))
-	for k := range setup.chains {
-		ch, err := NewChain(m, sched, setup.chainSeed, setup.firstStream+uint64(k))
-		if err != nil {
-			t.Fatal(err)
-		}
-		redrawSeveral(t, ch)
-		sums := make([]float64, len(names))
-		for it := range setup.burn + setup.iters {
-			if err := ch.Sweep(); err != nil {
-				t.Fatal(err)
-			}
-			redrawSeveral(t, ch)
-			if it < setup.burn {
-				continue
-			}
-			for i, s := range severalStats(m, ch.st) {
-				sums[i] += s
-			}
-		}
-		for i := range sums {
-			chainMeans[i] = append(chainMeans[i], sums[i]/float64(setup.iters))
-		}
-	}
+	stats := func(st *State) []float64 { return severalStats(m, st) }
+	prior, chainMeans := gewekeStates(t, m, setup, len(names), stats, m.SampleJoint, func(ch *Chain) { redrawSeveral(t, ch) })
 	compareMeans(t, names, prior, chainMeans)
 }
 

@@ -2,7 +2,6 @@ package inference
 
 import (
 	"context"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,45 +106,8 @@ func TestGewekeTwoTrees(t *testing.T) {
 		names = append(names, v.Name)
 	}
 	setup := gewekeSetup{priorSeed: [2]uint64{31, 32}, chainSeed: 33, firstStream: 200, chains: 8, burn: 1000, iters: 6000}
-	rng := rand.New(rand.NewPCG(setup.priorSeed[0], setup.priorSeed[1]))
-	prior := make([][]float64, len(names))
-	for range gewekeDraws {
-		st, err := m.SamplePrior(rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, s := range twoTreeStats(m, st) {
-			prior[i] = append(prior[i], s)
-		}
-	}
-	sched, err := NewSchedule(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chainMeans := make([][]float64, len(names))
-	for k := range setup.chains {
-		ch, err := NewChain(m, sched, setup.chainSeed, setup.firstStream+uint64(k))
-		if err != nil {
-			t.Fatal(err)
-		}
-		redrawTwoTrees(t, ch)
-		sums := make([]float64, len(names))
-		for it := range setup.burn + setup.iters {
-			if err := ch.Sweep(); err != nil {
-				t.Fatal(err)
-			}
-			redrawTwoTrees(t, ch)
-			if it < setup.burn {
-				continue
-			}
-			for i, s := range twoTreeStats(m, ch.st) {
-				sums[i] += s
-			}
-		}
-		for i := range sums {
-			chainMeans[i] = append(chainMeans[i], sums[i]/float64(setup.iters))
-		}
-	}
+	stats := func(st *State) []float64 { return twoTreeStats(m, st) }
+	prior, chainMeans := gewekeStates(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawTwoTrees(t, ch) })
 	compareMeans(t, names, prior, chainMeans)
 }
 
