@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -52,7 +53,7 @@ func LogDirichlet(rng *rand.Rand, alpha []float64, dst []float64) error {
 	for k, a := range alpha {
 		dst[k] = logGamma(rng, rng, a)
 	}
-	s := logSumExp(dst)
+	s := floats.LogSumExp(dst)
 	if math.IsInf(s, 0) || math.IsNaN(s) {
 		return fmt.Errorf("hmm: LogDirichlet: Gamma draws sum to exp(%v)", s)
 	}

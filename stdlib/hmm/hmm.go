@@ -33,6 +33,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // ErrImpossible is wrapped by the error returned when the observations have
@@ -185,23 +187,6 @@ func emitRow(logEmit []float64, t, K int) ([]float64, float64, error) {
 	return row, m, nil
 }
 
-func logSumExp(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		if v > m {
-			m = v
-		}
-	}
-	if math.IsInf(m, -1) {
-		return m
-	}
-	s := 0.0
-	for _, v := range x {
-		s += math.Exp(v - m)
-	}
-	return m + math.Log(s)
-}
-
 // forwardFast runs the scaled forward pass, filling ws.alpha and ws.logc.
 // ok is false when a scaling constant fell below tau (the log path must be
 // used); err reports bad emissions.
@@ -277,10 +262,10 @@ func (c *Chain) forwardLog(logEmit []float64, T int, ws *Workspace) (float64, er
 				for i := 0; i < K; i++ {
 					tmp[i] = prev[i] + c.LogTrans[i*K+j]
 				}
-				cur[j] = logSumExp(tmp) + row[j]
+				cur[j] = floats.LogSumExp(tmp) + row[j]
 			}
 		}
-		s := logSumExp(cur)
+		s := floats.LogSumExp(cur)
 		if math.IsInf(s, -1) {
 			return math.Inf(-1), fmt.Errorf("hmm: no state path reaches time %d with non-zero probability: %w", t, ErrImpossible)
 		}
@@ -512,13 +497,13 @@ func (c *Chain) backwardLog(logEmit []float64, T int, post []float64, ws *Worksp
 			for j := 0; j < K; j++ {
 				tmp[j] = c.LogTrans[i*K+j] + row[j] - lc + lbn[j]
 			}
-			lb[i] = logSumExp(tmp)
+			lb[i] = floats.LogSumExp(tmp)
 		}
 		pt := post[t*K : (t+1)*K]
 		for i := 0; i < K; i++ {
 			tmp[i] = ws.la[t*K+i] + lb[i]
 		}
-		s := logSumExp(tmp[:K])
+		s := floats.LogSumExp(tmp[:K])
 		for i := 0; i < K; i++ {
 			pt[i] = math.Exp(tmp[i] - s)
 			lb[i] -= s

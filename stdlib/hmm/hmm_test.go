@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -30,7 +31,7 @@ func brute(c *Chain, logEmit []float64, T int) (float64, []float64) {
 		}
 		lj[p] = v
 	}
-	return logSumExp(lj), lj
+	return floats.LogSumExp(lj), lj
 }
 
 func decode(p, K int, z []int) {
