@@ -78,18 +78,7 @@ func collapseTree(tr *pydt.Tree, rho float64) (*pydt.Tree, error) {
 			build(c, w)
 		}
 	}
-	root := tr.Root()
-	if tr.IsLeaf(root) {
-		return tr.Clone(), nil
-	}
-	r := out.NewInternal(tr.Time(root))
-	build(root, r)
-	out.SetRoot(r)
-	out.Recount()
-	if err := out.Validate(); err != nil {
-		return nil, fmt.Errorf("collapsing the initial tree: %w", err)
-	}
-	return out, nil
+	return rebuildTree(tr, out, build, "collapsing")
 }
 
 // cutTree returns the tree with tr's k−1 earliest branch points (its top
@@ -132,6 +121,14 @@ func cutTree(tr *pydt.Tree, k int) (*pydt.Tree, error) {
 			}
 		}
 	}
+	return rebuildTree(tr, out, build, "cutting")
+}
+
+// rebuildTree finishes a copy of tr built into out by build(v, into),
+// which adds the children of tr's branch point v under out's node into:
+// it roots out at a copy of tr's root, validates it and names the step
+// (what) in the error. A tree whose root is a leaf is returned cloned.
+func rebuildTree(tr, out *pydt.Tree, build func(v, into pydt.NodeID), what string) (*pydt.Tree, error) {
 	root := tr.Root()
 	if tr.IsLeaf(root) {
 		return tr.Clone(), nil
@@ -141,7 +138,7 @@ func cutTree(tr *pydt.Tree, k int) (*pydt.Tree, error) {
 	out.SetRoot(r)
 	out.Recount()
 	if err := out.Validate(); err != nil {
-		return nil, fmt.Errorf("cutting the initial tree: %w", err)
+		return nil, fmt.Errorf("%s the initial tree: %w", what, err)
 	}
 	return out, nil
 }
