@@ -39,6 +39,20 @@ type TimeEval struct {
 	sweep  bool // targeted by TimeSweep: Commit updates v alone
 }
 
+// target points e at v: its earliest child's time (Leaf if v has no
+// children) and the model's current generation.
+func (e *TimeEval) target(v pydt.NodeID) {
+	tr := e.m.tr
+	e.v = v
+	e.hi = pydt.Leaf
+	for c := tr.FirstChild(v); c != pydt.NoNode; c = tr.NextSibling(c) {
+		if tc := tr.Time(c); tc.Before(e.hi) {
+			e.hi = tc
+		}
+	}
+	e.gen = e.m.gen
+}
+
 // TimeEval returns the model's time evaluator targeted at the branch point
 // v, which must hang below the root (v may be the root). It brings the
 // messages up to date first. It panics if v is a leaf, not in use, or
@@ -58,14 +72,7 @@ func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
 		panic("bp: TimeEval of a node in a detached subtree")
 	}
 	e := &m.te
-	e.v = v
-	e.hi = pydt.Leaf
-	for c := tr.FirstChild(v); c != pydt.NoNode; c = tr.NextSibling(c) {
-		if tc := tr.Time(c); tc.Before(e.hi) {
-			e.hi = tc
-		}
-	}
-	e.gen = m.gen
+	e.target(v)
 	if v == r {
 		// The outside of the root is the origin: x = 0 exactly.
 		copy(e.out, m.orig)

@@ -71,14 +71,7 @@ func (m *Model) TimeSweep(visit func(e *TimeEval)) {
 func (m *Model) enterSweep(v pydt.NodeID) {
 	tr, rs := m.tr, m.rs
 	e := &m.te
-	e.v = v
-	e.hi = pydt.Leaf
-	for c := tr.FirstChild(v); c != pydt.NoNode; c = tr.NextSibling(c) {
-		if tc := tr.Time(c); tc.Before(e.hi) {
-			e.hi = tc
-		}
-	}
-	e.gen = m.gen
+	e.target(v)
 	out := m.outs[int(v)*rs : int(v)*rs+rs]
 	e.out = out
 	p := tr.Parent(v)
