@@ -44,6 +44,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // Target is the density p(η) ∝ N(η; Mu, diag(1/Prec)) · Π_v
@@ -74,22 +76,13 @@ func (t *Target) Check() error {
 	return nil
 }
 
-// LogSumExp is log Σ_v exp(x_v), computed stably.
+// LogSumExp is log Σ_v exp(x_v), computed stably (gonum's floats.LogSumExp);
+// it is -Inf for an empty x and NaN when every x_v is NaN.
 func LogSumExp(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, a := range x {
-		if a > m {
-			m = a
-		}
+	if len(x) == 0 {
+		return math.Inf(-1)
 	}
-	if math.IsInf(m, 0) {
-		return m
-	}
-	var s float64
-	for _, a := range x {
-		s += math.Exp(a - m)
-	}
-	return m + math.Log(s)
+	return floats.LogSumExp(x)
 }
 
 // LogDensity is log p(eta) up to an additive constant free of eta:
