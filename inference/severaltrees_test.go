@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/pydtlang/pydtlang/dataset"
-	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
 // twoTreeModel has two PYDTs on two data sets sharing beta, c and the
@@ -45,25 +44,6 @@ func twoTreeStats(m *Model, st *State) []float64 {
 		out = append(out, st.Env.Values[v.ID][0])
 	}
 	return out
-}
-
-// redrawTwoTrees draws both data sets given their trees and the variance.
-func redrawTwoTrees(t testing.TB, ch *Chain) {
-	for _, tc := range ch.trees {
-		free := bp.New(tc.Tree, tc.b.D)
-		free.SetVariance(tc.lik.Variance())
-		if err := free.Recompute(); err != nil {
-			t.Fatal(err)
-		}
-		locs := make([]float64, tc.Tree.Cap()*tc.b.D)
-		if err := free.SampleLocations(ch.rng, locs); err != nil {
-			t.Fatal(err)
-		}
-		copy(ch.st.Env.Values[tc.b.Leaves.ID], locs[:tc.b.N*tc.b.D])
-	}
-	if err := ch.syncEvidence(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestTwoTreesSchedule(t *testing.T) {
@@ -107,7 +87,7 @@ func TestGewekeTwoTrees(t *testing.T) {
 	}
 	setup := gewekeSetup{priorSeed: [2]uint64{31, 32}, chainSeed: 33, firstStream: 200, chains: 8, burn: 1000, iters: 6000}
 	stats := func(st *State) []float64 { return twoTreeStats(m, st) }
-	prior, chainMeans := gewekeStates(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawTwoTrees(t, ch) })
+	prior, chainMeans := gewekeStates(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawSeveral(t, ch) })
 	compareMeans(t, names, prior, chainMeans)
 }
 
