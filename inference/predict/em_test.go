@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/inference"
@@ -77,5 +78,22 @@ func TestPredictRunEM(t *testing.T) {
 		if math.IsNaN(row[1]) && math.Abs(res.Imputed[i][1]-dst[1]) > 1e-9 {
 			t.Errorf("row %d: imputed %v, by hand %v", i, res.Imputed[i][1], dst[1])
 		}
+	}
+}
+
+// TestPredictRunEMTreeMissesRows checks that PredictRun refuses an EM run
+// whose map.nwk lacks some of the model's data rows (here the model is
+// given one row more than the run was fitted to) instead of predicting
+// with a tree of other data.
+func TestPredictRunEMTreeMissesRows(t *testing.T) {
+	dir := t.TempDir()
+	m := compile(t, gaussianSrc, toyData(8, 2, 4))
+	if _, err := inference.RunEM(context.Background(), m, inference.EMConfig{Rounds: 2, Seed: 2, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	bigger := compile(t, gaussianSrc, toyData(9, 2, 4))
+	_, err := PredictRun(bigger, dir, [][]float64{{0.1, 3.2}}, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "map.nwk") {
+		t.Fatalf("PredictRun with a tree missing row 9: error %v, want one naming map.nwk", err)
 	}
 }

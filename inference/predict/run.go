@@ -255,13 +255,10 @@ func emTree(m *inference.Model, dir string) (*draw, error) {
 		}
 		d.vals[c.Name] = v
 	}
-	path := filepath.Join(dir, inference.MapFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
+	// ReadTree also checks that the tree's leaves are the data's rows: a
+	// tree that misses some would give a predictive of the wrong data.
+	if d.tree, err = m.ReadTree(filepath.Join(dir, inference.MapFile), ""); err != nil {
 		return nil, err
-	}
-	if d.tree, err = pydt.ParseNewick(string(b), m.Labels); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return d, nil
 }
