@@ -74,13 +74,13 @@ func (s *Sampler) choices(u, v pydt.NodeID) float64 {
 	sw := 0.0
 	i = 0
 	for c := tr.FirstChild(u); c != pydt.NoNode; c = tr.NextSibling(c) {
-		w := (float64(tr.Count(c)) - be) * math.Exp(lam*(p[i]-top))
+		w := (float64(tr.Count(c)) - be) * tilt(lam, p[i], top)
 		p[i] = w
 		sw += w
 		i++
 	}
 	if atom > 0 {
-		p[k] = atom * math.Exp(lam*(p[k]-top))
+		p[k] = atom * tilt(lam, p[k], top)
 		sw += p[k]
 	} else {
 		p[k] = 0
@@ -97,6 +97,16 @@ func (s *Sampler) choices(u, v pydt.NodeID) float64 {
 		tot += p[k]
 	}
 	return tot
+}
+
+// tilt is the factor exp(λ (g - top)) of an option with score g, top
+// the largest score; exactly 1 for λ = 0 (the prior's choice), also when
+// the scores are infinite or NaN, where the product would be NaN.
+func tilt(lam, g, top float64) float64 {
+	if lam == 0 {
+		return 1
+	}
+	return math.Exp(lam * (g - top))
 }
 
 // score is g_i above: the log density of the difference of two upward

@@ -192,3 +192,26 @@ func TestDDTLineHasNoDeadAtoms(t *testing.T) {
 		}
 	}
 }
+
+// TestTilt checks the informed proposal's factor exp(λ (g - top)) against
+// closed forms, and that with no usable score (λ set to 0 by choices, top
+// infinite or NaN) every option keeps its prior weight rather than NaN.
+func TestTilt(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	for _, tc := range []struct {
+		name        string
+		lam, g, top float64
+		want        float64
+	}{
+		{"finite", 2, 1, 3, math.Exp(-4)},
+		{"at the top", 1.5, -7, -7, 1},
+		{"-Inf score below a finite top", 1, -inf, 0, 0},
+		{"all scores -Inf", 0, -inf, -inf, 1},
+		{"a NaN score", 0, nan, nan, 1},
+		{"+Inf top", 0, 1, inf, 1},
+	} {
+		if got := tilt(tc.lam, tc.g, tc.top); got != tc.want {
+			t.Errorf("%s: tilt(%v, %v, %v) = %v, want %v", tc.name, tc.lam, tc.g, tc.top, got, tc.want)
+		}
+	}
+}
