@@ -361,17 +361,7 @@ func (c *compiler) bindConst(v *Var) (float64, bool) {
 	c.evaluing[v] = true
 	x, ok := c.bindEval(e.x)
 	c.evaluing[v] = false
-	if ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
-		c.errs.Addf(e.pos, "constant %s is %v; constants must be finite", v.Name, x)
-		ok = false
-	}
-	if !ok {
-		c.failed[v] = true
-		return 0, false
-	}
-	v.Value = []float64{x}
-	v.Support = support(Num{x})
-	return x, true
+	return c.settleConst(v, e.pos, x, ok)
 }
 
 // bindShapes is shapes with the recorded expressions.

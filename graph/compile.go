@@ -499,8 +499,14 @@ func (c *compiler) constValue(v *Var) (float64, bool) {
 	c.evaluing[v] = true
 	x, ok := c.eval(e)
 	c.evaluing[v] = false
+	return c.settleConst(v, e.Pos(), x, ok)
+}
+
+// settleConst records the value x of constant v (evaluated at pos, ok if
+// known), or marks v failed when x is unknown or not finite.
+func (c *compiler) settleConst(v *Var, pos lang.Position, x float64, ok bool) (float64, bool) {
 	if ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
-		c.errs.Addf(e.Pos(), "constant %s is %v; constants must be finite", v.Name, x)
+		c.errs.Addf(pos, "constant %s is %v; constants must be finite", v.Name, x)
 		ok = false
 	}
 	if !ok {
