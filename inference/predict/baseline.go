@@ -64,6 +64,9 @@ func NewKDE(train [][]float64, grid []float64) (*KDE, []float64, error) {
 	if len(rows) < 2 {
 		return nil, nil, errors.New("kde: need at least two training rows without missing entries")
 	}
+	if err := sameWidth(rows); err != nil {
+		return nil, nil, fmt.Errorf("kde: %w", err)
+	}
 	d := len(rows[0])
 	flat := make([]float64, 0, len(rows)*d)
 	for _, r := range rows {
@@ -97,6 +100,22 @@ func NewKDE(train [][]float64, grid []float64) (*KDE, []float64, error) {
 	return k, crit, nil
 }
 
+// sameWidth says why rows (complete training rows) are not all as wide as
+// the first, or returns nil.
+func sameWidth(rows [][]float64) error {
+	for i, r := range rows {
+		if len(r) != len(rows[0]) {
+			return fmt.Errorf("complete training row %d has %d columns, the first %d", i+1, len(r), len(rows[0]))
+		}
+		for j, v := range r {
+			if math.IsInf(v, 0) {
+				return fmt.Errorf("complete training row %d, column %d is %v", i+1, j+1, v)
+			}
+		}
+	}
+	return nil
+}
+
 func columnSD(x []float64, n, d int) []float64 {
 	sd := make([]float64, d)
 	for k := range d {
@@ -118,9 +137,51 @@ func columnSD(x []float64, n, d int) []float64 {
 }
 
 // LogDensity returns the KDE's log density at x (NaN entries marginalised).
-func (k *KDE) LogDensity(x []float64) float64 { return k.logDensity(x, -1) }
+// It is an error when x does not have one entry per column of the training
+// rows, or the KDE has no training rows or a bandwidth that is not positive.
+func (k *KDE) LogDensity(x []float64) (float64, error) {
+	if err := k.check(); err != nil {
+		return 0, fmt.Errorf("kde: %w", err)
+	}
+	if err := checkRealQuery(x, len(k.SD)); err != nil {
+		return 0, fmt.Errorf("kde: %w", err)
+	}
+	return k.logDensity(x, -1), nil
+}
 
-// logDensity leaves out training row skip (-1 for none).
+// check says why the KDE cannot score a query (one built by hand, not by
+// NewKDE), or returns nil.
+func (k *KDE) check() error {
+	if len(k.Rows) == 0 {
+		return errors.New("no training rows")
+	}
+	if !(k.H > 0) || math.IsInf(k.H, 1) {
+		return fmt.Errorf("bandwidth %v is not positive and finite", k.H)
+	}
+	for i, r := range k.Rows {
+		if len(r) != len(k.SD) {
+			return fmt.Errorf("training row %d has %d columns, the column sds %d", i+1, len(r), len(k.SD))
+		}
+	}
+	return nil
+}
+
+// checkRealQuery says why the query row x is not a row of d real columns
+// (NaN for missing), or returns nil.
+func checkRealQuery(x []float64, d int) error {
+	if len(x) != d {
+		return fmt.Errorf("query row has %d columns, the training rows %d", len(x), d)
+	}
+	for j, v := range x {
+		if math.IsInf(v, 0) {
+			return fmt.Errorf("query row's column %d is %v, not finite or missing (NaN)", j+1, v)
+		}
+	}
+	return nil
+}
+
+// logDensity leaves out training row skip (-1 for none); x must have passed
+// checkRealQuery.
 func (k *KDE) logDensity(x []float64, skip int) float64 {
 	l := make([]float64, 0, len(k.Rows))
 	for i, r := range k.Rows {
@@ -158,6 +219,9 @@ func NewGaussian(train [][]float64) (*Gaussian, error) {
 	if len(rows) < 2 {
 		return nil, errors.New("gaussian: need at least two training rows without missing entries")
 	}
+	if err := sameWidth(rows); err != nil {
+		return nil, fmt.Errorf("gaussian: %w", err)
+	}
 	d := len(rows[0])
 	n := float64(len(rows))
 	mean := make([]float64, d)
@@ -184,8 +248,16 @@ func NewGaussian(train [][]float64) (*Gaussian, error) {
 }
 
 // LogDensity returns the log density at x, NaN entries marginalised (the
-// Gaussian of the observed entries' mean and covariance block).
-func (g *Gaussian) LogDensity(x []float64) float64 {
+// Gaussian of the observed entries' mean and covariance block). It is an
+// error when x does not have one entry per column of the training rows.
+func (g *Gaussian) LogDensity(x []float64) (float64, error) {
+	if err := checkRealQuery(x, len(g.Mean)); err != nil {
+		return 0, fmt.Errorf("gaussian: %w", err)
+	}
+	return g.logDensity(x), nil
+}
+
+func (g *Gaussian) logDensity(x []float64) float64 {
 	var obs []int
 	for k, v := range x {
 		if !math.IsNaN(v) {

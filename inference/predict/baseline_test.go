@@ -43,7 +43,7 @@ func TestKDEByHand(t *testing.T) {
 		t.Errorf("chose H = %v, want %v (h = 1)", k.H, grid[1])
 	}
 	// Density at 2 with h = 1: (φ(2) + φ(1) + φ(1))/3.
-	if got, want := math.Exp(k.LogDensity([]float64{2})), (phi2+2*phi1)/3; math.Abs(got-want) > 1e-15 {
+	if got, want := math.Exp(mustLog(t)(k.LogDensity([]float64{2}))), (phi2+2*phi1)/3; math.Abs(got-want) > 1e-15 {
 		t.Errorf("density at 2: %v, by hand %v", got, want)
 	}
 	if _, _, err := NewKDE([][]float64{{1}}, nil); err == nil {
@@ -59,14 +59,83 @@ func TestGaussianByHand(t *testing.T) {
 	}
 	// N((1,3); (1,1), I) = φ(0)φ(2); marginal of the first at 2: φ(1).
 	phi0 := 1 / math.Sqrt(2*math.Pi)
-	if got := math.Exp(g.LogDensity([]float64{1, 3})); math.Abs(got-phi0*phi2) > 1e-15 {
+	if got := math.Exp(mustLog(t)(g.LogDensity([]float64{1, 3}))); math.Abs(got-phi0*phi2) > 1e-15 {
 		t.Errorf("density %v, by hand %v", got, phi0*phi2)
 	}
-	if got := math.Exp(g.LogDensity([]float64{2, math.NaN()})); math.Abs(got-phi1) > 1e-15 {
+	if got := math.Exp(mustLog(t)(g.LogDensity([]float64{2, math.NaN()}))); math.Abs(got-phi1) > 1e-15 {
 		t.Errorf("marginal density %v, by hand %v", got, phi1)
 	}
 	if _, err := NewGaussian([][]float64{{1, 1}, {2, 2}, {3, 3}}); err == nil {
 		t.Error("singular covariance: no error")
+	}
+}
+
+// mustLog returns a function that fails the test on a scoring error and
+// passes the log density through.
+func mustLog(t *testing.T) func(float64, error) float64 {
+	return func(v float64, err error) float64 {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// TestBaselineBadQueries: a query row of the wrong width, or training rows
+// of different widths, are errors, not panics (KDE.LogDensity indexed the
+// column sds by the query's columns and panicked on a longer query).
+func TestBaselineBadQueries(t *testing.T) {
+	train := [][]float64{{0, 1}, {1, 0}, {3, 2}, {2, 4}}
+	k, _, err := NewKDE(train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGaussian(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scorers := []struct {
+		name string
+		f    func([]float64) (float64, error)
+	}{{"kde", k.LogDensity}, {"gaussian", g.LogDensity}}
+	queries := []struct {
+		name string
+		x    []float64
+		ok   bool
+	}{
+		{"right width", []float64{1, 2}, true},
+		{"one missing", []float64{1, math.NaN()}, true},
+		{"longer", []float64{1, 2, 3}, false},
+		{"much longer", make([]float64, 50), false},
+		{"shorter", []float64{1}, false},
+		{"empty", nil, false},
+		{"infinite", []float64{1, math.Inf(1)}, false},
+	}
+	for _, s := range scorers {
+		for _, q := range queries {
+			t.Run(s.name+"/"+q.name, func(t *testing.T) {
+				v, err := s.f(q.x)
+				switch {
+				case q.ok && err != nil:
+					t.Errorf("error %v", err)
+				case q.ok && (math.IsNaN(v) || math.IsInf(v, 0)):
+					t.Errorf("log density %v", v)
+				case !q.ok && err == nil:
+					t.Errorf("no error (log density %v)", v)
+				}
+			})
+		}
+	}
+	if _, err := (&KDE{}).LogDensity([]float64{1}); err == nil {
+		t.Error("an empty KDE: no error")
+	}
+	ragged := [][]float64{{0, 1}, {1}, {3, 2}}
+	if _, _, err := NewKDE(ragged, nil); err == nil {
+		t.Error("NewKDE of ragged rows: no error")
+	}
+	if _, err := NewGaussian(ragged); err == nil {
+		t.Error("NewGaussian of ragged rows: no error")
 	}
 }
 

@@ -209,14 +209,14 @@ func realBaselines(res *EvalResult, trainRows, testRows [][]float64) error {
 	}
 	res.KDEBandwidth = kde.H
 	res.Reference = "KDE"
-	if err := addScored(res, "KDE", fmt.Sprintf("bandwidth %.3g × column sd (leave-one-out)", kde.H), testRows, noErr(kde.LogDensity)); err != nil {
+	if err := addScored(res, "KDE", fmt.Sprintf("bandwidth %.3g × column sd (leave-one-out)", kde.H), testRows, kde.LogDensity); err != nil {
 		return err
 	}
 	g, err := NewGaussian(trainRows)
 	if err != nil {
 		return err
 	}
-	return addScored(res, "Gaussian", "maximum likelihood mean and covariance", testRows, noErr(g.LogDensity))
+	return addScored(res, "Gaussian", "maximum likelihood mean and covariance", testRows, g.LogDensity)
 }
 
 // binaryBaselines adds the Aitchison–Aitken kernel and the independent
@@ -252,11 +252,6 @@ func addScored(res *EvalResult, name, note string, testRows [][]float64, logp fu
 	em.Note = note
 	res.Models = append(res.Models, em)
 	return nil
-}
-
-// noErr adapts a scorer that cannot fail to addScored.
-func noErr(f func([]float64) float64) func([]float64) (float64, error) {
-	return func(x []float64) (float64, error) { return f(x), nil }
 }
 
 func scored(name string, l []float64) EvalModel {
