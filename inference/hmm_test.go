@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -296,4 +297,166 @@ func TestGewekeCategoricalHMM(t *testing.T) {
 	setup := gewekeSetup{priorSeed: [2]uint64{51, 52}, chainSeed: 53, firstStream: 500, chains: 16, burn: 500, iters: 8000}
 	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, redraw)
 	compareMeans(t, names, prior, chainMeans)
+}
+
+// genericFFBS is s with every emission evaluated in full, K times per
+// element, and the sampled locations copied into the leaf variable.
+func genericFFBS(t testing.TB, m *Model, s *ffbsStep) *ffbsStep {
+	t.Helper()
+	slow := *s
+	slow.emits, slow.leafEmits, slow.copyLeaves = nil, nil, s.trees
+	env := graph.NewEnv(m.G)
+	for _, f := range s.readers {
+		elems, err := plate(f, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range elems {
+			tt, ok := readsOne(e, s.v, env)
+			if !ok {
+				t.Fatal("readsOne")
+			}
+			slow.emits = append(slow.emits, emitElem{e: e, t: tt})
+		}
+	}
+	return &slow
+}
+
+// BenchmarkFFBS times ffbs(z) of the HMM at T = 5000, K = 8, D = 2 with
+// the leaf factor served by its Gaussian evidence ("evidence") and
+// evaluated in full K times per element ("generic").
+func BenchmarkFFBS(b *testing.B) {
+	const T, K, D = 5000, 8, 2
+	rng := rand.New(rand.NewPCG(1, 2))
+	ys := make([]float64, T*D)
+	for i := range ys {
+		ys[i] = float64((i/D/50)%K) + 0.5*rng.NormFloat64()
+	}
+	m := compileHMM(b, T, K, D, func(i, j int) float64 { return ys[i*D+j] })
+	sched, err := NewSchedule(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fast := ffbsOf(b, sched)
+	for _, c := range []struct {
+		name string
+		s    *ffbsStep
+	}{{"evidence", fast}, {"generic", genericFFBS(b, m, fast)}} {
+		b.Run(c.name, func(b *testing.B) {
+			ch, err := NewChain(m, sched, 1, 2)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := ch.Sweep(); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				if err := c.s.update(ch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// ffbsOf returns the schedule's ffbs step.
+func ffbsOf(t testing.TB, sched *Schedule) *ffbsStep {
+	t.Helper()
+	for _, st := range sched.Steps {
+		if s, ok := st.(*ffbsStep); ok {
+			return s
+		}
+	}
+	t.Fatal("no ffbs step")
+	return nil
+}
+
+// TestFFBSLeafEmissions: ffbs(z) serves the elements of the tree's leaf
+// factor by their Gaussian evidence, once per element, instead of
+// evaluating the factor K times per token, and no longer copies the
+// sampled locations into the leaf variable. Its emission log densities
+// must equal the factor's own (Normal's LogProb at each state's sampled
+// location, the generic path), and its draws of z the generic path's
+// from the same state and stream; the leaf variable is left alone.
+func TestFFBSLeafEmissions(t *testing.T) {
+	const T, K, D = 40, 4, 2
+	rng := rand.New(rand.NewPCG(3, 4))
+	ys := make([]float64, T*D)
+	for i := range ys {
+		ys[i] = float64((i/D)%K) + 0.4*rng.NormFloat64()
+	}
+	ys[7], ys[30] = math.NaN(), math.NaN()
+	m := compileHMM(t, T, K, D, func(i, j int) float64 { return ys[i*D+j] })
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := ffbsOf(t, sched)
+	if len(fast.emits) != 0 || len(fast.leafEmits) != T*D || len(fast.copyLeaves) != 0 {
+		t.Fatalf("emits %d, leaf emits %d, copied trees %v: want 0, %d, none", len(fast.emits), len(fast.leafEmits), fast.copyLeaves, T*D)
+	}
+	slow := genericFFBS(t, m, fast)
+	for sweeps := range 4 {
+		chA, err := NewChain(m, sched, 9, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chB, err := NewChain(m, sched, 9, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range sweeps {
+			if err := chA.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+			if err := chB.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, ch := range []*Chain{chA, chB} {
+			if err := (locationsStep{m: m}).update(ch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mu, _ := m.G.Lookup("mu")
+		muA := slices.Clone(chA.st.Env.Values[mu.ID])
+		if err := fast.update(chA); err != nil {
+			t.Fatal(err)
+		}
+		if err := slow.update(chB); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(muA, chA.st.Env.Values[mu.ID]) {
+			t.Errorf("after %d sweeps: ffbs wrote the leaf variable mu", sweeps)
+		}
+		la := chA.scratch[fast].(*ffbsScratch).logEmit
+		lb := chB.scratch[slow].(*ffbsScratch).logEmit
+		for i := range la {
+			if math.Abs(la[i]-lb[i]) > 1e-10*(1+math.Abs(lb[i])) {
+				t.Fatalf("after %d sweeps: log emission %d (t %d, state %d) %v, the factor's own %v", sweeps, i, i/K+1, i%K+1, la[i], lb[i])
+			}
+		}
+		z, _ := m.G.Lookup("z")
+		if !slices.Equal(chA.st.Env.Values[z.ID], chB.st.Env.Values[z.ID]) {
+			t.Errorf("after %d sweeps: the draws of z differ from the generic path's", sweeps)
+		}
+	}
+}
+
+// TestFFBSLeafEmissionsFallBack: a leaf factor that reads the states
+// elsewhere too (a sd per state) is evaluated in full, with the locations
+// copied into the leaf variable.
+func TestFFBSLeafEmissionsFallBack(t *testing.T) {
+	src := strings.Replace(strings.Replace(hmmModel, "Normal(mu[z[t], d], sd)", "Normal(mu[z[t], d], s[z[t]])", 1),
+		"sd ~ Gamma(2, 4)", "param s : pos[K]\nfor k in 1:K {\n  s[k] ~ Gamma(2, 4)\n}", 1)
+	m := compileSource(t, "hmm.pydt", []byte(src), map[string]*dataset.Matrix{"y": dataMat(6, 1, func(i, j int) float64 { return float64(i) })}, map[string]float64{"K": 3})
+	z, _ := m.G.Lookup("z")
+	s, why := newFFBS(m, z)
+	if s == nil {
+		t.Fatal(why)
+	}
+	if len(s.leafEmits) != 0 || len(s.emits) != 6 || !slices.Equal(s.copyLeaves, []int{0}) {
+		t.Errorf("emits %d, leaf emits %d, copied trees %v: want 6, 0, [0]", len(s.emits), len(s.leafEmits), s.copyLeaves)
+	}
 }

@@ -28,9 +28,16 @@ import (
 // state k at time t sums the log densities of the elements of z's readers
 // that read z[t], evaluated with z[t] = k. When a PYDT's leaves are read
 // through z (TreeBinding.Indexed), the step conditions on their sampled
-// locations (the schedule puts it after the locations step, and copies
-// them into the leaf variable first), and gives the leaves their evidence
-// given the new z.
+// locations (the schedule puts it after the locations step), and gives the
+// leaves their evidence given the new z.
+//
+// The elements of the tree's leaf factor (y[t, d] ~ Normal(mu[z[t], d],
+// sd)) whose other parameters are free of z are not evaluated K times:
+// their log density in state k is that of their Gaussian leaf evidence
+// (stdlib.GaussianLeaf), 0.5 log(prec/2π) − 0.5 prec (mean − loc[k, d])²,
+// with (mean, prec) computed once per element and loc[k, d] read from the
+// tree's sampled locations. Only when some other emission reads the leaves
+// are the locations copied into the leaf variable for it.
 type ffbsStep struct {
 	m         *Model
 	v         *graph.Var
@@ -43,6 +50,20 @@ type ffbsStep struct {
 	readers   []*graph.Factor
 	trees     []int // the trees whose leaves are read through z
 	emitNames []string
+	// leafEmits are the leaf factor's elements served by their Gaussian
+	// evidence (emits holds the others); copyLeaves are the trees whose
+	// leaves an element of emits reads, copied into the leaf variable
+	// before the emissions are evaluated.
+	leafEmits  []leafEmit
+	copyLeaves []int
+}
+
+// leafEmit is an element of a tree's indexed leaf factor, y[t, d] ~
+// T(mu[z[t], d], ...) with the other parameters free of z: tree is the
+// tree's index in Model.Trees, t the state's index (0-based) and off the
+// datum's offset in the data.
+type leafEmit struct {
+	tree, t, off int
 }
 
 // ffbsScratch is a chain's scratch space of an ffbsStep.
@@ -50,6 +71,7 @@ type ffbsScratch struct {
 	logEmit, logInit, logTrans []float64
 	zs                         []int
 	ws                         hmm.Workspace
+	params                     []float64 // a leaf factor's parameters
 }
 
 // scratchOf returns the chain's scratch space of step u, made by mk on
@@ -124,6 +146,11 @@ func newFFBS(m *Model, v *graph.Var) (*ffbsStep, string) {
 		return nil, fmt.Sprintf("deterministic variables read %s", v.Name)
 	}
 	env := graph.NewEnv(m.G)
+	for k, b := range m.Trees {
+		if b.index != nil && graph.Reads(b.index, v) {
+			s.trees = append(s.trees, k)
+		}
+	}
 	for _, f := range fs {
 		if f.IsPYDT() {
 			return nil, fmt.Sprintf("%s reads %s", f, v.Name)
@@ -132,24 +159,53 @@ func newFFBS(m *Model, v *graph.Var) (*ffbsStep, string) {
 		if err != nil {
 			return nil, err.Error()
 		}
+		leafTree := s.leafTreeOf(f)
 		for _, e := range elems {
 			t, ok := readsOne(e, v, env)
 			if !ok {
 				return nil, fmt.Sprintf("%s does not read exactly one element of %s, at an index fixed by loop indices and constants", f, v.Name)
 			}
-			s.emits = append(s.emits, emitElem{e: e, t: t})
+			if leafTree >= 0 {
+				s.leafEmits = append(s.leafEmits, leafEmit{tree: leafTree, t: t, off: e.off})
+			} else {
+				s.emits = append(s.emits, emitElem{e: e, t: t})
+			}
+		}
+		if leafTree < 0 {
+			for _, k := range s.trees {
+				if f.Reads(m.Trees[k].Leaves) && !slices.Contains(s.copyLeaves, k) {
+					s.copyLeaves = append(s.copyLeaves, k)
+				}
+			}
 		}
 		s.readers = append(s.readers, f)
 		if !slices.Contains(s.emitNames, f.Target.Name) {
 			s.emitNames = append(s.emitNames, f.Target.Name)
 		}
 	}
-	for k, b := range m.Trees {
-		if b.index != nil && graph.Reads(b.index, v) {
-			s.trees = append(s.trees, k)
-		}
-	}
 	return s, ""
+}
+
+// leafTreeOf returns the index in Model.Trees of the tree whose indexed
+// leaf factor f is, when f gives its leaves Gaussian evidence, its index
+// is an element of s.v itself (mu[z[t], d], not mu[K + 1 - z[t], d]),
+// every state is a leaf row, and f reads s.v nowhere else: its emissions
+// are then served by that evidence (leafEmit). Else -1.
+func (s *ffbsStep) leafTreeOf(f *graph.Factor) int {
+	for _, k := range s.trees {
+		b := s.m.Trees[k]
+		if b.Leaf != f || b.gaussian == nil || b.Data == nil || b.Data != f.Target || b.N < s.K {
+			continue
+		}
+		if ix, ok := b.index.(graph.Elem); !ok || ix.V != s.v {
+			continue
+		}
+		if slices.ContainsFunc(f.Args[1:], func(a graph.Expr) bool { return graph.Reads(a, s.v) }) {
+			return -1
+		}
+		return k
+	}
+	return -1
 }
 
 // sameExpr reports whether two expressions print the same: the forms
@@ -243,8 +299,9 @@ func (s *ffbsStep) update(ch *Chain) error {
 	sc := scratchOf(ch, s, func() *ffbsScratch {
 		return &ffbsScratch{logEmit: make([]float64, s.T*s.K), logInit: make([]float64, s.K), logTrans: make([]float64, s.K*s.K), zs: make([]int, s.T)}
 	})
-	// The leaves read through z: their sampled locations.
-	for _, k := range s.trees {
+	// The leaves read through z by emissions evaluated in full: their
+	// sampled locations.
+	for _, k := range s.copyLeaves {
 		t := ch.trees[k]
 		n := t.b.N * t.b.D
 		copy(env.Values[t.b.Leaves.ID], t.locs[:n])
@@ -273,6 +330,9 @@ func (s *ffbsStep) update(ch *Chain) error {
 	if err := env.Err(); err != nil {
 		return err
 	}
+	if err := s.leafEmissions(ch, sc); err != nil {
+		return fmt.Errorf("%s: %w", s.Name(), err)
+	}
 	c := hmm.Chain{K: s.K, LogInit: sc.logInit, LogTrans: sc.logTrans}
 	if _, err := c.FFBS(ch.rng, sc.logEmit, s.T, sc.zs, &sc.ws); err != nil {
 		return fmt.Errorf("%s: %w", s.Name(), err)
@@ -284,6 +344,44 @@ func (s *ffbsStep) update(ch *Chain) error {
 	for _, k := range s.trees {
 		if err := ch.trees[k].syncEvidence(env, &ch.leafParams); err != nil {
 			return fmt.Errorf("%s: %w", s.Name(), err)
+		}
+	}
+	return nil
+}
+
+// leafEmissions adds to sc.logEmit the log densities of the leaf factors'
+// elements (leafEmits) in every state: that of their Gaussian evidence
+// (mean, prec) about the location loc[k, d] of state k, computed once per
+// element, with loc the tree's sampled locations.
+func (s *ffbsStep) leafEmissions(ch *Chain, sc *ffbsScratch) error {
+	env := ch.st.Env
+	for _, le := range s.leafEmits {
+		t := ch.trees[le.tree]
+		b := t.b
+		y := env.Values[b.Data.ID][le.off]
+		if math.IsNaN(y) {
+			continue // missing: no evidence
+		}
+		q, err := b.params(env, le.off, math.NaN(), &sc.params)
+		if err != nil {
+			return err
+		}
+		mean, prec, err := b.gaussian.LeafGaussian(y, q)
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.Leaf, err)
+		}
+		if math.IsInf(prec, 1) || math.IsNaN(prec) || prec < 0 {
+			return fmt.Errorf("%w: %s: evidence of precision %v through the index %s", ErrUnsupported, b.Leaf, prec, b.index)
+		}
+		if prec == 0 {
+			continue
+		}
+		c := 0.5 * math.Log(prec/(2*math.Pi))
+		d := le.off % b.D
+		row := sc.logEmit[le.t*s.K : (le.t+1)*s.K]
+		for k := range row {
+			r := mean - t.locs[k*b.D+d]
+			row[k] += c - 0.5*prec*r*r
 		}
 	}
 	return nil
