@@ -1272,6 +1272,24 @@ func readJSONFile(path string, v any) error {
 	return nil
 }
 
+// ReadResult reads the summary.json of the MCMC run, or the summary of
+// runs, in dir. An EM run's summary.json is refused: ReadEMResult reads
+// it.
+func ReadResult(dir string) (*Result, error) {
+	path := filepath.Join(dir, SummaryFile)
+	var wire struct {
+		Result
+		Method string `json:"method"`
+	}
+	if err := readJSONFile(path, &wire); err != nil {
+		return nil, err
+	}
+	if wire.Method == MethodEM {
+		return nil, fmt.Errorf("%s: an EM run's summary, not an MCMC run's", path)
+	}
+	return &wire.Result, nil
+}
+
 // setAcceptance records the acceptance rate of each kind of tree move, and
 // of the ridge move, that was proposed at least once.
 func (res *Result) setAcceptance(st treemove.Stats, ridge treemove.MoveStats) {

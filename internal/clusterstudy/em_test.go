@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // TestEMPurity checks the EM rows' purity against values worked by hand:
@@ -31,7 +33,7 @@ func TestEMPurity(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "map.nwk"), []byte(tc.tree+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"bound": -12.5, "rounds": 7, "wall_time_seconds": 3}`), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"method": "em", "bound": -12.5, "rounds": 7, "wall_time_seconds": 3}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		p, c, note, err := emPurity(dir, labels, class)
@@ -44,5 +46,98 @@ func TestEMPurity(t *testing.T) {
 		if !strings.Contains(note, "bound -12.5, 7 rounds") {
 			t.Errorf("%s: note %q", tc.name, note)
 		}
+	}
+}
+
+// TestEMPurityBadSummary checks that an EM run whose summary.json cannot be
+// read is an error, not a row with an empty note.
+func TestEMPurityBadSummary(t *testing.T) {
+	labels := []string{"a1", "a2", "b3", "b4"}
+	class, _, err := classes("synthetic", labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, summary string }{
+		{"truncated", `{"method": "em", "bound": -12.5,`},
+		{"not EM", `{"method": "mcmc", "bound": -12.5}`},
+		{"wrong type", `{"method": "em", "rounds": "seven"}`},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "map.nwk"), []byte("((a1:0.5,a2:0.5):0.3,(b3:0.5,b4:0.5):0.3):0.2;\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte(tc.summary), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, note, err := emPurity(dir, labels, class); err == nil || !strings.Contains(err.Error(), "summary.json") {
+			t.Errorf("%s: note %q, error %v; want an error naming summary.json", tc.name, note, err)
+		}
+	}
+}
+
+// TestCladeFractionUndefined checks that the fraction of classes that are
+// clades is an error, not NaN, when no class has two leaves.
+func TestCladeFractionUndefined(t *testing.T) {
+	labels := []string{"a1", "b2", "c3"}
+	tr, err := pydt.ParseNewick("((a1:0.5,b2:0.5):0.3,c3:0.8):0.2;", labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		class []int
+	}{
+		{"singletons", []int{0, 1, 2}},
+		{"unlabelled", []int{-1, -1, -1}},
+		{"one labelled", []int{-1, 0, -1}},
+		{"too few classes", []int{0, 0}},
+	} {
+		if f, err := cladeFraction(tr, tc.class); err == nil {
+			t.Errorf("%s: %v, want an error", tc.name, f)
+		}
+	}
+	if f, err := cladeFraction(tr, []int{0, 0, 1}); err != nil || f != 1 {
+		t.Errorf("a1, b2 of one class (a clade), c3 alone: %v, %v; want 1", f, err)
+	}
+	if f, err := cladeFraction(tr, []int{0, 1, 0}); err != nil || f != 0 {
+		t.Errorf("a1, c3 of one class (not a clade): %v, %v; want 0", f, err)
+	}
+}
+
+// TestSharedDataWorktree checks that the shared data are found beside the
+// main checkout when the study runs from a git worktree elsewhere, as
+// engineers' worktrees are (/work/wt/NAME beside /work/main and
+// /work/shared), and beside the checkout itself otherwise.
+func TestSharedDataWorktree(t *testing.T) {
+	t.Setenv("CLUSTERSTUDY_SHARED", "")
+	top := t.TempDir()
+	mk := func(rel, text string) {
+		p := filepath.Join(top, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("main/go.mod", "module m\n")
+	mk("main/.git/worktrees/h/commondir", "../..\n")
+	mk("wt/h/go.mod", "module m\n")
+	mk("wt/h/.git", "gitdir: "+filepath.Join(top, "main", ".git", "worktrees", "h")+"\n")
+	mk("wt/h/internal/x/x.go", "package x\n")
+	mk("shared/data/ccle/sensitivity.txt", "1\n")
+	want := filepath.Join(top, "shared", "data")
+	for _, dir := range []string{"main", "wt/h", "wt/h/internal/x"} {
+		t.Chdir(filepath.Join(top, dir))
+		got, err := sharedData()
+		if err != nil || filepath.Clean(got) != want {
+			t.Errorf("from %s: %q, %v; want %q", dir, got, err, want)
+		}
+	}
+	// A checkout with no shared data beside it is a clear error.
+	mk("other/lone/go.mod", "module m\n")
+	t.Chdir(filepath.Join(top, "other", "lone"))
+	if got, err := sharedData(); err == nil || !strings.Contains(err.Error(), "CLUSTERSTUDY_SHARED") {
+		t.Errorf("no shared data: %q, %v; want an error naming CLUSTERSTUDY_SHARED", got, err)
 	}
 }

@@ -64,13 +64,23 @@ func main() {
 // repoFile finds a file of the repository from the working directory or
 // its parents.
 func repoFile(rel string) (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, rel), nil
+}
+
+// moduleRoot is the nearest folder at or above the working directory that
+// holds go.mod.
+func moduleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, rel), nil
+			return dir, nil
 		}
 		up := filepath.Dir(dir)
 		if up == dir {
@@ -80,17 +90,57 @@ func repoFile(rel string) (string, error) {
 	}
 }
 
-// sharedData is where the ccle data live: ../shared/data beside the
-// repository, as in every checkout and in CI; CLUSTERSTUDY_SHARED
-// overrides it.
-func sharedData() string {
+// sharedData is where the ccle data live: shared/data beside the
+// repository's checkout, as in CI, found from the module root: its
+// ../shared/data, or, when the module root is a git worktree, the
+// ../shared/data of the main checkout it belongs to (mainCheckout).
+// CLUSTERSTUDY_SHARED overrides it.
+func sharedData() (string, error) {
 	if s := os.Getenv("CLUSTERSTUDY_SHARED"); s != "" {
-		return s
+		return s, nil
 	}
-	if p, err := repoFile(filepath.Join("..", "shared", "data")); err == nil {
-		return p
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join("..", "shared", "data")
+	tried := []string{filepath.Join(root, "..", "shared", "data")}
+	if main, ok := mainCheckout(root); ok {
+		tried = append(tried, filepath.Join(main, "..", "shared", "data"))
+	}
+	for _, p := range tried {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no shared data folder (looked in %s); set CLUSTERSTUDY_SHARED", strings.Join(tried, ", "))
+}
+
+// mainCheckout returns the main checkout of the git worktree at root, and
+// false when root is not a worktree. A worktree's .git is a file
+// "gitdir: DIR"; DIR/commondir names (relative to DIR) the repository's
+// git folder, whose parent is the main checkout.
+func mainCheckout(root string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(root, ".git"))
+	if err != nil {
+		return "", false // no .git, or a folder: not a worktree
+	}
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return "", false
+	}
+	gitdir = strings.TrimSpace(gitdir)
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(root, gitdir)
+	}
+	c, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	if err != nil {
+		return "", false
+	}
+	common := strings.TrimSpace(string(c))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(gitdir, common)
+	}
+	return filepath.Dir(filepath.Clean(common)), true
 }
 
 // writeData writes the study's data sets to dir.
@@ -133,7 +183,11 @@ func writeData(dir string) error {
 	if err := writeCSV(filepath.Join(dir, "synth8.csv"), synth8()); err != nil {
 		return err
 	}
-	m, err := readCCLE(filepath.Join(sharedData(), "ccle"))
+	shared, err := sharedData()
+	if err != nil {
+		return err
+	}
+	m, err := readCCLE(filepath.Join(shared, "ccle"))
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/inference"
 	"github.com/pydtlang/pydtlang/inference/cluster"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
@@ -48,11 +48,11 @@ func table(w io.Writer, dir string) error {
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}
-				p, err := cluster.DendrogramPurity(tr, class)
+				p, clades, err := treeScores(tr, class)
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", name, l, err)
 				}
-				fmt.Fprintf(w, "| %s | %s linkage | %s | | %.3f | | | | %.2f | | |\n", name, l, cols, p, cladeFraction(tr, class))
+				fmt.Fprintf(w, "| %s | %s linkage | %s | | %.3f | | | | %.2f | | |\n", name, l, cols, p, clades)
 			}
 		}
 		for _, run := range runs {
@@ -137,7 +137,11 @@ func runPurity(dir string, labels []string, class []int) (runResult, error) {
 		}
 		means = append(means, m)
 		for _, tr := range trees {
-			r.clades += cladeFraction(tr, class)
+			c, err := cladeFraction(tr, class)
+			if err != nil {
+				return r, fmt.Errorf("%s: %w", f, err)
+			}
+			r.clades += c
 		}
 		sum += m * float64(len(trees))
 		r.trees += len(trees)
@@ -165,26 +169,20 @@ func runPurity(dir string, labels []string, class []int) (runResult, error) {
 	if r.mapTree, err = treePurity(filepath.Join(dir, "map.nwk"), labels, class); err != nil {
 		r.mapTree = math.NaN() // probit runs have no map.nwk
 	}
-	var summ struct {
-		Scalars []struct {
-			Name    string  `json:"name"`
-			Rhat    float64 `json:"rhat"`
-			ESSBulk float64 `json:"ess_bulk"`
-		} `json:"scalars"`
+	summ, err := inference.ReadResult(dir)
+	if err != nil {
+		return r, err
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil && json.Unmarshal(b, &summ) == nil {
-		for _, s := range summ.Scalars {
-			if s.Name == "log_joint" {
-				r.conv = fmt.Sprintf("%.2f, %.0f", s.Rhat, s.ESSBulk)
-			}
+	for _, s := range summ.Scalars {
+		if s.Name == "log_joint" {
+			r.conv = fmt.Sprintf("%.2f, %.0f", s.Rhat, s.ESSBulk)
 		}
 	}
-	var run struct {
-		Standardize *struct{} `json:"standardize"`
+	run, err := inference.ReadRun(dir)
+	if err != nil {
+		return r, err
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil && json.Unmarshal(b, &run) == nil {
-		r.standardized = run.Standardize != nil
-	}
+	r.standardized = run.Standardize != nil
 	return r, nil
 }
 
@@ -213,18 +211,48 @@ func readTree(path string, labels []string) (*pydt.Tree, error) {
 	return trees[0], nil
 }
 
+// treePurity is the dendrogram purity of the tree of the Newick file at
+// path.
 func treePurity(path string, labels []string, class []int) (float64, error) {
+	p, _, err := treeFileScores(path, labels, class)
+	return p, err
+}
+
+// treeFileScores is treeScores of the one tree of the Newick file at path.
+func treeFileScores(path string, labels []string, class []int) (purity, clades float64, err error) {
 	tr, err := readTree(path, labels)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return cluster.DendrogramPurity(tr, class)
+	if purity, clades, err = treeScores(tr, class); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return purity, clades, nil
+}
+
+// treeScores returns the dendrogram purity of tr and the fraction of the
+// classes that are clades of it (cladeFraction).
+func treeScores(tr *pydt.Tree, class []int) (purity, clades float64, err error) {
+	if purity, err = cluster.DendrogramPurity(tr, class); err != nil {
+		return 0, 0, err
+	}
+	if clades, err = cladeFraction(tr, class); err != nil {
+		return 0, 0, err
+	}
+	return purity, clades, nil
 }
 
 // cladeFraction is the fraction of the classes (of two or more leaves)
-// whose leaves are exactly the leaf set of a branch point of tr.
-func cladeFraction(tr *pydt.Tree, class []int) float64 {
-	k := slices.Max(class) + 1
+// whose leaves are exactly the leaf set of a branch point of tr; an error
+// when no class has two leaves, where the fraction is undefined.
+func cladeFraction(tr *pydt.Tree, class []int) (float64, error) {
+	if len(class) != tr.NumLeaves() {
+		return 0, fmt.Errorf("classes that are clades: %d classes for a tree of %d leaves", len(class), tr.NumLeaves())
+	}
+	k := 0
+	for _, c := range class {
+		k = max(k, c+1)
+	}
 	size := make([]int, k)
 	for _, c := range class {
 		if c >= 0 {
@@ -263,29 +291,25 @@ func cladeFraction(tr *pydt.Tree, class []int) float64 {
 			}
 		}
 	}
-	return float64(hit) / float64(n)
+	if n == 0 {
+		return 0, fmt.Errorf("classes that are clades: no class has two leaves")
+	}
+	return float64(hit) / float64(n), nil
 }
 
 // emPurity returns the dendrogram purity and the fraction of classes that
 // are clades of an EM run's tree (map.nwk), and a note of its bound,
 // rounds and wall time from summary.json.
 func emPurity(dir string, labels []string, class []int) (purity, clades float64, note string, err error) {
-	tr, err := readTree(filepath.Join(dir, "map.nwk"), labels)
+	if purity, clades, err = treeFileScores(filepath.Join(dir, inference.MapFile), labels, class); err != nil {
+		return 0, 0, "", err
+	}
+	res, err := inference.ReadEMResult(dir)
 	if err != nil {
 		return 0, 0, "", err
 	}
-	if purity, err = cluster.DendrogramPurity(tr, class); err != nil {
-		return 0, 0, "", err
-	}
-	var summ struct {
-		Bound  float64 `json:"bound"`
-		Rounds int     `json:"rounds"`
-		Wall   float64 `json:"wall_time_seconds"`
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil && json.Unmarshal(b, &summ) == nil {
-		note = fmt.Sprintf("EM: bound %.6g, %d rounds, %.0f s", summ.Bound, summ.Rounds, summ.Wall)
-	}
-	return purity, cladeFraction(tr, class), note, nil
+	note = fmt.Sprintf("EM: bound %.6g, %d rounds, %.0f s", res.Bound, res.Rounds, res.WallTime)
+	return purity, clades, note, nil
 }
 
 // purity writes the dendrogram purity and the fraction of classes that are
@@ -300,14 +324,10 @@ func purity(w io.Writer, dataFile, treeFile string) error {
 	if err != nil {
 		return err
 	}
-	tr, err := readTree(treeFile, m.RowLabels)
+	p, clades, err := treeFileScores(treeFile, m.RowLabels, class)
 	if err != nil {
 		return err
 	}
-	p, err := cluster.DendrogramPurity(tr, class)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%s: %d rows, %d classes: dendrogram purity %.3f, classes that are clades %.2f\n", treeFile, m.Rows, len(names), p, cladeFraction(tr, class))
+	fmt.Fprintf(w, "%s: %d rows, %d classes: dendrogram purity %.3f, classes that are clades %.2f\n", treeFile, m.Rows, len(names), p, clades)
 	return nil
 }
