@@ -1628,8 +1628,16 @@ func (c *compiler) roles() {
 		case v.IsData:
 			v.Role = Observed
 		}
+		if v.IsData && v.Def == nil && c.indexOnly(v) {
+			// Data read only as an index (theta[doc[t]]): a covariate the
+			// model conditions on, given no distribution. Nothing could
+			// impute a missing entry.
+			c.completeIndex(v)
+			continue
+		}
 		if (v.Role == Latent || v.Role == Observed || v.Role == Clamped) && v.Def == nil && !c.attempted[v] {
-			c.errs.Addf(v.Pos, "%s has no distribution: add %s ~ ... (a data or param variable must be modelled)", v.Name, v.Name)
+			c.errs.Addf(v.Pos, "%s has no distribution: add %s ~ ... (a data or param variable must be modelled, "+
+				"unless it is data read only as an index, as doc in theta[doc[t]])", v.Name, v.Name)
 		}
 		if v.Role == Clamped && v.Def != nil {
 			if _, ok := v.Def.Scalar(); ok {
@@ -1637,6 +1645,75 @@ func (c *compiler) roles() {
 			}
 		}
 	}
+}
+
+// indexOnly reports whether v is read, and read only inside the indices
+// of array elements and rows (doc in theta[doc[t]]), by every factor and
+// deterministic variable.
+func (c *compiler) indexOnly(v *Var) bool {
+	read := false
+	check := func(x Expr) bool {
+		if x == nil || !Reads(x, v) {
+			return true
+		}
+		read = true
+		return !ReadsValue(x, v)
+	}
+	for _, w := range c.g.Vars {
+		if !check(w.Expr) {
+			return false
+		}
+		for _, f := range w.Defs {
+			for _, x := range f.Exprs() {
+				if !check(x) {
+					return false
+				}
+			}
+		}
+	}
+	return read
+}
+
+// completeIndex checks that the data v, read only as an index and given no
+// distribution, has no missing entries.
+func (c *compiler) completeIndex(v *Var) {
+	if v.Data == nil {
+		return // no data: reported as such
+	}
+	for i := range v.Data.Rows {
+		for j := range v.Data.Cols {
+			if math.IsNaN(v.Data.At(i, j)) {
+				c.errs.Addf(DataPos(v.Name), "%s: %s is missing, but %s is read only as an index and has no distribution, so nothing can impute it",
+					v.Data.Where(i, j), v.Name, v.Name)
+				return
+			}
+		}
+	}
+}
+
+// ReadsValue reports whether x reads the value of v other than as (part
+// of) an index of an array element or row: x[v] reads v only as an index,
+// v + 1 and v[i] read its value.
+func ReadsValue(x Expr, v *Var) bool {
+	switch x := x.(type) {
+	case nil:
+		return false
+	case Num, LoopIndex:
+		return false
+	case Ref:
+		return x.V == v
+	case Elem:
+		return x.V == v
+	case Row:
+		return x.V == v
+	case Neg:
+		return ReadsValue(x.X, v)
+	case Op:
+		return ReadsValue(x.X, v) || ReadsValue(x.Y, v)
+	case *Call:
+		return slices.ContainsFunc(x.Args, func(a Expr) bool { return ReadsValue(a, v) })
+	}
+	return Reads(x, v) // an expression of another form: assume a value read
 }
 
 // deps returns the variables that v's definition reads.

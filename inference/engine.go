@@ -68,6 +68,18 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			needLocs = needLocs || len(f.trees) > 0
 			continue
 		}
+		// A categorical array whose elements are independent given the
+		// rest (topic assignments): Gibbs by enumeration.
+		cg, whyC := newCatGibbs(m, v)
+		if cg != nil {
+			if len(cg.trees) > 0 {
+				later = append(later, cg)
+				needLocs = true
+			} else {
+				s.Steps = append(s.Steps, cg)
+			}
+			continue
+		}
 		d, whyD := newDirichletGibbs(m, v)
 		if d != nil {
 			s.Steps = append(s.Steps, d)
@@ -76,6 +88,9 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		if err := servable(m, v); err != nil {
 			if v.Def != nil && whyF != "" {
 				if _, cat := v.Def.Type.(stdlib.CategoryProbs); cat {
+					if whyC != "" {
+						return nil, fmt.Errorf("%w (no FFBS: %s; no Gibbs by enumeration: %s)", err, whyF, whyC)
+					}
 					return nil, fmt.Errorf("%w (no FFBS: %s)", err, whyF)
 				}
 			}

@@ -1,0 +1,166 @@
+package inference
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// ldaModel is latent Dirichlet allocation over flat token arrays (the
+// document of each token, doc, is data read only as an index), with a
+// Normal reader of the topics beside the Categorical words, and a PYDT
+// apart that the engine needs.
+const ldaModel = `
+dim T, M, K, V
+data w : categorical(V)[T]
+data doc : categorical(M)[T]
+data y : real[T]
+param z : categorical(K)[T]
+param theta : unit[M, K]
+param phi : unit[K, V]
+param mu : real[K]
+param X : real[2, 1]
+` + gewekePriors + `X ~ PYDT(alpha, beta, c, 1 / prec)
+for k in 1:K {
+  phi[k] ~ Dirichlet(0.7)
+  mu[k] ~ Normal(0, 2)
+}
+for m in 1:M {
+  theta[m] ~ Dirichlet(0.8)
+}
+for t in 1:T {
+  z[t] ~ Categorical(theta[doc[t]])
+  w[t] ~ Categorical(phi[z[t]])
+  y[t] ~ Normal(mu[z[t]], 1)
+}
+`
+
+// compileLDA compiles ldaModel with T tokens of M = 2 documents, K topics
+// and V words.
+func compileLDA(t testing.TB, K, V int, doc []float64) *Model {
+	t.Helper()
+	T := len(doc)
+	return compileSource(t, "lda.pydt", []byte(ldaModel), map[string]*dataset.Matrix{
+		"w":   dataMat(T, 1, func(i, _ int) float64 { return float64(i%V + 1) }),
+		"doc": dataMat(T, 1, func(i, _ int) float64 { return doc[i] }),
+		"y":   dataMat(T, 1, func(i, _ int) float64 { return 0.5 * float64(i) }),
+	}, map[string]float64{"K": float64(K), "M": 2, "V": float64(V)})
+}
+
+// TestCatGibbsSchedule: the schedule finds the enumeration update for the
+// topic assignments and the Dirichlet updates for rows read through them
+// and through the data index, from capabilities.
+func TestCatGibbsSchedule(t *testing.T) {
+	m := compileLDA(t, 3, 4, []float64{1, 2, 1, 2, 2})
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := sched.Explain()
+	for _, want := range []string{"gibbs(z)", "Gibbs by enumeration", "gibbs(theta[m])", "gibbs(phi[k])", "w, y reading it"} {
+		if !strings.Contains(ex, want) {
+			t.Errorf("no %q in\n%s", want, ex)
+		}
+	}
+}
+
+// TestCatGibbsWeights checks the step's conditional log weights of each
+// z[t] against the model written out by hand: log theta[doc[t], k] +
+// log phi[k, w[t]] + log N(y[t]; mu[k], 1), up to a constant in k.
+func TestCatGibbsWeights(t *testing.T) {
+	doc := []float64{1, 2, 2, 1, 2, 1}
+	const K, V = 3, 4
+	m := compileLDA(t, K, V, doc)
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s *catGibbsStep
+	for _, st := range sched.Steps {
+		if c, ok := st.(*catGibbsStep); ok {
+			s = c
+		}
+	}
+	if s == nil {
+		t.Fatalf("no enumeration step in\n%s", sched.Explain())
+	}
+	ch, err := NewChain(m, sched, 3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(name string) []float64 { v, _ := m.G.Lookup(name); return ch.st.Env.Values[v.ID] }
+	for sweep := range 3 {
+		if sweep > 0 {
+			if err := ch.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		theta, phi, mu, w, y := get("theta"), get("phi"), get("mu"), get("w"), get("y")
+		for off := range doc {
+			sc := s.scratch(ch)
+			s.weights(ch, sc, off)
+			var want [K]float64
+			for k := range K {
+				d := int(doc[off]) - 1
+				r := y[off] - mu[k]
+				want[k] = math.Log(theta[d*K+k]) + math.Log(phi[k*V+int(w[off])-1]) - r*r/2 - 0.5*math.Log(2*math.Pi)
+			}
+			for k := range K {
+				got := sc.lp[k] - sc.lp[0]
+				exp := want[k] - want[0]
+				if math.Abs(got-exp) > 1e-9 {
+					t.Errorf("sweep %d, z[%d] = %d: log weight %v relative to category 1, want %v", sweep, off+1, k+1, got, exp)
+				}
+			}
+		}
+	}
+}
+
+// TestGewekeCatGibbs is the joint-distribution test of the enumeration
+// update of the topic assignments with the Dirichlet updates of theta
+// (through the data index doc) and phi (through z), and the slice updates
+// of mu read through z.
+func TestGewekeCatGibbs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	doc := []float64{1, 2, 1, 1, 2}
+	const K, V = 2, 3
+	m := compileLDA(t, K, V, doc)
+	get := func(env *graph.Env, name string) []float64 { v, _ := m.G.Lookup(name); return env.Values[v.ID] }
+	// The last three couple z with what it explains: dropping the
+	// readers' terms from the update moves phi[z, w] by 15 SE.
+	names := []string{"z[1]", "z[5]", "z[1] = z[3]", "z[2] = z[5]", "mean w", "w[1] = w[2]", "mean y", "theta[1,1]", "theta[2,1]", "phi[1,1]", "phi[2,3]", "mu[1]",
+		"mean phi[z, w]", "mean theta[doc, z]", "mean (y - mu[z])²"}
+	stats := func(env *graph.Env, _ *pydt.Tree) []float64 {
+		z, w, y := get(env, "z"), get(env, "w"), get(env, "y")
+		eq := func(a, b float64) float64 {
+			if a == b {
+				return 1
+			}
+			return 0
+		}
+		th, ph, mu := get(env, "theta"), get(env, "phi"), get(env, "mu")
+		var sw, sy, pzw, tdz, rzz float64
+		for i := range z {
+			sw += w[i]
+			sy += y[i]
+			k := int(z[i]) - 1
+			pzw += ph[k*V+int(w[i])-1]
+			tdz += th[(int(doc[i])-1)*K+k]
+			r := y[i] - mu[k]
+			rzz += r * r
+		}
+		n := float64(len(z))
+		return []float64{z[0], z[4], eq(z[0], z[2]), eq(z[1], z[4]), sw / n, eq(w[0], w[1]), sy / n, th[0], th[K], ph[0], ph[V+2], mu[0],
+			pzw / n, tdz / n, rzz / n}
+	}
+	redraw := func(ch *Chain) { redrawOthers(t, ch) }
+	setup := gewekeSetup{priorSeed: [2]uint64{61, 62}, chainSeed: 63, firstStream: 600, chains: 16, burn: 500, iters: 6000}
+	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, redraw)
+	compareMeans(t, names, prior, chainMeans)
+}
