@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/pydtlang/pydtlang/internal/atomicfile"
-	"github.com/pydtlang/pydtlang/internal/bounded"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -28,32 +27,56 @@ func (m *Model) ReadTree(path, v string) (*pydt.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	in := bounded.NewReader(f, bounded.Options{Name: path, What: "Newick file", Max: bounded.MaxNewickBytes})
 	var tr *pydt.Tree
-	err = pydt.ForEachNewick(in, b.Labels(), func(t *pydt.Tree) error {
+	err = forEachTreeInFile(path, b.Labels(), func(t *pydt.Tree) error {
 		if tr == nil {
 			tr = t
 		}
 		return nil
 	})
-	if err == nil && tr == nil {
-		err = fmt.Errorf("no tree")
-	}
-	if err == nil {
-		err = tr.MatchRows(b.N, b.Labels(), "the rows of "+b.Leaves.Name)
-	}
-	if err == nil {
-		err = tr.Validate()
-	}
 	if err != nil {
+		return nil, err
+	}
+	if tr == nil {
+		return nil, fmt.Errorf("%s: no tree", path)
+	}
+	if err := checkTree(b, tr); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return tr, nil
+}
+
+// ForEachTree calls fn on each tree of the Newick file at path, one per
+// line, with its number n from 1, each read and checked as ReadTree reads
+// its one tree: bounded by bounded.MaxNewickBytes, a tree of the PYDT of
+// variable v of m ("" for the first) whose leaves are that PYDT's rows,
+// valid. An error names path and the tree; a file of no trees is one.
+func (m *Model) ForEachTree(path, v string, fn func(n int, tr *pydt.Tree) error) error {
+	b, err := m.binding(v)
+	if err != nil {
+		return err
+	}
+	n := 0
+	err = forEachTreeInFile(path, b.Labels(), func(tr *pydt.Tree) error {
+		n++
+		if err := checkTree(b, tr); err != nil {
+			return fmt.Errorf("%s tree %d: %w", path, n, err)
+		}
+		return fn(n, tr)
+	})
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%s: no trees", path)
+	}
+	return err
+}
+
+// checkTree checks that tr, read with the row labels of b, has b's rows as
+// its leaves and is a valid tree.
+func checkTree(b *TreeBinding, tr *pydt.Tree) error {
+	if err := tr.MatchRows(b.N, b.Labels(), "the rows of "+b.Leaves.Name); err != nil {
+		return err
+	}
+	return tr.Validate()
 }
 
 // binding returns the PYDT of variable v ("" for the first).

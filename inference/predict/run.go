@@ -393,21 +393,19 @@ func readTrees(m *inference.Model, dir string, draws []*draw, pick []int) error 
 	}
 	for chain, byIndex := range want {
 		path := filepath.Join(dir, inference.TreesFile(chain))
-		f, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("predict: %w", err)
-		}
+		// ForEachTree bounds the file and checks that each tree's leaves
+		// are the data's rows: a tree of other data would give a
+		// predictive of the wrong rows.
 		i := 0
-		err = pydt.ForEachNewick(f, m.Labels, func(tr *pydt.Tree) error {
-			if d, ok := byIndex[i]; ok {
+		err := m.ForEachTree(path, "", func(n int, tr *pydt.Tree) error {
+			if d, ok := byIndex[n-1]; ok {
 				d.tree = tr
 			}
-			i++
+			i = n
 			return nil
 		})
-		f.Close()
 		if err != nil {
-			return fmt.Errorf("predict: %s: %w", path, err)
+			return fmt.Errorf("predict: %w", err)
 		}
 		for idx, d := range byIndex {
 			if d.tree == nil {

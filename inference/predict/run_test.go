@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -326,5 +327,46 @@ func TestPredictRunTreeThin(t *testing.T) {
 	res, err := PredictRun(m, thinned, [][]float64{{0.1, 3.2}}, RunOptions{Trees: -1})
 	if err != nil || res.Trees != 4 {
 		t.Errorf("PredictRun on the thinned run: %v trees, %v", res, err)
+	}
+}
+
+// TestPredictRunTreesMissRows checks that PredictRun refuses an MCMC run
+// whose trees lack some of the model's data rows (the model is given one
+// row more than the run was fitted to), or whose tree file is not text,
+// instead of predicting with trees of other data.
+func TestPredictRunTreesMissRows(t *testing.T) {
+	dir := t.TempDir()
+	m := compile(t, gaussianSrc, toyData(8, 2, 4))
+	if _, err := inference.Run(context.Background(), m, inference.Config{Iters: 20, Chains: 1, Seed: 3, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	bigger := compile(t, gaussianSrc, toyData(9, 2, 4))
+	_, err := PredictRun(bigger, dir, [][]float64{{0.1, 3.2}}, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), inference.TreesFile(1)) || !strings.Contains(err.Error(), "9 rows") {
+		t.Errorf("PredictRun with trees missing row 9: error %v, want one naming %s and the 9 rows", err, inference.TreesFile(1))
+	}
+	// The data have no row labels, so the leaves must be the row numbers:
+	// trees of 8 leaves named r1..r8 are of other data (ForEachNewick
+	// alone numbers such leaves in order of appearance).
+	path := filepath.Join(dir, inference.TreesFile(1))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := regexp.MustCompile(`([(,])([0-9]+):`).ReplaceAll(b, []byte("${1}r$2:"))
+	if err := os.WriteFile(path, renamed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = PredictRun(m, dir, [][]float64{{0.1, 3.2}}, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), inference.TreesFile(1)) || !strings.Contains(err.Error(), `"r`) {
+		t.Errorf("PredictRun with leaves r1..r8 for unlabelled rows: error %v, want one naming %s and the leaf", err, inference.TreesFile(1))
+	}
+	// A NUL byte in the tree file: the bounded reader's error.
+	if err := os.WriteFile(path, append(b, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = PredictRun(m, dir, [][]float64{{0.1, 3.2}}, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "NUL") {
+		t.Errorf("PredictRun with a NUL byte in %s: error %v, want one naming it", inference.TreesFile(1), err)
 	}
 }
