@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -38,6 +39,9 @@ type EMPlan struct {
 	// iterLog, when set, is called after each iteration of a fit.
 	deadline time.Time
 	iterLog  func(iter int, bound float64)
+	// ctx, when set, ends every EM fit of the search when it is done
+	// (after at least one iteration).
+	ctx context.Context
 }
 
 // emUnsupported is the error for a model part EM cannot fit.
@@ -206,15 +210,13 @@ func (p *EMPlan) Explain() string {
 
 // newFit builds the bp.Model of tr with the plan's leaf evidence and an EM
 // fit of it, its hyperparameters starting at start (nil: the plan's).
-func (p *EMPlan) newFit(tr *pydt.Tree, start *em.EM, maxIter int) (*em.EM, *bp.Model, error) {
+func (p *EMPlan) newFit(tr *pydt.Tree, start *emHyper, maxIter int) (*em.EM, *bp.Model, error) {
 	b := p.m.Trees[0]
 	lik := bp.New(tr, b.D)
 	opt := p.Opt
 	opt.MaxIter = maxIter
 	if start != nil {
-		opt.C = start.MeanC()
-		opt.Variance = start.MeanVariance()
-		opt.Alpha, opt.Beta = start.Alpha(), start.Beta()
+		opt.C, opt.Variance, opt.Alpha, opt.Beta = start.C, start.Variance, start.Alpha, start.Beta
 	}
 	if err := lik.SetVariance(opt.Variance); err != nil {
 		return nil, nil, err

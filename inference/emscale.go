@@ -86,11 +86,13 @@ type subsample struct {
 
 // runFit runs EM on fit (em.EM.RunUntil) until it converges, reaches its
 // MaxIter iterations or, after at least one iteration, the search's
-// deadline; p.iterLog, when set, is told of each iteration.
+// deadline or when p.ctx is done; p.iterLog, when set, is told of each iteration.
 func (p *EMPlan) runFit(fit *em.EM) error {
 	var stop func() bool
-	if !p.deadline.IsZero() {
-		stop = func() bool { return time.Now().After(p.deadline) }
+	if !p.deadline.IsZero() || p.ctx != nil {
+		stop = func() bool {
+			return !p.deadline.IsZero() && time.Now().After(p.deadline) || p.ctx != nil && p.ctx.Err() != nil
+		}
 	}
 	_, err := fit.RunUntil(stop, p.iterLog)
 	return err

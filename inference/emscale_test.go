@@ -124,7 +124,7 @@ func TestRunEMTimeBoundsFits(t *testing.T) {
 		t.Errorf("%d rounds, stopped by %q", res.Rounds, res.StopReason)
 	}
 	for i, tr := range res.Trees {
-		if it := tr.fit.Iterations(); it != 1 {
+		if it := tr.hyper.Iters; it != 1 {
 			t.Errorf("initial tree %d: %d EM iterations, want 1", i, it)
 		}
 	}

@@ -84,9 +84,11 @@ type EMTree struct {
 	// log p(Y, s, α, β | T) for Gaussian evidence; EP's approximation for
 	// EP sites).
 	Bound float64
-	fit   *em.EM
-	lik   *bp.Model
-	key   string
+	hyper emHyper
+	// ev is the leaf evidence of an EP fit (its sites: leafEvidence);
+	// nil for Gaussian evidence, which is the data's.
+	ev  []float64
+	key string
 }
 
 // GammaSummary is a variational Gamma posterior.
@@ -143,8 +145,13 @@ type EMResult struct {
 // list, score its re-attachment at every edge and branch point by
 // log p(Y, s | T) at that tree's hyperparameters, run EM on the three best
 // and keep the K best trees by their bound. It writes map.nwk, kbest.nwk
-// and summary.json to cfg.Out. Models EM does not support are refused
-// (PlanEM). It is deterministic given cfg.Seed (with Time unset).
+// and summary.json to cfg.Out, and checkpoint.json as it goes (ResumeEM
+// continues the run from it). Models EM does not support are refused
+// (PlanEM). It is deterministic given cfg.Seed (with Time unset). When ctx
+// is done it stops after the last completed round (the round under way is
+// discarded), writes its outputs and returns them with an error wrapping
+// ErrInterrupted; before the initial trees are fitted it keeps nothing but
+// run.json (ResumeEM then starts the run again).
 func RunEM(ctx context.Context, m *Model, cfg EMConfig) (*EMResult, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Out == "" {
@@ -162,21 +169,61 @@ func RunEM(ctx context.Context, m *Model, cfg EMConfig) (*EMResult, error) {
 		return nil, err
 	}
 	defer lock.release()
-	if err := writeEMRunFile(m, cfg); err != nil {
+	if cfg.InitTree != nil {
+		// Kept in the run directory, so that a resume before the first
+		// checkpoint starts from it again.
+		if _, err := copyTree(cfg.InitTree, m.Trees[0]); err != nil {
+			return nil, fmt.Errorf("run --method em: initial tree: %w", err)
+		}
+		if err := atomicfile.Write(filepath.Join(cfg.Out, InitTreeFile), []byte(cfg.InitTree.Newick()+"\n")); err != nil {
+			return nil, fmt.Errorf("run --method em: %w", err)
+		}
+	}
+	if err := writeEMRunFile(m, cfg, m.Inputs); err != nil {
 		return nil, err
 	}
-	res, err := plan.search(ctx, cfg)
+	return plan.search(ctx, cfg)
+}
+
+// emSearch is the state of the structure search after its initial trees
+// and after each completed round: everything a checkpoint saves
+// (emCheckpoint) to continue the search exactly.
+type emSearch struct {
+	list []EMTree
+	pcg  *rand.PCG
+	rng  *rand.Rand
+	// round is the rounds done; stale those since the last new best.
+	round, stale int
+	// boundTrace and boundTime are EMResult's BoundTrace and BoundTime.
+	boundTrace, boundTime []float64
+	fits, failedFits      int
+	firstFail             error
+	// initial is the number of initial trees fitted or tried,
+	// initialFailed those whose fit failed, initialErr the first error.
+	initial, initialFailed int
+	initialErr             error
+	// large is the large-data path (runtime.GC after each round).
+	large bool
+	// start is the wall-clock origin of the run, moved back by the time
+	// spent in earlier sessions of a resumed run.
+	start time.Time
+	// k is the length of the K-best list (EMConfig.K, or less by
+	// keepLimit).
+	k int
+}
+
+// search runs the structure search: the initial trees, then the rounds.
+func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
+	s, err := p.initial(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := plan.write(cfg.Out, res); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return p.rounds(ctx, cfg, s)
 }
 
-// search runs the structure search.
-func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
+// initial builds and fits the initial trees and returns the search's state
+// before its first round.
+func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	start := time.Now()
 	b := p.m.Trees[0]
 	o := p.Opt
@@ -188,17 +235,16 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 	//
 	// Above emLargeN rows only one tree is built, at the factor that
 	// does best on a subsample (chooseFactor; docs/em.md, "Scale").
-	if cfg.Time > 0 {
-		p.deadline = start.Add(cfg.Time)
-	}
+	p.setDeadline(ctx, cfg, start)
 	logf := func(format string, args ...any) {
 		if cfg.Log != nil {
 			cfg.Log(fmt.Sprintf(format, args...))
 		}
 	}
+	s := &emSearch{start: start, k: cfg.K}
 	if k := keepLimit(cfg.K, b.N, b.D); k < cfg.K {
 		logf("keeping the %d best trees, not %d: each holds about %.0f MB at %d rows × %d columns", k, cfg.K, emTreeBytes(b.N, b.D)/1e6, b.N, b.D)
-		cfg.K = k
+		s.k = k
 	}
 	x := p.initialData()
 	v0 := columnVariance(x, b.N, b.D)
@@ -226,6 +272,7 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 		logf("%s (%.1fs)", msg, time.Since(start).Seconds())
 		factors = []float64{f}
 		large = &sub
+		s.large = true
 	}
 	type initTree struct {
 		name string
@@ -294,9 +341,10 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 			firstErr = err
 		}
 	}
-	initFailed := 0
-	var initErr error
 	for _, it := range inits {
+		if ctx.Err() != nil {
+			break
+		}
 		last := time.Now()
 		p.iterLog = func(iter int, bound float64) {
 			// At large N an iteration takes seconds: report every 5 s.
@@ -311,9 +359,9 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 			err = cfg.failFit(0)
 		}
 		if err != nil {
-			initFailed++
-			if initErr == nil {
-				initErr = err
+			s.initialFailed++
+			if s.initialErr == nil {
+				s.initialErr = err
 			}
 			if firstErr == nil {
 				firstErr = err
@@ -321,121 +369,222 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 			continue
 		}
 		logf("%s fitted: bound %.6g (%.1fs)", it.name, t.Bound, time.Since(start).Seconds())
-		list, _ = insertKBest(list, t, cfg.K)
+		list, _ = insertKBest(list, t, s.k)
+	}
+	if err := ctx.Err(); err != nil {
+		// A fit cut short is not the fit an uninterrupted run makes:
+		// nothing is kept, and --resume starts the run again.
+		return nil, fmt.Errorf("run --method em: %w while fitting the initial trees (%v); run --resume %s starts the run again", ErrInterrupted, err, cfg.Out)
 	}
 	if len(list) == 0 {
 		return nil, fmt.Errorf("run --method em: initial tree: %w", firstErr)
 	}
-	objective := "lower bound on log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
-	if p.tilted != nil {
-		objective = "EP approximation of log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
+	s.initial = len(inits)
+	s.list = list
+	s.pcg = rand.NewPCG(cfg.Seed, 0x656d)
+	s.rng = rand.New(s.pcg)
+	s.boundTrace = []float64{list[0].Bound}
+	s.boundTime = []float64{time.Since(start).Seconds()}
+	return s, nil
+}
+
+// setDeadline sets the deadline of the search's EM fits from cfg.Time
+// (measured from start) and makes them stop, after at least one
+// iteration, when ctx is done.
+func (p *EMPlan) setDeadline(ctx context.Context, cfg EMConfig, start time.Time) {
+	p.deadline = time.Time{}
+	if cfg.Time > 0 {
+		p.deadline = start.Add(cfg.Time)
 	}
-	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, Objective: objective, BoundTrace: []float64{list[0].Bound}, BoundTime: []float64{time.Since(start).Seconds()}}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x656d))
-	stale := 0
-	res.StopReason = "rounds"
-	for round := 1; round <= cfg.Rounds; round++ {
-		if err := ctx.Err(); err != nil {
-			res.StopReason = "interrupted"
+	p.ctx = ctx
+}
+
+// rounds runs the search's rounds from the state s until a stopping rule,
+// writing a checkpoint after the initial trees, at most every
+// emCheckpointEvery after a round, and at the end, then the outputs. A
+// round cut short by ctx is discarded (the checkpoint holds the rounds
+// completed), and the result's StopReason is "interrupted", with an error
+// wrapping ErrInterrupted.
+func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResult, error) {
+	p.setDeadline(ctx, cfg, s.start)
+	lastCP := time.Now()
+	if s.round == 0 {
+		if err := p.checkpoint(cfg.Out, s); err != nil {
+			return nil, err
+		}
+	}
+	stop := "rounds"
+	for s.round < cfg.Rounds {
+		if ctx.Err() != nil {
+			stop = "interrupted"
 			break
 		}
-		if cfg.Time > 0 && time.Since(start) >= cfg.Time {
-			res.StopReason = "time"
+		if cfg.Time > 0 && time.Since(s.start) >= cfg.Time {
+			stop = "time"
 			break
+		}
+		if cfg.Patience > 0 && s.stale >= cfg.Patience { // a resumed run that had stopped
+			stop = "no improvement"
+			break
+		}
+		round := s.round + 1
+		rngBefore, err := s.pcg.MarshalBinary()
+		if err != nil {
+			return nil, err
 		}
 		// The parent: the best tree half of the time, else any tree of
 		// the list (a random one alone spends most rounds on trees the
 		// search has left behind).
+		list := slices.Clone(s.list)
 		parent := list[0]
-		if rng.IntN(2) == 1 {
-			parent = list[rng.IntN(len(list))]
+		if s.rng.IntN(2) == 1 {
+			parent = list[s.rng.IntN(len(list))]
 		}
-		cands, err := p.propose(parent, rng)
+		cands, err := p.propose(parent, s.rng)
 		if err != nil {
 			return nil, fmt.Errorf("run --method em: round %d: %w", round, err)
 		}
 		improved := false
+		fits, failed, firstFail := 0, 0, s.firstFail
 		for _, c := range cands {
-			res.Fits++
-			t, err := p.fitTree(c, parent.fit, cfg.EMIters)
+			fits++
+			t, err := p.fitTree(c, &parent.hyper, cfg.EMIters)
 			if err == nil && cfg.failFit != nil {
 				err = cfg.failFit(round)
 			}
 			if err != nil {
 				// A candidate EM cannot fit (a degenerate tree) is
 				// dropped, and counted.
-				res.FailedFits++
-				if res.firstFail == nil {
-					res.firstFail = err
+				failed++
+				if firstFail == nil {
+					firstFail = err
 				}
 				continue
 			}
 			var better bool
-			list, better = insertKBest(list, t, cfg.K)
+			list, better = insertKBest(list, t, s.k)
 			improved = improved || better
 		}
-		if large != nil {
+		if ctx.Err() != nil {
+			// The round's fits may have been cut short: the round is
+			// discarded, as if it had not begun.
+			if err := s.pcg.UnmarshalBinary(rngBefore); err != nil {
+				return nil, err
+			}
+			stop = "interrupted"
+			break
+		}
+		s.list = list
+		s.fits += fits
+		s.failedFits += failed
+		s.firstFail = firstFail
+		if s.large {
 			// Trees dropped from the list hold hundreds of MB at this
 			// size: return them now, not after the heap has doubled.
 			runtime.GC()
 		}
-		res.BoundTrace = append(res.BoundTrace, list[0].Bound)
-		res.BoundTime = append(res.BoundTime, time.Since(start).Seconds())
-		res.Rounds = round
+		s.boundTrace = append(s.boundTrace, list[0].Bound)
+		s.boundTime = append(s.boundTime, time.Since(s.start).Seconds())
+		s.round = round
 		if improved {
-			stale = 0
+			s.stale = 0
 		} else {
-			stale++
+			s.stale++
+		}
+		if time.Since(lastCP) >= emCheckpointEvery {
+			if err := p.checkpoint(cfg.Out, s); err != nil {
+				return nil, err
+			}
+			lastCP = time.Now()
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(round, cfg.Rounds, list[0].Bound)
 		}
-		if cfg.Patience > 0 && stale >= cfg.Patience {
-			res.StopReason = "no improvement"
+		if cfg.Patience > 0 && s.stale >= cfg.Patience {
+			stop = "no improvement"
 			break
 		}
 	}
-	if res.Fits > 0 && res.FailedFits == res.Fits {
-		return nil, fmt.Errorf("run --method em: all %d candidate trees of the search failed to fit; the first: %w", res.Fits, res.firstFail)
+	if s.fits > 0 && s.failedFits == s.fits {
+		return nil, fmt.Errorf("run --method em: all %d candidate trees of the search failed to fit; the first: %w", s.fits, s.firstFail)
 	}
+	if err := p.checkpoint(cfg.Out, s); err != nil {
+		return nil, err
+	}
+	res := p.result(s, stop)
+	if err := p.write(cfg.Out, res); err != nil {
+		return nil, err
+	}
+	if stop == "interrupted" {
+		return res, fmt.Errorf("run --method em: %w after round %d; run --resume %s continues it", ErrInterrupted, s.round, cfg.Out)
+	}
+	return res, nil
+}
+
+// result is the search's outcome from its state s.
+func (p *EMPlan) result(s *emSearch, stop string) *EMResult {
+	objective := "lower bound on log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
+	if p.tilted != nil {
+		objective = "EP approximation of log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
+	}
+	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, Objective: objective, StopReason: stop,
+		BoundTrace: slices.Clone(s.boundTrace), BoundTime: slices.Clone(s.boundTime), Rounds: s.round,
+		Fits: s.fits, FailedFits: s.failedFits, firstFail: s.firstFail, InitialFailed: s.initialFailed}
 	if res.FailedFits > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the search's %d candidate fits failed and were dropped; the first: %v", res.FailedFits, res.Fits, res.firstFail))
 	}
-	res.InitialFailed = initFailed
-	if initFailed > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the %d initial trees failed to fit and were dropped; the first: %v", initFailed, len(inits), initErr))
+	if s.initialFailed > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the %d initial trees failed to fit and were dropped; the first: %v", s.initialFailed, s.initial, s.initialErr))
 	}
-	res.Trees = list
+	list := s.list
+	res.Trees = slices.Clone(list)
 	res.Bound = list[0].Bound
 	for _, t := range list {
 		res.KBest = append(res.KBest, t.Bound)
 	}
-	best := list[0].fit
+	best := list[0].hyper
 	res.Gamma = map[string]GammaSummary{}
 	res.Point = map[string]float64{}
-	if g, ok := best.QC(); ok && p.C != nil {
+	if g := best.QC; g != nil && p.C != nil {
 		res.Gamma[p.C.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
 	}
-	if g, ok := best.QPrec(); ok && p.Prec != nil {
+	if g := best.QPrec; g != nil && p.Prec != nil {
 		res.Gamma[p.Prec.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
 	}
 	if p.Alpha != nil {
-		res.Point[p.Alpha.Name] = best.Alpha()
+		res.Point[p.Alpha.Name] = best.Alpha
 	}
 	if p.Beta != nil {
-		res.Point[p.Beta.Name] = best.Beta()
+		res.Point[p.Beta.Name] = best.Beta
 	}
-	res.Variance = best.MeanVariance()
+	res.Variance = best.Variance
 	if w := starWarning(list[0].Tree); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
-	res.WallTime = time.Since(start).Seconds()
-	return res, nil
+	res.WallTime = time.Since(s.start).Seconds()
+	return res
 }
 
-// fitTree runs EM on tr (which it keeps) from the hyperparameters of
-// start (nil: the plan's starts).
-func (p *EMPlan) fitTree(tr *pydt.Tree, start *em.EM, iters int) (EMTree, error) {
+// emHyper are the hyperparameters of a fitted tree: what a fit started
+// from it (a candidate of the search) starts at, and what summary.json
+// reports for the best tree.
+type emHyper struct {
+	// C and Variance are the means of q(c) and of 1/q(τ) (or the fixed
+	// values), Alpha and Beta the point estimates.
+	C        float64 `json:"c"`
+	Variance float64 `json:"variance"`
+	Alpha    float64 `json:"alpha"`
+	Beta     float64 `json:"beta"`
+	// QC and QPrec are q(c) and q(τ), nil for a fixed parameter.
+	QC    *em.Gamma `json:"q_c,omitempty"`
+	QPrec *em.Gamma `json:"q_precision,omitempty"`
+	// Iters is the number of EM iterations of the fit.
+	Iters int `json:"em_iterations"`
+}
+
+// fitTree runs EM on tr (which it keeps) from the hyperparameters start
+// (nil: the plan's starts).
+func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, error) {
 	fit, lik, err := p.newFit(tr, start, iters)
 	if err != nil {
 		return EMTree{}, err
@@ -448,7 +597,33 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *em.EM, iters int) (EMTree, error)
 		return EMTree{}, fmt.Errorf("the bound is %v", bound)
 	}
 	tr.Labels = p.m.Labels
-	return EMTree{Tree: tr, Bound: bound, fit: fit, lik: lik, key: topologyKey(tr)}, nil
+	h := emHyper{C: fit.MeanC(), Variance: fit.MeanVariance(), Alpha: fit.Alpha(), Beta: fit.Beta(), Iters: fit.Iterations()}
+	if g, ok := fit.QC(); ok {
+		h.QC = &g
+	}
+	if g, ok := fit.QPrec(); ok {
+		h.QPrec = &g
+	}
+	t := EMTree{Tree: tr, Bound: bound, hyper: h, key: topologyKey(tr)}
+	if p.tilted != nil {
+		// The EP sites the fit ended with: the leaf evidence that the
+		// search's re-attachment scores use.
+		t.ev = leafEvidence(lik, p.m.N, p.m.D)
+	}
+	return t, nil
+}
+
+// leafEvidence returns the leaf evidence of lik, (mean, precision) per
+// leaf and dimension (bp.Model.Evidence).
+func leafEvidence(lik *bp.Model, n, d int) []float64 {
+	ev := make([]float64, 0, 2*n*d)
+	for i := range n {
+		for j := range d {
+			mu, prec := lik.Evidence(pydt.NodeID(i), j)
+			ev = append(ev, mu, prec)
+		}
+	}
+	return ev
 }
 
 // insertKBest adds t to the list (sorted by bound, best first, at most k
@@ -479,19 +654,25 @@ func insertKBest(list []EMTree, t EMTree, k int) ([]EMTree, bool) {
 // O(N · depth) per round), and returns the three best new trees (the old
 // position excluded).
 func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
-	fit := parent.fit
+	hy := parent.hyper
 	tr := parent.Tree.Clone()
 	lik := bp.New(tr, p.m.D)
-	if err := lik.SetVariance(fit.MeanVariance()); err != nil {
+	if err := lik.SetVariance(hy.Variance); err != nil {
 		return nil, err
 	}
-	// The leaf evidence of the fit: exact Gaussian, or the EP sites.
-	src := parent.lik
-	for i := range p.m.N {
-		for d := range p.m.D {
-			mu, prec := src.Evidence(pydt.NodeID(i), d)
-			if err := lik.SetEvidence(pydt.NodeID(i), d, mu, prec); err != nil {
-				return nil, err
+	// The leaf evidence of the fit: the data's (exact or Gaussian), or
+	// the EP sites it ended with.
+	if ev := parent.ev; ev == nil {
+		if err := p.m.Trees[0].observe(lik, p.env); err != nil {
+			return nil, err
+		}
+	} else {
+		for i := range p.m.N {
+			for d := range p.m.D {
+				k := 2 * (i*p.m.D + d)
+				if err := lik.SetEvidence(pydt.NodeID(i), d, ev[k], ev[k+1]); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -513,11 +694,11 @@ func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
 	if err := lik.Err(); err != nil {
 		return nil, err
 	}
-	h, err := pydt.NewHarmonic(fit.Alpha(), fit.Beta())
+	h, err := pydt.NewHarmonic(hy.Alpha, hy.Beta)
 	if err != nil {
 		return nil, err
 	}
-	c := fit.MeanC()
+	c := hy.C
 	tv := tr.Time(v)
 	type cand struct {
 		pos   pydt.Position
@@ -534,7 +715,7 @@ func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
 		}
 		// The prior's change in O(depth) (it ranks positions as
 		// LogPriorS of the whole tree does).
-		lp := em.AttachPriorS(tr, v, pos, fit.Alpha(), fit.Beta(), c, h)
+		lp := em.AttachPriorS(tr, v, pos, hy.Alpha, hy.Beta, c, h)
 		if s := ll + lp; !math.IsNaN(s) && !math.IsInf(s, 0) {
 			cands = append(cands, cand{pos, s})
 		}
@@ -621,11 +802,18 @@ func (r *EMResult) Value(name string) (float64, bool) {
 }
 
 // writeEMRunFile writes the run.json of an EM run: its method and
-// settings, and the model's inputs, so that cut, plot and predict can
-// rebuild its model and data as for an MCMC run.
-func writeEMRunFile(m *Model, cfg EMConfig) error {
-	ri := RunInfo{Version: RunVersion, Iters: cfg.Rounds, Seed: cfg.Seed, Inputs: m.Inputs, Standardize: m.Scaling, Method: MethodEM,
+// settings, the model's inputs (Model.Inputs, or those recorded by the run
+// being resumed) and, when the search starts from a given tree, that it
+// does (the tree is InitTreeFile), so that cut, plot and predict can
+// rebuild its model and data as for an MCMC run, and ResumeEM can
+// continue it. The number of rounds is EM.Rounds (version 5; version 4
+// wrote it as "iterations" too).
+func writeEMRunFile(m *Model, cfg EMConfig, inputs *Inputs) error {
+	ri := RunInfo{Version: RunVersion, Seed: cfg.Seed, Inputs: inputs, Standardize: m.Scaling, Method: MethodEM,
 		EM: &EMSettings{Rounds: cfg.Rounds, K: cfg.K, Patience: cfg.Patience, EMIters: cfg.EMIters, TimeSeconds: cfg.Time.Seconds()}}
+	if cfg.InitTree != nil {
+		ri.InitTrees = []string{m.Trees[0].Leaves.Name}
+	}
 	if err := writeJSONFile(filepath.Join(cfg.Out, RunFile), ri); err != nil {
 		return fmt.Errorf("run --method em: %w", err)
 	}

@@ -86,7 +86,7 @@ func ExampleResume() {
 	// Output:
 	// ran 20 sweeps
 	// resumed to 40 sweeps
-	// run.json version 4: X bound to x.csv, [alpha=1]
+	// run.json version 5: X bound to x.csv, [alpha=1]
 	// after a change: true
 }
 

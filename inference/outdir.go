@@ -15,7 +15,7 @@ import (
 // outputNames are the files a run writes besides trees-K.nwk, run.json
 // first.
 var outputNames = []string{RunFile, CheckpointFile, TraceFile, MapFile, SummaryTreeFile, MEAFile, ConsensusFile, CoclustFile,
-	SummaryFile, InitTreeFile, ImputeFile, legacyMCCFile}
+	SummaryFile, InitTreeFile, ImputeFile, KBestFile, legacyMCCFile}
 
 // runFileNames lists the files of a run present in dir: run.json first,
 // then the outputs, the trees-K.nwk in order of K.

@@ -17,8 +17,11 @@ import (
 // newer pydtlang. docs/architecture.md ("Runs and files") describes the
 // versions.
 const (
-	RunVersion        = 4
+	RunVersion        = 5
 	CheckpointVersion = 2
+	// EMCheckpointVersion is the version of an EM run's checkpoint.json
+	// (ResumeEM), a file of its own format.
+	EMCheckpointVersion = 1
 )
 
 // The methods a run directory can hold (RunInfo.Method).
@@ -39,7 +42,9 @@ type RunInfo struct {
 	// this package; 1 for a file without the field).
 	Version int `json:"version"`
 	// The run's Config: Burn 0 means no burn-in (Config.Burn -1).
-	Iters           int    `json:"iterations"`
+	// Iters is absent for an EM run (version 5; EM.Rounds is its number
+	// of rounds).
+	Iters           int    `json:"iterations,omitempty"`
 	Burn            int    `json:"burn"`
 	Thin            int    `json:"thin"`
 	TreeThin        int    `json:"tree_thin,omitempty"`
@@ -68,7 +73,8 @@ type RunInfo struct {
 	// (InitTreeFile); version 4.
 	InitTrees []string `json:"init_trees,omitempty"`
 	// EM holds the settings of an EM run (Method MethodEM), nil otherwise.
-	// Its Iters is the number of search rounds.
+	// Its Rounds is the number of search rounds (version 4 also wrote it
+	// as Iters).
 	EM *EMSettings `json:"em,omitempty"`
 }
 
@@ -87,10 +93,10 @@ type EMSettings struct {
 func (ri *RunInfo) IsEM() bool { return ri.Method == MethodEM }
 
 // Resumable returns an error when the run in dir cannot be continued by
-// Resume: an EM run.
+// Resume: an EM run, which ResumeEM continues.
 func (ri *RunInfo) Resumable(dir string) error {
 	if ri.IsEM() {
-		return fmt.Errorf("%s holds an EM run (run --method em), which cannot be resumed: run it again (with --force to replace it)", dir)
+		return fmt.Errorf("%s holds an EM run (run --method em), which ResumeEM continues, not Resume", dir)
 	}
 	return nil
 }

@@ -22,8 +22,23 @@ func TestRunMethodEM(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if code, _, errOut := runCmd(t, "run", "--resume", dir); code == 0 || !strings.Contains(errOut, "EM run") {
-		t.Errorf("resume of an EM run: status %d, %s", code, errOut)
+	// run --resume DIR --iters 5 continues the run: kbest.nwk is that of
+	// 5 rounds in one go.
+	if code, out, errOut := runCmd(t, "run", "--resume", dir, "--iters", "5"); code != 0 || !strings.Contains(out, "after 5 rounds") {
+		t.Errorf("resume of an EM run: status %d, %s%s", code, out, errOut)
+	}
+	once := filepath.Join(t.TempDir(), "em5")
+	if code, _, errOut := runCmd(t, "run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv",
+		"--method", "em", "--iters", "5", "--seed", "1", "--out", once); code != 0 {
+		t.Fatalf("status %d: %s", code, errOut)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "kbest.nwk"))
+	b, err := os.ReadFile(filepath.Join(once, "kbest.nwk"))
+	if err != nil || string(a) != string(b) {
+		t.Errorf("kbest.nwk after 3 rounds and a resume to 5 differs from 5 rounds in one go (%v):\n%s\nwant\n%s", err, a, b)
+	}
+	if code, _, errOut := runCmd(t, "run", "--resume", dir, "--method", "em"); code != 2 || !strings.Contains(errOut, "other flags") {
+		t.Errorf("resume with --method: status %d, %s", code, errOut)
 	}
 	if code, _, errOut := runCmd(t, "run", "../../examples/student-t.pydt", "--data", "X=../../examples/data/synthetic.csv",
 		"--method", "em", "--out", filepath.Join(t.TempDir(), "x")); code == 0 || !strings.Contains(errOut, "StudentT") {

@@ -178,7 +178,7 @@ no other flags but --iters, since a run's settings are fixed when it starts,
 and refuses if the model or a data file has changed since.
 
 "run --resume DIR --iters M" extends a finished or stopped run to M sweeps
-per chain, keeping its burn-in, thinning, tuning and random streams: the
+(for --method em: M rounds) per chain, keeping its burn-in, thinning, tuning and random streams: the
 result is bit for bit that of a run started with --iters M and --burn B, B
 the original run's burn-in (only the wall times differ). run.json then
 records M. M must be at least the sweeps done and more than the burn-in.
@@ -227,8 +227,13 @@ beta, the bound trace, wall time, failed candidate fits). The search starts
 from trees by sequential attachment and, up to 2000 rows, by average
 linkage. The best tree is the one of highest bound: where many trees fit
 about equally well it can be a near-star, and the run then warns (use MCMC).
-Models with parts EM cannot fit are refused naming the variable; EM runs
-cannot be resumed. --explain with
+Models with parts EM cannot fit are refused naming the variable. An EM run
+writes checkpoint.json as it goes (the K-best list, the search's random
+state, the round); Ctrl-C stops it after the last completed round with its
+outputs written, and "run --resume DIR" (or "--iters R" to go on to R
+rounds) continues it exactly: the same kbest.nwk, map.nwk and summary.json,
+but for the wall times, as a run without the stop. A run with --time keeps
+its budget across sessions. --explain with
 --method em prints the EM schedule (spec.md, docs/em.md).
 
 EM on large data: above 2000 rows EM builds two initial trees, the
@@ -260,9 +265,6 @@ and in R with posterior:
 			stderr := cmd.ErrOrStderr()
 			if method != "mcmc" && method != "em" {
 				return &exitError{code: 2, err: fmt.Errorf("run: --method must be mcmc or em, got %q", method)}
-			}
-			if resume != "" && method == "em" {
-				return &exitError{code: 2, err: errors.New("run: --method em runs cannot be resumed (EM keeps no checkpoint); start the run again")}
 			}
 			if resume != "" {
 				if _, err := os.Stat(filepath.Join(resume, inference.KBestFile)); err == nil {
@@ -401,6 +403,17 @@ func runEM(cmd *cobra.Command, model string, m *inference.Model, g *graph.Graph,
 	for _, w := range m.Warnings(graph.NewEnv(g)) {
 		fmt.Fprintf(stderr, "pydtlang: warning: %s\n", w)
 	}
+	emCallbacks(cmd, &emc)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := inference.RunEM(ctx, m, emc)
+	return emDone(cmd, res, err, cfg.Out)
+}
+
+// emCallbacks sets the progress and log lines of an EM run (stderr, every
+// --progress-every).
+func emCallbacks(cmd *cobra.Command, emc *inference.EMConfig) {
+	stderr := cmd.ErrOrStderr()
 	if every := progressEvery(cmd); every > 0 {
 		last := time.Now()
 		emc.Progress = func(round, rounds int, best float64) {
@@ -411,10 +424,16 @@ func runEM(cmd *cobra.Command, model string, m *inference.Model, g *graph.Graph,
 		}
 		emc.Log = func(msg string) { fmt.Fprintf(stderr, "EM %s\n", msg) }
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := inference.RunEM(ctx, m, emc)
-	if err != nil {
+}
+
+// emDone prints the outcome of an EM run (or its resume) in out: a line
+// on the best tree and the warnings, and after Ctrl-C how to continue
+// (exit status 130).
+func emDone(cmd *cobra.Command, res *inference.EMResult, err error, out string) error {
+	if res == nil {
+		if errors.Is(err, inference.ErrInterrupted) {
+			return &exitError{code: 130, err: err}
+		}
 		return &exitError{code: 1, err: err}
 	}
 	kind := "lower bound"
@@ -422,11 +441,34 @@ func runEM(cmd *cobra.Command, model string, m *inference.Model, g *graph.Graph,
 		kind = "EP approximation"
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "EM: best tree's bound %.6g (%s) after %d rounds (stopped: %s), %d trees kept, %.1fs; wrote %s, %s and %s in %s\n",
-		res.Bound, kind, res.Rounds, res.StopReason, len(res.Trees), res.WallTime, inference.MapFile, inference.KBestFile, inference.SummaryFile, cfg.Out)
+		res.Bound, kind, res.Rounds, res.StopReason, len(res.Trees), res.WallTime, inference.MapFile, inference.KBestFile, inference.SummaryFile, out)
 	for _, w := range res.Warnings {
 		fmt.Fprintf(cmd.OutOrStdout(), "warning: %s\n", w)
 	}
+	if errors.Is(err, inference.ErrInterrupted) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: stopped after round %d; everything written in %s is valid. Continue with: pydtlang run --resume %s\n", res.Rounds, out, out)
+		return &exitError{code: 130, err: err, quiet: true}
+	}
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
 	return nil
+}
+
+// resumeEM continues the EM run in dir (inference.ResumeEM); iters, when
+// not 0, is its new number of rounds.
+func resumeEM(cmd *cobra.Command, m *inference.Model, dir string, iters int) error {
+	if _, err := os.Stat(filepath.Join(dir, inference.CheckpointFile)); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: %s has no %s (the EM run stopped before its initial trees were fitted, or was made by a pydtlang without EM checkpoints); starting it again with the settings in %s\n",
+			dir, inference.CheckpointFile, inference.RunFile)
+	}
+	var emc inference.EMConfig
+	emc.Rounds = iters
+	emCallbacks(cmd, &emc)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := inference.ResumeEM(ctx, m, dir, emc)
+	return emDone(cmd, res, err, dir)
 }
 
 // readInitTrees reads the --init-tree values, FILE or V=FILE, into the
@@ -549,10 +591,8 @@ func resumeRun(cmd *cobra.Command, dir string, iters int) error {
 	if err != nil {
 		return err
 	}
-	if ri, err := inference.ReadRun(dir); err == nil {
-		if err := ri.Resumable(dir); err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("resume: %w", err)}
-		}
+	if ri, err := inference.ReadRun(dir); err == nil && ri.IsEM() {
+		return resumeEM(cmd, m, dir, iters)
 	}
 	if _, err := os.Stat(filepath.Join(dir, inference.CheckpointFile)); errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: %s has no %s (the run stopped before its first checkpoint); starting it again from sweep 1 with the settings in %s\n",

@@ -1,0 +1,264 @@
+package inference
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pydtlang/pydtlang/dataset"
+)
+
+// emOutputs returns the files of an EM run that must not depend on how
+// it was run: kbest.nwk, map.nwk, and summary.json without its wall
+// times.
+func emOutputs(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, name := range []string{KBestFile, MapFile} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = string(b)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sum["wall_time_seconds"]; !ok {
+		t.Fatal("summary.json has no wall_time_seconds")
+	}
+	delete(sum, "wall_time_seconds")
+	delete(sum, "bound_time_seconds")
+	b, _ = json.MarshalIndent(sum, "", " ")
+	out[SummaryFile] = string(b)
+	return out
+}
+
+func sameOutputs(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %s differs from the uninterrupted run's:\n%s\nwant\n%s", what, name, got[name], w)
+		}
+	}
+}
+
+// binaryRows returns an n × d 0/1 matrix of two groups of rows with
+// opposite feature patterns, flipped with probability 0.1.
+func binaryRows(n, d int, seed uint64) *dataset.Matrix {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	y := &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"}
+	for i := range n {
+		for j := range d {
+			v := float64((i + j) % 2)
+			if rng.Float64() < 0.1 {
+				v = 1 - v
+			}
+			y.Data[i*d+j] = v
+		}
+	}
+	return y
+}
+
+// TestResumeEMExact: R rounds in one go, and R1 rounds then a resume to R
+// (ResumeEM with Rounds R), give the same kbest.nwk, map.nwk and
+// summary.json but for its wall times, byte for byte; likewise a run
+// interrupted in the middle of a round (the round is discarded) and
+// resumed, and a run whose checkpoint is written after every round and
+// which is resumed from a copy of a mid-run checkpoint. Gaussian data
+// (exact E-step) and binary data (EP sites, which the checkpoint holds).
+func TestResumeEMExact(t *testing.T) {
+	for _, tc := range []struct {
+		name, model, v string
+		data           *dataset.Matrix
+	}{
+		{"gaussian", "gaussian.pydt", "X", fourClusters(24, 0.3, 5)},
+		{"probit", "binary.pydt", "Y", binaryRows(10, 6, 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const R, R1 = 6, 2
+			model := func() *Model {
+				return compileExampleFile(t, tc.model, map[string]*dataset.Matrix{tc.v: tc.data})
+			}
+			cfg := func(dir string, rounds int) EMConfig {
+				return EMConfig{Rounds: rounds, Patience: -1, Seed: 3, Out: dir, EMIters: 4, K: 4}
+			}
+			one := t.TempDir()
+			res, err := RunEM(context.Background(), model(), cfg(one, R))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Rounds != R || len(res.BoundTrace) != R+1 {
+				t.Fatalf("%d rounds, %d bounds", res.Rounds, len(res.BoundTrace))
+			}
+			want := emOutputs(t, one)
+
+			// R1 rounds, then a resume to R.
+			two := t.TempDir()
+			if _, err := RunEM(context.Background(), model(), cfg(two, R1)); err != nil {
+				t.Fatal(err)
+			}
+			if got := emOutputs(t, two); got[KBestFile] == want[KBestFile] {
+				t.Log("the shorter run already has the final list")
+			}
+			res2, err := ResumeEM(context.Background(), model(), two, EMConfig{Rounds: R})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res2.Rounds != R {
+				t.Errorf("resumed run: %d rounds, want %d", res2.Rounds, R)
+			}
+			sameOutputs(t, "resumed", emOutputs(t, two), want)
+			ri, err := ReadRun(two)
+			if err != nil || ri.EM.Rounds != R || ri.Iters != 0 {
+				t.Errorf("run.json after the resume: %+v, %v; want %d rounds recorded once", ri, err, R)
+			}
+
+			// Interrupted in the middle of round 4: the round is
+			// discarded, the outputs are those after round 3, and a
+			// resume (run.json's rounds) finishes the run.
+			three := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			c := cfg(three, R)
+			c.failFit = func(round int) error {
+				if round == 4 {
+					cancel()
+				}
+				return nil
+			}
+			res3, err := RunEM(ctx, model(), c)
+			cancel()
+			if !errors.Is(err, ErrInterrupted) || res3 == nil || res3.Rounds != 3 || res3.StopReason != "interrupted" {
+				t.Fatalf("interrupted run: %v, %+v", err, res3)
+			}
+			if _, err := ResumeEM(context.Background(), model(), three, EMConfig{}); err != nil {
+				t.Fatal(err)
+			}
+			sameOutputs(t, "interrupted and resumed", emOutputs(t, three), want)
+
+			// A checkpoint after every round; the run resumed from the
+			// checkpoint after round 4, as after a kill -9.
+			defer func(d time.Duration) { emCheckpointEvery = d }(emCheckpointEvery)
+			emCheckpointEvery = 0
+			four := t.TempDir()
+			var saved []byte
+			c = cfg(four, R)
+			c.Progress = func(round, rounds int, best float64) {
+				if round == 4 {
+					saved, _ = os.ReadFile(filepath.Join(four, CheckpointFile))
+				}
+			}
+			if _, err := RunEM(context.Background(), model(), c); err != nil {
+				t.Fatal(err)
+			}
+			sameOutputs(t, "checkpoint every round", emOutputs(t, four), want)
+			if err := os.WriteFile(filepath.Join(four, CheckpointFile), saved, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{KBestFile, MapFile, SummaryFile} {
+				os.Remove(filepath.Join(four, name))
+			}
+			var cp emCheckpoint
+			if err := json.Unmarshal(saved, &cp); err != nil || cp.Rounds != 4 || cp.Version != EMCheckpointVersion {
+				t.Fatalf("checkpoint after round 4: rounds %d, version %d, %v", cp.Rounds, cp.Version, err)
+			}
+			if _, err := ResumeEM(context.Background(), model(), four, EMConfig{}); err != nil {
+				t.Fatal(err)
+			}
+			sameOutputs(t, "resumed after a kill", emOutputs(t, four), want)
+		})
+	}
+}
+
+// TestResumeEMRefuses: a resume to fewer rounds than done, a checkpoint of
+// a newer version and a changed model are refused.
+func TestResumeEMRefuses(t *testing.T) {
+	x := fourClusters(12, 0.3, 2)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	dir := t.TempDir()
+	if _, err := RunEM(context.Background(), m, EMConfig{Rounds: 3, Patience: -1, Seed: 1, Out: dir, EMIters: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 2}); err == nil || !strings.Contains(err.Error(), "3 rounds") {
+		t.Errorf("resume to 2 rounds after 3: %v", err)
+	}
+	if _, err := Resume(context.Background(), m, dir, nil); err == nil || !strings.Contains(err.Error(), "ResumeEM") {
+		t.Errorf("MCMC Resume of an EM run: %v", err)
+	}
+	path := filepath.Join(dir, CheckpointFile)
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), `"version":1`, `"version":99`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 4}); err == nil || !strings.Contains(err.Error(), "newer pydtlang") {
+		t.Errorf("checkpoint of version 99: %v", err)
+	}
+}
+
+// The run directory testdata/v4emrun/run was written by pydtlang with
+// run.json of version 4 (commit 65cebad, before EM checkpoints), from the
+// files of testdata/v4emrun/src copied to /tmp/f4em/src:
+//
+//	pydtlang run gaussian.pydt --data X=points.csv --method em --iters 3 --em-iters 5 --seed 2 --out ../run
+//
+// It has no checkpoint: resumed, it starts again with the settings of its
+// run.json (its rounds recorded twice, as "iterations" and em.rounds) and
+// must give what a run started now with those settings gives.
+
+// TestVersion4EMRun resumes the version 4 EM run, to its own 3 rounds and
+// then, extended, to 5, each compared with a new run of the same settings;
+// run.json is then of the current version.
+func TestVersion4EMRun(t *testing.T) {
+	src, err := filepath.Abs(filepath.Join("testdata", "v4emrun", "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := copyDir(t, filepath.Join("testdata", "v4emrun", "run"))
+	b, err := os.ReadFile(filepath.Join(dir, RunFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, RunFile), []byte(strings.ReplaceAll(string(b), "/tmp/f4em/src", src)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ri, err := ReadRun(dir)
+	if err != nil || ri.Version != 4 || !ri.IsEM() || ri.Iters != 3 || ri.EM.Rounds != 3 {
+		t.Fatalf("version 4 run.json read as %+v, %v", ri, err)
+	}
+	load := func() *Model {
+		m, err := LoadRun(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, rounds := range []int{0, 5} {
+		if _, err := ResumeEM(context.Background(), load(), dir, EMConfig{Rounds: rounds}); err != nil {
+			t.Fatal(err)
+		}
+		fresh := t.TempDir()
+		n := rounds
+		if n == 0 {
+			n = 3
+		}
+		if _, err := RunEM(context.Background(), load(), EMConfig{Rounds: n, Patience: 30, EMIters: 5, Seed: 2, Out: fresh}); err != nil {
+			t.Fatal(err)
+		}
+		sameOutputs(t, "version 4 run resumed", emOutputs(t, dir), emOutputs(t, fresh))
+	}
+	ri, err = ReadRun(dir)
+	if err != nil || ri.Version != RunVersion || ri.Iters != 0 || ri.EM.Rounds != 5 {
+		t.Errorf("run.json after the resume: %+v, %v", ri, err)
+	}
+}
