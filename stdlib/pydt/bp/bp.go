@@ -155,6 +155,15 @@ type Model struct {
 	outs                   []float64 // outside messages of TimeSweep, a record per node
 
 	jr journal // undo log of the last Detach (undo.go)
+
+	// Full passes on several goroutines (parallel.go): the setting of
+	// SetWorkers, the positions of m.order at which a tree starts, and
+	// the scratch.
+	workers int
+	starts  []int32
+	par     parState
+
+	cp commitPath // the records of the last LogLikIfAttached (commit.go)
 }
 
 // New returns a Model for tr with dims dimensions per location, variance

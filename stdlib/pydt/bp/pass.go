@@ -53,19 +53,28 @@ func (m *Model) Recompute() error {
 	m.gen++
 	m.seg.reset()
 	root := tr.Root()
-	m.order = m.order[:0]
+	m.order, m.starts = m.order[:0], m.starts[:0]
 	if root != pydt.NoNode {
+		m.starts = append(m.starts, 0)
 		m.bfs(root)
 	}
 	n := tr.NumLeaves()
 	for id := n; id < tr.Cap(); id++ {
 		v := pydt.NodeID(id)
 		if v != root && tr.InUse(v) && tr.Parent(v) == pydt.NoNode {
+			m.starts = append(m.starts, int32(len(m.order)))
 			m.bfs(v)
 		}
 	}
 	order := m.order
-	if len(m.nr)*8 < m.relayoutBytes {
+	relaid := len(m.nr)*8 >= m.relayoutBytes
+	if relaid {
+		m.relayout()
+	}
+	if w := m.passWorkers(len(order)); w > 1 {
+		m.layoutAll(relaid)
+		m.parallelPass(w, m.starts, relaid)
+	} else if !relaid {
 		// The records fit in the caches: moving them costs more than it
 		// saves. Reversed breadth-first order puts children before parents.
 		for i := len(order) - 1; i >= 0; i-- {
@@ -81,7 +90,6 @@ func (m *Model) Recompute() error {
 			m.build(p)
 		}
 	} else {
-		m.relayout()
 		// The records now lie in breadth-first order: the pass reads and
 		// writes them as streams, downwards in memory, and touches
 		// nothing indexed by node ID but p's bookkeeping, just written by
@@ -161,11 +169,18 @@ func (m *Model) Detach(v pydt.NodeID) pydt.Position {
 // Attach attaches the detached subtree v at pos (see pydt.Tree.Attach),
 // updates the messages from its new parent to the root, and returns the new
 // parent. Cost O(depth · log K · D), amortised; no allocation once the
-// model has seen branch points of the degrees involved.
+// model has seen branch points of the degrees involved. Right after
+// LogLikIfAttached(v, pos) for a position on an edge it copies the records
+// that call computed (the same bits) instead of recomputing them.
 func (m *Model) Attach(v pydt.NodeID, pos pydt.Position) pydt.NodeID {
 	if m.undoable(v, pos) {
 		m.gen++
 		return m.undoDetach(v, pos)
+	}
+	if m.committable(v, pos) {
+		m.gen++
+		m.jr.valid = false
+		return m.commit(v, pos)
 	}
 	m.gen++
 	m.jr.valid = false
@@ -224,9 +239,15 @@ func (m *Model) SetTime(v pydt.NodeID, t pydt.Time) {
 // subtree v were attached at pos, without changing the tree or the messages:
 // the messages on the path from the attachment point to the root are
 // recomputed into scratch buffers, at cost O(depth · log K · D) and without
-// allocation. The result is -Inf if the attachment would create an edge of
+// allocation (once the model has seen paths of that length). The result is
+// -Inf if the attachment would create an edge of
 // non-positive length (pos.Time not strictly between the ends of the edge
 // above pos.Node and before v's time, or pos.Node at or after v's time).
+//
+// For a position on an edge the scratch records are exactly those Attach
+// would compute, bit for bit; Attach(v, pos) called next, with nothing
+// changed in between, copies them into place instead of recomputing the
+// path (see commit).
 //
 // It panics if v is not detached or if pos is at a leaf with AtNode set.
 func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
@@ -235,11 +256,16 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 		panic("bp: LogLikIfAttached of a node that is not detached")
 	}
 	m.flush()
+	cp := &m.cp
+	cp.valid = false
 	tv := tr.Time(v)
 	vr := m.node(v)
-	acc := m.scr
-	var cur pydt.NodeID // acc is the message of cur (or of a node in its place)
-	var ct pydt.Time    // at time ct
+	// The product so far is the record k of cp.buf, the message of cur (or
+	// of a node in its place) at time ct.
+	k := 0
+	acc := m.cpRec(0)
+	var cur pydt.NodeID
+	var ct pydt.Time
 	if pos.AtNode {
 		w := pos.Node
 		if tr.IsLeaf(w) {
@@ -263,7 +289,9 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 	// Walking up, 1-t of the node below (uc) is carried from one level
 	// to the next, and an ancestor's is read from its record, where build
 	// keeps its time (as updateSlots does): no exponential per ancestor,
-	// and the edge lengths are those of Time.Since, bit for bit.
+	// and the edge lengths are those of Time.Since, bit for bit. Each
+	// product goes to a record of its own, as the heap records of
+	// updateSlots would.
 	uc := ct.OneMinus()
 	for a := tr.Parent(cur); a != pydt.NoNode; a = tr.Parent(a) {
 		ta := tr.Time(a)
@@ -282,16 +310,22 @@ func (m *Model) LogLikIfAttached(v pydt.NodeID, pos pydt.Position) float64 {
 			} else {
 				sib, ls = m.op(a, ta, c, j)
 			}
+			k++
+			out := m.cpRec(k)
 			if i&1 == 0 {
-				merge(acc, acc, l, sib, ls, m.s2)
+				merge(out, acc, l, sib, ls, m.s2)
 			} else {
-				merge(acc, sib, ls, acc, l, m.s2)
+				merge(out, sib, ls, acc, l, m.s2)
 			}
-			l = 0
+			acc, l = out, 0
 		}
 		cur, ct, uc = a, ta, ua
 	}
-	return m.originLL(acc, ct)
+	ll := m.originLL(acc, ct)
+	if !pos.AtNode {
+		cp.valid, cp.gen, cp.v, cp.pos, cp.n = true, m.gen, v, pos, k+1
+	}
+	return ll
 }
 
 // relayout moves the node records so that those of m.order lie in that
