@@ -3,6 +3,7 @@ package inference
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
 	"github.com/pydtlang/pydtlang/inference/labels"
 	"github.com/pydtlang/pydtlang/stdlib"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // Label switching. The K states of a categorical latent array z (param z :
@@ -152,6 +154,15 @@ type AlignedArray struct {
 	// Agreement is the mean, over kept draws, of the fraction of the
 	// array's elements whose aligned state is the reference draw's.
 	Agreement float64 `json:"agreement"`
+	// Trees names the PYDTs whose leaves are the states (mu in mu ~
+	// PYDT(...) read as mu[z[t], d]): their tree summaries (summary.nwk,
+	// mea.nwk, consensus.nwk, coclust.csv, clade credibilities and the
+	// ASDSF) are made from the kept trees with each tree's leaves renamed
+	// by its draw's permutation (alignedTrees). The tree files stay raw.
+	Trees []string `json:"aligned_trees,omitempty"`
+	// perms[c][d] maps each state of kept draw d of chain c (from 0) to
+	// its aligned state: perm[k] is the reference's state that k matches.
+	perms [][][]int
 	// Modal is the modal aligned state (1..K) of each element and
 	// ModalProb its posterior probability; written to StatesFileOf.
 	Modal     []int     `json:"-"`
@@ -181,14 +192,19 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 		}
 		return nil
 	}
-	// The reference draw: highest log_joint.
+	// The reference draw: highest finite log_joint.
 	rc, rd, best := -1, -1, math.Inf(-1)
+	draws := 0
 	for c, xs := range lj {
 		for d, x := range xs {
-			if x > best || rc < 0 {
+			draws++
+			if !math.IsInf(x, 0) && !math.IsNaN(x) && (x > best || rc < 0) {
 				rc, rd, best = c, d, x
 			}
 		}
+	}
+	if rc < 0 && draws > 0 && len(groups) > 0 {
+		return nil, nil, fmt.Errorf("aligning the states of %s: none of the %d kept draws has a finite log_joint to choose the reference draw by", groups[0].z.Name, draws)
 	}
 	for i, c := range cols {
 		if c.Var.Role == graph.Clamped {
@@ -223,7 +239,7 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 		zc := colOf[g.z]
 		T := g.z.Len()
 		if len(zc) != T {
-			continue
+			return nil, nil, fmt.Errorf("aligning the states of %s: %d of its %d elements are traced; all are needed", g.z.Name, len(zc), T)
 		}
 		read := func(c, d int, dst []int) error {
 			for t := range T {
@@ -241,14 +257,21 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 			return nil, nil, err
 		}
 		arr := AlignedArray{Var: g.z.Name, K: g.K}
-		for v := range g.axes {
+		for v, axes := range g.axes {
 			if len(colOf[v]) != v.Len() {
-				delete(g.axes, v) // not traced (a PYDT's leaves)
+				if v.Def != nil && v.Def.IsPYDT() && axes[0] {
+					// A PYDT's leaves, one per state: its trees are
+					// aligned (alignedTrees), not traced.
+					arr.Trees = append(arr.Trees, v.Name)
+				}
+				delete(g.axes, v)
 				continue
 			}
 			arr.Aligned = append(arr.Aligned, v.Name)
 		}
 		slices.Sort(arr.Aligned)
+		slices.Sort(arr.Trees)
+		arr.perms = make([][][]int, len(lj))
 		modal := make([]int, T*g.K)
 		occupied := make([][]float64, len(lj))
 		n := 0
@@ -261,6 +284,7 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 				if err != nil {
 					return nil, nil, fmt.Errorf("aligning %s: %w", g.z.Name, err)
 				}
+				arr.perms[c] = append(arr.perms[c], perm)
 				arr.Agreement += float64(agree) / float64(T)
 				n++
 				used := make([]bool, g.K)
@@ -335,4 +359,79 @@ func (a *AlignedArray) StatesCSV() []byte {
 		b.WriteString(strconv.Itoa(t+1) + "," + strconv.Itoa(k) + "," + fmtFloat(a.ModalProb[t]) + "\n")
 	}
 	return []byte(b.String())
+}
+
+// treeAlignment renames the leaves of each kept tree of a PYDT whose
+// leaves are the states of a categorical array (AlignedArray.Trees) by its
+// draw's permutation, so that the tree summaries count the clades of
+// aligned states, not of raw labels that mean different states from draw
+// to draw and chain to chain.
+type treeAlignment struct {
+	by    string    // the categorical array
+	perms [][][]int // AlignedArray.perms: [chain][kept draw]
+	// treeThin is the run's tree thinning: the i-th tree (from 0) of a
+	// chain's tree file is that of its kept draw (i+1)·treeThin − 1.
+	treeThin int
+}
+
+// treeAlignment returns the alignment of the trees of the PYDT of leaves,
+// or nil when its leaves are not aligned states.
+func (res *Result) treeAlignment(leaves string) *treeAlignment {
+	if res.Aligned == nil {
+		return nil
+	}
+	for _, a := range res.Aligned.Arrays {
+		if slices.Contains(a.Trees, leaves) && a.perms != nil {
+			return &treeAlignment{by: a.Var, perms: a.perms, treeThin: max(res.TreeThin, 1)}
+		}
+	}
+	return nil
+}
+
+// source returns the TreeSource of the tree file path of chain k (from 0
+// among the aligned chains) on n leaves named by labels (nil for row
+// numbers), each tree read with its leaf named for state j put at row
+// perm[j] of its draw's permutation; the trees' Labels stay labels.
+func (al *treeAlignment) source(labels []string, n int, path string, k int) TreeSource {
+	base := make([]string, n)
+	for j := range base {
+		base[j] = strconv.Itoa(j + 1)
+		if j < len(labels) && labels[j] != "" {
+			base[j] = labels[j]
+		}
+	}
+	renamed := make([]string, n)
+	perms := al.perms[k]
+	return func(fn func(*pydt.Tree) error) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		var bad error
+		labelsOf := func(i int) []string {
+			d := (i+1)*al.treeThin - 1
+			if d >= len(perms) || len(perms[d]) != n {
+				if bad == nil {
+					bad = fmt.Errorf("aligning the trees by %s: tree %d of %s is that of kept draw %d, but %d draws of %d states were aligned", al.by, i+1, path, d+1, len(perms), n)
+				}
+				return base
+			}
+			for j, p := range perms[d] {
+				renamed[p] = base[j]
+			}
+			return renamed
+		}
+		err = pydt.ForEachNewickLabels(f, labelsOf, func(tr *pydt.Tree) error {
+			if bad != nil {
+				return bad
+			}
+			tr.Labels = labels
+			return fn(tr)
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}
 }

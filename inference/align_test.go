@@ -3,11 +3,14 @@ package inference
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -153,8 +156,9 @@ func rhatOf(chains [][]float64) float64 {
 
 // TestRunHMMAligned: a short run of the HMM reports no raw per-state
 // column (so its warnings cannot name z[t], pi0 or trans unaligned),
-// reports pi0 and trans aligned in summary.json and the table, and writes
-// the states file with one row per time point.
+// reports pi0 and trans aligned in summary.json and the table, summarises
+// the trees of mu aligned, and writes the states file with one row per
+// time point.
 func TestRunHMMAligned(t *testing.T) {
 	const T, K = 30, 3
 	m := compileHMM(t, T, K, 1, func(i, j int) float64 { return float64((i/10)%K)*3 + 0.1*math.Sin(float64(i)) })
@@ -170,6 +174,9 @@ func TestRunHMMAligned(t *testing.T) {
 	}
 	if res.Aligned == nil || len(res.Aligned.Scalars) != K+K*K || res.Aligned.Arrays[0].Var != "z" {
 		t.Fatalf("aligned %+v, want pi0 and trans aligned with z", res.Aligned)
+	}
+	if !slices.Equal(res.Aligned.Arrays[0].Trees, []string{"mu"}) || res.SummaryTree == nil || res.SummaryTree.AlignedBy != "z" {
+		t.Errorf("aligned trees %v, summary tree %+v: want the trees of mu summarised aligned by z", res.Aligned.Arrays[0].Trees, res.SummaryTree)
 	}
 	var b bytes.Buffer
 	if err := res.WriteTable(&b); err != nil {
@@ -199,5 +206,193 @@ func TestRunHMMAligned(t *testing.T) {
 	}
 	if !strings.Contains(string(must(os.ReadFile(filepath.Join(dir, SummaryFile)))), `"aligned"`) {
 		t.Error("summary.json has no aligned block")
+	}
+}
+
+// TestAlignPlantedPermutationTrees: the trees over the states (mu ~ PYDT,
+// read as mu[z[t], d]) are summarised with each tree's leaves renamed by
+// its draw's permutation. Two chains agree on the states and on the tree
+// ((1, 2), 3) over them, but chain 2's labels are permuted (and differently
+// on the draws whose trees are not written, --tree-thin 2). Raw, the clade
+// of states 1 and 2 has credibility 1/2 and the consensus is a star;
+// aligned, its credibility is 1, the ASDSF 0, and each chain alone gives
+// the same summary trees.
+func TestAlignPlantedPermutationTrees(t *testing.T) {
+	const T, K, C, L, treeThin = 12, 3, 2, 20, 2
+	m := compileHMM(t, T, K, 1, func(i, j int) float64 { return float64(i) })
+	cols := m.Traced()
+	rng := rand.New(rand.NewPCG(7, 8))
+	permOf := func(c, d int) []int {
+		switch {
+		case c == 0:
+			return []int{0, 1, 2}
+		case d%2 == 1: // the draws whose trees are written
+			return []int{2, 1, 0}
+		default:
+			return []int{1, 2, 0}
+		}
+	}
+	kept := make([][][]float64, len(cols))
+	for i := range kept {
+		kept[i] = make([][]float64, C)
+	}
+	lj := make([][]float64, C)
+	dir := t.TempDir()
+	var paths []string
+	for c := range C {
+		var trees strings.Builder
+		for d := range L {
+			perm := permOf(c, d)
+			lj[c] = append(lj[c], -100+rng.Float64())
+			if c == 0 && d == 0 {
+				lj[c][d] = 0
+			}
+			for i, col := range cols {
+				x := rng.NormFloat64()
+				if col.Var.Name == "z" {
+					x = float64(perm[(col.Off/4)%K] + 1)
+				}
+				kept[i][c] = append(kept[i][c], x)
+			}
+			if (d+1)%treeThin == 0 {
+				// The tree ((state 1, state 2), state 3) in this draw's labels.
+				fmt.Fprintf(&trees, "((%d:0.5,%d:0.5):0.4,%d:0.9):0.1;\n", perm[0]+1, perm[1]+1, perm[2]+1)
+			}
+		}
+		p := filepath.Join(dir, TreesFile(c+1))
+		if err := os.WriteFile(p, []byte(trees.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	_, info, err := summarizeTraced(m, cols, lj, kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Arrays) != 1 || !slices.Equal(info.Arrays[0].Trees, []string{"mu"}) {
+		t.Fatalf("aligned arrays %+v, want z with the trees of mu", info.Arrays)
+	}
+	res := &Result{Aligned: info, TreeThin: treeThin}
+	al := res.treeAlignment("mu")
+	if al == nil {
+		t.Fatal("no alignment for the trees of mu")
+	}
+	summary := func(al *treeAlignment, paths ...string) (*SummaryInfo, map[string]string) {
+		t.Helper()
+		out := t.TempDir()
+		info, err := writeTreeFilesSummary(paths, nil, K, true, out, "", al)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{}
+		for _, f := range []string{MEAFile, ConsensusFile, SummaryTreeFile, CoclustFile} {
+			files[f] = string(must(os.ReadFile(filepath.Join(out, f))))
+		}
+		return info, files
+	}
+	rawInfo, raw := summary(nil, paths...)
+	if rawInfo.ConsensusBranchPoints != 1 || rawInfo.ASDSF == nil || *rawInfo.ASDSF < 0.5 {
+		t.Errorf("raw: %d consensus branch points, ASDSF %v: want a star and chains that disagree", rawInfo.ConsensusBranchPoints, rawInfo.ASDSF)
+	}
+	alInfo, aligned := summary(al, paths...)
+	if alInfo.ConsensusBranchPoints != 2 || alInfo.ASDSF == nil || *alInfo.ASDSF != 0 || alInfo.AlignedBy != "z" {
+		t.Errorf("aligned: %d consensus branch points, ASDSF %v, aligned by %q: want the clade of states 1 and 2, 0, z", alInfo.ConsensusBranchPoints, alInfo.ASDSF, alInfo.AlignedBy)
+	}
+	if !strings.Contains(aligned[ConsensusFile], "(1:0.5,2:0.5)1:") {
+		t.Errorf("aligned consensus %s: want the clade (1, 2) of credibility 1", aligned[ConsensusFile])
+	}
+	for k := range C {
+		one := &treeAlignment{by: "z", perms: al.perms[k : k+1], treeThin: treeThin}
+		_, files := summary(one, paths[k])
+		for f, want := range aligned {
+			// The same trees up to rounding of the mean times.
+			if roundNums(files[f]) != roundNums(want) {
+				t.Errorf("chain %d alone, aligned: %s is\n%s want\n%s", k+1, f, files[f], want)
+			}
+		}
+	}
+	if raw[ConsensusFile] == aligned[ConsensusFile] {
+		t.Error("raw and aligned consensus trees are the same")
+	}
+	// A tree file with more trees than aligned draws is an error.
+	short := &treeAlignment{by: "z", perms: [][][]int{al.perms[0][:3], al.perms[1]}, treeThin: treeThin}
+	if _, err := writeTreeFilesSummary(paths, nil, K, false, "", "", short); err == nil || !strings.Contains(err.Error(), "kept draw") {
+		t.Errorf("more trees than aligned draws: error %v", err)
+	}
+}
+
+// roundNums rounds every number in s to 4 significant digits.
+func roundNums(s string) string {
+	return regexp.MustCompile(`[0-9]+\.[0-9]+`).ReplaceAllStringFunc(s, func(x string) string {
+		f, _ := strconv.ParseFloat(x, 64)
+		return strconv.FormatFloat(f, 'g', 4, 64)
+	})
+}
+
+// TestAlignReferenceFinite: the reference draw is the kept draw of highest
+// finite log_joint, whatever comes first; with none finite, an error.
+func TestAlignReferenceFinite(t *testing.T) {
+	const T, K = 6, 3
+	m := compileHMM(t, T, K, 1, func(i, j int) float64 { return float64(i) })
+	cols := m.Traced()
+	kept := make([][][]float64, len(cols))
+	for i, col := range cols {
+		for range 2 {
+			xs := make([]float64, 3)
+			for d := range xs {
+				xs[d] = 0.3
+				if col.Var.Name == "z" {
+					xs[d] = float64(col.Off%K + 1)
+				}
+			}
+			kept[i] = append(kept[i], xs)
+		}
+	}
+	for _, c := range []struct {
+		lj          [][]float64
+		chain, draw int
+		err         string
+	}{
+		{[][]float64{{math.NaN(), -5, -3}, {-4, -2, math.NaN()}}, 2, 2, ""},
+		{[][]float64{{math.Inf(1), -5, -3}, {-4, math.Inf(-1), -7}}, 1, 3, ""},
+		{[][]float64{{math.NaN(), math.NaN(), math.Inf(-1)}, {math.NaN(), math.NaN(), math.NaN()}}, 0, 0, "finite log_joint"},
+	} {
+		_, info, err := summarizeTraced(m, cols, c.lj, kept)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("log joints %v: error %v, want one saying %q", c.lj, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Chain != c.chain || info.Draw != c.draw || math.IsNaN(info.LogJoint) {
+			t.Errorf("log joints %v: reference chain %d draw %d (%v), want chain %d draw %d", c.lj, info.Chain, info.Draw, info.LogJoint, c.chain, c.draw)
+		}
+	}
+}
+
+// TestAlignNeedsEveryState: a categorical array not traced whole is an
+// error, not a silent skip of its alignment.
+func TestAlignNeedsEveryState(t *testing.T) {
+	m := compileHMM(t, 6, 3, 1, func(i, j int) float64 { return float64(i) })
+	var cols []Traced
+	for _, c := range m.Traced() {
+		if c.Var.Name != "z" || c.Off != 2 {
+			cols = append(cols, c)
+		}
+	}
+	kept := make([][][]float64, len(cols))
+	for i, col := range cols {
+		x := 0.3
+		if col.Var.Name == "z" {
+			x = 1
+		}
+		kept[i] = [][]float64{{x, x}}
+	}
+	_, _, err := summarizeTraced(m, cols, [][]float64{{-1, -2}}, kept)
+	if err == nil || !strings.Contains(err.Error(), "5 of its 6 elements") {
+		t.Errorf("error %v, want one saying 5 of its 6 elements are traced", err)
 	}
 }

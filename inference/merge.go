@@ -224,7 +224,7 @@ func Summarize(dirs []string, out string) (*Result, error) {
 	for _, r := range runs {
 		coclust = coclust || r.info.Coclust
 	}
-	if res.SummaryTree, err = writeTreeFilesSummary(paths, m.Labels, m.N, wantCoclust(m.N, coclust), out, ""); err != nil {
+	if res.SummaryTree, err = writeTreeFilesSummary(paths, m.Labels, m.N, wantCoclust(m.N, coclust), out, "", res.treeAlignment(m.Trees[0].Leaves.Name)); err != nil {
 		return nil, fmt.Errorf("summary of chains %s: %w", strings.Join(numbers, ", "), err)
 	}
 	if out == "" {

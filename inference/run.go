@@ -714,8 +714,12 @@ func (res *Result) WriteTable(w io.Writer) error {
 			if len(arr.Aligned) > 0 {
 				with = " with " + strings.Join(arr.Aligned, ", ")
 			}
-			fmt.Fprintf(w, "\nlabel switching: the %d states of %s%s are aligned to the kept draw of highest log_joint (chain %d, kept draw %d) by Hungarian matching of co-assignment; mean agreement %.3f; modal aligned state of each %s[t] in %s\n",
-				arr.K, arr.Var, with, a.Chain, a.Draw, arr.Agreement, arr.Var, StatesFileOf(arr.Var))
+			trees := ""
+			if len(arr.Trees) > 0 {
+				trees = "; the trees of " + strings.Join(arr.Trees, ", ") + " are summarised with their leaves aligned"
+			}
+			fmt.Fprintf(w, "\nlabel switching: the %d states of %s%s are aligned to the kept draw of highest log_joint (chain %d, kept draw %d) by Hungarian matching of co-assignment; mean agreement %.3f; modal aligned state of each %s[t] in %s%s\n",
+				arr.K, arr.Var, with, a.Chain, a.Draw, arr.Agreement, arr.Var, StatesFileOf(arr.Var), trees)
 		}
 		if len(a.Scalars) > 0 {
 			fmt.Fprintln(w, "aligned:")

@@ -52,6 +52,11 @@ type SummaryInfo struct {
 	ASDSF       *float64 `json:"asdsf,omitempty"`
 	MaxSDSF     *float64 `json:"max_sdsf,omitempty"`
 	ASDSFClades int      `json:"asdsf_clades,omitempty"`
+	// AlignedBy names the categorical array (z) whose states the tree's
+	// leaves are, when the summaries were made from the kept trees with
+	// each tree's leaves renamed by its draw's alignment to the reference
+	// draw (AlignedArray.Trees); empty otherwise.
+	AlignedBy string `json:"aligned_by,omitempty"`
 }
 
 // ASDSFWarn is the ASDSF above which a run's table warns that the chains
@@ -145,7 +150,7 @@ func (r *runner) writeTreeSummaryOf(res *Result, j int) (*SummaryInfo, error) {
 	if res.Completed <= r.cfg.Burn {
 		return nil, nil // no kept trees yet
 	}
-	return writeTreeFilesSummary(paths, tb.Labels(), tb.N, wantCoclust(tb.N, r.cfg.Coclust), r.cfg.Out, v)
+	return writeTreeFilesSummary(paths, tb.Labels(), tb.N, wantCoclust(tb.N, r.cfg.Coclust), r.cfg.Out, v, res.treeAlignment(tb.Leaves.Name))
 }
 
 // writeTreeFilesSummary summarises the trees of the tree files, one per
@@ -154,10 +159,21 @@ func (r *runner) writeTreeSummaryOf(res *Result, j int) (*SummaryInfo, error) {
 // (unless out is empty), named for the PYDT of variable v (FileOf; v is
 // "" for the model's first PYDT), and describes them; nil when the files
 // hold no tree.
-func writeTreeFilesSummary(paths []string, labels []string, n int, coclust bool, out, v string) (*SummaryInfo, error) {
+//
+// With al not nil, the leaves are states without fixed labels: each tree's
+// leaves are renamed by its draw's permutation (al.source) before any
+// summary is made.
+func writeTreeFilesSummary(paths []string, labels []string, n int, coclust bool, out, v string, al *treeAlignment) (*SummaryInfo, error) {
 	var srcs []TreeSource
-	for _, p := range paths {
-		srcs = append(srcs, NewickFiles(labels, p))
+	if al != nil && len(al.perms) != len(paths) {
+		return nil, fmt.Errorf("aligning the trees by %s: %d chains of permutations for %d tree files", al.by, len(al.perms), len(paths))
+	}
+	for k, p := range paths {
+		if al != nil {
+			srcs = append(srcs, al.source(labels, n, p, k))
+		} else {
+			srcs = append(srcs, NewickFiles(labels, p))
+		}
 	}
 	s, err := SummarizeChains(srcs, n, coclust)
 	if err != nil {
@@ -192,6 +208,9 @@ func writeTreeFilesSummary(paths []string, labels []string, n int, coclust bool,
 		Summary:         s.Linkage != nil,
 		MEABranchPoints: len(s.MaxAccuracy.Credibility), MEAExpectedCorrect: s.MaxAccuracy.ExpectedCorrect(), MEAGap: s.MaxAccuracy.Gap,
 		ConsensusBranchPoints: len(s.Consensus.Credibility),
+	}
+	if al != nil {
+		info.AlignedBy = al.by
 	}
 	if sd := s.SplitSD; sd != nil && sd.Clades > 0 {
 		avg, mx := sd.Average, sd.Max

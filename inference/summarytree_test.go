@@ -447,7 +447,7 @@ func TestSummaryErrorNamedOnce(t *testing.T) {
 		}, "too small"},
 		{"Summaries", func() error { _, _, err := small.Summaries(TreeSlice(trees), false, true); return err }, "too small"},
 		{"tree files", func() error {
-			_, err := writeTreeFilesSummary([]string{filepath.Join(t.TempDir(), "missing.nwk")}, nil, n, false, "", "")
+			_, err := writeTreeFilesSummary([]string{filepath.Join(t.TempDir(), "missing.nwk")}, nil, n, false, "", "", nil)
 			return err
 		}, "missing.nwk"},
 		{"empty tree files", func() error {
@@ -455,7 +455,7 @@ func TestSummaryErrorNamedOnce(t *testing.T) {
 			if err := os.WriteFile(p, nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := writeTreeFilesSummary([]string{p}, nil, n, false, "", "")
+			_, err := writeTreeFilesSummary([]string{p}, nil, n, false, "", "", nil)
 			return err
 		}, "no trees counted"},
 	}

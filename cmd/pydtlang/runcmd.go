@@ -136,7 +136,12 @@ It writes to DIR, as it goes:
                    of the aligned draws; the raw Z[t] columns are not
                    summarised (occupied(Z), the number of states in use,
                    is), and the warnings use only aligned and label-invariant
-                   columns. trace.csv stays raw
+                   columns. A PYDT whose leaves are the states (mu[z[t], d])
+                   has its tree summaries (summary.nwk, mea.nwk,
+                   consensus.nwk, coclust.csv, credibilities, ASDSF) made
+                   with each kept tree's leaves renamed by its draw's
+                   permutation, so leaf k is aligned state k. trace.csv,
+                   trees-K.nwk and map.nwk stay raw
   impute.csv       with --impute: draws of the missing data entries (in a
                    model with several PYDTs, of the first PYDT's data;
                    impute-V.csv holds those of the data at the leaves of

@@ -369,6 +369,15 @@ func ReadNewickTrees(r io.Reader, labels []string) ([]*Tree, error) {
 // input may hold no NUL byte (it is not text); both are reported as a
 // *NewickError, without reading further.
 func ForEachNewick(r io.Reader, labels []string, fn func(*Tree) error) error {
+	return ForEachNewickLabels(r, func(int) []string { return labels }, fn)
+}
+
+// ForEachNewickLabels is ForEachNewick with the labels of each tree given
+// by labels(i), i counting the trees read from 0: the row that a leaf
+// label names may change from tree to tree (states relabelled draw by
+// draw). Each tree's Labels are those labels(i) returned.
+func ForEachNewickLabels(r io.Reader, labels func(i int) []string, fn func(*Tree) error) error {
+	trees := 0
 	br := bufio.NewReaderSize(bounded.NewReader(r, bounded.Options{What: "Newick file", Max: math.MaxInt64 - 1}), 64<<10)
 	for line := 1; ; line++ {
 		text, err := readLine(br, maxNewickLine)
@@ -397,7 +406,8 @@ func ForEachNewick(r io.Reader, labels []string, fn func(*Tree) error) error {
 		if p.err == nil && p.i == len(text) {
 			// Blank or comment-only line.
 		} else {
-			tr, perr := ParseNewick(text, labels)
+			tr, perr := ParseNewick(text, labels(trees))
+			trees++
 			if perr != nil {
 				var ne *NewickError
 				if errors.As(perr, &ne) {

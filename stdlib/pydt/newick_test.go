@@ -598,3 +598,26 @@ func TestForEachNewickBounded(t *testing.T) {
 		t.Errorf("lines at the limit: %d trees, %v", len(trees), err)
 	}
 }
+
+// TestForEachNewickLabels: each tree is read with its own labels, so a
+// leaf label names another row from tree to tree.
+func TestForEachNewickLabels(t *testing.T) {
+	in := "((a:0.5,b:0.5):0.4,c:0.9):0.1;\n((a:0.5,b:0.5):0.4,c:0.9):0.1;\n"
+	labels := [][]string{{"a", "b", "c"}, {"c", "b", "a"}}
+	cherry := [][2]NodeID{{0, 1}, {2, 1}} // a and b's rows in each tree
+	n := 0
+	err := ForEachNewickLabels(strings.NewReader(in), func(i int) []string { return labels[i] }, func(tr *Tree) error {
+		c := cherry[n]
+		if tr.Parent(c[0]) != tr.Parent(c[1]) {
+			t.Errorf("tree %d: rows %d and %d are not a cherry: %s", n, c[0], c[1], tr.Newick())
+		}
+		if !slices.Equal(tr.Labels, labels[n]) {
+			t.Errorf("tree %d: labels %v, want %v", n, tr.Labels, labels[n])
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("read %d trees: %v", n, err)
+	}
+}
