@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/pydtlang/pydtlang/internal/logsumexp"
 )
 
 // Split returns a random partition of the rows 0..n-1 into training and
@@ -198,7 +200,7 @@ func (k *KDE) logDensity(x []float64, skip int) float64 {
 		}
 		l = append(l, s)
 	}
-	return logSumExp(l) - math.Log(float64(len(l)))
+	return logsumexp.Of(l) - math.Log(float64(len(l)))
 }
 
 // Gaussian is a single multivariate normal fitted by maximum likelihood

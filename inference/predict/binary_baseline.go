@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/pydtlang/pydtlang/internal/logsumexp"
 )
 
 // Bernoulli is the baseline for binary rows of independent columns, each
@@ -181,5 +183,5 @@ func (bk *BinaryKernel) logProb(y []float64, skip int) float64 {
 		}
 		l = append(l, s)
 	}
-	return logSumExp(l) - math.Log(float64(len(l)))
+	return logsumexp.Of(l) - math.Log(float64(len(l)))
 }

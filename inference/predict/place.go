@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/internal/logsumexp"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -84,7 +85,7 @@ func cutShares(mx *Mixture, tr *pydt.Tree, part []int, cut pydt.Time) ([][]share
 // (log weight plus log likelihood of the row) and their shares; it returns
 // the log of their total.
 func clusterProbs(l []float64, sh [][]share, out []float64) (float64, error) {
-	lz := logSumExp(l)
+	lz := logsumexp.Of(l)
 	if math.IsInf(lz, 0) || math.IsNaN(lz) {
 		return lz, fmt.Errorf("the row's predictive density is %v", math.Exp(lz))
 	}
@@ -189,7 +190,7 @@ func PlaceRows(m *inference.Model, dir string, part []int, cut pydt.Time, test [
 	}
 	out := make([][]float64, len(test))
 	for i := range out {
-		lz := logSumExp(lt[i])
+		lz := logsumexp.Of(lt[i])
 		out[i] = make([]float64, k+1)
 		for t, p := range pc[i] {
 			w := math.Exp(lt[i][t] - lz)

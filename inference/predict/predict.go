@@ -35,6 +35,7 @@ import (
 
 	"gonum.org/v1/gonum/integrate/quad"
 
+	"github.com/pydtlang/pydtlang/internal/logsumexp"
 	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
@@ -299,7 +300,7 @@ func (w *walker) onEdge(b pydt.NodeID, pm, pv []float64, ta, tb, t pydt.Time) {
 // of x are missing and marginalised (dropped, as the covariance is
 // diagonal). A row with every entry missing has log density 0.
 func (mx *Mixture) LogDensity(x []float64) float64 {
-	return logSumExp(mx.logComp(x, nil))
+	return logsumexp.Of(mx.logComp(x, nil))
 }
 
 // logComp returns each component's log weight plus log density of x's
@@ -366,7 +367,7 @@ func (mx *Mixture) logCompBinary(y []float64, side func(float64) float64, buf []
 // which for Probit is P(y = 1).
 func (mx *Mixture) logProbBinary(y []float64, side func(float64) float64, prob []float64) float64 {
 	l := mx.logCompBinary(y, side, nil)
-	lz := logSumExp(l)
+	lz := logsumexp.Of(l)
 	if prob != nil {
 		for k, yv := range y {
 			if !math.IsNaN(yv) {
@@ -396,23 +397,6 @@ func logNormal(x, m, v float64) float64 {
 	return -0.5 * (math.Log(2*math.Pi*v) + d*d/v)
 }
 
-func logSumExp(l []float64) float64 {
-	mx := math.Inf(-1)
-	for _, v := range l {
-		if v > mx {
-			mx = v
-		}
-	}
-	if math.IsInf(mx, 0) {
-		return mx
-	}
-	var s float64
-	for _, v := range l {
-		s += math.Exp(v - mx)
-	}
-	return mx + math.Log(s)
-}
-
 // Ensemble is the average of the predictive mixtures of several trees (the
 // posterior predictive, with trees drawn from the posterior).
 type Ensemble struct {
@@ -426,7 +410,7 @@ func (e *Ensemble) LogDensity(x []float64) float64 {
 	for i, mx := range e.Trees {
 		l[i] = mx.LogDensity(x)
 	}
-	return logSumExp(l) - math.Log(float64(len(l)))
+	return logsumexp.Of(l) - math.Log(float64(len(l)))
 }
 
 // Conditional returns the log density of x's observed entries and writes
@@ -455,7 +439,7 @@ func (e *Ensemble) LogProbBinary(y, prob []float64) float64 {
 		l[i] = mx.LogProbBinary(y, probs[i])
 	}
 	if prob == nil {
-		return logSumExp(l) - math.Log(float64(len(l)))
+		return logsumexp.Of(l) - math.Log(float64(len(l)))
 	}
 	return combine(l, probs, y, prob)
 }
@@ -471,7 +455,7 @@ func combine(l []float64, vals [][]float64, x, dst []float64) float64 {
 // average of vals[i][k] with weights proportional to exp(l[i]); it
 // returns log Σ exp(l).
 func fillMissing(l []float64, vals [][]float64, x, dst []float64) float64 {
-	lz := logSumExp(l)
+	lz := logsumexp.Of(l)
 	copy(dst, x)
 	for k, xv := range x {
 		if !math.IsNaN(xv) {

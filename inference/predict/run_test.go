@@ -15,6 +15,7 @@ import (
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/internal/logsumexp"
 	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
@@ -204,7 +205,7 @@ func TestPredictRun(t *testing.T) {
 				}
 			}
 			for i, row := range test {
-				lz := logSumExp(lds[i])
+				lz := logsumexp.Of(lds[i])
 				want := lz - math.Log(float64(len(lds[i])))
 				for k := range row {
 					if !math.IsNaN(row[k]) {

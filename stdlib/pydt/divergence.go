@@ -3,6 +3,8 @@ package pydt
 import (
 	"fmt"
 	"math"
+
+	"github.com/pydtlang/pydtlang/internal/logsumexp"
 )
 
 // Divergence is a divergence function a(t): the hazard of leaving a path at
@@ -149,7 +151,7 @@ func (d DivNeal) logRateS(s float64) float64 {
 		terms[k] = math.Log(d.C2) + s
 		k++
 	}
-	return logSumExp(terms[:k])
+	return logsumexp.Of(terms[:k])
 }
 
 // Cumulative returns A(t).
@@ -296,7 +298,7 @@ func (d DivNeal) Advance(from Time, inc float64) Time {
 			terms[k] = a2 + x
 			k++
 		}
-		next := x - f/math.Exp(logSumExp(terms[:k]))
+		next := x - f/math.Exp(logsumexp.Of(terms[:k]))
 		if !(next > lo && next < hi) {
 			next = lo + 0.5*(hi-lo)
 		}
@@ -376,22 +378,6 @@ func log1pRatio(a, c float64) float64 {
 		return math.Log1p(r)
 	}
 	return math.Log(a) - math.Log(c) // a/c > 1.8e308: log1p(c/a) is below rounding
-}
-
-// logSumExp returns log Σ exp(x_i), -Inf for no terms.
-func logSumExp(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = max(m, v)
-	}
-	if math.IsInf(m, 0) {
-		return m
-	}
-	sum := 0.0
-	for _, v := range x {
-		sum += math.Exp(v - m)
-	}
-	return m + math.Log(sum)
 }
 
 func checkPositive(name string, v float64) error {

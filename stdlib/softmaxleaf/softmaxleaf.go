@@ -45,7 +45,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/floats"
+	"github.com/pydtlang/pydtlang/internal/logsumexp"
 )
 
 // Target is the density p(η) ∝ N(η; Mu, diag(1/Prec)) · Π_v
@@ -76,13 +76,10 @@ func (t *Target) Check() error {
 	return nil
 }
 
-// LogSumExp is log Σ_v exp(x_v), computed stably (gonum's floats.LogSumExp);
-// it is -Inf for an empty x and NaN when every x_v is NaN.
+// LogSumExp is log Σ_v exp(x_v), computed stably (internal/logsumexp.Of);
+// it is -Inf for an empty x and NaN when any x_v is NaN.
 func LogSumExp(x []float64) float64 {
-	if len(x) == 0 {
-		return math.Inf(-1)
-	}
-	return floats.LogSumExp(x)
+	return logsumexp.Of(x)
 }
 
 // LogDensity is log p(eta) up to an additive constant free of eta:
