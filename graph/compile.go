@@ -80,6 +80,10 @@ type compiler struct {
 	// is set while its parameters are (for rec's index checks).
 	cur    *Factor
 	inArgs bool
+	// fused lists the vector functions (softmax) that the last call of
+	// args found at vector parameters, for the caller to fuse into the
+	// node type (stdlib.Fuser).
+	fused []fusedArg
 	// badLoops is set inside loops whose index names were reported, so
 	// that the statements in them are not also reported for not covering
 	// their targets.
@@ -865,6 +869,19 @@ func (c *compiler) assign(s *lang.Assign) {
 	if f.Args == nil {
 		return
 	}
+	for _, fa := range c.fused {
+		fu, ok := t.(stdlib.Fuser)
+		var nt stdlib.Vector
+		if ok {
+			nt, ok = fu.Fuse(fa.param, fa.fn)
+		}
+		if !ok {
+			c.errs.Addf(fa.pos, "%s(...) cannot be the parameter %s of %s: %s", fa.fn.Name, t.Params()[fa.param].Name, name, vectorFuncUse(fa.fn))
+			return
+		}
+		f.Type, t, vt = nt, nt, nt
+		sup = nt.Support
+	}
 	if f.meta != nil {
 		f.meta.argPos = argsPos
 	}
@@ -947,7 +964,7 @@ func (c *compiler) vecExpr(e lang.Expr, p Param, what string) Expr {
 		v, ok := c.g.ByName[x.Name]
 		if ok && !v.Scalar() && !slices.ContainsFunc(c.loops, func(l Loop) bool { return l.Name == x.Name }) {
 			if len(v.Dims) > 1 {
-				c.errs.Addf(x.Pos(), "%s is an array of %d dimensions, but %s parameter %s is a vector: pass a row, indexing all but the last dimension (such as %s[k])", v.Name, len(v.Dims), what, p.Name, v.Name)
+				c.errs.Addf(x.Pos(), "%s is an array of %d dimensions, but %s is a vector: pass a row, indexing all but the last dimension (such as %s[k])", v.Name, len(v.Dims), vecWhat(what, p), v.Name)
 				return nil
 			}
 			return Row{V: v}
@@ -974,8 +991,18 @@ func (c *compiler) vecExpr(e lang.Expr, p Param, what string) Expr {
 	if y == nil || p.Broadcast {
 		return y
 	}
-	c.errs.Addf(e.Pos(), "%s parameter %s is a vector: pass a vector variable or a row of a matrix (such as trans[k]), not %s", what, p.Name, y)
+	c.errs.Addf(e.Pos(), "%s is a vector: pass a vector variable or a row of a matrix (such as trans[k]), not %s", vecWhat(what, p), y)
 	return nil
+}
+
+// vecWhat names the vector that vecExpr compiles in its messages: "what
+// parameter p" for a node type's parameter, "the argument of what" for a
+// vector function's (p.Name empty).
+func vecWhat(what string, p Param) string {
+	if p.Name == "" {
+		return "the argument of " + what
+	}
+	return what + " parameter " + p.Name
 }
 
 func dimList(v *Var) string {
@@ -1037,8 +1064,39 @@ func (c *compiler) vectorise(f *Factor, call *lang.Call) {
 	}
 }
 
-// args matches a call's arguments to parameters, filling defaults.
+// fusedArg is a vector function written at a vector parameter:
+// Categorical(softmax(eta[k])) has softmax at parameter 0.
+type fusedArg struct {
+	param int
+	fn    *stdlib.VectorFunc
+	pos   lang.Position
+}
+
+// vectorFuncUse says where a vector function may be written.
+func vectorFuncUse(fn *stdlib.VectorFunc) string {
+	return fmt.Sprintf("%s is a vector function, which may be written only as a vector argument of a node type that accepts it: "+
+		"the probability vector of Categorical, as in w[t] ~ Categorical(%s(eta[z[t]])) (deterministic vector arrays such as phi[k] = %s(eta[k]) are not supported)",
+		fn.Name, fn.Name, fn.Name)
+}
+
+// vectorCall returns the vector function e calls, and the call, or nil.
+func (c *compiler) vectorCall(e lang.Expr) (*lang.Call, *stdlib.VectorFunc) {
+	call, ok := unparen(e).(*lang.Call)
+	if !ok {
+		return nil, nil
+	}
+	fn, ok := c.lib.VectorFunc(call.Func.Name)
+	if !ok {
+		return nil, nil
+	}
+	return call, fn
+}
+
+// args matches a call's arguments to parameters, filling defaults. A
+// vector function written at a vector parameter (softmax(eta[k])) is
+// compiled to its argument and listed in c.fused.
 func (c *compiler) args(call *lang.Call, what string, params []Param, pos *[]lang.Position) []Expr {
+	c.fused = c.fused[:0]
 	out := make([]Expr, len(params))
 	*pos = make([]lang.Position, len(params))
 	set := make([]bool, len(params))
@@ -1072,7 +1130,15 @@ func (c *compiler) args(call *lang.Call, what string, params []Param, pos *[]lan
 		if what == stdlib.PYDTName && k == 2 {
 			continue // the divergence: compiled by the caller
 		}
-		if params[k].Vector {
+		if vc, fn := c.vectorCall(a.Value); params[k].Vector && fn != nil {
+			if len(vc.Args) != 1 || vc.Args[0].Name != nil {
+				c.errs.Addf(vc.Lparen, "%s takes one vector argument, such as %s(eta[k])", fn.Name, fn.Name)
+				ok = false
+				continue
+			}
+			out[k] = c.vecExpr(vc.Args[0].Value, Param{Vector: true}, fn.Name)
+			c.fused = append(c.fused, fusedArg{param: k, fn: fn, pos: a.Value.Pos()})
+		} else if params[k].Vector {
 			out[k] = c.vecExpr(a.Value, params[k], what)
 		} else {
 			out[k] = c.expr(a.Value)
@@ -1536,6 +1602,9 @@ func (c *compiler) expr(e lang.Expr) Expr {
 				cands = nil
 			} else if _, isDiv := c.lib.Divergence(name); isDiv {
 				msg = fmt.Sprintf("%s is a divergence function; it may only be the divergence argument of PYDT", name)
+				cands = nil
+			} else if fn, isVec := c.lib.VectorFunc(name); isVec {
+				msg = vectorFuncUse(fn)
 				cands = nil
 			}
 			err := c.errs.Add(e.Func.Pos(), msg)

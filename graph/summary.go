@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/pydtlang/pydtlang/stdlib"
 )
 
 // Shape prints v's shape: "scalar" or "[33, 102]", with "?" for unbound
@@ -47,6 +49,10 @@ func (f *Factor) String() string {
 		}
 		if a == nil && f.Divergence != nil {
 			b.WriteString(f.Divergence.String())
+			continue
+		}
+		if ff, ok := f.Type.(stdlib.FusedFunc); ok && ff.FuncOf(i) != nil {
+			fmt.Fprintf(&b, "%s(%s)", ff.FuncOf(i).Name, a)
 			continue
 		}
 		b.WriteString(a.String())

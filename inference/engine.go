@@ -155,6 +155,11 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		u.why = why
 		s.Steps = append(s.Steps, u)
 	}
+	for k := range m.Trees {
+		if u := newSoftmaxLeaf(m, k); u != nil {
+			s.Steps = append(s.Steps, u)
+		}
+	}
 	for k, b := range m.Trees {
 		if b.Augmented() == nil {
 			continue
@@ -941,6 +946,11 @@ func (ch *Chain) syncEvidence() error {
 
 func (t *chainTree) syncEvidence(env *graph.Env, leafParams *[]float64) error {
 	b := t.b
+	if b.LatentLeaves() {
+		// The leaves are latent values of the graph: the tree observes
+		// them exactly.
+		return t.lik.ObserveMatrix(env.Values[b.Leaves.ID][:b.N*b.D])
+	}
 	if b.index != nil {
 		r, err := b.indexedEvidence(env, &t.evScratch, func(i, d int, mean, prec float64) error {
 			return t.lik.SetEvidence(pydt.NodeID(i), d, mean, prec)

@@ -39,14 +39,18 @@ import (
 // tree's sampled locations. Only when some other emission reads the leaves
 // are the locations copied into the leaf variable for it.
 type ffbsStep struct {
-	m         *Model
-	v         *graph.Var
-	init      *graph.Factor // z[1] ~ Categorical(p0)
-	next      *graph.Factor // z[t] ~ Categorical(A[z[t - 1]])
-	initP     graph.Row     // p0
-	trans     *graph.Var    // A, K×K
-	K, T      int
-	emits     []emitElem // the reader elements, each reading one z[t]
+	m     *Model
+	v     *graph.Var
+	init  *graph.Factor // z[1] ~ Categorical(p0)
+	next  *graph.Factor // z[t] ~ Categorical(A[z[t - 1]])
+	initP graph.Row     // p0
+	trans *graph.Var    // A, K×K
+	K, T  int
+	emits []emitElem // the reader elements, each reading one z[t]
+	// logits are the reader elements that are categoricals with logits
+	// eta[z[t]] (stdlib.CategoryLogits): their emissions come from each
+	// state's log-softmax, computed once per update.
+	logits    []logitsEmit
 	readers   []*graph.Factor
 	trees     []int // the trees whose leaves are read through z
 	emitNames []string
@@ -72,6 +76,7 @@ type ffbsScratch struct {
 	zs                         []int
 	ws                         hmm.Workspace
 	params                     []float64 // a leaf factor's parameters
+	lse                        []float64 // the log-softmax normalisers of logit emissions
 }
 
 // scratchOf returns the chain's scratch space of step u, made by mk on
@@ -165,9 +170,12 @@ func newFFBS(m *Model, v *graph.Var) (*ffbsStep, string) {
 			if !ok {
 				return nil, fmt.Sprintf("%s does not read exactly one element of %s, at an index fixed by loop indices and constants", f, v.Name)
 			}
-			if leafTree >= 0 {
+			switch le, isLogits := logitsEmitOf(e, v, t, s.K); {
+			case leafTree >= 0:
 				s.leafEmits = append(s.leafEmits, leafEmit{tree: leafTree, t: t, off: e.off})
-			} else {
+			case isLogits:
+				s.logits = append(s.logits, le)
+			default:
 				s.emits = append(s.emits, emitElem{e: e, t: t})
 			}
 		}
@@ -275,6 +283,9 @@ func (s *ffbsStep) Explain() string {
 	if len(s.emitNames) > 0 {
 		out += "; emissions: the elements of " + strings.Join(s.emitNames, ", ") + " that read each state"
 	}
+	if len(s.logits) > 0 {
+		out += fmt.Sprintf("; the emissions softmax(%s[z[t]]) from each state's log-softmax, computed once per sweep", s.logits[0].logits.Name)
+	}
 	for _, k := range s.trees {
 		out += fmt.Sprintf("; given the sampled leaf locations %s, which then get the evidence of the data each state is assigned", s.m.Trees[k].Leaves.Name)
 	}
@@ -327,6 +338,7 @@ func (s *ffbsStep) update(ch *Chain) error {
 		}
 		z[em.t] = saved
 	}
+	addLogitsEmissions(env, s.logits, s.K, sc.logEmit, &sc.lse)
 	if err := env.Err(); err != nil {
 		return err
 	}

@@ -53,6 +53,38 @@ type TreeBinding struct {
 	// data rows. nil when data row i observes leaf i.
 	index graph.Expr
 	rows  int
+	// softmax lists the factors that read the leaves as the logits of a
+	// categorical (stdlib.CategoryLogits: w[t] ~
+	// Categorical(softmax(eta[z[t]]))) when the leaves are latent: they are
+	// then latent values of the graph, observed exactly by the tree (their
+	// Gaussian prior), and updated by the softmax-leaf step given the
+	// counts of the categories each leaf row emits (see LatentLeaves).
+	softmax []*graph.Factor
+}
+
+// LatentLeaves reports whether the leaf locations are latent values of the
+// graph read as the logits of categorical factors (softmax emissions):
+// the tree observes them exactly, and the softmax-leaf step draws them.
+func (b *TreeBinding) LatentLeaves() bool { return len(b.softmax) > 0 }
+
+// softmaxRow returns the Row through which the CategoryLogits factor f
+// reads the leaves as its logits, when it reads them there and nowhere
+// else (and not in the row's index).
+func softmaxRow(f *graph.Factor, leaves *graph.Var) (graph.Row, bool) {
+	c, ok := f.Type.(stdlib.CategoryLogits)
+	if !ok || f.IsPYDT() {
+		return graph.Row{}, false
+	}
+	r, ok := f.Args[c.LogitsParam()].(graph.Row)
+	if !ok || r.V != leaves || len(r.Idx) != 1 || slices.ContainsFunc(r.Idx, func(x graph.Expr) bool { return graph.Reads(x, leaves) }) {
+		return graph.Row{}, false
+	}
+	for i, a := range f.Exprs() {
+		if i != c.LogitsParam() && graph.Reads(a, leaves) {
+			return graph.Row{}, false
+		}
+	}
+	return r, true
 }
 
 // bindTree binds the PYDT factor tree of g: it finds the factor that
@@ -68,6 +100,13 @@ func bindTree(g *graph.Graph, tree *graph.Factor) (*TreeBinding, error) {
 	}
 	for _, f := range g.Factors {
 		if f == tree || !f.Reads(b.Leaves) {
+			continue
+		}
+		if _, ok := softmaxRow(f, b.Leaves); ok {
+			if b.Leaves.Role == graph.Latent {
+				b.softmax = append(b.softmax, f)
+			}
+			// Observed logits: an ordinary factor of the data.
 			continue
 		}
 		capability := leafCapability(f)
@@ -86,6 +125,9 @@ func bindTree(g *graph.Graph, tree *graph.Factor) (*TreeBinding, error) {
 		}
 		if b.Data != nil {
 			return nil, fmt.Errorf("%w: the leaf locations %s are observed by more than one factor", ErrUnsupported, b.Leaves.Name)
+		}
+		if len(b.softmax) > 0 {
+			return nil, fmt.Errorf("%w: the leaf locations %s are read both as the logits of %s and by %s", ErrUnsupported, b.Leaves.Name, b.softmax[0], f)
 		}
 		b.Leaf, b.Data = f, f.Target
 		if isG {
@@ -108,6 +150,9 @@ func bindTree(g *graph.Graph, tree *graph.Factor) (*TreeBinding, error) {
 				}
 			}
 		}
+	}
+	if len(b.softmax) > 0 && b.Leaf != nil {
+		return nil, fmt.Errorf("%w: the leaf locations %s are read both as the logits of %s and by %s", ErrUnsupported, b.Leaves.Name, b.softmax[0], b.Leaf)
 	}
 	return b, nil
 }
@@ -246,6 +291,8 @@ func (b *TreeBinding) Kind() string {
 		return b.Leaf.TypeName() + " (Gaussian leaf evidence)"
 	case b.Exact():
 		return "observed directly"
+	case b.LatentLeaves():
+		return "latent logits of " + b.softmax[0].TypeName() + "(softmax(...)) (observed exactly by the tree)"
 	}
 	return "none"
 }
@@ -255,6 +302,9 @@ func (b *TreeBinding) Kind() string {
 // ErrUnsupported that names the leaf factor and why: an augmented
 // likelihood's evidence needs the sampler's auxiliary variables.
 func (b *TreeBinding) ClosedForm() error {
+	if b.LatentLeaves() {
+		return unsupportedError(fmt.Sprintf("the leaves %s are latent logits of %s (softmax emissions): the marginal likelihood of the data given the tree alone is not available", b.Leaves.Name, b.softmax[0]))
+	}
 	if b.index != nil {
 		return unsupportedError(fmt.Sprintf("the data %s reach the leaves %s through the index %s (%s): the leaves' evidence depends on the sampler's values of it, "+
 			"so the marginal likelihood given the tree alone is not available", b.Data.Name, b.Leaves.Name, b.index, b.Leaf))

@@ -90,6 +90,13 @@ func (m *Model) leafIndex(f *graph.Factor) int {
 	return slices.IndexFunc(m.Trees, func(b *TreeBinding) bool { return b.Leaf == f })
 }
 
+// latentLeaves reports whether v is the leaf matrix of a PYDT whose
+// leaves are latent values of the graph (TreeBinding.LatentLeaves): a
+// checkpoint keeps them, as other latent values.
+func (m *Model) latentLeaves(v *graph.Var) bool {
+	return slices.ContainsFunc(m.Trees, func(b *TreeBinding) bool { return b.Leaves == v && b.LatentLeaves() })
+}
+
 // Several reports whether the model has more than one PYDT.
 func (m *Model) Several() bool { return len(m.Trees) > 1 }
 
@@ -344,6 +351,11 @@ func (m *Model) LogHyper(env *graph.Env) (hyper, data float64, err error) {
 // are marginalised, and parameters outside their supports give -Inf. params
 // is scratch space, grown as needed.
 func factorLogDensity(f *graph.Factor, env *graph.Env, params *[]float64) (float64, error) {
+	if c, ok := f.Type.(stdlib.CategoryLogits); ok {
+		if r, ok := f.Args[c.LogitsParam()].(graph.Row); ok && len(f.Args) == 1 {
+			return logitsLogDensity(f, r, env, nil)
+		}
+	}
 	if vt, ok := f.Vector(); ok {
 		var a graph.VecArgs
 		var sum float64
@@ -377,6 +389,54 @@ func factorLogDensity(f *graph.Factor, env *graph.Env, params *[]float64) (float
 		sum += dist.LogProb(x, p)
 		return nil
 	})
+	return sum, err
+}
+
+// logitsLogDensity is the log density of the categorical factor f whose
+// probabilities are softmax(r) (stdlib.CategoryLogits with the logit row
+// r, its only parameter), summed over its elements: each row's log
+// normaliser is computed once, not once per element, so that the cost is
+// that of the rows read plus one term per element. lse is scratch space
+// (nil: allocated), one entry per row of r's variable. Missing values add
+// nothing; a value outside 1..K or non-finite logits give -Inf.
+func logitsLogDensity(f *graph.Factor, r graph.Row, env *graph.Env, lse []float64) (float64, error) {
+	n := r.Len()
+	rows := r.V.Len() / max(n, 1)
+	if cap(lse) < rows {
+		lse = make([]float64, rows)
+	}
+	lse = lse[:rows]
+	for i := range lse {
+		lse[i] = math.NaN()
+	}
+	eta := env.Values[r.V.ID]
+	var sum float64
+	err := f.ForEach(env, func(off int) error {
+		x := env.Values[f.Target.ID][off]
+		if math.IsNaN(x) {
+			return nil
+		}
+		at, err := r.Offset(env)
+		if err != nil {
+			return err
+		}
+		row := at / n
+		if math.IsNaN(lse[row]) {
+			lse[row] = stdlib.LogSoftmaxNorm(eta[at : at+n])
+			if math.IsNaN(lse[row]) || math.IsInf(lse[row], 0) {
+				lse[row] = math.Inf(1) // non-finite logits: density 0
+			}
+		}
+		if x != math.Trunc(x) || x < 1 || x > float64(n) {
+			sum = math.Inf(-1)
+			return nil
+		}
+		sum += eta[at+int(x)-1] - lse[row]
+		return nil
+	})
+	if math.IsNaN(sum) {
+		sum = math.Inf(-1)
+	}
 	return sum, err
 }
 

@@ -902,7 +902,7 @@ func (ch *Chain) state() (ChainState, error) {
 		}
 	}
 	for _, v := range m.G.Vars {
-		if v.Role == graph.Latent && !v.IsData && !(v.Def != nil && v.Def.IsPYDT()) {
+		if v.Role == graph.Latent && !v.IsData && (!(v.Def != nil && v.Def.IsPYDT()) || m.latentLeaves(v)) {
 			cs.Values[v.Name] = ch.st.Env.Values[v.ID]
 		}
 	}

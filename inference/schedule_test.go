@@ -191,6 +191,8 @@ func scheduleCases(t testing.TB) map[string]*Model {
 			}
 			data[v.Name] = dataMat(4, cols, func(i, j int) float64 {
 				switch {
+				case v.Kind == lang.KindCategorical:
+					return float64(1 + (i+j)%2)
 				case v.Support.Discrete():
 					return float64((i + j) % 2)
 				case v.Support.Contains(-1):

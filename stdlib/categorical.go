@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // Categorical is the node type Categorical(p): a category 1..K drawn with
@@ -36,6 +38,15 @@ func (Categorical) VectorValue() bool { return false }
 
 // ProbsParam implements CategoryProbs: p is parameter 0.
 func (Categorical) ProbsParam() int { return 0 }
+
+// Fuse implements Fuser: Categorical(softmax(eta)) is CategoricalLogits
+// with the logits eta.
+func (Categorical) Fuse(param int, fn *VectorFunc) (Vector, bool) {
+	if param == 0 && fn == Softmax {
+		return CategoricalLogits{}, true
+	}
+	return nil, false
+}
 
 // probTol is the tolerance of the sum of a probability vector, per
 // component.
@@ -104,4 +115,104 @@ func DrawCategory(rng *rand.Rand, p []float64) int {
 		}
 	}
 	return len(p)
+}
+
+// CategoricalLogits is the node type that Categorical(softmax(eta))
+// compiles to (Categorical.Fuse): a category 1..K with probabilities
+// softmax(eta), eta a vector of K logits (a vector variable or a matrix
+// row, e.g. eta[z[t]]). It is not registered under a name of its own: a
+// model writes Categorical(softmax(eta)), and Name is "Categorical".
+type CategoricalLogits struct{}
+
+var categoricalLogitsParams = []Param{
+	{Name: "eta", Support: Real, Vector: true, Doc: "the logits of categories 1..K: a vector of length K; the probabilities are softmax(eta)"},
+}
+
+// Name returns "Categorical": the type is Categorical with its
+// probabilities written softmax(eta).
+func (CategoricalLogits) Name() string { return "Categorical" }
+
+// Doc describes the type.
+func (CategoricalLogits) Doc() string {
+	return "Categorical(softmax(eta)): a category 1..K with probabilities softmax(eta), eta a vector of K logits."
+}
+
+// Params is the logit vector eta.
+func (CategoricalLogits) Params() []Param { return categoricalLogitsParams }
+
+// Support is that of each value: a whole number (1..K, K = len(eta)).
+func (CategoricalLogits) Support() Support { return Count }
+
+// VectorValue reports false: the value is one category.
+func (CategoricalLogits) VectorValue() bool { return false }
+
+// LogitsParam implements CategoryLogits: eta is parameter 0.
+func (CategoricalLogits) LogitsParam() int { return 0 }
+
+// FuncOf reports the vector function the compiler fused into parameter
+// param, for printing the statement as written: softmax at eta.
+func (CategoricalLogits) FuncOf(param int) *VectorFunc {
+	if param == 0 {
+		return Softmax
+	}
+	return nil
+}
+
+// CheckVector checks that eta has length k >= 1 and finite components.
+func (CategoricalLogits) CheckVector(p [][]float64, k int) error {
+	if len(p) != 1 {
+		return fmt.Errorf("Categorical takes 1 parameter, got %d", len(p))
+	}
+	if k < 1 || len(p[0]) != k {
+		return fmt.Errorf("Categorical parameter softmax(eta) has length %d, want %d >= 1", len(p[0]), k)
+	}
+	for j, x := range p[0] {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("Categorical parameter softmax(eta): eta[%d] = %v is not finite", j+1, x)
+		}
+	}
+	return nil
+}
+
+// LogSoftmaxNorm is log Σ_j exp(eta_j), computed stably (gonum's
+// floats.LogSumExp): the log normaliser of softmax(eta). It is -Inf for an
+// empty eta.
+func LogSoftmaxNorm(eta []float64) float64 {
+	if len(eta) == 0 {
+		return math.Inf(-1)
+	}
+	return floats.LogSumExp(eta)
+}
+
+// LogProbVector is eta[x-1] − log Σ exp(eta) for a category x in 1..K,
+// and -Inf for any other value.
+func (CategoricalLogits) LogProbVector(x []float64, p [][]float64) float64 {
+	c, eta := x[0], p[0]
+	if c != math.Trunc(c) || c < 1 || c > float64(len(eta)) {
+		return math.Inf(-1)
+	}
+	return eta[int(c)-1] - LogSoftmaxNorm(eta)
+}
+
+// RandVector draws a category into x[0] with probabilities softmax(eta),
+// by inversion of the cumulative probabilities (DrawCategory of
+// exp(eta − max eta)).
+func (CategoricalLogits) RandVector(rng *rand.Rand, x []float64, p [][]float64) {
+	eta := p[0]
+	m := math.Inf(-1)
+	for _, e := range eta {
+		m = max(m, e)
+	}
+	var tot float64
+	for _, e := range eta {
+		tot += math.Exp(e - m)
+	}
+	u := rng.Float64() * tot
+	for j, e := range eta {
+		if u -= math.Exp(e - m); u < 0 {
+			x[0] = float64(j + 1)
+			return
+		}
+	}
+	x[0] = float64(len(eta)) // rounding: the last one (every term is positive)
 }

@@ -19,11 +19,12 @@ type Library struct {
 	types map[string]NodeType
 	funcs map[string]*Func
 	divs  map[string]*DivergenceType
+	vfs   map[string]*VectorFunc
 }
 
 // NewLibrary returns an empty library.
 func NewLibrary() *Library {
-	return &Library{types: map[string]NodeType{}, funcs: map[string]*Func{}, divs: map[string]*DivergenceType{}}
+	return &Library{types: map[string]NodeType{}, funcs: map[string]*Func{}, divs: map[string]*DivergenceType{}, vfs: map[string]*VectorFunc{}}
 }
 
 // builtins are the standard node types, in the order their files' init
@@ -47,6 +48,7 @@ var std = sync.OnceValue(func() *Library {
 	for _, d := range stdDivergences() {
 		must(l.RegisterDivergence(d))
 	}
+	must(l.RegisterVectorFunc(Softmax))
 	return l
 })
 
@@ -64,7 +66,7 @@ func Default() *Library { return std().Clone() }
 
 // Clone returns a copy of l that can be extended independently.
 func (l *Library) Clone() *Library {
-	return &Library{types: maps.Clone(l.types), funcs: maps.Clone(l.funcs), divs: maps.Clone(l.divs)}
+	return &Library{types: maps.Clone(l.types), funcs: maps.Clone(l.funcs), divs: maps.Clone(l.divs), vfs: maps.Clone(l.vfs)}
 }
 
 // taken reports whether name names anything in l.
@@ -72,7 +74,8 @@ func (l *Library) taken(name string) bool {
 	_, t := l.types[name]
 	_, f := l.funcs[name]
 	_, d := l.divs[name]
-	return t || f || d
+	_, v := l.vfs[name]
+	return t || f || d || v
 }
 
 // Register adds a node type. It fails if the name is empty or already
@@ -117,6 +120,29 @@ func (l *Library) RegisterDivergence(d *DivergenceType) error {
 	l.divs[d.Name] = d
 	return nil
 }
+
+// RegisterVectorFunc adds a vector function (Softmax). It fails if the
+// name is empty or taken. The function is kept as given, not copied: the
+// node types that accept it (Fuser) know it by its pointer.
+func (l *Library) RegisterVectorFunc(f *VectorFunc) error {
+	switch {
+	case f == nil || f.Name == "":
+		return fmt.Errorf("a vector function needs a name")
+	case l.taken(f.Name):
+		return fmt.Errorf("%s is already defined in the library", f.Name)
+	}
+	l.vfs[f.Name] = f
+	return nil
+}
+
+// VectorFunc returns the vector function called name.
+func (l *Library) VectorFunc(name string) (*VectorFunc, bool) {
+	f, ok := l.vfs[name]
+	return f, ok
+}
+
+// VectorFuncNames lists the vector functions, sorted.
+func (l *Library) VectorFuncNames() []string { return slices.Sorted(maps.Keys(l.vfs)) }
 
 // NodeType returns the node type called name.
 func (l *Library) NodeType(name string) (NodeType, bool) {

@@ -62,3 +62,50 @@ func at(v []float64, j int) float64 {
 	}
 	return v[j]
 }
+
+// CategoryLogits is the capability of a type whose value is a category
+// 1..K drawn with probabilities softmax(η), η the vector parameter
+// LogitsParam (the logits, any real numbers): Categorical(softmax(eta)),
+// the form the compiler makes of Categorical(p) with p written softmax(η)
+// (see Fuser). The log mass of category c is η_c − log Σ_j exp(η_j), so
+// the engine may compute the normaliser once per vector and sweep rather
+// than once per datum (ffbs emissions, the log density of the data), and
+// a PYDT whose leaves are the logits takes the counts of the categories
+// each leaf row emits (the exact softmax-leaf update, stdlib/softmaxleaf).
+type CategoryLogits interface {
+	Vector
+	LogitsParam() int
+}
+
+// VectorFunc is a function from a vector to a vector that a model may
+// apply to a vector argument of a node type: softmax(eta[k]). It has no
+// value of its own in an expression: a node type that accepts it at a
+// parameter says so by implementing Fuser, and the compiler replaces the
+// statement's node type with the fused one, which reads the function's
+// argument directly (no vector is computed per datum).
+type VectorFunc struct {
+	Name string
+	// Doc is one line for the language reference.
+	Doc string
+}
+
+// Softmax is the vector function softmax(η)_j = exp(η_j) / Σ_i exp(η_i):
+// a probability vector from a vector of logits.
+var Softmax = &VectorFunc{Name: "softmax", Doc: "softmax(v): the probability vector exp(v_j) / Σ_i exp(v_i) of a vector of logits v"}
+
+// Fuser is the capability of a vector node type that accepts a vector
+// function at one of its vector parameters: Fuse returns the node type
+// that takes the function's argument there instead (Categorical with
+// softmax at p gives CategoricalLogits), or false when it does not accept
+// fn at parameter param.
+type Fuser interface {
+	Vector
+	Fuse(param int, fn *VectorFunc) (Vector, bool)
+}
+
+// FusedFunc is implemented by a node type that a Fuser returned: FuncOf
+// returns the vector function fused into parameter param (to print the
+// statement as written, Categorical(softmax(eta[k]))), or nil.
+type FusedFunc interface {
+	FuncOf(param int) *VectorFunc
+}

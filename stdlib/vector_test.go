@@ -122,3 +122,60 @@ func TestCategorical(t *testing.T) {
 		t.Error("Dirichlet accepted a zero concentration")
 	}
 }
+
+// TestCategoricalLogits checks Categorical(softmax(eta)) against the
+// probabilities exp(eta_j) / Σ exp(eta_i) written out: its log mass at each
+// category and outside 1..K, and its draws' frequencies within 4 standard
+// errors; and that Categorical fuses softmax at p and nothing else.
+func TestCategoricalLogits(t *testing.T) {
+	eta := []float64{0.3, -1.2, 2.0, 700} // a large logit: the normaliser must not overflow
+	for _, e := range [][]float64{eta[:3], eta} {
+		var z float64
+		for _, x := range e {
+			z += math.Exp(x - e[len(e)-1])
+		}
+		for c := range e {
+			want := e[c] - e[len(e)-1] - math.Log(z)
+			got := CategoricalLogits{}.LogProbVector([]float64{float64(c + 1)}, [][]float64{e})
+			if math.Abs(got-want) > 1e-12 {
+				t.Errorf("eta %v, category %d: log mass %v, want %v", e, c+1, got, want)
+			}
+		}
+	}
+	for _, x := range []float64{0, 4, 1.5, math.NaN()} {
+		if lp := (CategoricalLogits{}).LogProbVector([]float64{x}, [][]float64{eta[:3]}); !math.IsInf(lp, -1) {
+			t.Errorf("category %v of 3: log mass %v, want -Inf", x, lp)
+		}
+	}
+	if err := (CategoricalLogits{}).CheckVector([][]float64{{0, math.Inf(1)}}, 2); err == nil {
+		t.Error("an infinite logit passed CheckVector")
+	}
+	if err := (CategoricalLogits{}).CheckVector([][]float64{{0, 1}}, 3); err == nil {
+		t.Error("2 logits for 3 categories passed CheckVector")
+	}
+	const n = 40000
+	rng := rand.New(rand.NewPCG(3, 4))
+	e := eta[:3]
+	counts := make([]float64, 3)
+	x := []float64{0}
+	for range n {
+		CategoricalLogits{}.RandVector(rng, x, [][]float64{e})
+		counts[int(x[0])-1]++
+	}
+	z := math.Exp(e[0]) + math.Exp(e[1]) + math.Exp(e[2])
+	for j, c := range counts {
+		p := math.Exp(e[j]) / z
+		if se := math.Sqrt(p * (1 - p) / n); math.Abs(c/n-p) > 4*se {
+			t.Errorf("category %d: frequency %v, want %v (se %v)", j+1, c/n, p, se)
+		}
+	}
+	if nt, ok := (Categorical{}).Fuse(0, Softmax); !ok || nt.(CategoryLogits).LogitsParam() != 0 {
+		t.Errorf("Categorical does not fuse softmax at p: %v, %v", nt, ok)
+	}
+	if _, ok := (Categorical{}).Fuse(0, &VectorFunc{Name: "softmax"}); ok {
+		t.Error("Categorical fuses a vector function it does not know (a copy of Softmax)")
+	}
+	if _, ok := any(Dirichlet{}).(Fuser); ok {
+		t.Error("Dirichlet accepts a vector function")
+	}
+}
