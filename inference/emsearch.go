@@ -120,7 +120,13 @@ type EMResult struct {
 	Gamma    map[string]GammaSummary `json:"gamma_posteriors"`
 	Point    map[string]float64      `json:"point_estimates"`
 	Variance float64                 `json:"variance_mean_field"`
-	Rounds   int                     `json:"rounds"`
+	// KBestEstimates holds, for each tree of the K-best list (kbest.nwk,
+	// in its order), its bound and hyperparameters, and KBestWeights the
+	// weights predict gives the trees: exp(bound), normalised to sum to
+	// 1 (an approximation of their posterior probabilities; KBestWeights).
+	KBestEstimates []EMEstimates `json:"kbest_estimates"`
+	KBestWeights   []float64     `json:"kbest_weights"`
+	Rounds         int           `json:"rounds"`
 	// Fits is the number of candidate trees the search's rounds fitted,
 	// FailedFits those whose fit failed (dropped; a warning names the
 	// first error, and a run in which every fit failed is an error).
@@ -542,27 +548,81 @@ func (p *EMPlan) result(s *emSearch, stop string) *EMResult {
 	for _, t := range list {
 		res.KBest = append(res.KBest, t.Bound)
 	}
-	best := list[0].hyper
-	res.Gamma = map[string]GammaSummary{}
-	res.Point = map[string]float64{}
-	if g := best.QC; g != nil && p.C != nil {
-		res.Gamma[p.C.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
+	for _, t := range list {
+		res.KBestEstimates = append(res.KBestEstimates, p.estimates(t))
 	}
-	if g := best.QPrec; g != nil && p.Prec != nil {
-		res.Gamma[p.Prec.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
-	}
-	if p.Alpha != nil {
-		res.Point[p.Alpha.Name] = best.Alpha
-	}
-	if p.Beta != nil {
-		res.Point[p.Beta.Name] = best.Beta
-	}
-	res.Variance = best.Variance
+	res.KBestWeights = KBestWeights(res.KBest)
+	best := res.KBestEstimates[0]
+	res.Gamma, res.Point, res.Variance = best.Gamma, best.Point, best.Variance
 	if w := starWarning(list[0].Tree); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
 	res.WallTime = time.Since(s.start).Seconds()
 	return res
+}
+
+// EMEstimates are the EM estimates that come with one tree of the K-best
+// list: its bound, Gamma posteriors for c and the precision and point
+// estimates for α and β, by variable name, and the mean-field variance.
+type EMEstimates struct {
+	Bound    float64                 `json:"bound"`
+	Gamma    map[string]GammaSummary `json:"gamma_posteriors"`
+	Point    map[string]float64      `json:"point_estimates"`
+	Variance float64                 `json:"variance_mean_field"`
+}
+
+// Value returns the estimate of the latent scalar name as EMResult.Value
+// does, for this tree.
+func (e *EMEstimates) Value(name string) (float64, bool) {
+	if g, ok := e.Gamma[name]; ok {
+		return g.Mean, true
+	}
+	v, ok := e.Point[name]
+	return v, ok
+}
+
+// KBestWeights returns the weights of trees with these bounds in a model
+// average: exp(bound), normalised to sum to 1. With the bound a lower
+// bound on (or EP's approximation of) log p(Y, u, α, β | T), this
+// approximates the posterior probabilities of the trees among those
+// listed: it takes the bound for the log evidence of each tree, ignoring
+// the gap between them, the spread of the times and hyperparameters about
+// their point estimates, and every tree outside the list. Bounds tens of
+// nats apart give the best tree all the weight.
+func KBestWeights(bounds []float64) []float64 {
+	if len(bounds) == 0 {
+		return nil
+	}
+	top := slices.Max(bounds)
+	w := make([]float64, len(bounds))
+	var sum float64
+	for i, b := range bounds {
+		w[i] = math.Exp(b - top)
+		sum += w[i]
+	}
+	for i := range w {
+		w[i] /= sum
+	}
+	return w
+}
+
+// estimates returns the EM estimates of the tree t by variable name.
+func (p *EMPlan) estimates(t EMTree) EMEstimates {
+	h := t.hyper
+	e := EMEstimates{Bound: t.Bound, Gamma: map[string]GammaSummary{}, Point: map[string]float64{}, Variance: h.Variance}
+	if g := h.QC; g != nil && p.C != nil {
+		e.Gamma[p.C.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
+	}
+	if g := h.QPrec; g != nil && p.Prec != nil {
+		e.Gamma[p.Prec.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
+	}
+	if p.Alpha != nil {
+		e.Point[p.Alpha.Name] = h.Alpha
+	}
+	if p.Beta != nil {
+		e.Point[p.Beta.Name] = h.Beta
+	}
+	return e
 }
 
 // emHyper are the hyperparameters of a fitted tree: what a fit started

@@ -82,7 +82,7 @@ func TestEMRunDirectory(t *testing.T) {
 	if err := os.WriteFile(test, []byte("label,x,y\nnew1,1.1,0.9\nnew2,-1,\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := runCmd(t, "predict", dir, "--test", test); code != 0 || !strings.Contains(out, "1 trees") {
+	if code, out, errOut := runCmd(t, "predict", dir, "--test", test); code != 0 || !strings.Contains(out, "10 trees") { // the K best
 		t.Errorf("predict: status %d\n%s%s", code, out, errOut)
 	}
 	for _, c := range []struct {

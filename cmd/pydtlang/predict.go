@@ -38,9 +38,17 @@ It prints each row's log predictive density and their mean with its standard
 error (sample sd over √n, as Neal's dft-pred reports), in the data's units
 (a run fitted with --standardize included). The model and training data are
 those recorded in RUNDIR/run.json; they must not have changed since the run.
-For a run of --method em the one tree is its best, map.nwk, with c and the
-precision at their variational posterior means and alpha, beta at their
-point estimates.
+For a run of --method em the trees are the K best (kbest.nwk; the first
+--trees of them when --trees is less), each with its own hyperparameters
+(summary.json's kbest_estimates: c and the precision at their variational
+posterior means, alpha and beta at their point estimates), averaged with
+weights exp(bound) normalised to sum to 1 (summary.json's kbest_weights).
+The weights are an approximation of the trees' posterior probabilities:
+they take each tree's bound for its log evidence and ignore the bound's
+gap, the spread of the times and hyperparameters and every tree outside
+the list; bounds tens of nats apart give the best tree all the weight.
+An EM run written before kbest_estimates existed gives its best tree,
+map.nwk, alone.
 
 Rows with missing entries (empty, NA, NaN): the density is that of the
 observed entries (the missing ones are marginalised exactly), and each missing

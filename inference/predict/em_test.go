@@ -14,10 +14,11 @@ import (
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
-// TestPredictRunEM checks PredictRun on an EM run against the predictive
-// density computed by hand from map.nwk and summary.json, read without the
-// package's own readers: the best tree with c and prec at the means of
-// their variational posteriors and alpha, beta at their point estimates.
+// TestPredictRunEM checks PredictRun on an EM run, asked for one tree,
+// against the predictive density computed by hand from map.nwk and
+// summary.json, read without the package's own readers: the best tree with
+// c and prec at the means of their variational posteriors and alpha, beta
+// at their point estimates.
 func TestPredictRunEM(t *testing.T) {
 	x := toyData(8, 2, 4)
 	raw := append([]float64(nil), x.Data...)
@@ -27,12 +28,12 @@ func TestPredictRunEM(t *testing.T) {
 		t.Fatal(err)
 	}
 	test := [][]float64{{0.1, 3.2}, {2.3, math.NaN()}, {-1, 5}}
-	res, err := PredictRun(m, dir, test, RunOptions{})
+	res, err := PredictRun(m, dir, test, RunOptions{Trees: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Trees != 1 {
-		t.Fatalf("averaged %d trees, want the EM run's one", res.Trees)
+		t.Fatalf("averaged %d trees, want the best one", res.Trees)
 	}
 	var sum struct {
 		Gamma map[string]struct{ Mean float64 } `json:"gamma_posteriors"`
@@ -82,9 +83,10 @@ func TestPredictRunEM(t *testing.T) {
 }
 
 // TestPredictRunEMTreeMissesRows checks that PredictRun refuses an EM run
-// whose map.nwk lacks some of the model's data rows (here the model is
-// given one row more than the run was fitted to) instead of predicting
-// with a tree of other data.
+// whose kbest.nwk (or, for a summary.json without kbest_estimates, as
+// written before them, map.nwk) lacks some of the model's data rows (here
+// the model is given one row more than the run was fitted to) instead of
+// predicting with a tree of other data.
 func TestPredictRunEMTreeMissesRows(t *testing.T) {
 	dir := t.TempDir()
 	m := compile(t, gaussianSrc, toyData(8, 2, 4))
@@ -93,7 +95,151 @@ func TestPredictRunEMTreeMissesRows(t *testing.T) {
 	}
 	bigger := compile(t, gaussianSrc, toyData(9, 2, 4))
 	_, err := PredictRun(bigger, dir, [][]float64{{0.1, 3.2}}, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "kbest.nwk") {
+		t.Fatalf("PredictRun with a tree missing row 9: error %v, want one naming kbest.nwk", err)
+	}
+	path := filepath.Join(dir, "summary.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	delete(sum, "kbest_estimates")
+	b, _ = json.Marshal(sum)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = PredictRun(bigger, dir, [][]float64{{0.1, 3.2}}, RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), "map.nwk") {
-		t.Fatalf("PredictRun with a tree missing row 9: error %v, want one naming map.nwk", err)
+		t.Fatalf("PredictRun of an older EM run with a tree missing row 9: error %v, want one naming map.nwk", err)
+	}
+	if res, err := PredictRun(m, dir, [][]float64{{0.1, 3.2}}, RunOptions{}); err != nil || res.Trees != 1 {
+		t.Fatalf("PredictRun of an older EM run: %v, %v; want its best tree alone", res, err)
+	}
+}
+
+// TestPredictRunEMKBest checks PredictRun on an EM run against the
+// two-tree mixture computed by hand from kbest.nwk and summary.json (read
+// without the package's readers): each tree with its own hyperparameters
+// (kbest_estimates), the trees weighted by exp(bound) normalised. The
+// bounds in summary.json are set to −10 and −11 first, so that both trees
+// weigh (1/(1+e^−1) and e^−1/(1+e^−1)); the predictive must then differ
+// from the best tree's alone.
+func TestPredictRunEMKBest(t *testing.T) {
+	x := toyData(8, 2, 4)
+	raw := append([]float64(nil), x.Data...)
+	m := compile(t, gaussianSrc, x)
+	dir := t.TempDir()
+	if _, err := inference.RunEM(context.Background(), m, inference.EMConfig{Rounds: 4, K: 2, Seed: 2, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "summary.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw2 map[string]any
+	if err := json.Unmarshal(b, &raw2); err != nil {
+		t.Fatal(err)
+	}
+	ests, _ := raw2["kbest_estimates"].([]any)
+	if len(ests) != 2 {
+		t.Fatalf("summary.json has %d kbest_estimates, want 2", len(ests))
+	}
+	bounds := []float64{-10, -11}
+	for j, e := range ests {
+		e.(map[string]any)["bound"] = bounds[j]
+	}
+	if b, err = json.Marshal(raw2); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		KBest []struct {
+			Gamma map[string]struct{ Mean float64 } `json:"gamma_posteriors"`
+			Point map[string]float64                `json:"point_estimates"`
+		} `json:"kbest_estimates"`
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	nwk, err := os.ReadFile(filepath.Join(dir, "kbest.nwk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(nwk)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("kbest.nwk has %d lines", len(lines))
+	}
+	w1 := 1 / (1 + math.Exp(-1))
+	weights := []float64{w1, 1 - w1}
+	test := [][]float64{{0.1, 3.2}, {2.3, math.NaN()}, {-1, 5}, {math.NaN(), 0.4}}
+	dens := make([][]float64, len(test)) // per row, per tree: p_j(x_obs)
+	means := make([][]float64, len(test))
+	for j, line := range lines {
+		tr, err := pydt.ParseNewick(line, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lik := bp.New(tr, 2)
+		for i := range 8 {
+			for k := range 2 {
+				if err := lik.Observe(pydt.NodeID(i), k, raw[i*2+k]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		e := sum.KBest[j]
+		p := Params{Alpha: e.Point["alpha"], Beta: e.Point["beta"], Div: pydt.DivInv{C: e.Gamma["c"].Mean}, Variance: 1 / e.Gamma["prec"].Mean}
+		if !(p.Variance > 0) {
+			t.Fatalf("tree %d: no estimates in summary.json", j+1)
+		}
+		mx, err := Tree(lik, p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, row := range test {
+			dst := make([]float64, 2)
+			dens[i] = append(dens[i], math.Exp(mx.Conditional(row, dst)))
+			means[i] = append(means[i], dst[0], dst[1])
+		}
+	}
+	res, err := PredictRun(m, dir, test, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trees != 2 {
+		t.Fatalf("averaged %d trees, want 2", res.Trees)
+	}
+	best, err := PredictRun(m, dir, test, RunOptions{Trees: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range test {
+		mix := weights[0]*dens[i][0] + weights[1]*dens[i][1]
+		want := math.Log(mix)
+		if math.Abs(res.LogDensity[i]-want) > 1e-9*(1+math.Abs(want)) {
+			t.Errorf("row %d: log density %v, two-tree mixture by hand %v", i, res.LogDensity[i], want)
+		}
+		if math.Abs(best.LogDensity[i]-math.Log(dens[i][0])) > 1e-9*(1+math.Abs(want)) {
+			t.Errorf("row %d: best tree alone %v, by hand %v", i, best.LogDensity[i], math.Log(dens[i][0]))
+		}
+		if math.Abs(res.LogDensity[i]-best.LogDensity[i]) < 1e-6 {
+			t.Errorf("row %d: the mixture equals the best tree's density %v: the second tree is not in it", i, want)
+		}
+		for k := range 2 {
+			if !math.IsNaN(row[k]) {
+				continue
+			}
+			wantM := (weights[0]*dens[i][0]*means[i][k] + weights[1]*dens[i][1]*means[i][2+k]) / mix
+			if math.Abs(res.Imputed[i][k]-wantM) > 1e-9*(1+math.Abs(wantM)) {
+				t.Errorf("row %d, column %d: imputed %v, by hand %v", i, k, res.Imputed[i][k], wantM)
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/pydtlang/pydtlang/graph"
@@ -145,9 +146,22 @@ func PredictRun(m *inference.Model, dir string, test [][]float64, opt RunOptions
 		draws[j].tree = nil
 	}
 	res := &RunResult{Trees: len(pick), Binary: binary, LogDensity: make([]float64, len(test)), Imputed: make([][]float64, len(test))}
+	weighted := false
+	for _, j := range pick {
+		weighted = weighted || draws[j].logw != 0
+	}
 	for i, x := range scaled {
 		out := make([]float64, m.D)
-		res.LogDensity[i] = combine(ld[i], cm[i], x, out) + jac[i]
+		if weighted {
+			// An EM run's K best trees: Σ_j w_j p_j(x), w_j = exp(logw_j).
+			l := slices.Clone(ld[i])
+			for n, j := range pick {
+				l[n] += draws[j].logw
+			}
+			res.LogDensity[i] = fillMissing(l, cm[i], x, out) + jac[i]
+		} else {
+			res.LogDensity[i] = combine(ld[i], cm[i], x, out) + jac[i]
+		}
 		for k := range out {
 			if sc != nil && math.IsNaN(x[k]) {
 				out[k] = sc.Unscale(k, out[k])
@@ -210,11 +224,7 @@ func checkTest(m *inference.Model, test [][]float64, opt *RunOptions) (bool, err
 // and the indices of those.
 func keptTrees(m *inference.Model, dir string, k int) ([]*draw, []int, error) {
 	if ri, err := inference.ReadRun(dir); err == nil && ri.IsEM() {
-		d, err := emTree(m, dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		return []*draw{d}, []int{0}, nil
+		return emTrees(m, dir, k)
 	}
 	draws, err := readTrace(m, dir)
 	if err != nil {
@@ -235,32 +245,81 @@ func keptTrees(m *inference.Model, dir string, k int) ([]*draw, []int, error) {
 	return draws, pick, nil
 }
 
-// emTree returns the one "draw" of an EM run: its best tree, map.nwk,
-// with every latent scalar at its EM estimate (inference.EMResult.Value)
-// and every clamped one at its bound value.
-func emTree(m *inference.Model, dir string) (*draw, error) {
+// emTrees returns the "draws" of an EM run: the trees of its K-best list
+// (kbest.nwk; the first k when 0 < k < K), each with every latent scalar
+// at that tree's EM estimate (summary.json's kbest_estimates) and every
+// clamped one at its bound value, weighted by exp(bound) normalised
+// (inference.KBestWeights). A run whose summary.json has no
+// kbest_estimates (written before they existed) gives its best tree,
+// map.nwk, alone, at summary.json's estimates.
+func emTrees(m *inference.Model, dir string, k int) ([]*draw, []int, error) {
 	res, err := inference.ReadEMResult(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	env := m.NewState().Env
-	d := &draw{chain: 1, vals: map[string]float64{}}
-	for _, c := range m.Traced() {
-		v, ok := res.Value(c.Name)
-		if !ok {
-			if c.Var.Role != graph.Clamped {
-				return nil, fmt.Errorf("%s has no EM estimate of %s", filepath.Join(dir, inference.SummaryFile), c.Name)
+	sum := filepath.Join(dir, inference.SummaryFile)
+	newDraw := func(n int, value func(string) (float64, bool)) (*draw, error) {
+		d := &draw{chain: 1, iter: n, vals: map[string]float64{}}
+		for _, c := range m.Traced() {
+			v, ok := value(c.Name)
+			if !ok {
+				if c.Var.Role != graph.Clamped {
+					return nil, fmt.Errorf("%s has no EM estimate of %s for tree %d", sum, c.Name, n)
+				}
+				v = env.Values[c.Var.ID][c.Off]
 			}
-			v = env.Values[c.Var.ID][c.Off]
+			d.vals[c.Name] = v
 		}
-		d.vals[c.Name] = v
+		return d, nil
 	}
-	// ReadTree also checks that the tree's leaves are the data's rows: a
-	// tree that misses some would give a predictive of the wrong data.
-	if d.tree, err = m.ReadTree(filepath.Join(dir, inference.MapFile), ""); err != nil {
-		return nil, err
+	if len(res.KBestEstimates) == 0 {
+		d, err := newDraw(1, res.Value)
+		if err != nil {
+			return nil, nil, err
+		}
+		// ReadTree also checks that the tree's leaves are the data's rows: a
+		// tree that misses some would give a predictive of the wrong data.
+		if d.tree, err = m.ReadTree(filepath.Join(dir, inference.MapFile), ""); err != nil {
+			return nil, nil, err
+		}
+		return []*draw{d}, []int{0}, nil
 	}
-	return d, nil
+	est := res.KBestEstimates
+	if k > 0 && k < len(est) {
+		est = est[:k]
+	}
+	bounds := make([]float64, len(est))
+	var draws []*draw
+	var pick []int
+	for i := range est {
+		d, err := newDraw(i+1, est[i].Value)
+		if err != nil {
+			return nil, nil, err
+		}
+		bounds[i] = est[i].Bound
+		draws = append(draws, d)
+		pick = append(pick, i)
+	}
+	for i, w := range inference.KBestWeights(bounds) {
+		draws[i].logw = math.Log(w)
+	}
+	path := filepath.Join(dir, inference.KBestFile)
+	err = m.ForEachTree(path, "", func(n int, tr *pydt.Tree) error {
+		if n <= len(draws) {
+			draws[n-1].tree = tr
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, d := range draws {
+		if d.tree == nil {
+			return nil, nil, fmt.Errorf("%s has %d trees, fewer than the %d of %s's kbest_estimates", path, i, len(res.KBestEstimates), sum)
+		}
+	}
+	return draws, pick, nil
 }
 
 // scaleRows returns copies of the test rows in the units of m's fit: scaled
@@ -284,7 +343,10 @@ type draw struct {
 	chain, iter int
 	index       int // within the chain's tree file
 	vals        map[string]float64
-	tree        *pydt.Tree
+	// logw is the log weight of an EM run's tree in the average
+	// (emTrees); 0 for a run's posterior draws, which weigh equally.
+	logw float64
+	tree *pydt.Tree
 }
 
 // withTrees keeps the draws whose tree is in the tree files of a run with
