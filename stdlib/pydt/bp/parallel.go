@@ -1,7 +1,6 @@
 package bp
 
 import (
-	"runtime"
 	"slices"
 	"sync"
 )
@@ -10,7 +9,7 @@ import (
 //
 // The upward pass computes each branch point's record from its children's
 // records alone, so the subtrees below disjoint nodes can be computed at
-// the same time. Recompute cuts the tree into pieces (subtrees of at most
+// the same time. With SetWorkers(2), Recompute cuts the tree into pieces (subtrees of at most
 // a sixteenth of the nodes), deals them out to the workers, and then
 // computes the branch points above the cut on one goroutine, children
 // before parents. Every record is computed by exactly the same operations,
@@ -25,36 +24,24 @@ import (
 // (a few microseconds each) are too short to hand to another goroutine.
 // Only full passes are shared.
 
-// parallelWork is the size of a full pass, in branch-point children times
-// (D + 2), from which Recompute uses a second worker when GOMAXPROCS
-// allows: below it the cost of starting and joining a goroutine and of the
-// second pass over the order exceeds the saving (measured with
-// BenchmarkRecomputeWorkers; docs/benchmarks.md, "A full pass on two
-// cores").
-const parallelWork = 1 << 20
-
 // maxWorkers is the most workers a pass uses.
 const maxWorkers = 2
 
-// SetWorkers sets the number of goroutines a full pass (Recompute) may
-// use: 0 (the default) chooses by the size of the pass and GOMAXPROCS,
-// 1 keeps it on the calling goroutine, and 2 or more always shares it
-// between that many (at most 2). The messages, and so every result, are
-// the same bit for bit whatever the setting; only the time differs.
+// SetWorkers sets the number of goroutines a full pass (Recompute) uses:
+// 0 or 1 (the default) keeps it on the calling goroutine, 2 or more shares
+// it between two. The messages, and so every result, are the same bit for
+// bit whatever the setting; only the time differs. Sharing is off by
+// default because it did not pay where it was measured: on a shared
+// 2-core machine a second worker cost 26-39 % more CPU per pass and gained
+// wall time only when a core happened to be idle (docs/benchmarks.md, "A
+// full pass on two cores").
 func (m *Model) SetWorkers(n int) {
 	m.workers = max(0, min(n, maxWorkers))
 }
 
-// passWorkers returns the number of workers of the next full pass, whose
-// order holds nodes nodes.
-func (m *Model) passWorkers(nodes int) int {
-	if m.workers > 0 {
-		return m.workers
-	}
-	if nodes*(m.d+2) < parallelWork {
-		return 1
-	}
-	return min(maxWorkers, runtime.GOMAXPROCS(0))
+// passWorkers returns the number of workers of the next full pass.
+func (m *Model) passWorkers() int {
+	return max(1, m.workers)
 }
 
 // parState is the scratch of a parallel pass, allocated on its first use.

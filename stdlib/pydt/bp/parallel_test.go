@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -112,30 +111,20 @@ func TestParallelRecomputeIdentical(t *testing.T) {
 	}
 }
 
-// TestPassWorkers checks the automatic choice: one worker for small passes
-// or one core, two for large passes on two cores, and the setting of
-// SetWorkers otherwise.
+// TestPassWorkers checks the setting of SetWorkers: one worker unless two
+// or more are asked for, at most two.
 func TestPassWorkers(t *testing.T) {
 	m := New(pydt.New(2), 10)
-	small, large := parallelWork/12-1, parallelWork/12+1
-	procs := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(procs)
-	for _, tc := range []struct {
-		workers, procs, nodes, want int
-	}{
-		{0, 2, small, 1}, {0, 2, large, 2}, {0, 1, large, 1}, {0, 8, large, 2},
-		{1, 2, large, 1}, {2, 1, small, 2},
-	} {
-		m.SetWorkers(tc.workers)
-		runtime.GOMAXPROCS(tc.procs)
-		if got := m.passWorkers(tc.nodes); got != tc.want {
-			t.Errorf("SetWorkers(%d), GOMAXPROCS %d, %d nodes: %d workers, want %d", tc.workers, tc.procs, tc.nodes, got, tc.want)
+	for _, tc := range []struct{ set, want int }{{-1, 1}, {0, 1}, {1, 1}, {2, 2}, {8, 2}} {
+		m.SetWorkers(tc.set)
+		if got := m.passWorkers(); got != tc.want {
+			t.Errorf("SetWorkers(%d): %d workers, want %d", tc.set, got, tc.want)
 		}
 	}
 }
 
 // BenchmarkRecomputeWorkers is BenchmarkRecompute with one and two
-// workers, to find where sharing the pass pays (parallelWork). Besides the
+// workers, to find where sharing the pass pays. Besides the
 // wall time per pass it reports the process's CPU time per pass
 // (cpu-ns/op): the second worker saves wall time only if it finds a free
 // core, and costs CPU either way.

@@ -71,7 +71,7 @@ func (m *Model) Recompute() error {
 	if relaid {
 		m.relayout()
 	}
-	if w := m.passWorkers(len(order)); w > 1 {
+	if w := m.passWorkers(); w > 1 {
 		m.layoutAll(relaid)
 		m.parallelPass(w, m.starts, relaid)
 	} else if !relaid {
