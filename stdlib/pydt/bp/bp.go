@@ -164,6 +164,11 @@ type Model struct {
 	par     parState
 
 	cp commitPath // the records of the last LogLikIfAttached (commit.go)
+
+	// el caches, per record index, the edge length from a parent at time
+	// s to the child whose record it is, at time sc: s, sc and the length
+	// (see childRec).
+	el []float64
 }
 
 // New returns a Model for tr with dims dimensions per location, variance
@@ -183,6 +188,7 @@ func New(tr *pydt.Tree, dims int) *Model {
 		sq:     make([]float64, dims),
 		nr:     make([]float64, c*rs),
 		nr2:    make([]float64, c*rs),
+		el:     make([]float64, 3*c),
 		newRec: make([]int32, c),
 
 		relayoutBytes: relayoutBytes,

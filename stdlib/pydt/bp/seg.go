@@ -341,7 +341,13 @@ func (m *Model) child(c pydt.NodeID, s, u float64) ([]float64, float64) {
 	return m.childRec(int(m.seg.node[c].rec), s, u)
 }
 
-// childRec is child for the record at index rec.
+// childRec is child for the record at index rec. The edge length is a
+// function of the two times s and sc alone (1-t = e^(-s)), so it is kept
+// per record with the pair it was computed for (m.el) and reused while
+// both are unchanged: most edges read by a path update or a proposal's
+// score were read, with the same times, by an earlier one, and an edge of
+// less than 0.5 in s costs an expm1. The cache is a pure memo: whatever
+// record index it is read at, a hit returns the bits Elapsed would.
 func (m *Model) childRec(rec int, s, u float64) ([]float64, float64) {
 	o := rec * m.rs
 	r := m.nr[o : o+m.rs]
@@ -349,7 +355,13 @@ func (m *Model) childRec(rec int, s, u float64) ([]float64, float64) {
 	if !(sc > s) {
 		return m.dead, 0
 	}
-	return r, pydt.Elapsed(s, sc, u, r[m.rs-1])
+	e := m.el[3*rec : 3*rec+3]
+	if e[0] == s && e[1] == sc {
+		return r, e[2]
+	}
+	l := pydt.Elapsed(s, sc, u, r[m.rs-1])
+	e[0], e[1], e[2] = s, sc, l
+	return r, l
 }
 
 // op returns the record and edge length at heap index i (2 ≤ i < 2c)
