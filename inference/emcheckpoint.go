@@ -51,6 +51,10 @@ type emCheckpoint struct {
 	InitialFailed int    `json:"initial_failed"`
 	InitialErr    string `json:"initial_failure,omitempty"`
 	Large         bool   `json:"large_data,omitempty"`
+	// TimesIntegrated is emSearch.laplace: the trees are ranked with the
+	// Laplace correction for their times (false in checkpoints written
+	// before it, whose runs go on without it).
+	TimesIntegrated bool `json:"times_integrated,omitempty"`
 }
 
 // emTreeState is a tree of the K-best list in a checkpoint: the tree
@@ -59,6 +63,8 @@ type emCheckpoint struct {
 type emTreeState struct {
 	Tree     *pydt.Tree `json:"tree"`
 	Bound    float64    `json:"bound"`
+	EMBound  float64    `json:"em_bound"`
+	Laplace  float64    `json:"laplace_correction"`
 	Hyper    emHyper    `json:"hyperparameters"`
 	Evidence []float64  `json:"evidence,omitempty"`
 }
@@ -71,7 +77,7 @@ func (p *EMPlan) checkpoint(dir string, s *emSearch) error {
 	}
 	cp := emCheckpoint{Version: EMCheckpointVersion, Method: MethodEM, Rounds: s.round, Stale: s.stale, Wall: time.Since(s.start).Seconds(),
 		RNG: rng, K: s.k, BoundTrace: s.boundTrace, BoundTime: s.boundTime, Fits: s.fits, FailedFits: s.failedFits,
-		Initial: s.initial, InitialFailed: s.initialFailed, Large: s.large}
+		Initial: s.initial, InitialFailed: s.initialFailed, Large: s.large, TimesIntegrated: s.laplace}
 	if s.firstFail != nil {
 		cp.FirstFail = s.firstFail.Error()
 	}
@@ -79,7 +85,7 @@ func (p *EMPlan) checkpoint(dir string, s *emSearch) error {
 		cp.InitialErr = s.initialErr.Error()
 	}
 	for _, t := range s.list {
-		cp.Trees = append(cp.Trees, emTreeState{Tree: t.Tree, Bound: t.Bound, Hyper: t.hyper, Evidence: t.ev})
+		cp.Trees = append(cp.Trees, emTreeState{Tree: t.Tree, Bound: t.Bound, EMBound: t.EMBound, Laplace: t.Laplace, Hyper: t.hyper, Evidence: t.ev})
 	}
 	b, err := json.Marshal(cp) // compact: the trees are long arrays
 	if err != nil {
@@ -119,7 +125,7 @@ func (p *EMPlan) restore(cp *emCheckpoint) (*emSearch, error) {
 		return nil, fmt.Errorf("checkpoint: %d trees, K %d, %d bounds for %d rounds: the file is damaged", len(cp.Trees), cp.K, len(cp.BoundTrace), cp.Rounds)
 	}
 	s := &emSearch{round: cp.Rounds, stale: cp.Stale, k: cp.K, boundTrace: cp.BoundTrace, boundTime: cp.BoundTime,
-		fits: cp.Fits, failedFits: cp.FailedFits, initial: cp.Initial, initialFailed: cp.InitialFailed, large: cp.Large,
+		fits: cp.Fits, failedFits: cp.FailedFits, initial: cp.Initial, initialFailed: cp.InitialFailed, large: cp.Large, laplace: cp.TimesIntegrated,
 		start: time.Now().Add(-time.Duration(cp.Wall * float64(time.Second)))}
 	if cp.FirstFail != "" {
 		s.firstFail = errors.New(cp.FirstFail)
@@ -143,7 +149,13 @@ func (p *EMPlan) restore(cp *emCheckpoint) (*emSearch, error) {
 			return nil, fmt.Errorf("checkpoint: tree %d has %d leaf evidence values; the model needs %d", k+1, len(ts.Evidence), 2*b.N*b.D)
 		}
 		ts.Tree.Labels = p.m.Labels
-		s.list = append(s.list, EMTree{Tree: ts.Tree, Bound: ts.Bound, hyper: ts.Hyper, ev: ts.Evidence, key: topologyKey(ts.Tree)})
+		if !cp.TimesIntegrated {
+			ts.EMBound, ts.Laplace = ts.Bound, 0
+		}
+		if ts.EMBound+ts.Laplace != ts.Bound {
+			return nil, fmt.Errorf("checkpoint: tree %d: value %v is not its EM bound %v plus its Laplace correction %v: the file is damaged", k+1, ts.Bound, ts.EMBound, ts.Laplace)
+		}
+		s.list = append(s.list, EMTree{Tree: ts.Tree, Bound: ts.Bound, EMBound: ts.EMBound, Laplace: ts.Laplace, hyper: ts.Hyper, ev: ts.Evidence, key: topologyKey(ts.Tree)})
 	}
 	return s, nil
 }

@@ -112,20 +112,30 @@ func TestRunEMLarge(t *testing.T) {
 // TestRunEMTimeBoundsFits checks that Time bounds EM on the initial trees
 // (it bounded only the rounds before): with the time up at the start,
 // every initial tree gets exactly one EM iteration, however many
-// EMIters allows.
+// EMIters allows; with the Laplace correction, whose times must be at a
+// maximum, at most three more (fitTree's retries).
 func TestRunEMTimeBoundsFits(t *testing.T) {
 	x := fourClusters(40, 0.25, 3)
 	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
-	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 5, Time: time.Nanosecond, Seed: 1, Out: t.TempDir(), EMIters: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Rounds != 0 || res.StopReason != "time" {
-		t.Errorf("%d rounds, stopped by %q", res.Rounds, res.StopReason)
-	}
-	for i, tr := range res.Trees {
-		if it := tr.hyper.Iters; it != 1 {
-			t.Errorf("initial tree %d: %d EM iterations, want 1", i, it)
+	for _, no := range []bool{true, false} {
+		res, err := RunEM(context.Background(), m, EMConfig{Rounds: 5, Time: time.Nanosecond, Seed: 1, Out: t.TempDir(), EMIters: 1000, noLaplace: no})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Rounds != 0 || res.StopReason != "time" {
+			t.Errorf("%d rounds, stopped by %q", res.Rounds, res.StopReason)
+		}
+		if res.TimesIntegrated == no {
+			t.Errorf("noLaplace %v: times_integrated %v", no, res.TimesIntegrated)
+		}
+		want := 1
+		if !no {
+			want = 4
+		}
+		for i, tr := range res.Trees {
+			if it := tr.hyper.Iters; it < 1 || it > want {
+				t.Errorf("noLaplace %v: initial tree %d: %d EM iterations, want 1 to %d", no, i, it, want)
+			}
 		}
 	}
 }

@@ -58,6 +58,9 @@ type EMConfig struct {
 	// failFit, when set (tests), makes the fit of a round's candidate fail
 	// with its error; round 0 is the fit of an initial tree.
 	failFit func(round int) error
+	// noLaplace, when set (tests), ranks trees by the EM bound alone, as
+	// before the Laplace correction.
+	noLaplace bool
 }
 
 func (c EMConfig) withDefaults() EMConfig {
@@ -80,11 +83,17 @@ func (c EMConfig) withDefaults() EMConfig {
 type EMTree struct {
 	// Tree has the fitted divergence times.
 	Tree *pydt.Tree
-	// Bound is the EM objective at convergence (a lower bound on
-	// log p(Y, s, α, β | T) for Gaussian evidence; EP's approximation for
-	// EP sites).
+	// Bound is what the search ranks trees by (EMResult.Objective names
+	// it): EMBound + Laplace.
 	Bound float64
-	hyper emHyper
+	// EMBound is the EM objective at convergence (a lower bound on
+	// log p(Y, u, α, β | T) for Gaussian evidence; EP's approximation for
+	// EP sites).
+	EMBound float64
+	// Laplace is the Laplace correction for the times (em.EM.Laplace), or
+	// 0 when the search does not use it.
+	Laplace float64
+	hyper   emHyper
 	// ev is the leaf evidence of an EP fit (its sites: leafEvidence);
 	// nil for Gaussian evidence, which is the data's.
 	ev  []float64
@@ -101,9 +110,14 @@ type GammaSummary struct {
 // EMResult is the outcome of RunEM, written to summary.json.
 type EMResult struct {
 	Method string `json:"method"`
-	// Bound is the best tree's bound, BoundTrace the best bound after
-	// the initial tree and after each round.
-	Bound      float64   `json:"bound"`
+	// Bound is the best tree's value of the objective (named by
+	// Objective), BoundTrace the best value after the initial trees and
+	// after each round.
+	Bound float64 `json:"bound"`
+	// EMBound and Laplace are the best tree's EM bound and the Laplace
+	// correction for its times (0 when not used): Bound = EMBound + Laplace.
+	EMBound    float64   `json:"em_bound"`
+	Laplace    float64   `json:"laplace_correction"`
 	BoundTrace []float64 `json:"bound_trace"`
 	// BoundTime is the wall time, in seconds from the start, at which
 	// each entry of BoundTrace was reached (the bound against time).
@@ -111,9 +125,14 @@ type EMResult struct {
 	KBest     []float64 `json:"kbest_bounds"`
 	// Approximate is true when the bound is EP's approximation.
 	Approximate bool `json:"approximate"`
-	// Objective names what the bound bounds (or, with EP, approximates):
-	// the density of the data, the times in their free coordinates (the
-	// log gaps u) and the point-estimated α, β, given the tree.
+	// TimesIntegrated is true when trees are ranked with their times
+	// integrated out (the EM bound plus the Laplace correction).
+	TimesIntegrated bool `json:"times_integrated"`
+	// Objective names what the search ranks trees by: with Gaussian
+	// evidence and at most laplaceMax rows, the Laplace approximation of
+	// log p(Y, α, β | T), the times integrated out (the EM bound plus the
+	// Laplace correction); otherwise the EM bound on log p(Y, u, α, β | T),
+	// u the times' log gaps (or, with EP, its approximation).
 	Objective string `json:"objective"`
 	// Hyperparameters of the best tree, by variable name: Gamma
 	// posteriors for c and the precision, point estimates for α and β.
@@ -150,7 +169,9 @@ type EMResult struct {
 // attachment, then rounds that detach a random subtree of a tree of the
 // list, score its re-attachment at every edge and branch point by
 // log p(Y, s | T) at that tree's hyperparameters, run EM on the three best
-// and keep the K best trees by their bound. It writes map.nwk, kbest.nwk
+// and keep the K best trees by their bound, plus, with Gaussian evidence
+// up to laplaceMax rows, the Laplace correction for the times
+// (EMResult.Objective names the ranking). It writes map.nwk, kbest.nwk
 // and summary.json to cfg.Out, and checkpoint.json as it goes (ResumeEM
 // continues the run from it). Models EM does not support are refused
 // (PlanEM). It is deterministic given cfg.Seed (with Time unset). When ctx
@@ -210,6 +231,9 @@ type emSearch struct {
 	initialErr             error
 	// large is the large-data path (runtime.GC after each round).
 	large bool
+	// laplace is true when the trees are ranked with the Laplace
+	// correction for their times (EMPlan.laplace).
+	laplace bool
 	// start is the wall-clock origin of the run, moved back by the time
 	// spent in earlier sessions of a resumed run.
 	start time.Time
@@ -280,6 +304,11 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		large = &sub
 		s.large = true
 	}
+	// Trees are ranked with their times integrated out (Laplace) where
+	// that is affordable, O(K·N·D + K³) per tree of K branch points: with
+	// Gaussian evidence, up to laplaceMax rows, not on the large-data path.
+	s.laplace = p.tilted == nil && large == nil && b.N <= laplaceMax && !cfg.noLaplace
+	p.laplace = s.laplace
 	type initTree struct {
 		name string
 		tr   *pydt.Tree
@@ -413,6 +442,7 @@ func (p *EMPlan) setDeadline(ctx context.Context, cfg EMConfig, start time.Time)
 // wrapping ErrInterrupted.
 func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResult, error) {
 	p.setDeadline(ctx, cfg, s.start)
+	p.laplace = s.laplace
 	lastCP := time.Now()
 	if s.round == 0 {
 		if err := p.checkpoint(cfg.Out, s); err != nil {
@@ -530,10 +560,13 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 // result is the search's outcome from its state s.
 func (p *EMPlan) result(s *emSearch, stop string) *EMResult {
 	objective := "lower bound on log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
+	if s.laplace {
+		objective = "Laplace approximation of log p(Y, alpha, beta | T), the times integrated out: the lower bound on log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t), plus the Laplace correction in u (docs/em.md)"
+	}
 	if p.tilted != nil {
 		objective = "EP approximation of log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
 	}
-	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, Objective: objective, StopReason: stop,
+	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, TimesIntegrated: s.laplace, Objective: objective, StopReason: stop,
 		BoundTrace: slices.Clone(s.boundTrace), BoundTime: slices.Clone(s.boundTime), Rounds: s.round,
 		Fits: s.fits, FailedFits: s.failedFits, firstFail: s.firstFail, InitialFailed: s.initialFailed}
 	if res.FailedFits > 0 {
@@ -545,6 +578,7 @@ func (p *EMPlan) result(s *emSearch, stop string) *EMResult {
 	list := s.list
 	res.Trees = slices.Clone(list)
 	res.Bound = list[0].Bound
+	res.EMBound, res.Laplace = list[0].EMBound, list[0].Laplace
 	for _, t := range list {
 		res.KBest = append(res.KBest, t.Bound)
 	}
@@ -652,6 +686,23 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, erro
 	if err := p.runFit(fit); err != nil {
 		return EMTree{}, err
 	}
+	var lap float64
+	if p.laplace {
+		lap, err = fit.Laplace()
+		// The times are not at a maximum (a fit cut short by its
+		// iterations or the deadline): up to three more EM runs (of one
+		// iteration each once the deadline has passed), then again; a
+		// tree still not at a maximum is a failed fit.
+		for try := 0; errors.Is(err, em.ErrNotMaximum) && try < 3; try++ {
+			if err = p.runFit(fit); err != nil {
+				return EMTree{}, err
+			}
+			lap, err = fit.Laplace()
+		}
+		if err != nil {
+			return EMTree{}, err
+		}
+	}
 	bound := fit.Bound()
 	if math.IsNaN(bound) || math.IsInf(bound, 0) {
 		return EMTree{}, fmt.Errorf("the bound is %v", bound)
@@ -664,7 +715,7 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, erro
 	if g, ok := fit.QPrec(); ok {
 		h.QPrec = &g
 	}
-	t := EMTree{Tree: tr, Bound: bound, hyper: h, key: topologyKey(tr)}
+	t := EMTree{Tree: tr, Bound: bound + lap, EMBound: bound, Laplace: lap, hyper: h, key: topologyKey(tr)}
 	if p.tilted != nil {
 		// The EP sites the fit ended with: the leaf evidence that the
 		// search's re-attachment scores use.

@@ -230,8 +230,12 @@ map.nwk (the best tree), kbest.nwk (each kept tree after "[bound=L]") and
 summary.json (method "em", Gamma posteriors of c and the precision, alpha,
 beta, the bound trace, wall time, failed candidate fits). The search starts
 from trees by sequential attachment and, up to 2000 rows, by average
-linkage. The best tree is the one of highest bound: where many trees fit
-about equally well it can be a near-star, and the run then warns (use MCMC).
+linkage. Up to 2000 rows with Gaussian data the trees are ranked by the EM
+bound plus a Laplace correction for the divergence times (an approximation
+of log p(Y, alpha, beta | T) with the times integrated out; summary.json's
+"objective" says which). The best tree is the one of highest value: where
+many trees fit about equally well it can be a near-star, and the run then
+warns (use MCMC).
 Models with parts EM cannot fit are refused naming the variable. An EM run
 writes checkpoint.json as it goes (the K-best list, the search's random
 state, the round); Ctrl-C stops it after the last completed round with its
@@ -442,8 +446,11 @@ func emDone(cmd *cobra.Command, res *inference.EMResult, err error, out string) 
 		return &exitError{code: 1, err: err}
 	}
 	kind := "lower bound"
-	if res.Approximate {
+	switch {
+	case res.Approximate:
 		kind = "EP approximation"
+	case res.TimesIntegrated:
+		kind = fmt.Sprintf("Laplace approximation, times integrated out: lower bound %.6g plus correction %.4g", res.EMBound, res.Laplace)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "EM: best tree's bound %.6g (%s) after %d rounds (stopped: %s), %d trees kept, %.1fs; wrote %s, %s and %s in %s\n",
 		res.Bound, kind, res.Rounds, res.StopReason, len(res.Trees), res.WallTime, inference.MapFile, inference.KBestFile, inference.SummaryFile, out)
