@@ -11,6 +11,8 @@ import (
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/lang"
+	"github.com/pydtlang/pydtlang/stdlib"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // softmaxHMMModel is examples/hmm-pos.pydt with the Geweke tests' priors:
@@ -187,4 +189,42 @@ y ~ Normal(eta, 1)
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "softmax") {
 		t.Errorf("got %v, want an ErrUnsupported naming the softmax reader", err)
 	}
+}
+
+// TestGewekeSoftmaxHMM is the joint-distribution test of the composed HMM
+// + PYDT + softmax sampler (ffbs(z) with the emissions from each state's
+// log-softmax, gibbs(pi0) and gibbs(trans[k]), softmax-leaf(eta), the tree
+// moves with eta as exactly observed leaves, the hyperparameters) at T = 6,
+// K = 3, V = 3 with the Geweke tests' priors. Beside the tree's statistics
+// and the states', it compares the logits' moments and the log mass of the
+// first word under its state's softmax, which couples eta, z and w.
+func TestGewekeSoftmaxHMM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	const T, K, V = 6, 3, 3
+	m := compileSoftmaxHMM(t, K, V, 1, 2, 3, 1, 2, 3)
+	get := func(env *graph.Env, name string) []float64 { v, _ := m.G.Lookup(name); return env.Values[v.ID] }
+	names := append(treeStatNames(m), "switches", "z[1]", "mean w", "w[1] = w[2]", "pi0[1]", "trans[1,1]",
+		"eta[1,1]", "eta[1,1]^2", "(eta[1,1] - eta[2,1])^2", "log p(w[1] | eta, z[1])")
+	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
+		z, w, eta := get(env, "z"), get(env, "w"), get(env, "eta")
+		var sw, sum, same float64
+		for t := range z {
+			if t > 0 && z[t] != z[t-1] {
+				sw++
+			}
+			sum += w[t]
+		}
+		if w[0] == w[1] {
+			same = 1
+		}
+		k := int(z[0]) - 1
+		row := eta[k*V : (k+1)*V]
+		lp := row[int(w[0])-1] - stdlib.LogSoftmaxNorm(row)
+		d := eta[0] - eta[V]
+		return append(treeStats(m, env, tr), sw, z[0], sum/T, same, get(env, "pi0")[0], get(env, "trans")[0],
+			eta[0], eta[0]*eta[0], d*d, lp)
+	}
+	gewekeRun(t, m, names, stats, m.SampleJoint, func(ch *Chain) { redrawOthers(t, ch) }, 16, 500, 5000)
 }
