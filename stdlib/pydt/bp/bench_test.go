@@ -169,3 +169,33 @@ func BenchmarkTimeEval(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkNew builds a model and computes its messages (New,
+// ObserveMatrix, Recompute): with -benchmem, B/op is the memory a kept
+// model allocates, most of it held for the model's life.
+func BenchmarkNew(b *testing.B) {
+	for shape, s := range benchShapes {
+		for _, n := range []int{1000, 10000} {
+			for _, D := range []int{2, 10} {
+				b.Run(fmt.Sprintf("%s/N=%d/D=%d", s.name, n, D), func(b *testing.B) {
+					tr := benchTree(shape, n)
+					x := make([]float64, n*D)
+					rng := rand.New(rand.NewPCG(1, 2))
+					for i := range x {
+						x[i] = rng.NormFloat64()
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						m := New(tr, D)
+						if err := m.ObserveMatrix(x); err != nil {
+							b.Fatal(err)
+						}
+						if err := m.Recompute(); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}

@@ -221,7 +221,7 @@ func New(tr *pydt.Tree, dims int) *Model {
 		t := tr.Time(pydt.NodeID(v))
 		r[2*dims+2], r[2*dims+3] = t.S(), t.OneMinus()
 	}
-	m.seg.init(c, n, dims)
+	m.seg.init(c, dims)
 	for v := range c {
 		m.seg.node[v].rec = int32(v)
 	}

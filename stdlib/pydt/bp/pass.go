@@ -67,6 +67,7 @@ func (m *Model) Recompute() error {
 		}
 	}
 	order := m.order
+	m.seg.reserve(order, m.lo, m.hi, n)
 	relaid := len(m.nr)*8 >= m.relayoutBytes
 	if relaid {
 		m.relayout()
@@ -103,7 +104,6 @@ func (m *Model) Recompute() error {
 			m.buildAt(p, sn, i)
 		}
 	}
-	m.seg.reserve()
 	m.reserveJournal()
 	m.jr.valid = false
 	if root != pydt.NoNode && math.IsInf(m.LogLik(), 0) {

@@ -3,7 +3,6 @@ package bp
 import (
 	"math"
 	"math/bits"
-	"slices"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
@@ -29,9 +28,10 @@ import (
 // Blocks (cap slots and cap-2 records) come from one arena per size class
 // k = log2(cap), with an intrusive free list (a free block's slot 0 holds
 // the next free block). Recompute lays every block out afresh, in
-// traversal order, and reserves room for twice the blocks in use per class
-// (and a few of the next class up), so that local updates allocate only
-// when a class outgrows that reserve: amortised, and rarely.
+// traversal order, in room reserved beforehand for the blocks it lays out
+// and a few more per class (and one of the next class up), so that local
+// updates allocate only when a class outgrows that room: amortised, and
+// rarely.
 
 // segNode is the bookkeeping of one node.
 type segNode struct {
@@ -47,17 +47,18 @@ type segStore struct {
 	kids [][]pydt.NodeID
 	recs [][]float64
 	head []int32 // per class: first free block, -1 for none
+	need []int   // per class: scratch of reserve
 	rs   int
 }
 
 const maxClass = 31
 
-func (s *segStore) init(c, n, d int) {
+func (s *segStore) init(c, d int) {
 	s.node = make([]segNode, c)
 	s.kids = make([][]pydt.NodeID, maxClass+1)
 	s.recs = make([][]float64, maxClass+1)
 	s.head = make([]int32, maxClass+1)
-	s.kids[1] = make([]pydt.NodeID, 0, 2*n) // binary branch points
+	s.need = make([]int, maxClass+1)
 	s.rs = 2*d + 4
 	s.reset()
 }
@@ -74,26 +75,47 @@ func (s *segStore) reset() {
 	}
 }
 
-// reserve makes room, without allocating later, for twice the blocks in
-// use in each class plus four, and four blocks of the class above the
-// largest in use.
-func (s *segStore) reserve() {
+// reserve is called by Recompute after reset, before it lays out the
+// blocks of the branch points order[i] (int(order[i]) >= n) with the
+// children order[lo[i]:hi[i]]. It makes room, so that neither the layout
+// nor later local updates allocate, for the blocks of each class the
+// layout takes, a sixteenth more (at least two more), and one block of the
+// class above the largest. Local updates change the blocks in use by a
+// few per move and reuse freed blocks, so a class outgrows the room only
+// when the tree's shape drifts far from the last Recompute's, and then
+// append grows it (amortised). The room is held for the model's life: it
+// was twice the blocks in use, more than half of a multifurcating tree's
+// block memory, and the layout's appends could leave more.
+func (s *segStore) reserve(order []pydt.NodeID, lo, hi []int32, n int) {
+	need := s.need
+	clear(need)
 	top := 1
-	for k := range s.kids {
-		if len(s.kids[k]) > 0 {
-			top = k
+	for i, p := range order {
+		if int(p) < n {
+			continue
 		}
+		k := bits.TrailingZeros(uint(slotsFor(int(hi[i] - lo[i]))))
+		need[k]++
+		top = max(top, k)
 	}
 	for k := 1; k <= min(top+1, maxClass); k++ {
 		c := 1 << k
-		want := 2*len(s.kids[k]) + 4*c
-		if cap(s.kids[k]) < want {
-			s.kids[k] = slices.Grow(s.kids[k], want-len(s.kids[k]))
+		blocks := need[k] + max(need[k]/16, 2)
+		if k > top {
+			blocks = 1
 		}
-		if w := want / c * (c - 2) * s.rs; cap(s.recs[k]) < w {
-			s.recs[k] = slices.Grow(s.recs[k], w-len(s.recs[k]))
-		}
+		s.kids[k] = growTo(s.kids[k], blocks*c)
+		s.recs[k] = growTo(s.recs[k], blocks*(c-2)*s.rs)
 	}
+}
+
+// growTo returns x with a capacity of at least n: x itself when it has
+// that, else a copy of capacity n (not append's larger growth).
+func growTo[T any](x []T, n int) []T {
+	if cap(x) >= n {
+		return x
+	}
+	return append(make([]T, 0, n), x...)
 }
 
 // newBlock returns a block of class k (2^k slots, all empty).

@@ -470,3 +470,43 @@ func TestZeroLengthEdgeTimeEval(t *testing.T) {
 		t.Errorf("TimeEval with a zero-length edge elsewhere: %v, want -Inf", ll)
 	}
 }
+
+// TestSegReserve checks that Recompute's reserve of segment-tree blocks is
+// a little above the blocks in use, not a multiple of them: a kept model
+// holds the reserve for its life (twice the blocks in use was more than
+// half of a multifurcating tree's record memory).
+func TestSegReserve(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		c, alpha, beta float64
+	}{{"ddt", 1, 0, 0}, {"pydt", 1, 0.5, 0.3}, {"bushy", 2, 0.9, 0.05}} {
+		rng := rand.New(rand.NewPCG(41, 42))
+		m := New(genPYDT(rng, 2000, tc.c, tc.alpha, tc.beta), 5)
+		randomEvidence(t, rng, m, 0.1, 0.1)
+		if err := m.Recompute(); err != nil {
+			t.Fatal(err)
+		}
+		s := &m.seg
+		top := 1
+		for k := range s.kids {
+			if len(s.kids[k]) > 0 {
+				top = k
+			}
+		}
+		for k := 1; k <= top+1; k++ {
+			c := 1 << k
+			// Room for a sixteenth more blocks (at least three), allowing
+			// for the allocator's size classes (at most an eighth more).
+			blocks := len(s.kids[k]) / c
+			room := (blocks + max(blocks/16, 3)) * 9 / 8
+			if got := cap(s.kids[k]) / c; got > room {
+				t.Errorf("%s: class %d: room for %d blocks, %d in use", tc.name, k, got, blocks)
+			}
+			if rec := (c - 2) * s.rs; rec > 0 {
+				if got := cap(s.recs[k]) / rec; got > room {
+					t.Errorf("%s: class %d: records for %d blocks, %d in use", tc.name, k, got, blocks)
+				}
+			}
+		}
+	}
+}
