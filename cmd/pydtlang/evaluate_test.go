@@ -2,11 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pydtlang/pydtlang/inference/predict"
 )
 
 // TestEvaluateCommand runs the held-out experiment on the synthetic data
@@ -160,5 +165,40 @@ func TestEvaluateProbit(t *testing.T) {
 		"--test-fraction", "0.2", "--seed", "3", "--iters", "10", "--chains", "1", "--trees", "3", "--no-ddt")
 	if code != 0 || !strings.Contains(table, "mean log prob") || !strings.Contains(table, "minus Kernel (paired)") {
 		t.Errorf("table, status %d:\n%s", code, table)
+	}
+}
+
+// TestEvaluateJSONDocumented checks that every key of evaluate.json, as
+// writeEvalJSON writes it, is named in evaluate's --help and in README.md,
+// so that a renamed field (minus_kde became minus_reference) cannot leave
+// the documentation behind.
+func TestEvaluateJSONDocumented(t *testing.T) {
+	var sb strings.Builder
+	r := evalReport{Models: []predict.EvalModel{{Name: "PYDT", Note: "n", Stuck: []int{1}, LogDensity: []float64{-1}}}, TestRows: []string{"a"}}
+	if err := writeEvalJSON(&sb, r); err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(sb.String()), &top); err != nil {
+		t.Fatal(err)
+	}
+	var models []map[string]json.RawMessage
+	if err := json.Unmarshal(top["models"], &models); err != nil {
+		t.Fatal(err)
+	}
+	keys := slices.Collect(maps.Keys(top))
+	keys = append(keys, slices.Collect(maps.Keys(models[0]))...)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	help := newEvaluate().Long
+	for _, k := range keys {
+		if !regexp.MustCompile(`\b` + k + `\b`).MatchString(help) {
+			t.Errorf("evaluate --help does not name the evaluate.json key %s", k)
+		}
+		if !strings.Contains(string(readme), "`"+k+"`") {
+			t.Errorf("README.md does not name the evaluate.json key %s", k)
+		}
 	}
 }
