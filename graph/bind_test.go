@@ -37,6 +37,22 @@ c ~ Gamma(1, 1)
 X ~ PYDT(alpha, 0.5, c, 1)
 `
 
+// hmmChain is the hidden chain of an HMM of T steps and K states, for
+// the tests' models to add emissions to: the initial distribution pi0,
+// the transition rows trans[k] and the states z[t].
+const hmmChain = `param z : categorical(K)[T]
+param pi0 : unit[K]
+param trans : unit[K, K]
+pi0 ~ Dirichlet(1)
+for k in 1:K {
+  trans[k] ~ Dirichlet(1)
+}
+z[1] ~ Categorical(pi0)
+for t in 2:T {
+  z[t] ~ Categorical(trans[z[t - 1]])
+}
+`
+
 func bindCases() []bindCase {
 	x := func(n, d int) map[string]*dataset.Matrix {
 		return map[string]*dataset.Matrix{"X": mat(n, d, func(i, j int) float64 { return float64(i + j) })}
@@ -78,24 +94,12 @@ func bindCases() []bindCase {
 		{name: "per-dimension variance", src: "dim N, D, E\ndata X : real[N, D]\nparam prec : pos[E]\nprec ~ Gamma(1, 1)\nX ~ PYDT(1, 0.5, 1, 1 / prec)\n",
 			data: x(4, 2), set: map[string]float64{"E": 3}},
 		{name: "per-dimension variance valid", src: "dim N, D\ndata X : real[N, D]\nparam prec : pos[D]\nprec ~ Gamma(1, 1)\nX ~ PYDT(1, 0.5, 1, 1 / prec)\n", data: x(4, 3)},
-		{name: "hmm", src: `dim T, K, D
-data y : real[T, D]
-param z : categorical(K)[T]
-param pi0 : unit[K]
-param trans : unit[K, K]
+		{name: "hmm", src: "dim T, K, D\n" + hmmChain + `data y : real[T, D]
 param mu : real[K, D]
 alpha ~ Gamma(2, 0.5)
 c ~ Gamma(1, 1)
 sd ~ Gamma(2, 4)
 mu ~ PYDT(alpha, 0.5, c, 1)
-pi0 ~ Dirichlet(1)
-for k in 1:K {
-  trans[k] ~ Dirichlet(1)
-}
-z[1] ~ Categorical(pi0)
-for t in 2:T {
-  z[t] ~ Categorical(trans[z[t - 1]])
-}
 for t in 1:T, d in 1:D {
   y[t, d] ~ Normal(mu[z[t], d], sd)
 }

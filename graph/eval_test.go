@@ -335,21 +335,7 @@ func TestVariances(t *testing.T) {
 // variable's values, not a copy, with no allocation; an index outside the
 // rows is an IndexError naming the matrix.
 func TestRowView(t *testing.T) {
-	const src = `dim T, K
-data y : real[T]
-param z : categorical(K)[T]
-param pi0 : unit[K]
-param trans : unit[K, K]
-pi0 ~ Dirichlet(1)
-for k in 1:K {
-  trans[k] ~ Dirichlet(1)
-}
-z[1] ~ Categorical(pi0)
-for t in 2:T {
-  z[t] ~ Categorical(trans[z[t - 1]])
-}
-y ~ Normal(0, 1)
-`
+	const src = "dim T, K\ndata y : real[T]\n" + hmmChain + "y ~ Normal(0, 1)\n"
 	g := compileData(t, src, map[string][]float64{"y": {0, 0, 0}}, map[string]float64{"K": 2})
 	z, trans := g.ByName["z"], g.ByName["trans"]
 	f := z.Defs[1]

@@ -21,38 +21,24 @@ import (
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
-const gaussianSrc = `dim N, D
-data X : real[N, D]
-alpha ~ Gamma(2, 0.5)
-beta ~ Beta(1, 1)
-c ~ Gamma(1, 1)
-prec ~ Gamma(1, 1)
-X ~ PYDT(alpha, beta, c, 1 / prec)
-`
+// The example models the tests fit, read from examples/:
+// examples/gaussian-perdim.pydt has a latent array prec[D], traced as the
+// columns prec[1], prec[2]; examples/gaussian-noise.pydt has latent leaves
+// Z with Normal observation noise.
+var (
+	gaussianSrc = exampleSrc("gaussian.pydt")
+	perdimSrc   = exampleSrc("gaussian-perdim.pydt")
+	noiseSrc    = exampleSrc("gaussian-noise.pydt")
+)
 
-// perdimSrc is examples/gaussian-perdim.pydt: a latent array prec[D],
-// traced as the columns prec[1], prec[2].
-const perdimSrc = `dim N, D
-data X : real[N, D]
-param prec : pos[D]
-alpha ~ Gamma(2, 0.5)
-beta ~ Beta(1, 1)
-c ~ Gamma(1, 1)
-prec ~ Gamma(1, 1)
-X ~ PYDT(alpha, beta, c, 1 / prec)
-`
-
-const noiseSrc = `dim N, D
-data X : real[N, D]
-param Z : real[N, D]
-alpha ~ Gamma(2, 0.5)
-beta ~ Beta(1, 1)
-c ~ Gamma(1, 1)
-prec ~ Gamma(1, 1)
-noise ~ Gamma(1, 1)
-Z ~ PYDT(alpha, beta, c, 1 / prec)
-X ~ Normal(Z, 1 / sqrt(noise))
-`
+// exampleSrc returns the text of the model examples/name.
+func exampleSrc(name string) string {
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", name))
+	if err != nil {
+		panic(err) // the tests run in the package's folder of the repository
+	}
+	return string(b)
+}
 
 func compile(t *testing.T, src string, x *dataset.Matrix) *inference.Model {
 	t.Helper()

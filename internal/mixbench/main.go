@@ -35,18 +35,9 @@ import (
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
+	"github.com/pydtlang/pydtlang/internal/cputime"
 	"github.com/pydtlang/pydtlang/lang"
 )
-
-// gaussianModel is examples/gaussian.pydt.
-const gaussianModel = `dim N, D
-data X : real[N, D]
-alpha ~ Gamma(2, 0.5)
-beta ~ Beta(1, 1)
-c ~ Gamma(1, 1)
-prec ~ Gamma(1, 1)
-X ~ PYDT(alpha, beta, c, 1 / prec)
-`
 
 // fourClusters returns the paper's synthetic data (Knowles & Ghahramani
 // 2011, Section 7.1; examples/gen-synthetic) at any size: n points, an
@@ -70,6 +61,9 @@ func fourClusters(rng *rand.Rand, n, d int) [][]float64 {
 
 // config is one measurement.
 type config struct {
+	// Model is the model file: examples/gaussian.pydt (-model), whose data
+	// variable X the four-cluster data bind.
+	Model        string
 	N, D         int
 	Burn, Sweeps int
 	Seed         uint64
@@ -108,7 +102,11 @@ func model(c config) (*inference.Model, error) {
 	for k, v := range c.Set {
 		sets[k] = v
 	}
-	f, err := lang.Parse("gaussian.pydt", []byte(gaussianModel))
+	src, err := os.ReadFile(c.Model)
+	if err != nil {
+		return nil, err
+	}
+	f, err := lang.Parse(c.Model, src)
 	if err != nil {
 		return nil, err
 	}
@@ -155,11 +153,11 @@ func run(c config) (result, error) {
 	var draws [][]float64 // every scalar of every recorded sweep, for the trace
 	var cpu, wall time.Duration
 	for range c.Sweeps {
-		c0, w0 := cpuTime(), time.Now()
+		c0, w0 := cputime.Process(), time.Now()
 		if err := ch.Sweep(); err != nil {
 			return res, err
 		}
-		cpu += cpuTime() - c0
+		cpu += cputime.Process() - c0
 		wall += time.Since(w0)
 		p, err := ch.Measure(scalars)
 		if err != nil {
@@ -257,6 +255,7 @@ func parseSeeds(s string) ([]uint64, error) {
 }
 
 func main() {
+	modelFile := flag.String("model", "examples/gaussian.pydt", "the model `FILE` (run from the repository's root)")
 	n := flag.Int("n", 1000, "number of points")
 	d := flag.Int("d", 2, "number of dimensions")
 	burn := flag.Int("burn", 500, "sweeps run before recording")
@@ -299,7 +298,7 @@ func main() {
 	}
 	var rs []result
 	for _, s := range ss {
-		cfg := config{N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, Set: sets}
+		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, Set: sets}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}

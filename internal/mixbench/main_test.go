@@ -12,7 +12,7 @@ import (
 func TestSmoke(t *testing.T) {
 	var rs []result
 	for _, seed := range []uint64{1, 2} {
-		r, err := run(config{N: 40, D: 2, Burn: 5, Sweeps: 20, Seed: seed})
+		r, err := run(config{Model: "../../examples/gaussian.pydt", N: 40, D: 2, Burn: 5, Sweeps: 20, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/pydtlang/pydtlang/internal/cputime"
 )
 
 // brute enumerates all K^T paths: it returns log p(y) and the log joint
@@ -485,7 +487,7 @@ func BenchmarkFFBS(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	defer func() { reportCPU(b, c0) }()
 	for b.Loop() {
 		if _, err := c.FFBS(rng, e, T, z, ws); err != nil {
@@ -501,7 +503,7 @@ func BenchmarkLogLik(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	defer func() { reportCPU(b, c0) }()
 	for b.Loop() {
 		if _, err := c.LogLik(e, T, ws); err != nil {
@@ -518,7 +520,7 @@ func BenchmarkMarginals(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	defer func() { reportCPU(b, c0) }()
 	for b.Loop() {
 		if _, err := c.Marginals(e, T, post, ws); err != nil {
@@ -596,7 +598,7 @@ func BenchmarkSweepBrownNews(b *testing.B) {
 	}
 	sweep()
 	b.ReportAllocs()
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	defer func() { reportCPU(b, c0) }()
 	for b.Loop() {
 		sweep()
@@ -605,5 +607,5 @@ func BenchmarkSweepBrownNews(b *testing.B) {
 
 // reportCPU reports the CPU milliseconds per operation since c0.
 func reportCPU(b *testing.B, c0 time.Duration) {
-	b.ReportMetric(float64(cpuTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-c0)/1e6/float64(b.N), "cpu-ms/op")
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pydtlang/pydtlang/internal/cputime"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -136,11 +137,11 @@ func BenchmarkRecomputeWorkers(b *testing.B) {
 					b.Run(fmt.Sprintf("%s/N=%d/D=%d/w=%d", s.name, n, D, w), func(b *testing.B) {
 						m := benchModel(b, shape, n, D)
 						m.SetWorkers(w)
-						c0 := cpuNanos()
+						c0 := cputime.Process()
 						for b.Loop() {
 							_ = m.Recompute()
 						}
-						b.ReportMetric(float64(cpuNanos()-c0)/float64(b.N), "cpu-ns/op")
+						b.ReportMetric(float64(cputime.Process()-c0)/float64(b.N), "cpu-ns/op")
 					})
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pydtlang/pydtlang/internal/cputime"
 	"github.com/pydtlang/pydtlang/internal/synth"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
@@ -199,13 +200,13 @@ func benchSequential(b *testing.B, n, d int, exhaustive bool) {
 	}
 	x := pydtData(1, n, d)
 	opt := InitOptions{C: 0.5, Variance: 1, Alpha: 0.5, Beta: 0.1, Exhaustive: exhaustive}
-	cpu := cpuSeconds()
+	cpu := cputime.Process().Seconds()
 	for b.Loop() {
 		if _, _, err := SequentialTree(x, n, d, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process().Seconds()-cpu)/float64(b.N), "cpu-s/op")
 }
 
 // benchSequentialMixture builds the tree of the four-cluster mixture of
@@ -221,13 +222,13 @@ func benchSequentialMixture(b *testing.B, n, d int) {
 		b.Fatal(err)
 	}
 	opt := InitOptions{C: 1, Variance: 0.1, Alpha: 4, Beta: 0.5}
-	cpu := cpuSeconds()
+	cpu := cputime.Process().Seconds()
 	for b.Loop() {
 		if _, _, err := SequentialTree(x, n, d, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process().Seconds()-cpu)/float64(b.N), "cpu-s/op")
 }
 
 func BenchmarkSequentialTreeMixture1e4D2(b *testing.B)  { benchSequentialMixture(b, 10000, 2) }
