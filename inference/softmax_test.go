@@ -228,3 +228,77 @@ func TestGewekeSoftmaxHMM(t *testing.T) {
 	}
 	gewekeRun(t, m, names, stats, m.SampleJoint, func(ch *Chain) { redrawOthers(t, ch) }, 16, 500, 5000)
 }
+
+// BenchmarkSoftmaxHMMBrownNews times a sweep of examples/hmm-pos.pydt on
+// the Brown news category (T = 100,554 tokens, V = 6,279 word ids, K = 30
+// states) after 5 sweeps from the prior: the whole sweep, the sweep with
+// the log joint a run measures after it (Chain.Measure), and each step of
+// the schedule alone. It needs examples/data/brown/news
+// (scripts/fetch-brown.sh) and is skipped without it.
+func BenchmarkSoftmaxHMMBrownNews(b *testing.B) {
+	w, err := dataset.ReadFile("../examples/data/brown/news/words.csv")
+	if err != nil {
+		b.Skipf("no Brown news data (run scripts/fetch-brown.sh): %v", err)
+	}
+	src, err := os.ReadFile("../examples/hmm-pos.pydt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	V := 0.0
+	for _, x := range w.Data {
+		V = max(V, x)
+	}
+	m := compileSource(b, "hmm-pos.pydt", src, map[string]*dataset.Matrix{"w": w}, map[string]float64{"K": 30, "V": V})
+	sched, err := NewSchedule(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ch, err := NewChain(m, sched, 1, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 5 {
+		if err := ch.Sweep(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The machine may be shared: CPU seconds per sweep are reported
+	// beside the wall time.
+	cpu := func(b *testing.B, f func()) {
+		c0 := cpuSeconds()
+		f()
+		b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op")
+	}
+	b.Run("sweep", func(b *testing.B) {
+		cpu(b, func() {
+			for range b.N {
+				if err := ch.Sweep(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+	b.Run("sweep+measure", func(b *testing.B) {
+		c0 := cpuSeconds()
+		defer func() { b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op") }()
+		for range b.N {
+			if err := ch.Sweep(); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := ch.Measure(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, st := range sched.Steps {
+		b.Run("step="+st.Name(), func(b *testing.B) {
+			cpu(b, func() {
+				for range b.N {
+					if err := st.update(ch); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,143 @@
+// Command tag-accuracy scores the hidden states of a pydtlang run of
+// examples/hmm-pos.pydt on a Brown category against the gold tags: the
+// many-to-one accuracies on base and full tags and the one-to-one accuracy
+// on base tags (package inference/labels, as examples/hmm-baseline and
+// examples/hmm-pos report them), then each state's most frequent base tag
+// and top words. The states are read from the run's states-z.csv (columns
+// t, state, prob: the modal state of each token over the kept draws, after
+// the draws' labels are aligned to a reference draw), or with --trace from
+// the last row of its trace.csv (the raw states z[1..T] of one draw):
+//
+//	pydtlang run examples/hmm-pos.pydt --data w=examples/data/brown/news/words.csv --set K=30 --set V=6279 --out pos
+//	go run ./examples/tag-accuracy --data examples/data/brown/news --run pos
+package main
+
+import (
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/internal/brown"
+	"github.com/pydtlang/pydtlang/internal/tagreport"
+)
+
+func main() {
+	data := flag.String("data", "examples/data/brown/news", "directory written by brown-convert for one category")
+	run := flag.String("run", "", "the run's output directory (required)")
+	trace := flag.Bool("trace", false, "read the last draw of trace.csv instead of the modal states of states-z.csv")
+	K := flag.Int("states", 0, "number of states (0: the largest state read)")
+	flag.Parse()
+	if err := score(os.Stdout, *data, *run, *trace, *K); err != nil {
+		fmt.Fprintln(os.Stderr, "tag-accuracy:", err)
+		os.Exit(1)
+	}
+}
+
+func score(out io.Writer, data, run string, trace bool, K int) error {
+	if run == "" {
+		return fmt.Errorf("--run DIR is required")
+	}
+	tg, err := brown.ReadTagging(data)
+	if err != nil {
+		return err
+	}
+	var z []int
+	if trace {
+		z, err = readTrace(filepath.Join(run, "trace.csv"))
+	} else {
+		z, err = readStates(filepath.Join(run, "states-z.csv"))
+	}
+	if err != nil {
+		return err
+	}
+	if len(z) != len(tg.Words) {
+		return fmt.Errorf("%d states read but the data have %d tokens", len(z), len(tg.Words))
+	}
+	for _, s := range z {
+		K = max(K, s+1)
+	}
+	w, tags, base := make([]int, len(z)), make([]int, len(z)), make([]int, len(z))
+	for t := range z {
+		w[t], tags[t], base[t] = tg.Words[t]-1, tg.Tags[t]-1, tg.Base[t]-1
+	}
+	mb, mf, ob, err := tagreport.Accuracies(tg, z, K, tags, base)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%d tokens, K = %d states: many-to-one %.4f (base tags), %.4f (full tags); one-to-one %.4f (base tags)\n", len(z), K, mb, mf, ob)
+	_, _, err = tagreport.States(out, tg, z, K, w, base)
+	return err
+}
+
+// readStates reads the 0-based states of states-z.csv (header t, state,
+// prob; t running 1..T in order).
+func readStates(path string) ([]int, error) {
+	rows, err := readCSV(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) < 1 || len(rows[0]) < 2 || rows[0][0] != "t" || rows[0][1] != "state" {
+		return nil, fmt.Errorf("%s: want the header t,state,prob", path)
+	}
+	z := make([]int, 0, len(rows)-1)
+	for i, r := range rows[1:] {
+		t, err1 := strconv.Atoi(r[0])
+		s, err2 := strconv.Atoi(r[1])
+		if err1 != nil || err2 != nil || t != i+1 || s < 1 {
+			return nil, fmt.Errorf("%s: line %d: want t = %d and a state >= 1, got %q", path, i+2, i+1, strings.Join(r, ","))
+		}
+		z = append(z, s-1)
+	}
+	return z, nil
+}
+
+// readTrace reads the 0-based states z[1..T] of the last row of a
+// trace.csv.
+func readTrace(path string) ([]int, error) {
+	rows, err := readCSV(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) < 2 {
+		return nil, fmt.Errorf("%s: no draws", path)
+	}
+	head, last := rows[0], rows[len(rows)-1]
+	var z []int
+	for j, name := range head {
+		if !strings.HasPrefix(name, "z[") {
+			continue
+		}
+		if want := fmt.Sprintf("z[%d]", len(z)+1); name != want {
+			return nil, fmt.Errorf("%s: column %s where %s was expected", path, name, want)
+		}
+		x, err := strconv.ParseFloat(last[j], 64)
+		if err != nil || x < 1 || x != float64(int(x)) {
+			return nil, fmt.Errorf("%s: last row, %s = %q is not a state", path, name, last[j])
+		}
+		z = append(z, int(x)-1)
+	}
+	if len(z) == 0 {
+		return nil, fmt.Errorf("%s: no columns z[t]", path)
+	}
+	return z, nil
+}
+
+func readCSV(path string) ([][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rows, nil
+}

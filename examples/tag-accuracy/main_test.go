@@ -1,0 +1,51 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestReadStates reads the states of a states-z.csv and of a trace.csv's
+// last row, and refuses malformed files.
+func TestReadStates(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name, text string
+		trace      bool
+		want       []int
+		err        string
+	}{
+		{"states.csv", "t,state,prob\n1,3,0.5\n2,1,1\n3,2,0.7\n", false, []int{2, 0, 1}, ""},
+		{"gap.csv", "t,state,prob\n1,3,0.5\n3,1,1\n", false, nil, "want t = 2"},
+		{"header.csv", "x,y\n1,2\n", false, nil, "header"},
+		{"trace.csv", "chain,iteration,alpha,z[1],z[2],pi0[1]\n1,1,0.5,2,1,0.3\n1,2,0.4,1,2,0.6\n", true, []int{0, 1}, ""},
+		{"badz.csv", "chain,z[1],z[3]\n1,2,1\n", true, nil, "where z[2]"},
+		{"noz.csv", "chain,alpha\n1,2\n", true, nil, "no columns"},
+	}
+	for _, c := range cases {
+		p := write(c.name, c.text)
+		var got []int
+		var err error
+		if c.trace {
+			got, err = readTrace(p)
+		} else {
+			got, err = readStates(p)
+		}
+		switch {
+		case c.err == "" && (err != nil || !slices.Equal(got, c.want)):
+			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.err)
+		}
+	}
+}
