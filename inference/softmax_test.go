@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,6 +78,31 @@ func TestSoftmaxHMMSchedule(t *testing.T) {
 	}
 	if ff == nil || len(ff.logits) != 6 || len(ff.emits) != 0 {
 		t.Fatalf("ffbs(z) does not take all 6 emissions from the logits: %+v", ff)
+	}
+	// Every element of eta is updated once, its target the tree (its
+	// prior) and the words.
+	eta, _ := m.G.Lookup("eta")
+	w, _ := m.G.Lookup("w")
+	seen := map[int]int{}
+	for _, st := range sched.Steps {
+		tg, ok := st.(targeter)
+		if !ok {
+			continue
+		}
+		for _, site := range tg.targets() {
+			if site.V != eta {
+				continue
+			}
+			seen[site.Off]++
+			if !slices.Contains(site.Terms, term{F: eta.Def, Elem: -1}) || !slices.Contains(site.Terms, term{F: w.Def, Elem: -1}) {
+				t.Errorf("eta element %d: target %v lacks the PYDT or the words", site.Off, site.Terms)
+			}
+		}
+	}
+	for off := range eta.Len() {
+		if seen[off] != 1 {
+			t.Errorf("eta element %d: %d updates, want 1", off, seen[off])
+		}
 	}
 	if err := m.Trees[0].ClosedForm(); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("ClosedForm of latent logits: %v, want ErrUnsupported", err)

@@ -62,7 +62,12 @@ forward filtering and backward sampling of the whole chain, and Dirichlet
 vectors or rows read only by Categoricals get conjugate Gibbs updates
 (gibbs(trans[k])); PYDT leaves read through the states (mu[z[t], d]) get
 the evidence of the data assigned to each state (examples/hmm-gaussian.pydt;
-states have no fixed labels: the summary aligns them, see below). Internal locations are integrated out by belief
+states have no fixed labels: the summary aligns them, see below). PYDT
+leaves read as the logits of categoricals (w[t] ~
+Categorical(softmax(eta[z[t]])), examples/hmm-pos.pydt) are latent values
+the tree observes exactly: softmax-leaf(eta) draws each row exactly given
+the tree's message and the counts of the categories it emits, and ffbs(z)
+takes the emissions from each state's log-softmax. Internal locations are integrated out by belief
 propagation; missing data are marginalised. A latent variable no update can
 serve (another discrete one) is an error naming it, before any sweep. trace.csv
 lists every latent scalar and every element of every latent array (prec[1],
