@@ -1,7 +1,10 @@
 package inference
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -176,14 +179,86 @@ const StatesFile = "states.csv"
 // StatesFileOf is the states file of the categorical array v.
 func StatesFileOf(v string) string { return FileOf(StatesFile, v) }
 
-// summarizeTraced summarises the kept draws of the traced columns of m,
-// kept[i][chain][draw] with log joints lj[chain][draw]: label-invariant
-// columns in plain, with the number of occupied states of each categorical
-// array ("occupied(z)"), and the label-dependent ones aligned (nil when the
-// model has no categorical latent array or no draw was kept).
-func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64) ([]diagnostics.Summary, *AlignedInfo, error) {
+// drawSource streams the kept draws of the categorical array z in chain
+// c (from 0 among the chains summarised): fn gets each draw's states,
+// 0-based and row-major, in order (the slice is reused).
+type drawSource func(z *graph.Var, c int, fn func(zs []int) error) error
+
+// drawsFiles is the drawSource of the draws files (DrawsFileOf) paths[j][c]
+// of the arrays zs[j], chain c; sizes[j][c], when sizes is not nil, is the
+// length of each file to read (the rest was written after a checkpoint).
+func drawsFiles(zs []*graph.Var, paths [][]string, sizes [][]int64) drawSource {
+	return func(z *graph.Var, c int, fn func(zs []int) error) error {
+		j := slices.Index(zs, z)
+		if j < 0 || c >= len(paths[j]) {
+			return fmt.Errorf("no draws file of %s for chain %d", z.Name, c+1)
+		}
+		path := paths[j][c]
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		var r io.Reader = f
+		if sizes != nil {
+			r = io.LimitReader(f, sizes[j][c])
+		}
+		br := bufio.NewReaderSize(r, 1<<16)
+		buf := make([]int, z.Len())
+		for line := 1; ; line++ {
+			text, err := br.ReadString('\n')
+			if err == io.EOF && text == "" {
+				if line == 1 {
+					return fmt.Errorf("%s: empty: want the header %s", path, DrawsHeader)
+				}
+				return nil
+			}
+			if err != nil && err != io.EOF {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			if err == io.EOF {
+				return fmt.Errorf("%s:%d: the last row is not whole (no newline)", path, line)
+			}
+			text = strings.TrimSuffix(text, "\n")
+			if line == 1 {
+				if text != DrawsHeader {
+					return fmt.Errorf("%s: the header is %q, want %q", path, text, DrawsHeader)
+				}
+				continue
+			}
+			_, states, ok := strings.Cut(text, ",")
+			fields := strings.Fields(states)
+			if !ok || len(fields) != len(buf) {
+				return fmt.Errorf("%s:%d: %d states, want %d (the elements of %s)", path, line, len(fields), len(buf), z.Name)
+			}
+			for t, x := range fields {
+				k, err := strconv.Atoi(x)
+				if err != nil || k < 1 {
+					return fmt.Errorf("%s:%d: state %d is %q, not a state 1, 2, ...", path, line, t+1, x)
+				}
+				buf[t] = k - 1
+			}
+			if err := fn(buf); err != nil {
+				return fmt.Errorf("%s:%d: %w", path, line, err)
+			}
+		}
+	}
+}
+
+// summarizeTraced summarises the kept draws of the trace's columns cols
+// (Model.TraceColumns) of m, kept[i][chain][draw] with log joints
+// lj[chain][draw]: label-invariant columns in plain (occupied(z) among
+// them), and the label-dependent ones aligned, by the draws of each
+// categorical array that draws streams (nil when the model has no
+// categorical latent array or no draw was kept).
+func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64, draws drawSource) ([]diagnostics.Summary, *AlignedInfo, error) {
 	var plain []diagnostics.Summary
-	groups := labelGroups(m)
+	var groups []*labelGroup
+	for _, g := range labelGroups(m) {
+		if slices.ContainsFunc(cols, func(c Traced) bool { return c.Var == g.z && c.States > 0 }) {
+			groups = append(groups, g)
+		}
+	}
 	groupOf := func(v *graph.Var) *labelGroup {
 		for _, g := range groups {
 			if g.z == v || g.axes[v] != nil {
@@ -194,23 +269,23 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 	}
 	// The reference draw: highest finite log_joint.
 	rc, rd, best := -1, -1, math.Inf(-1)
-	draws := 0
+	ndraws := 0
 	for c, xs := range lj {
 		for d, x := range xs {
-			draws++
+			ndraws++
 			if !math.IsInf(x, 0) && !math.IsNaN(x) && (x > best || rc < 0) {
 				rc, rd, best = c, d, x
 			}
 		}
 	}
-	if rc < 0 && draws > 0 && len(groups) > 0 {
-		return nil, nil, fmt.Errorf("aligning the states of %s: none of the %d kept draws has a finite log_joint to choose the reference draw by", groups[0].z.Name, draws)
+	if rc < 0 && ndraws > 0 && len(groups) > 0 {
+		return nil, nil, fmt.Errorf("aligning the states of %s: none of the %d kept draws has a finite log_joint to choose the reference draw by", groups[0].z.Name, ndraws)
 	}
 	for i, c := range cols {
 		if c.Var.Role == graph.Clamped {
 			continue
 		}
-		if rc >= 0 && groupOf(c.Var) != nil {
+		if rc >= 0 && c.States == 0 && groupOf(c.Var) != nil {
 			continue
 		}
 		plain = append(plain, diagnostics.Summarize(c.Name, kept[i]))
@@ -221,6 +296,9 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 	info := &AlignedInfo{Chain: rc + 1, Draw: rd + 1, LogJoint: best}
 	colOf := map[*graph.Var]map[int]int{}
 	for i, c := range cols {
+		if c.States > 0 {
+			continue
+		}
 		if colOf[c.Var] == nil {
 			colOf[c.Var] = map[int]int{}
 		}
@@ -228,7 +306,7 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 	}
 	aligned := make([][][]float64, len(cols))
 	for i := range cols {
-		if groupOf(cols[i].Var) != nil {
+		if cols[i].States == 0 && groupOf(cols[i].Var) != nil {
 			aligned[i] = make([][]float64, len(kept[i]))
 			for c := range kept[i] {
 				aligned[i][c] = make([]float64, len(kept[i][c]))
@@ -236,24 +314,37 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 		}
 	}
 	for _, g := range groups {
-		zc := colOf[g.z]
 		T := g.z.Len()
-		if len(zc) != T {
-			return nil, nil, fmt.Errorf("aligning the states of %s: %d of its %d elements are traced; all are needed", g.z.Name, len(zc), T)
-		}
-		read := func(c, d int, dst []int) error {
-			for t := range T {
-				x := kept[zc[t]][c][d]
-				k := int(x) - 1
-				if float64(k+1) != x || k < 0 || k >= g.K {
-					return fmt.Errorf("aligning %s: %s of chain %d, kept draw %d, is %v, not a state in 1..%d", g.z.Name, cols[zc[t]].Name, c+1, d+1, x, g.K)
+		check := func(c, d int, zs []int) error {
+			if d >= len(lj[c]) {
+				return fmt.Errorf("chain %d has more draws of %s than the %d kept", c+1, g.z.Name, len(lj[c]))
+			}
+			for t, k := range zs {
+				if k >= g.K {
+					return fmt.Errorf("aligning %s: %s[%d] of chain %d, kept draw %d, is %d, not a state in 1..%d", g.z.Name, g.z.Name, t+1, c+1, d+1, k+1, g.K)
 				}
-				dst[t] = k
 			}
 			return nil
 		}
-		ref, zs := make([]int, T), make([]int, T)
-		if err := read(rc, rd, ref); err != nil {
+		ref := make([]int, T)
+		d := 0
+		errStop := errors.New("stop")
+		err := draws(g.z, rc, func(zs []int) error {
+			if d == rd {
+				copy(ref, zs)
+				d++
+				return errStop
+			}
+			d++
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			return nil, nil, fmt.Errorf("aligning %s: %w", g.z.Name, err)
+		}
+		if d <= rd {
+			return nil, nil, fmt.Errorf("aligning %s: chain %d has %d draws of %s, fewer than its %d kept", g.z.Name, rc+1, d, g.z.Name, len(lj[rc]))
+		}
+		if err := check(rc, rd, ref); err != nil {
 			return nil, nil, err
 		}
 		arr := AlignedArray{Var: g.z.Name, K: g.K}
@@ -261,7 +352,7 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 			if len(colOf[v]) != v.Len() {
 				if v.Def != nil && v.Def.IsPYDT() && axes[0] {
 					// A PYDT's leaves, one per state: its trees are
-					// aligned (alignedTrees), not traced.
+					// aligned (treeAlignment), not traced.
 					arr.Trees = append(arr.Trees, v.Name)
 				}
 				delete(g.axes, v)
@@ -273,38 +364,36 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 		slices.Sort(arr.Trees)
 		arr.perms = make([][][]int, len(lj))
 		modal := make([]int, T*g.K)
-		occupied := make([][]float64, len(lj))
 		n := 0
 		for c := range lj {
-			for d := range lj[c] {
-				if err := read(c, d, zs); err != nil {
-					return nil, nil, err
+			d := 0
+			err := draws(g.z, c, func(zs []int) error {
+				if err := check(c, d, zs); err != nil {
+					return err
 				}
 				perm, agree, err := labels.Align(zs, ref, g.K)
 				if err != nil {
-					return nil, nil, fmt.Errorf("aligning %s: %w", g.z.Name, err)
+					return err
 				}
 				arr.perms[c] = append(arr.perms[c], perm)
 				arr.Agreement += float64(agree) / float64(T)
 				n++
-				used := make([]bool, g.K)
 				for t, k := range zs {
-					used[k] = true
-					aligned[zc[t]][c][d] = float64(perm[k] + 1)
 					modal[t*g.K+perm[k]]++
 				}
-				occ := 0
-				for _, u := range used {
-					if u {
-						occ++
-					}
-				}
-				occupied[c] = append(occupied[c], float64(occ))
 				for v, axes := range g.axes {
 					for off, i := range colOf[v] {
 						aligned[colOf[v][permOffset(v.Dims, axes, perm, off)]][c][d] = kept[i][c][d]
 					}
 				}
+				d++
+				return nil
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("aligning %s: %w", g.z.Name, err)
+			}
+			if d != len(lj[c]) {
+				return nil, nil, fmt.Errorf("aligning %s: chain %d has %d draws of %s, not its %d kept", g.z.Name, c+1, d, g.z.Name, len(lj[c]))
 			}
 		}
 		arr.Agreement /= float64(n)
@@ -319,10 +408,9 @@ func summarizeTraced(m *Model, cols []Traced, lj [][]float64, kept [][][]float64
 			arr.Modal[t], arr.ModalProb[t] = best+1, float64(modal[t*g.K+best])/float64(n)
 		}
 		info.Arrays = append(info.Arrays, arr)
-		plain = append(plain, diagnostics.Summarize("occupied("+g.z.Name+")", occupied))
 	}
 	for i, c := range cols {
-		if c.Var.Role == graph.Clamped || aligned[i] == nil || slices.ContainsFunc(groups, func(g *labelGroup) bool { return g.z == c.Var }) {
+		if c.Var.Role == graph.Clamped || aligned[i] == nil {
 			continue
 		}
 		info.Scalars = append(info.Scalars, diagnostics.Summarize(c.Name, aligned[i]))

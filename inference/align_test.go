@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
 )
 
@@ -97,7 +98,7 @@ func TestAlignPlantedPermutation(t *testing.T) {
 			}
 		}
 	}
-	plain, info, err := summarizeTraced(m, cols, lj, kept)
+	plain, info, err := summarizeTracedAll(t, m, cols, lj, kept)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,6 +198,19 @@ func TestRunHMMAligned(t *testing.T) {
 			}
 		}
 	}
+	// trace.csv holds occupied(z), not the T columns z[t]; the draws of z
+	// are in draws-z-K.csv, one row per kept sweep.
+	trace := string(must(os.ReadFile(filepath.Join(dir, TraceFile))))
+	head, _, _ := strings.Cut(trace, "\n")
+	if strings.Contains(head, "z[") || !strings.Contains(head, "occupied(z)") {
+		t.Errorf("trace.csv header %s: want occupied(z) and no z[t]", head)
+	}
+	for k := 1; k <= 2; k++ {
+		rows := strings.Split(strings.TrimSpace(string(must(os.ReadFile(filepath.Join(dir, DrawsFileOf("z", k)))))), "\n")
+		if len(rows) != 31 || rows[0] != DrawsHeader || len(strings.Fields(rows[1])) != T || !strings.HasPrefix(rows[1], "31,") {
+			t.Errorf("%s: %d lines, first %q, %q", DrawsFileOf("z", k), len(rows), rows[0], rows[1])
+		}
+	}
 	states, err := os.ReadFile(filepath.Join(dir, StatesFileOf("z")))
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +279,7 @@ func TestAlignPlantedPermutationTrees(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	_, info, err := summarizeTraced(m, cols, lj, kept)
+	_, info, err := summarizeTracedAll(t, m, cols, lj, kept)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +371,7 @@ func TestAlignReferenceFinite(t *testing.T) {
 		{[][]float64{{math.Inf(1), -5, -3}, {-4, math.Inf(-1), -7}}, 1, 3, ""},
 		{[][]float64{{math.NaN(), math.NaN(), math.Inf(-1)}, {math.NaN(), math.NaN(), math.NaN()}}, 0, 0, "finite log_joint"},
 	} {
-		_, info, err := summarizeTraced(m, cols, c.lj, kept)
+		_, info, err := summarizeTracedAll(t, m, cols, c.lj, kept)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("log joints %v: error %v, want one saying %q", c.lj, err, c.err)
@@ -373,26 +387,92 @@ func TestAlignReferenceFinite(t *testing.T) {
 	}
 }
 
-// TestAlignNeedsEveryState: a categorical array not traced whole is an
-// error, not a silent skip of its alignment.
-func TestAlignNeedsEveryState(t *testing.T) {
-	m := compileHMM(t, 6, 3, 1, func(i, j int) float64 { return float64(i) })
-	var cols []Traced
-	for _, c := range m.Traced() {
-		if c.Var.Name != "z" || c.Off != 2 {
-			cols = append(cols, c)
-		}
-	}
+// TestAlignDrawsFiles: the draws of z are read from the draws files, and
+// a file that does not hold exactly the kept draws, or holds something
+// other than states 1..K, is an error naming it, never a silent skip.
+func TestAlignDrawsFiles(t *testing.T) {
+	const T, K = 4, 3
+	m := compileHMM(t, T, K, 1, func(i, j int) float64 { return float64(i) })
+	cols := m.TraceColumns()
+	z, _ := m.G.Lookup("z")
 	kept := make([][][]float64, len(cols))
-	for i, col := range cols {
-		x := 0.3
-		if col.Var.Name == "z" {
-			x = 1
+	for i := range kept {
+		kept[i] = [][]float64{{0.3, 0.3}}
+	}
+	lj := [][]float64{{-1, -2}}
+	good := DrawsHeader + "\n" + drawsRow(3, []float64{1, 1, 2, 3}) + drawsRow(4, []float64{2, 2, 1, 3})
+	for _, c := range []struct{ name, text, err string }{
+		{"good", good, ""},
+		{"short", DrawsHeader + "\n" + drawsRow(3, []float64{1, 1, 2, 3}), "1 draws of z, not its 2 kept"},
+		{"long", good + drawsRow(5, []float64{1, 1, 1, 1}), "more draws of z than the 2 kept"},
+		{"state", DrawsHeader + "\n3,1 1 2 4\n4,1 1 2 3\n", "is 4, not a state in 1..3"},
+		{"width", DrawsHeader + "\n3,1 1 2\n4,1 1 2 3\n", "3 states, want 4"},
+		{"header", "iteration,z\n3,1 1 2 3\n4,1 1 2 3\n", "the header is"},
+		{"torn", good + "5,1 1", "not whole"},
+	} {
+		p := filepath.Join(t.TempDir(), DrawsFileOf("z", 1))
+		if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		kept[i] = [][]float64{{x, x}}
+		_, info, err := summarizeTraced(m, cols, lj, kept, drawsFiles([]*graph.Var{z}, [][]string{{p}}, nil))
+		if c.err == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			} else if a := info.Arrays[0]; !slices.Equal(a.Modal, []int{1, 1, 2, 3}) || a.ModalProb[0] != 1 {
+				t.Errorf("%s: modal states %v %v, want 1 1 2 3 each with probability 1 (the second draw is the first permuted)", c.name, a.Modal, a.ModalProb)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.err)
+		}
 	}
-	_, _, err := summarizeTraced(m, cols, [][]float64{{-1, -2}}, kept)
-	if err == nil || !strings.Contains(err.Error(), "5 of its 6 elements") {
-		t.Errorf("error %v, want one saying 5 of its 6 elements are traced", err)
+}
+
+// summarizeTracedAll is summarizeTraced of draws kept[i][chain][draw] of
+// every column of cols (Model.Traced, the elements of z included), as a
+// run keeps them: z's elements go to its draws (here in memory) and
+// occupied(z) to the trace.
+func summarizeTracedAll(t *testing.T, m *Model, cols []Traced, lj [][]float64, kept [][][]float64) ([]diagnostics.Summary, *AlignedInfo, error) {
+	t.Helper()
+	trace := m.TraceColumns()
+	tk := make([][][]float64, len(trace))
+	zdraws := map[*graph.Var][][][]int{} // [chain][draw][t]
+	for j, tc := range trace {
+		if tc.States == 0 {
+			i := slices.IndexFunc(cols, func(c Traced) bool { return c.Var == tc.Var && c.Off == tc.Off })
+			if i < 0 {
+				t.Fatalf("no draws of %s", tc.Name)
+			}
+			tk[j] = kept[i]
+			continue
+		}
+		z := tc.Var
+		zd := make([][][]int, len(lj))
+		tk[j] = make([][]float64, len(lj))
+		for c := range lj {
+			for d := range lj[c] {
+				zs := make([]int, z.Len())
+				used := map[int]bool{}
+				for i, col := range cols {
+					if col.Var == z {
+						zs[col.Off] = int(kept[i][c][d]) - 1
+						used[zs[col.Off]] = true
+					}
+				}
+				zd[c] = append(zd[c], zs)
+				tk[j][c] = append(tk[j][c], float64(len(used)))
+			}
+		}
+		zdraws[z] = zd
 	}
+	draws := func(z *graph.Var, c int, fn func([]int) error) error {
+		for _, zs := range zdraws[z][c] {
+			if err := fn(zs); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return summarizeTraced(m, trace, lj, tk, draws)
 }

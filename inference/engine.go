@@ -1142,7 +1142,7 @@ func (ch *Chain) Measure(scalars []*graph.Var) (Point, error) {
 func (ch *Chain) MeasureTraced(cols []Traced) (Point, error) {
 	p, err := ch.Measure(nil)
 	for _, c := range cols {
-		p.Scalars = append(p.Scalars, ch.st.Env.Values[c.Var.ID][c.Off])
+		p.Scalars = append(p.Scalars, c.Value(ch.st.Env))
 	}
 	return p, err
 }

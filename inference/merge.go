@@ -163,7 +163,7 @@ func Summarize(dirs []string, out string) (*Result, error) {
 		MapLogJoint: runs[0].cp.Best, MapLogJointS: mapS(runs[0].cp), MapWritten: m.Trees[0].Augmented() == nil,
 		Acceptance: map[string]float64{}, Stuck: []int{}}
 	// The scalars, from the traces.
-	scalars := m.Traced()
+	scalars := m.TraceColumns()
 	var lj, ll [][]float64
 	kept := make([][][]float64, len(scalars))
 	for _, r := range runs {
@@ -177,7 +177,22 @@ func Summarize(dirs []string, out string) (*Result, error) {
 		}
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", lj), diagnostics.Summarize("log_lik", ll))
-	plain, aligned, err := summarizeTraced(m, scalars, lj, kept)
+	zs := labelArrays(scalars)
+	drawPaths, drawSizes := make([][]string, len(zs)), make([][]int64, len(zs))
+	for j, z := range zs {
+		for _, r := range runs {
+			for k := range r.info.Chains {
+				name := DrawsFileOf(z.Name, r.first()+k)
+				size, ok := r.cp.Sizes[name]
+				if !ok {
+					return nil, fmt.Errorf("summary: %s: the checkpoint does not record %s", r.dir, name)
+				}
+				drawPaths[j] = append(drawPaths[j], filepath.Join(r.dir, name))
+				drawSizes[j] = append(drawSizes[j], size)
+			}
+		}
+	}
+	plain, aligned, err := summarizeTraced(m, scalars, lj, kept, drawsFiles(zs, drawPaths, drawSizes))
 	if err != nil {
 		return nil, fmt.Errorf("summary: %w", err)
 	}

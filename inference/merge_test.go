@@ -235,3 +235,56 @@ func TestStuckListChainNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestSummarizeHMMChainOffsets: runs of one chain each of the HMM example
+// merge to the summary of one run of both: the draws of z are read from
+// each run's draws files, so the aligned scalars, the states file and the
+// aligned tree summaries are the two-chain run's.
+func TestSummarizeHMMChainOffsets(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"hmm-gaussian.pydt", "data/hmm-gaussian.csv"} {
+		b, err := os.ReadFile(filepath.Join("..", "examples", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := Inputs{Model: File{Path: filepath.Join(dir, "hmm-gaussian.pydt")}, Data: map[string]File{"y": {Path: filepath.Join(dir, "hmm-gaussian.csv")}}, Set: []string{"K=4"}}
+	cfg := Config{Iters: 24, Burn: 10, Thin: 2, TreeThin: 2, Seed: 4, CheckpointEvery: 5}
+	whole := mergeRunOf(t, in, cfg, 0, 2)
+	parts := []string{mergeRunOf(t, in, cfg, 1, 1), mergeRunOf(t, in, cfg, 0, 1)}
+	out := filepath.Join(t.TempDir(), "merged")
+	if _, err := Summarize(parts, out); err != nil {
+		t.Fatal(err)
+	}
+	var want, got Result
+	if err := readJSONFile(filepath.Join(whole, SummaryFile), &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := readJSONFile(filepath.Join(out, SummaryFile), &got); err != nil {
+		t.Fatal(err)
+	}
+	if want.Aligned == nil || want.SummaryTree == nil || want.SummaryTree.AlignedBy != "z" {
+		t.Fatalf("the two-chain run has no aligned summary: %+v", want)
+	}
+	got.WallTime, want.WallTime, got.Runs = 0, 0, nil
+	if *got.SummaryTree.ASDSF != *want.SummaryTree.ASDSF {
+		t.Errorf("merged ASDSF %v, want %v", *got.SummaryTree.ASDSF, *want.SummaryTree.ASDSF)
+	}
+	got.SummaryTree.ASDSF, got.SummaryTree.MaxSDSF, want.SummaryTree.ASDSF, want.SummaryTree.MaxSDSF = nil, nil, nil, nil
+	// Printed, so that NaN (an R-hat of a constant) compares equal.
+	if g, w := fmt.Sprintf("%+v %+v %+v", *got.Aligned, *got.SummaryTree, got.Scalars), fmt.Sprintf("%+v %+v %+v", *want.Aligned, *want.SummaryTree, want.Scalars); g != w {
+		t.Errorf("merged summary\n%s\nwant the two-chain run's\n%s", g, w)
+	}
+	for _, name := range []string{StatesFileOf("z"), SummaryTreeFile, MEAFile, ConsensusFile, CoclustFile} {
+		a, err := os.ReadFile(filepath.Join(whole, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(a) != string(b) {
+			t.Errorf("merged %s differs from the two-chain run's (%v)", name, err)
+		}
+	}
+}

@@ -559,10 +559,68 @@ func (m *Model) LatentArrays() []*graph.Var {
 // Traced is one column of trace.csv: element Off (row-major) of Var, named
 // Name: the variable's name for a scalar, else the element in the
 // language's 1-based indexing, e.g. prec[2] or w[1,3].
+//
+// A column of TraceColumns may instead summarise a categorical array
+// whose states have no fixed labels: with States > 0 it is occupied(z),
+// the number of distinct states among Var's elements (Off unused).
 type Traced struct {
 	Var  *graph.Var
 	Off  int
 	Name string
+	// States is the number of states K of Var for an occupied(z) column,
+	// 0 for an element's column.
+	States int
+}
+
+// Value is the column's value in env: the element's, or for occupied(z)
+// the number of distinct states among z's elements.
+func (c Traced) Value(env *graph.Env) float64 {
+	x := env.Values[c.Var.ID]
+	if c.States == 0 {
+		return x[c.Off]
+	}
+	used := make([]bool, c.States)
+	n := 0
+	for _, v := range x {
+		if k := int(v) - 1; float64(k+1) == v && k >= 0 && k < c.States && !used[k] {
+			used[k] = true
+			n++
+		}
+	}
+	return float64(n)
+}
+
+// TraceColumns lists the columns of a run's trace.csv after log_lik: those
+// of Traced, but a categorical latent array whose states have no fixed
+// labels (z : categorical(K), label switching) is traced by occupied(z),
+// the number of states in use, in place of its T elements; each kept
+// draw of its elements goes to its draws file instead (DrawsFileOf), which
+// the summary aligns.
+func (m *Model) TraceColumns() []Traced {
+	groups := labelGroups(m)
+	var out []Traced
+	for _, c := range m.Traced() {
+		i := slices.IndexFunc(groups, func(g *labelGroup) bool { return g.z == c.Var })
+		switch {
+		case i < 0:
+			out = append(out, c)
+		case c.Off == 0:
+			out = append(out, Traced{Var: c.Var, Name: "occupied(" + c.Var.Name + ")", States: groups[i].K})
+		}
+	}
+	return out
+}
+
+// labelArrays are the categorical latent arrays that TraceColumns traces
+// by occupied(z), in its order.
+func labelArrays(cols []Traced) []*graph.Var {
+	var out []*graph.Var
+	for _, c := range cols {
+		if c.States > 0 {
+			out = append(out, c.Var)
+		}
+	}
+	return out
 }
 
 // Traced lists the columns of trace.csv after log_lik: the stochastic

@@ -55,7 +55,9 @@ func runFileNames(dir string) ([]string, error) {
 
 // perTreeFile matches the names of the files a run writes for a further
 // PYDT of its model, named by the PYDT's variable (FileOf, TreesFileOf).
-var perTreeFile = regexp.MustCompile(`^((map|summary|mea|consensus|init-tree)-[A-Za-z_][A-Za-z0-9_]*\.nwk|(coclust|impute)-[A-Za-z_][A-Za-z0-9_]*\.csv|trees-[A-Za-z_][A-Za-z0-9_]*-[1-9][0-9]*\.nwk)$`)
+// It also matches the files of a categorical latent array (StatesFileOf,
+// DrawsFileOf).
+var perTreeFile = regexp.MustCompile(`^((map|summary|mea|consensus|init-tree)-[A-Za-z_][A-Za-z0-9_]*\.nwk|(coclust|impute|states)-[A-Za-z_][A-Za-z0-9_]*\.csv|trees-[A-Za-z_][A-Za-z0-9_]*-[1-9][0-9]*\.nwk|draws-[A-Za-z_][A-Za-z0-9_]*-[1-9][0-9]*\.csv)$`)
 
 // RemoveRunFiles deletes the files a run writes from dir, and the
 // temporary files of interrupted atomic writes, for starting a new run in

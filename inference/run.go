@@ -217,6 +217,31 @@ const (
 	ImputeFile     = "impute.csv"
 )
 
+// DrawsFileOf is the file of chain k's kept draws (k from 1) of the
+// categorical array v traced by occupied(v) (Model.TraceColumns):
+// "draws-V-K.csv", a header (DrawsHeader) then one row per kept sweep,
+// its iteration and the states of v's elements in row-major order,
+// separated by spaces ("51,1 1 3 3 2"), raw as drawn.
+func DrawsFileOf(v string, k int) string { return fmt.Sprintf("draws-%s-%d.csv", v, k) }
+
+// DrawsHeader is the header line of a draws file (DrawsFileOf).
+const DrawsHeader = "iteration,states"
+
+// drawsRow is the row of a draws file for iteration it with states z.
+func drawsRow(it int, z []float64) string {
+	b := make([]byte, 0, 8+3*len(z))
+	b = strconv.AppendInt(b, int64(it), 10)
+	for i, x := range z {
+		if i == 0 {
+			b = append(b, ',')
+		} else {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendFloat(b, x, 'g', -1, 64)
+	}
+	return string(append(b, '\n'))
+}
+
 // TreesFile is the file of chain k's kept trees (k from 1): those of the
 // model's first PYDT.
 func TreesFile(k int) string { return fmt.Sprintf("trees-%d.nwk", k) }
@@ -255,17 +280,20 @@ func (m *Model) fileVar(k int) string {
 
 // runner is the state of a run in progress.
 type runner struct {
-	m        *Model
-	cfg      Config
-	sched    *Schedule
-	chains   []*Chain
-	scalars  []Traced
-	start    int // first sweep to run (1-based)
-	trace    *appendFile
-	trees    [][]*appendFile // [tree][chain]
-	impute   []*appendFile   // per PYDT, nil where it has no data (or without --impute)
-	kept     [][][]float64   // [scalar][chain][draw]
-	keptLJ   [][]float64     // log_joint per chain
+	m       *Model
+	cfg     Config
+	sched   *Schedule
+	chains  []*Chain
+	scalars []Traced
+	start   int // first sweep to run (1-based)
+	trace   *appendFile
+	trees   [][]*appendFile // [tree][chain]
+	// draws holds the draws files of the categorical arrays traced by
+	// occupied(z) (labelArrays of scalars), [array][chain].
+	draws    [][]*appendFile
+	impute   []*appendFile // per PYDT, nil where it has no data (or without --impute)
+	kept     [][][]float64 // [scalar][chain][draw]
+	keptLJ   [][]float64   // log_joint per chain
 	keptLL   [][]float64
 	best     float64 // LogJointS of the map.nwk state
 	bestT    float64 // its LogJoint
@@ -314,7 +342,7 @@ func start(ctx context.Context, m *Model, sched *Schedule, cfg Config, inputs *I
 			return nil, err
 		}
 	}
-	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Traced(), start: 1, best: math.Inf(-1), bestT: math.Inf(-1), inputs: inputs}
+	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.TraceColumns(), start: 1, best: math.Inf(-1), bestT: math.Inf(-1), inputs: inputs}
 	for k := range cfg.Chains {
 		ch, err := newChainAt(m, sched, cfg.Seed, seedStream(cfg.ChainOffset+k), cfg.initNewick)
 		if err != nil {
@@ -384,6 +412,13 @@ func (r *runner) openFiles(sizes map[string]int64) error {
 			r.trees[j] = append(r.trees[j], open(TreesFileOf(r.m.fileVar(j), r.cfg.ChainOffset+k+1), ""))
 		}
 	}
+	zs := labelArrays(r.scalars)
+	r.draws = make([][]*appendFile, len(zs))
+	for j, z := range zs {
+		for k := range r.chains {
+			r.draws[j] = append(r.draws[j], open(DrawsFileOf(z.Name, r.cfg.ChainOffset+k+1), DrawsHeader))
+		}
+	}
 	if r.cfg.Impute {
 		r.impute = make([]*appendFile, len(r.m.Trees))
 		for j, b := range r.m.Trees {
@@ -406,6 +441,9 @@ func (r *runner) files() []*appendFile {
 	fs := append([]*appendFile{r.trace}, r.impute...)
 	for _, t := range r.trees {
 		fs = append(fs, t...)
+	}
+	for _, d := range r.draws {
+		fs = append(fs, d...)
 	}
 	return fs
 }
@@ -531,6 +569,11 @@ func (r *runner) record(it int, keep bool, points []Point) error {
 		if err := r.trace.write(b.String()); err != nil {
 			return err
 		}
+		for j, z := range labelArrays(r.scalars) {
+			if err := r.draws[j][k].write(drawsRow(it, ch.st.Env.Values[z.ID])); err != nil {
+				return err
+			}
+		}
 		if ((it-r.cfg.Burn)/r.cfg.Thin)%r.cfg.TreeThin == 0 {
 			for j, t := range ch.trees {
 				if err := r.trees[j][k].write(t.Tree.Newick() + "\n"); err != nil {
@@ -618,7 +661,17 @@ func (r *runner) result(done int, wall float64) (*Result, error) {
 	}
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_joint", r.keptLJ))
 	res.Scalars = append(res.Scalars, diagnostics.Summarize("log_lik", r.keptLL))
-	plain, aligned, err := summarizeTraced(r.m, r.scalars, r.keptLJ, r.kept)
+	var paths [][]string
+	for j, z := range labelArrays(r.scalars) {
+		paths = append(paths, nil)
+		for k, f := range r.draws[j] {
+			if err := f.flush(); err != nil {
+				return nil, err
+			}
+			paths[j] = append(paths[j], filepath.Join(r.cfg.Out, DrawsFileOf(z.Name, r.cfg.ChainOffset+k+1)))
+		}
+	}
+	plain, aligned, err := summarizeTraced(r.m, r.scalars, r.keptLJ, r.kept, drawsFiles(labelArrays(r.scalars), paths, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -1105,7 +1158,7 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 	if len(cp.Chains) != cfg.Chains {
 		return nil, fmt.Errorf("resume: checkpoint has %d chains, run.json says %d", len(cp.Chains), cfg.Chains)
 	}
-	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.Traced(), start: cp.Iteration + 1,
+	r := &runner{m: m, cfg: cfg, sched: sched, scalars: m.TraceColumns(), start: cp.Iteration + 1,
 		best: math.Inf(-1), bestT: cp.Best, bestTree: cp.BestTree, bestTrees: cp.BestTrees, wall: cp.Wall, inputs: m.Inputs,
 		initVars: ri.InitTrees}
 	if r.inputs == nil {

@@ -96,6 +96,9 @@ func checkDeterministicAndResumable(t *testing.T, m *Model) {
 	if m.Trees[0].Augmented() == nil {
 		outputs = append(outputs, MapFile)
 	}
+	for _, z := range labelArrays(m.TraceColumns()) {
+		outputs = append(outputs, DrawsFileOf(z.Name, 1), DrawsFileOf(z.Name, 2), StatesFileOf(z.Name))
+	}
 	var runs []string
 	for range 2 {
 		cfg.Out = t.TempDir()

@@ -71,7 +71,9 @@ takes the emissions from each state's log-softmax. Internal locations are integr
 propagation; missing data are marginalised. A latent variable no update can
 serve (another discrete one) is an error naming it, before any sweep. trace.csv
 lists every latent scalar and every element of every latent array (prec[1],
-"w[1,2]"), as drawn (not aligned).
+"w[1,2]"), as drawn (not aligned), but a categorical latent array z (z :
+categorical(K)[T]): it has the column occupied(z), the number of states in
+use, and its draws go to draws-z-K.csv.
 
 Each chain runs --iters sweeps; the first --burn of them (default: half of
 --iters; --burn 0 for none) are discarded and tune the slice widths, and
@@ -94,6 +96,12 @@ It writes to DIR, as it goes:
                    variables u with the latent locations integrated out (the
                    sampler's augmented target), not of the binary data
   trees-K.nwk      the kept trees of chain K (Newick, diffusion-time lengths)
+  draws-Z-K.csv    for a categorical latent array Z: chain K's kept draws of
+                   Z, raw as drawn, one row per kept iteration:
+                   iteration,states with the states of Z's elements
+                   separated by spaces ("51,1 1 3 2"); the summary aligns
+                   them (see states-Z.csv). trace.csv has occupied(Z) in
+                   their place, so that it stays narrow at T = 10^5
   summary.nwk      the summary tree: the average-linkage (UPGMA) tree of the
                    posterior mean LCA times of coclust.csv, i.e. the tree
                    whose LCA times best fit their posterior means, which
@@ -138,7 +146,7 @@ It writes to DIR, as it goes:
                    The variables whose axes Z's values label (pi0[k],
                    trans[j,k]) are permuted alike and reported aligned in the
                    table and in summary.json ("aligned"), with R-hat and ESS
-                   of the aligned draws; the raw Z[t] columns are not
+                   of the aligned draws; the raw draws of Z are not
                    summarised (occupied(Z), the number of states in use,
                    is), and the warnings use only aligned and label-invariant
                    columns. A PYDT whose leaves are the states (mu[z[t], d])
