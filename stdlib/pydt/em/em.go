@@ -372,7 +372,12 @@ func (e *EM) RunUntil(stop func() bool, each func(iter int, bound float64)) (con
 }
 
 // estep computes q(x) at σ² = 1/E[τ] and the statistics of the bound.
-func (e *EM) estep() error {
+func (e *EM) estep() error { return e.estepWith(true) }
+
+// estepWith is estep; without entropy it leaves the entropy and evidence
+// terms (hx) alone and computes only the edge statistics, all that the
+// time terms' gradient needs (Laplace).
+func (e *EM) estepWith(entropy bool) error {
 	m, tr, d := e.m, e.tr, e.d
 	et, _ := e.meanPrec()
 	if err := m.SetVariance(1 / et); err != nil {
@@ -419,6 +424,9 @@ func (e *EM) estep() error {
 				ex, cond = a*a*(diff*diff+vp)+s*w, s*w
 			}
 			b += ex
+			if !entropy {
+				continue
+			}
 			if cond > 0 {
 				hx += 0.5 * (log2Pi + 1 + math.Log(cond))
 			}
@@ -433,7 +441,9 @@ func (e *EM) estep() error {
 		}
 		e.be[c] = b / 2
 	}
-	e.hx = hx
+	if entropy {
+		e.hx = hx
+	}
 	for i := range e.leafB {
 		e.leafB[i] = 0
 	}

@@ -59,7 +59,7 @@ func (e *EM) Laplace() (float64, error) {
 		if err := e.setTimes(s); err != nil {
 			return err
 		}
-		if err := e.estep(); err != nil {
+		if err := e.estepWith(false); err != nil {
 			return err
 		}
 		// The times as set (setTimes may nudge them).
