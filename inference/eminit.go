@@ -86,8 +86,23 @@ func collapseTree(tr *pydt.Tree, rho float64) (*pydt.Tree, error) {
 // branch point at the cluster's own time holding all of its rows (a
 // single row stays a leaf): the clusters of a cut of the dendrogram, with
 // nothing resolved inside them. The search resolves them where the data
-// say so.
+// say so. k = 1 is the star of all rows at the root's time (the root is
+// always kept; it once kept the root's join for k = 1 as well, a cut into
+// two or more clusters).
 func cutTree(tr *pydt.Tree, k int) (*pydt.Tree, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("cutting the initial tree into %d clusters", k)
+	}
+	if k == 1 && !tr.IsLeaf(tr.Root()) {
+		out := pydt.New(tr.NumLeaves())
+		return rebuildTree(tr, out, func(v, into pydt.NodeID) {
+			for _, l := range tr.PostOrderFrom(v, nil) {
+				if tr.IsLeaf(l) {
+					out.AddChild(into, l)
+				}
+			}
+		}, "cutting")
+	}
 	var internal []pydt.NodeID
 	for _, v := range tr.PreOrder(nil) {
 		if !tr.IsLeaf(v) {
@@ -96,7 +111,7 @@ func cutTree(tr *pydt.Tree, k int) (*pydt.Tree, error) {
 	}
 	slices.SortStableFunc(internal, func(a, b pydt.NodeID) int { return cmp.Compare(tr.Time(a).S(), tr.Time(b).S()) })
 	top := map[pydt.NodeID]bool{}
-	for _, v := range internal[:min(max(k-1, 1), len(internal))] {
+	for _, v := range internal[:min(k-1, len(internal))] {
 		top[v] = true
 	}
 	out := pydt.New(tr.NumLeaves())

@@ -1,7 +1,11 @@
 package inference
 
 import (
+	"fmt"
+	"maps"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -71,5 +75,92 @@ func TestLinkageTreeTimes(t *testing.T) {
 		if got := tr.Time(tr.Root()).OneMinus(); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("x %v: 1 − t = %v, want %v", tc.x, got, tc.want)
 		}
+	}
+}
+
+// heightCut returns the clusters of tr cut at s = thr: the leaf sets of the
+// maximal subtrees whose root is above thr (a later time) or is a leaf,
+// each as a sorted key, found by walking down from the root.
+func heightCut(tr *pydt.Tree, thr float64) map[string]bool {
+	out := map[string]bool{}
+	var walk func(v pydt.NodeID)
+	walk = func(v pydt.NodeID) {
+		if tr.IsLeaf(v) || tr.Time(v).S() > thr {
+			var rows []int
+			for _, l := range tr.PostOrderFrom(v, nil) {
+				if tr.IsLeaf(l) {
+					rows = append(rows, int(l))
+				}
+			}
+			slices.Sort(rows)
+			out[fmt.Sprint(rows)] = true
+			return
+		}
+		for c := range tr.Children(v) {
+			walk(c)
+		}
+	}
+	walk(tr.Root())
+	return out
+}
+
+// TestCutTreeIndependent checks cutTree on random binary dendrograms
+// (average linkage of random rows: distinct times) against an independent
+// cut at a height: for every k from 1 to N the cut has exactly k clusters,
+// the clusters of the dendrogram cut between its (k−1)-th and k-th
+// earliest joins, each a flat branch point holding its rows (or a single
+// row). k = 1 gave two clusters before (a floor of one kept join).
+func TestCutTreeIndependent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for rep := range 5 {
+		n := 6 + 3*rep
+		x := make([]float64, 2*n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		tr, err := linkageTree(x, n, 2, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var times []float64
+		for _, v := range tr.PreOrder(nil) {
+			if !tr.IsLeaf(v) {
+				times = append(times, tr.Time(v).S())
+			}
+		}
+		slices.Sort(times)
+		for k := 1; k <= n; k++ {
+			// Between the (k−1)-th and k-th earliest joins.
+			thr := math.Inf(1)
+			if k <= len(times) {
+				thr = times[k-1] - 1e-12
+			}
+			want := heightCut(tr, thr)
+			if len(want) != k {
+				t.Fatalf("n %d, k %d: the height cut has %d clusters", n, k, len(want))
+			}
+			ct, err := cutTree(tr, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := heightCut(ct, thr)
+			if len(got) != k || !maps.Equal(got, want) {
+				t.Errorf("n %d, k %d: cutTree's clusters %v, the height cut's %v", n, k, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+			}
+			// Each cluster of two or more rows is one flat branch point.
+			for _, v := range ct.PreOrder(nil) {
+				if ct.IsLeaf(v) || ct.Time(v).S() <= thr {
+					continue
+				}
+				for c := range ct.Children(v) {
+					if !ct.IsLeaf(c) {
+						t.Errorf("n %d, k %d: cluster branch point %d has a branch point child", n, k, v)
+					}
+				}
+			}
+		}
+	}
+	if _, err := cutTree(pydt.New(1), 0); err == nil {
+		t.Error("cutTree into 0 clusters: no error")
 	}
 }
