@@ -3,6 +3,7 @@ package pydt
 import (
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -319,5 +320,100 @@ func BenchmarkHarmonicGrow(b *testing.B) {
 	for b.Loop() {
 		h.Reset(0.7, 0.3)
 		h.Grow(100_000)
+	}
+}
+
+// TestClosedH checks the telescoped closed form of H_n against the loop:
+// an independent Kahan sum of the terms Gamma(i-beta)/Gamma(i+1+alpha) by
+// math.Lgamma (n <= 2000) and the table (every n), for alpha + beta
+// positive, negative, and near and at 0, where ClosedH must either decline
+// or agree.
+func TestClosedH(t *testing.T) {
+	naive := func(n int, alpha, beta float64) float64 {
+		var s, c float64
+		for i := 1; i <= n; i++ {
+			la, _ := math.Lgamma(float64(i) - beta)
+			lb, _ := math.Lgamma(float64(i) + 1 + alpha)
+			y := math.Exp(la-lb) - c
+			u := s + y
+			c = (u - s) - y
+			s = u
+		}
+		return s
+	}
+	for _, p := range []struct{ alpha, beta float64 }{
+		{1, 0.2}, {0.5, 0}, {5, 0.9}, {100, 0.5}, {0.01, 0}, {-0.4, 0.2}, {-0.9, 0.5}, {-1.8, 0.9},
+		{-0.3 + 1e-3, 0.3}, {-0.3 + 1e-6, 0.3}, {-0.5, 0.5}, {0, 0}, {1e-9, 0},
+	} {
+		h, err := NewHarmonic(p.alpha, p.beta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := 0
+		for _, n := range []int{0, 1, 2, 3, 10, 100, 1000, 2000, 100000} {
+			got, ok := h.ClosedH(n)
+			if !ok {
+				if ab := p.alpha + p.beta; math.Abs(ab) > 0.05 {
+					t.Errorf("alpha %g, beta %g, n %d: the closed form declined at alpha + beta = %g", p.alpha, p.beta, n, ab)
+				}
+				continue
+			}
+			closed++
+			table := h.H(n)
+			if d := math.Abs(got - table); d > 1e-13*math.Abs(table) {
+				t.Errorf("alpha %g, beta %g: closed H_%d = %v, table %v (rel %.2g)", p.alpha, p.beta, n, got, table, d/math.Abs(table))
+			}
+			if n <= 2000 {
+				want := naive(n, p.alpha, p.beta)
+				if d := math.Abs(got - want); d > 1e-11*math.Abs(want) {
+					t.Errorf("alpha %g, beta %g: closed H_%d = %v, naive sum %v (rel %.2g)", p.alpha, p.beta, n, got, want, d/math.Abs(want))
+				}
+			}
+		}
+		if p.alpha+p.beta == 0 && closed > 1 { // H_0 only
+			t.Errorf("alpha + beta = 0: the closed form answered for %d n", closed)
+		}
+		if math.Abs(p.alpha+p.beta) > 0.05 && closed != 9 {
+			t.Errorf("alpha %g, beta %g: closed form used for %d of 9 n", p.alpha, p.beta, closed)
+		}
+	}
+}
+
+// TestAlphaBetaStatsNoTableGrowth: AlphaBetaStats.LogPriorS, the target of
+// every alpha/beta evaluation (EM's golden-section search, the sampler's
+// slice updates), no longer grows the H table to the tree's size for each
+// new (alpha, beta) when alpha + beta is away from 0 (it did: O(N) per
+// evaluation), and gives the tree walk's LogPriorS.
+func TestAlphaBetaStatsNoTableGrowth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	tr := priorSampleTree(rng, 300, 1, 0.3, DivInv{C: 1})
+	stats := NewAlphaBetaStats(tr, DivInv{C: 1})
+	for _, p := range []struct{ alpha, beta float64 }{{1, 0.3}, {0.7, 0.1}, {3, 0.6}, {-0.2, 0.3}} {
+		h, err := NewHarmonic(p.alpha, p.beta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := stats.LogPriorS(p.alpha, p.beta, h)
+		if h.Len() != 0 {
+			t.Errorf("alpha %g, beta %g: the table grew to %d", p.alpha, p.beta, h.Len())
+		}
+		want := LogPriorS(tr, p.alpha, p.beta, DivInv{C: 1}, h)
+		if math.Abs(got-want) > 1e-10*(1+math.Abs(want)) {
+			t.Errorf("alpha %g, beta %g: AlphaBetaStats.LogPriorS %v, LogPriorS %v", p.alpha, p.beta, got, want)
+		}
+	}
+}
+
+// BenchmarkAlphaBetaLogPriorS1e4 evaluates AlphaBetaStats.LogPriorS of a
+// 10⁴-leaf tree at a new (alpha, beta) each time, as a golden-section
+// search over alpha does.
+func BenchmarkAlphaBetaLogPriorS1e4(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	tr := priorSampleTree(rng, 10000, 1, 0.3, DivInv{C: 1})
+	stats := NewAlphaBetaStats(tr, DivInv{C: 1})
+	h, _ := NewHarmonic(1, 0.3)
+	b.ResetTimer()
+	for i := range b.N {
+		stats.LogPriorS(1+float64(i%100)*1e-3, 0.3, h)
 	}
 }

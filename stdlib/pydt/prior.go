@@ -510,10 +510,13 @@ func (s *AlphaBetaStats) LogPriorS(alpha, beta float64, h *Harmonic) float64 {
 	if math.IsInf(total, -1) || !h.use(alpha, beta) {
 		return math.Inf(-1)
 	}
-	h.Grow(s.maxCount)
+	// H by its closed form (Harmonic.ClosedH): O(distinct counts) per
+	// evaluation, where growing the table for new (alpha, beta) cost
+	// O(maxCount); the table only where the closed form cancels (alpha +
+	// beta near 0).
 	total += s.logRate
 	for _, e := range s.edge {
-		total -= e.w * h.sum[e.n-1]
+		total -= e.w * h.hSum(e.n-1)
 	}
 	return total
 }
