@@ -51,8 +51,8 @@ type EMPlan struct {
 // laplaceMax is the largest number of rows for which the search ranks
 // trees by the Laplace approximation of log p(Y, α, β | T) (the EM bound
 // plus em.EM.Laplace), with Gaussian evidence only: the correction costs
-// O(K·N·D + K³) for a tree of K branch points (about 6 s for a binary tree
-// of 1000 rows in two columns). Above it, on the large-data path and with
+// O(K·N·D + K³) for a tree of K branch points (seconds for a binary tree
+// of 1000 rows). Above it, on the large-data path and with
 // EP sites, the search ranks by the EM bound alone.
 const laplaceMax = 2000
 
