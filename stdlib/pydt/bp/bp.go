@@ -55,6 +55,9 @@
 //	ll := e.LogLik(t)    // tree untouched
 //	e.Commit(t)          // as m.SetTime(v, t)
 //
+// A full pass can be shared between two goroutines (SetWorkers; off by
+// default), with the same results bit for bit.
+//
 // Evidence and variance setters take effect lazily: changes to a few leaves
 // are propagated along their paths at the next query, while SetVariance,
 // SetVariances, ObserveMatrix or many changed leaves trigger one full pass.
