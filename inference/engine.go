@@ -319,7 +319,9 @@ func (g gibbsCStep) update(ch *Chain) error {
 		return fmt.Errorf("%s: %w", g.Name(), err)
 	}
 	c0 := ch.get(g.v)
-	ch.set(g.v, c)
+	if err := ch.set(g.v, c); err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
+	}
 	if err := ch.syncPrior(); err == nil && treemove.Evaluable(ch.logTree()) {
 		return nil
 	}
@@ -327,7 +329,9 @@ func (g gibbsCStep) update(ch *Chain) error {
 	// as the Metropolis-Hastings move with the conditional as proposal on
 	// the target restricted to finite densities does.
 	ch.Skipped++
-	ch.set(g.v, c0)
+	if err := ch.set(g.v, c0); err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
+	}
 	return ch.syncPrior()
 }
 
@@ -424,13 +428,17 @@ func (g gibbsPrecisionStep) update(ch *Chain) error {
 		return fmt.Errorf("%s: %w", g.Name(), err)
 	}
 	p0 := ch.get(g.v)
-	ch.set(g.v, p)
+	if err := ch.set(g.v, p); err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
+	}
 	if err := ch.syncVariance(); err == nil && treemove.Evaluable(ch.logLik()) {
 		return nil
 	}
 	// Refused: a likelihood float64 cannot evaluate (see gibbsCStep).
 	ch.Skipped++
-	ch.set(g.v, p0)
+	if err := ch.set(g.v, p0); err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
+	}
 	return ch.syncVariance()
 }
 
@@ -524,17 +532,28 @@ func (s *sliceStep) update(ch *Chain) error {
 	tuner := ch.tuner(s.v)
 	var x float64
 	var err error
+	ch.setErr = nil
 	if ch.tuning {
 		x, _, err = tuner.UpdateTransformed(ch.rng, x0, s.transform, logf)
 	} else {
 		x, _, err = tuner.Slice.UpdateTransformed(ch.rng, x0, s.transform, logf)
 	}
+	if ch.setErr != nil {
+		return fmt.Errorf("%s: %w", s.Name(), ch.setErr)
+	}
 	if err != nil {
 		ch.sliceTarget(s, x0)
+		if ch.setErr != nil {
+			return fmt.Errorf("%s: %w", s.Name(), ch.setErr)
+		}
 		return ch.notFinite(s.Name(), fmt.Sprintf("the density of %s's conditional at %s = %v", s.v.Name, s.v.Name, x0))
 	}
 	// Leave the chain at x: the last evaluation may have been elsewhere.
-	if got := ch.sliceTarget(s, x); !scalar.Finite(got) {
+	got := ch.sliceTarget(s, x)
+	if ch.setErr != nil {
+		return fmt.Errorf("%s: %w", s.Name(), ch.setErr)
+	}
+	if !scalar.Finite(got) {
 		return fmt.Errorf("slice(%s): the posterior density is not finite (%v) at %s = %v; check the priors and data", s.v.Name, got, s.v.Name, x)
 	}
 	if alphaBeta {
@@ -558,9 +577,16 @@ func (ch *Chain) resetAlphaBeta(rs []treeReach) bool {
 }
 
 // sliceTarget sets v = x and returns the log density of everything that
-// depends on v, up to a constant.
+// depends on v, up to a constant. When a deterministic variable cannot be
+// evaluated at x it records the error in ch.setErr (the first) and
+// returns -Inf, for the update to return once the slice sampler is done.
 func (ch *Chain) sliceTarget(s *sliceStep, x float64) float64 {
-	ch.set(s.v, x)
+	if err := ch.set(s.v, x); err != nil {
+		if ch.setErr == nil {
+			ch.setErr = err
+		}
+		return math.Inf(-1)
+	}
 	lp := ch.logFactor(s.v.Def)
 	for _, f := range s.others {
 		lp += ch.logFactor(f)
@@ -689,6 +715,9 @@ type Chain struct {
 	rng    *rand.Rand
 	tuners map[*graph.Var]*scalar.Tuner
 	tuning bool
+	// setErr is the first error of set during a scalar slice update
+	// (sliceTarget), which the sampler's log density cannot return.
+	setErr error
 	// params and leafParams are scratch space for factor parameters,
 	// vecArgs for those of vector factors.
 	params, leafParams []float64
@@ -870,9 +899,12 @@ func (t *chainTree) attach(env *graph.Env, rng *rand.Rand, leafParams *[]float64
 
 func (ch *Chain) get(v *graph.Var) float64 { return ch.st.Env.Values[v.ID][0] }
 
-func (ch *Chain) set(v *graph.Var, x float64) {
+// set sets the scalar v to x and recomputes the deterministic variables
+// from it. An error names a variable that could not be evaluated (an
+// index outside its array); the chain's values are then unusable.
+func (ch *Chain) set(v *graph.Var, x float64) error {
 	ch.st.Env.Values[v.ID][0] = x
-	ch.m.Refresh(ch.st.Env)
+	return ch.m.Refresh(ch.st.Env)
 }
 
 func (ch *Chain) tuner(v *graph.Var) *scalar.Tuner {

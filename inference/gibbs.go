@@ -182,27 +182,22 @@ func (g *gammaConjStep) targets() []siteTarget {
 
 func (g *gammaConjStep) update(ch *Chain) error {
 	env := ch.st.Env
-	pp := make([]float64, len(g.v.Def.Args))
-	for i, a := range g.v.Def.Args {
-		pp[i] = a.Eval(env)
+	pp, err := factorParams(env, g.v.Def, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
 	}
 	shape, rate := g.prior.GammaParams(pp)
+	var p []float64
 	for _, r := range g.readers {
 		f := r.f
-		dist, _ := f.Scalar()
 		x := env.Values[f.Target.ID]
-		p := make([]float64, len(f.Args))
 		err := f.ForEach(env, func(off int) error {
 			if math.IsNaN(x[off]) {
 				return nil // missing: marginalised
 			}
-			for i, a := range f.Args {
-				p[i] = a.Eval(env)
-			}
-			if dist != nil {
-				if err := dist.CheckParams(p); err != nil {
-					return fmt.Errorf("%s: %w", f, err)
-				}
+			var err error
+			if p, err = factorParams(env, f, p); err != nil {
+				return err
 			}
 			a, b, _ := r.gc.GammaStats(r.k, r.r, x[off], p)
 			shape += a
@@ -227,8 +222,33 @@ func (g *gammaConjStep) update(ch *Chain) error {
 		ch.Skipped++
 		return nil
 	}
-	ch.set(g.v, x)
+	if err := ch.set(g.v, x); err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
+	}
 	return nil
+}
+
+// factorParams evaluates the parameters of the factor f at env's loop
+// indices into p (reusing its storage) and checks them against f's
+// distribution: an index outside its array, or an invalid parameter (NaN,
+// a rate below 0), is an error naming the element of f. The conjugate
+// Gamma updates read their prior's and their readers' parameters so: with
+// invalid ones the posterior would be wrong, or refused by Validate and
+// the value kept silently.
+func factorParams(env *graph.Env, f *graph.Factor, p []float64) ([]float64, error) {
+	p = p[:0]
+	for _, a := range f.Args {
+		p = append(p, a.Eval(env))
+	}
+	if err := env.Err(); err != nil {
+		return p, err
+	}
+	if dist, ok := f.Scalar(); ok {
+		if err := dist.CheckParams(p); err != nil {
+			return p, fmt.Errorf("%s: %w", elemAt(f, env), err)
+		}
+	}
+	return p, nil
 }
 
 // trapNote says why a conjugate update given sampled leaf locations is not
@@ -379,23 +399,12 @@ func setLoops(env *graph.Env, e factorElem) {
 func (g *elemGammaConjStep) update(ch *Chain) error {
 	env := ch.st.Env
 	vals := env.Values[g.v.ID]
-	prior, _ := g.v.Def.Scalar()
 	var pp, p []float64
+	var err error
 	for _, s := range g.sites {
 		setLoops(env, s.own)
-		pp = pp[:0]
-		for _, a := range g.v.Def.Args {
-			pp = append(pp, a.Eval(env))
-		}
-		if err := env.Err(); err != nil {
+		if pp, err = factorParams(env, g.v.Def, pp); err != nil {
 			return fmt.Errorf("%s: %w", g.Name(), err)
-		}
-		// Invalid parameters (NaN) are an error, as in gammaConjStep: as a
-		// posterior Validate refuses they would keep the element silently.
-		if prior != nil {
-			if err := prior.CheckParams(pp); err != nil {
-				return fmt.Errorf("%s: %s: %w", g.Name(), elemAt(g.v.Def, env), err)
-			}
 		}
 		shape, rate := g.prior.GammaParams(pp)
 		for _, r := range s.readers {
@@ -404,17 +413,8 @@ func (g *elemGammaConjStep) update(ch *Chain) error {
 			if math.IsNaN(x) {
 				continue // missing: marginalised
 			}
-			p = p[:0]
-			for _, a := range r.e.f.Args {
-				p = append(p, a.Eval(env))
-			}
-			if err := env.Err(); err != nil {
+			if p, err = factorParams(env, r.e.f, p); err != nil {
 				return fmt.Errorf("%s: %w", g.Name(), err)
-			}
-			if dist, ok := r.e.f.Scalar(); ok {
-				if err := dist.CheckParams(p); err != nil {
-					return fmt.Errorf("%s: %s: %w", g.Name(), elemAt(r.e.f, env), err)
-				}
 			}
 			a, b, _ := r.gc.GammaStats(r.k, r.r, x, p)
 			shape += a
