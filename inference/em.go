@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
@@ -141,18 +142,19 @@ func (p *EMPlan) bind(v *graph.Var) error {
 		return emUnsupported("latent array %s: EM learns only the PYDT's scalar hyperparameters", v.Name)
 	}
 	set := func(x float64) { p.env.Values[v.ID][0] = x }
-	if _, ok := gibbsC(m, v); ok {
-		g, _ := constGammaPrior(v)
-		p.Opt.CPrior = &em.Gamma{Shape: g.Shape, Rate: g.Rate}
-		p.C = v
-		set(g.Shape / g.Rate)
+	// c and the precision: the Gamma priors that select their Gibbs
+	// updates for MCMC select their variational posteriors here, read
+	// from the same steps (each found its constant Gamma prior).
+	learn := func(g scalar.Gamma) *em.Gamma {
+		set(g.Shape / g.Rate) // start at the prior mean
+		return &em.Gamma{Shape: g.Shape, Rate: g.Rate}
+	}
+	if g, ok := gibbsCOf(m, v); ok {
+		p.Opt.CPrior, p.C = learn(g.prior), v
 		return nil
 	}
-	if _, ok := gibbsPrecision(m, v); ok {
-		g, _ := constGammaPrior(v)
-		p.Opt.PrecPrior = &em.Gamma{Shape: g.Shape, Rate: g.Rate}
-		p.Prec = v
-		set(g.Shape / g.Rate)
+	if g, ok := gibbsPrecision(m, v); ok {
+		p.Opt.PrecPrior, p.Prec = learn(g.prior), v
 		return nil
 	}
 	fs, dets := m.G.Readers(v)

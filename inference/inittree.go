@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -19,6 +20,9 @@ import (
 // PYDT of variable V.
 const InitTreeFile = "init-tree.nwk"
 
+// errFirstTree stops ReadTree's reader after the first tree.
+var errFirstTree = errors.New("first tree read")
+
 // ReadTree reads the first tree of the Newick file at path as a tree for
 // the PYDT of variable v of m ("" for the model's first PYDT): its leaves
 // must be that PYDT's rows, matched by label (Model.MatchTree's rules).
@@ -27,14 +31,14 @@ func (m *Model) ReadTree(path, v string) (*pydt.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Only the first tree is read: the file may be a long trees-K.nwk,
+	// or end in a line cut short by a killed run.
 	var tr *pydt.Tree
 	err = forEachTreeInFile(path, b.Labels(), func(t *pydt.Tree) error {
-		if tr == nil {
-			tr = t
-		}
-		return nil
+		tr = t
+		return errFirstTree
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errFirstTree) {
 		return nil, err
 	}
 	if tr == nil {

@@ -164,3 +164,35 @@ func TestEMInitTree(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTreeFirstOnly: ReadTree reads the first tree of a file and no
+// further, so that a file whose later line is cut short (a tree file of a
+// killed run) or not a tree gives its first tree; it read and parsed the
+// whole file before, and failed. A file of no tree, or whose first tree is
+// bad, is still an error.
+func TestReadTreeFirstOnly(t *testing.T) {
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": fourClusters(4, 0.25, 5)})
+	good := "((1:0.5,2:0.5):0.3,(3:0.4,4:0.4):0.4):0.2;"
+	for _, tc := range []struct {
+		name, text string
+		ok         bool
+	}{
+		{"one tree", good + "\n", true},
+		{"cut short after", good + "\n((r1:0.5,r2", true},
+		{"garbage after", good + "\nnot a tree at all)\n", true},
+		{"bad first", "((1:0.5,2\n" + good + "\n", false},
+		{"no tree", "\n", false},
+	} {
+		path := filepath.Join(t.TempDir(), "t.nwk")
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := m.ReadTree(path, "")
+		if tc.ok && (err != nil || tr == nil || tr.NumLeaves() != 4) {
+			t.Errorf("%s: %v, %v", tc.name, tr, err)
+		}
+		if !tc.ok && err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -60,7 +61,7 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 			notes = append(notes, note)
 		}
 	}
-	bp, err := BoundPlot(res.BoundTrace, "Best bound of the EM search ("+inference.SummaryFile+")", kind)
+	bp, err := BoundPlot(res.BoundTrace, res.BoundTime, "Best bound of the EM search ("+inference.SummaryFile+")", kind)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -69,35 +70,59 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 }
 
 // BoundPlot draws the best bound of an EM search against the round:
-// trace[0] after the initial tree, trace[r] after round r. what names
-// the bound.
-func BoundPlot(trace []float64, title, what string) (*Figure, error) {
+// trace[0] after the initial tree, trace[r] after round r; and, when
+// times holds the wall time of each entry (summary.json's
+// bound_time_seconds), in a second panel against the wall time, the curve
+// the benchmarks ask for. what names the bound.
+func BoundPlot(trace, times []float64, title, what string) (*Figure, error) {
 	if len(trace) == 0 {
 		return nil, fmt.Errorf("no bound to draw")
 	}
-	p := newPlot()
-	p.X.Label.Text = "search round (0: the initial tree)"
-	p.Y.Label.Text = "best bound"
-	xys := make(plotter.XYs, len(trace))
-	for r, b := range trace {
-		xys[r].X, xys[r].Y = float64(r), b
+	panel := func(xlabel string, x func(r int) float64) (*gplot.Plot, error) {
+		p := newPlot()
+		p.X.Label.Text = xlabel
+		p.Y.Label.Text = "best bound"
+		xys := make(plotter.XYs, len(trace))
+		for r, b := range trace {
+			xys[r].X, xys[r].Y = x(r), b
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("bound: %w", err)
+		}
+		l.Color = qualitative[0]
+		l.Width = 0.7
+		p.Add(l)
+		return p, nil
 	}
-	l, err := plotter.NewLine(xys)
+	rounds, err := panel("search round (0: the initial tree)", func(r int) float64 { return float64(r) })
 	if err != nil {
-		return nil, fmt.Errorf("bound: %w", err)
+		return nil, err
 	}
-	l.Color = qualitative[0]
-	l.Width = 0.7
-	p.Add(l)
+	var wall *gplot.Plot
 	sub := "the best tree's objective, " + what + ", after each round"
+	if len(times) == len(trace) {
+		if wall, err = panel("wall time (s)", func(r int) float64 { return times[r] }); err != nil {
+			return nil, err
+		}
+		sub += "; right: against the wall time of the run"
+	}
 	width := 7 * vg.Inch
+	if wall != nil {
+		width = 10 * vg.Inch
+	}
 	height := headerHeight(title, sub, width) + 3*vg.Inch + 2*margin
 	f := &Figure{Width: width, Height: height}
 	f.draw = func(c draw.Canvas) {
 		c = header(c, title, sub)
 		c = draw.Crop(c, margin, -margin, margin, 0)
-		p.Draw(c)
+		if wall == nil {
+			rounds.Draw(c)
+			return
+		}
+		half := (c.Max.X - c.Min.X) / 2
+		rounds.Draw(draw.Crop(c, 0, -half-margin/2, 0, 0))
+		wall.Draw(draw.Crop(c, half+margin/2, 0, 0, 0))
 	}
-
 	return f, nil
 }
