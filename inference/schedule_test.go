@@ -588,8 +588,11 @@ func TestUnservedLatentIsError(t *testing.T) {
 	}{
 		{"discrete scalar", "b ~ Probit(0.3)\n", "b is discrete"},
 		{"discrete array", "param b : binary[N]\nb ~ Probit(0.3)\n", "b is discrete"},
-		// Categorical states that are not a Markov chain: no FFBS.
-		{"categorical iid", "param p : unit[2]\nparam z : categorical(2)[N]\np ~ Dirichlet(1)\nz ~ Categorical(p)\n", "no FFBS: not a Markov chain"},
+		// Categorical states that are neither a Markov chain (no FFBS) nor
+		// independent given the rest (no Gibbs by enumeration): every z[t]
+		// reads z[1]. (Independent states are served by gibbs(z).)
+		{"categorical neither chain nor independent", "param p : unit[2]\nparam A : unit[2, 2]\nparam z : categorical(2)[N]\np ~ Dirichlet(1)\nA ~ Dirichlet(1)\n" +
+			"z[1] ~ Categorical(p)\nfor t in 2:N {\n  z[t] ~ Categorical(A[z[1]])\n}\n", "no FFBS: the transitions do not read a row A[z[t - 1]]"},
 		{"categorical chain read by a sum", "param p : unit[2]\nparam A : unit[2, 2]\nparam z : categorical(2)[N]\np ~ Dirichlet(1)\nA ~ Dirichlet(1)\n" +
 			"z[1] ~ Categorical(p)\nfor t in 2:N {\n  z[t] ~ Categorical(A[z[t - 1]])\n}\ny ~ Normal(z[1] + z[2], 1)\n", "does not read exactly one element of z"},
 		// A Dirichlet vector read by something other than a Categorical.
