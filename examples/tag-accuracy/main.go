@@ -6,7 +6,10 @@
 // and top words. The states are read from the run's states-z.csv (columns
 // t, state, prob: the modal state of each token over the kept draws, after
 // the draws' labels are aligned to a reference draw), or with --trace from
-// the last row of its trace.csv (the raw states z[1..T] of one draw):
+// the last row of its trace.csv (the raw states z[1..T] of one draw).
+// Last it prints the run's tree over the states (summary.nwk, whose leaf k
+// is the aligned state k; --tree names another file of the run, "" none)
+// with each leaf labelled by its state's tag and top words:
 //
 //	pydtlang run examples/hmm-pos.pydt --data w=examples/data/brown/news/words.csv --set K=30 --set V=6279 --out pos
 //	go run ./examples/tag-accuracy --data examples/data/brown/news --run pos
@@ -24,6 +27,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/internal/brown"
 	"github.com/pydtlang/pydtlang/internal/tagreport"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 func main() {
@@ -31,14 +35,15 @@ func main() {
 	run := flag.String("run", "", "the run's output directory (required)")
 	trace := flag.Bool("trace", false, "read the last draw of trace.csv instead of the modal states of states-z.csv")
 	K := flag.Int("states", 0, "number of states (0: the largest state read)")
+	tree := flag.String("tree", "summary.nwk", "the run's tree file over the states to print labelled (leaf k: state k), or \"\"")
 	flag.Parse()
-	if err := score(os.Stdout, *data, *run, *trace, *K); err != nil {
+	if err := score(os.Stdout, *data, *run, *trace, *K, *tree); err != nil {
 		fmt.Fprintln(os.Stderr, "tag-accuracy:", err)
 		os.Exit(1)
 	}
 }
 
-func score(out io.Writer, data, run string, trace bool, K int) error {
+func score(out io.Writer, data, run string, trace bool, K int, tree string) error {
 	if run == "" {
 		return fmt.Errorf("--run DIR is required")
 	}
@@ -70,8 +75,45 @@ func score(out io.Writer, data, run string, trace bool, K int) error {
 		return err
 	}
 	fmt.Fprintf(out, "%d tokens, K = %d states: many-to-one %.4f (base tags), %.4f (full tags); one-to-one %.4f (base tags)\n", len(z), K, mb, mf, ob)
-	_, _, err = tagreport.States(out, tg, z, K, w, base)
-	return err
+	mapping, words, err := tagreport.States(out, tg, z, K, w, base)
+	if err != nil || tree == "" {
+		return err
+	}
+	b, err := os.ReadFile(filepath.Join(run, tree))
+	if err != nil {
+		return err
+	}
+	tr, err := pydt.ParseNewick(strings.TrimSpace(string(b)), nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tree, err)
+	}
+	if tr.NumLeaves() != K || tr.Labels != nil {
+		return fmt.Errorf("%s: want leaves named 1..%d, one per state", tree, K)
+	}
+	label := make([]string, K)
+	for k, ws := range words {
+		if len(ws) == 0 {
+			label[k] = fmt.Sprintf("%d (empty)", k+1)
+		} else {
+			label[k] = fmt.Sprintf("%d %s: %s", k+1, tg.BaseTagset[mapping[k]], strings.Join(ws[:min(4, len(ws))], " "))
+		}
+	}
+	fmt.Fprintf(out, "\nthe tree over the states (%s; branch points with their time t; leaves: state, most frequent base tag, top words):\n", tree)
+	printTree(out, tr, tr.Root(), label, "")
+	return nil
+}
+
+// printTree prints the subtree below v indented, branch points with their
+// time.
+func printTree(out io.Writer, tr *pydt.Tree, v pydt.NodeID, label []string, indent string) {
+	if tr.IsLeaf(v) {
+		fmt.Fprintf(out, "%s- %s\n", indent, label[v])
+		return
+	}
+	fmt.Fprintf(out, "%s+ t = %.3f\n", indent, tr.Time(v).T())
+	for c := range tr.Children(v) {
+		printTree(out, tr, c, label, indent+"  ")
+	}
 }
 
 // readStates reads the 0-based states of states-z.csv (header t, state,
