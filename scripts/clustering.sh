@@ -12,27 +12,19 @@
 # (one with a summary.json; delete it to fit it again) is kept, so the
 # script can be re-run to finish or re-tabulate a study.
 set -eu
-DIR=${1:-clustering-study}
 ITERS=${ITERS:-4000}
 CHAINS=${CHAINS:-2}
 THIN=${THIN:-10}
 SEED=${SEED:-1}
 cd "$(dirname "$0")/.."
-go build -o "$DIR/pydtlang" ./cmd/pydtlang
-go run ./internal/clusterstudy data "$DIR"
-mkdir -p "$DIR/runs"
+. scripts/clustering/common.sh
+study_setup "${1:-clustering-study}"
 
 # fit NAME MODEL DATA [EXTRA FLAGS...]: one run into $DIR/runs/NAME.
 fit() {
 	name=$1 model=$2 data=$3
 	shift 3
-	if [ -f "$DIR/runs/$name/summary.json" ]; then
-		return
-	fi
-	echo "== $name" >&2
-	nice -n 10 "$DIR/pydtlang" run "$model" --data "$data" --iters "$ITERS" --chains "$CHAINS" \
-		--thin "$THIN" --seed "$SEED" --out "$DIR/runs/$name" --force "$@" >"$DIR/runs/$name.log" 2>&1 ||
-		echo "   $name failed: see $DIR/runs/$name.log" >&2
+	study_run "$name" "$model" --data "$data" --iters "$ITERS" --chains "$CHAINS" --thin "$THIN" --seed "$SEED" "$@"
 }
 
 G=examples/gaussian.pydt

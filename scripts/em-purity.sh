@@ -10,26 +10,18 @@
 # directory (one with a summary.json) is kept. About 15 minutes of one core,
 # most of it on ccle; the runs use nice -n 10.
 set -eu
-DIR=${1:-clustering-study}
 ROUNDS=${ROUNDS:-100}
 SEED=${SEED:-1}
 TIME=${TIME:-0}
 cd "$(dirname "$0")/.."
-go build -o "$DIR/pydtlang" ./cmd/pydtlang
-go run ./internal/clusterstudy data "$DIR"
-mkdir -p "$DIR/runs"
+. scripts/clustering/common.sh
+study_setup "${1:-clustering-study}"
 
 # fitem NAME MODEL DATA [EXTRA FLAGS...]: one EM run into $DIR/runs/NAME.
 fitem() {
 	name=$1 model=$2 data=$3
 	shift 3
-	if [ -f "$DIR/runs/$name/summary.json" ]; then
-		return
-	fi
-	echo "== $name" >&2
-	nice -n 10 "$DIR/pydtlang" run "$model" --data "$data" --method em --iters "$ROUNDS" --seed "$SEED" --time "$TIME" \
-		--out "$DIR/runs/$name" --force "$@" >"$DIR/runs/$name.log" 2>&1 ||
-		echo "   $name failed: see $DIR/runs/$name.log" >&2
+	study_run "$name" "$model" --data "$data" --method em --iters "$ROUNDS" --seed "$SEED" --time "$TIME" "$@"
 }
 
 G=examples/gaussian.pydt
