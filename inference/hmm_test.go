@@ -81,6 +81,7 @@ func TestHMMSchedule(t *testing.T) {
 // the Gaussian it is: y = mu[z] + noise, each column N(0, σ² C[z, z] +
 // sd² I) with C the tree's divergence times of the states' common
 // ancestors. One state has no data (no evidence) and one datum is missing.
+// Model.Score (score) at the same values must give it too.
 func TestHMMIndexedLogLik(t *testing.T) {
 	const T, K, D = 7, 4, 2
 	ys := []float64{0.3, -1.2, 0.5, 2.2, 1.9, -0.4, 0.7, 0.1, math.NaN(), 1.4, -2.1, 0.2, 0.9, 1.1}
@@ -140,6 +141,22 @@ func TestHMMIndexedLogLik(t *testing.T) {
 	}
 	if math.Abs(got-want) > 1e-9*math.Abs(want) {
 		t.Errorf("log likelihood %v, the Gaussian gives %v", got, want)
+	}
+	// score at the same values (z included) gives the same log_lik, and
+	// its log_joint is the chain's.
+	sc, err := m.Score(&State{Env: env, Trees: []*pydt.Tree{ch.Tree(0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(sc.LogLik-want) > 1e-9*math.Abs(want) {
+		t.Errorf("score: log_lik %v, the Gaussian gives %v", sc.LogLik, want)
+	}
+	p, err := ch.Measure(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(sc.LogJoint-p.LogJoint) > 1e-9*math.Abs(p.LogJoint) || !slices.Contains(sc.HyperTerms, "z[1] ~ Categorical(pi0)") {
+		t.Errorf("score: log_joint %v (terms %v), the chain's %v", sc.LogJoint, sc.HyperTerms, p.LogJoint)
 	}
 }
 

@@ -317,6 +317,20 @@ func (b *TreeBinding) ClosedForm() error {
 		b.Leaf.TypeName(), b.Data.Name))
 }
 
+// Scorable returns nil when Model.Score can evaluate the marginal
+// likelihood of the data at the leaves given the tree and the values of
+// the other variables: with closed-form evidence (ClosedForm), or through
+// a latent index with Gaussian evidence (given the index's values, such as
+// an HMM's states). Otherwise ClosedForm's error; a likelihood that
+// offers stdlib.TiltedLeaf (Probit) is then scored by expectation
+// propagation.
+func (b *TreeBinding) Scorable() error {
+	if b.index != nil && b.gaussian != nil && !b.LatentLeaves() {
+		return nil
+	}
+	return b.ClosedForm()
+}
+
 // unsupportedError is an error message that wraps ErrUnsupported without
 // repeating its text.
 type unsupportedError string

@@ -26,6 +26,11 @@ import (
 //
 // In a model with several PYDTs st holds a tree of each (State.Trees, in
 // the order of Model.Trees): log_tree and log_lik sum over them.
+//
+// When the data reach the leaves through a latent index (y[t, d] ~
+// Normal(mu[z[t], d], sd), TreeBinding.Indexed), log_lik is the marginal
+// likelihood given the tree and the index's values in st (z), and
+// log_hyper includes z's own factors, as the sampler's log_joint.
 func (m *Model) Score(st *State) (Scores, error) {
 	var s Scores
 	if len(st.Trees) < len(m.Trees) || slices.Contains(st.Trees[:len(m.Trees)], nil) {
@@ -100,6 +105,27 @@ func scoreTree(b *TreeBinding, env *graph.Env, tr *pydt.Tree) (logTree, ll float
 		return 0, 0, false, err
 	}
 	logTree = pydt.LogPrior(tr, p.Alpha, p.Beta, p.Div, h)
+	if b.index != nil && b.gaussian != nil && !b.LatentLeaves() {
+		// Leaves read through a latent index (mu[z[t], d]) at the given
+		// values of the index: each leaf gets the evidence of the data
+		// assigned to it, and the residual factor is added, as the
+		// sampler's log_lik.
+		lik := bp.New(tr, b.D)
+		if err := lik.SetVariances(p.DimVariances()); err != nil {
+			return 0, 0, false, fmt.Errorf("PYDT node %s: %w", b.Leaves.Name, err)
+		}
+		var sc []float64
+		resid, err := b.indexedEvidence(env, &sc, func(i, d int, mean, prec float64) error {
+			return lik.SetEvidence(pydt.NodeID(i), d, mean, prec)
+		})
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("PYDT node %s: %w", b.Leaves.Name, err)
+		}
+		if err := lik.Recompute(); err != nil {
+			return 0, 0, false, fmt.Errorf("PYDT node %s: %w", b.Leaves.Name, err)
+		}
+		return logTree, lik.LogLik() + resid, false, nil
+	}
 	if b.ClosedForm() != nil && b.Tilted() != nil {
 		// No closed form (Probit): expectation propagation's estimate.
 		if err := tr.Validate(); err != nil {

@@ -54,7 +54,15 @@ holds a single line. An element outside the array's shape, a missing
 element, a value outside its support, or a scalar given by both --set and
 --values is an error. The tree's leaves must match
 the data's rows: by row label when the data file has a label column, else by
-1-based row number. A file of several trees (one per line) gives one line of
+1-based row number.
+
+A hidden Markov model whose state means are the leaves (examples/hmm-gaussian.pydt:
+y[t, d] ~ Normal(mu[z[t], d], sd)) is scored at the given states z[t] (from
+--values, as sample's params.csv holds them): the tree's leaves are the K
+states, log_lik is the density of the data given the tree and the states
+with the state means integrated out, and log_hyper includes the states'
+Categorical factors and the Dirichlet rows, as run's log_joint. A state
+outside 1..K is an error. A file of several trees (one per line) gives one line of
 scores per tree; it may be at most 1 GiB, and each tree at most 16 MiB. --json prints JSON instead of "name value" lines; JSON has
 no infinities, so a log density of -Inf (a tree of zero probability, such as
 a multifurcation when alpha = -2 beta) is written there as the string "-Inf".
@@ -112,7 +120,7 @@ the exact value.`,
 			}
 			var epTypes []string
 			for _, tb := range m.Trees {
-				if err := tb.ClosedForm(); err != nil {
+				if err := tb.Scorable(); err != nil {
 					if tb.Tilted() == nil {
 						return &exitError{code: 1, err: fmt.Errorf("score does not support %s: %w (fit it with run)", args[0], err)}
 					}
