@@ -6,7 +6,8 @@
 // and top words. The states are read from the run's states-z.csv (columns
 // t, state, prob: the modal state of each token over the kept draws, after
 // the draws' labels are aligned to a reference draw), or with --trace from
-// the last row of its trace.csv (the raw states z[1..T] of one draw).
+// the last row of its draws-z-1.csv (the raw states z[1..T] of chain 1's
+// last kept draw; trace.csv holds only occupied(z)).
 // Last it prints the run's tree over the states (summary.nwk, whose leaf k
 // is the aligned state k; --tree names another file of the run, "" none)
 // with each leaf labelled by its state's tag and top words:
@@ -16,6 +17,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/csv"
 	"flag"
 	"fmt"
@@ -33,7 +35,7 @@ import (
 func main() {
 	data := flag.String("data", "examples/data/brown/news", "directory written by brown-convert for one category")
 	run := flag.String("run", "", "the run's output directory (required)")
-	trace := flag.Bool("trace", false, "read the last draw of trace.csv instead of the modal states of states-z.csv")
+	trace := flag.Bool("trace", false, "read chain 1's last draw in draws-z-1.csv instead of the modal states of states-z.csv")
 	K := flag.Int("states", 0, "number of states (0: the largest state read)")
 	tree := flag.String("tree", "summary.nwk", "the run's tree file over the states to print labelled (leaf k: state k), or \"\"")
 	flag.Parse()
@@ -53,7 +55,7 @@ func score(out io.Writer, data, run string, trace bool, K int, tree string) erro
 	}
 	var z []int
 	if trace {
-		z, err = readTrace(filepath.Join(run, "trace.csv"))
+		z, err = readTrace(filepath.Join(run, "draws-z-1.csv"))
 	} else {
 		z, err = readStates(filepath.Join(run, "states-z.csv"))
 	}
@@ -138,33 +140,48 @@ func readStates(path string) ([]int, error) {
 	return z, nil
 }
 
-// readTrace reads the 0-based states z[1..T] of the last row of a
-// trace.csv.
+// readTrace reads the 0-based states z[1..T] of the last draw of chain 1
+// in a run's draws-z-1.csv (header iteration,states; each row an
+// iteration and the states separated by spaces), streamed so that a file
+// of many draws of 10^5 states is not held in memory.
 func readTrace(path string) ([]int, error) {
-	rows, err := readCSV(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) < 2 {
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	head, err := br.ReadString('\n')
+	if strings.TrimSpace(head) != "iteration,states" {
+		return nil, fmt.Errorf("%s: the header is %q, want iteration,states (%v)", path, strings.TrimSpace(head), err)
+	}
+	var last string
+	for {
+		line, err := br.ReadString('\n')
+		if strings.HasSuffix(line, "\n") {
+			last = line
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if last == "" {
 		return nil, fmt.Errorf("%s: no draws", path)
 	}
-	head, last := rows[0], rows[len(rows)-1]
+	_, states, _ := strings.Cut(strings.TrimSpace(last), ",")
 	var z []int
-	for j, name := range head {
-		if !strings.HasPrefix(name, "z[") {
-			continue
+	for t, x := range strings.Fields(states) {
+		k, err := strconv.Atoi(x)
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("%s: last row, z[%d] = %q is not a state", path, t+1, x)
 		}
-		if want := fmt.Sprintf("z[%d]", len(z)+1); name != want {
-			return nil, fmt.Errorf("%s: column %s where %s was expected", path, name, want)
-		}
-		x, err := strconv.ParseFloat(last[j], 64)
-		if err != nil || x < 1 || x != float64(int(x)) {
-			return nil, fmt.Errorf("%s: last row, %s = %q is not a state", path, name, last[j])
-		}
-		z = append(z, int(x)-1)
+		z = append(z, k-1)
 	}
 	if len(z) == 0 {
-		return nil, fmt.Errorf("%s: no columns z[t]", path)
+		return nil, fmt.Errorf("%s: no states in the last row", path)
 	}
 	return z, nil
 }

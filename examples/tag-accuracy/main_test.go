@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// TestReadStates reads the states of a states-z.csv and of a trace.csv's
-// last row, and refuses malformed files.
+// TestReadStates reads the states of a states-z.csv and of a
+// draws-z-1.csv's last row, and refuses malformed files.
 func TestReadStates(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) string {
@@ -28,9 +28,10 @@ func TestReadStates(t *testing.T) {
 		{"states.csv", "t,state,prob\n1,3,0.5\n2,1,1\n3,2,0.7\n", false, []int{2, 0, 1}, ""},
 		{"gap.csv", "t,state,prob\n1,3,0.5\n3,1,1\n", false, nil, "want t = 2"},
 		{"header.csv", "x,y\n1,2\n", false, nil, "header"},
-		{"trace.csv", "chain,iteration,alpha,z[1],z[2],pi0[1]\n1,1,0.5,2,1,0.3\n1,2,0.4,1,2,0.6\n", true, []int{0, 1}, ""},
-		{"badz.csv", "chain,z[1],z[3]\n1,2,1\n", true, nil, "where z[2]"},
-		{"noz.csv", "chain,alpha\n1,2\n", true, nil, "no columns"},
+		{"draws-z-1.csv", "iteration,states\n1,2 1 3\n2,1 2 2\n", true, []int{0, 1, 1}, ""},
+		{"badz.csv", "iteration,states\n1,2 0\n", true, nil, "z[2] = \"0\" is not a state"},
+		{"trace.csv", "chain,iteration,alpha,z[1]\n1,1,0.5,2\n", true, nil, "want iteration,states"},
+		{"empty.csv", "iteration,states\n", true, nil, "no draws"},
 	}
 	for _, c := range cases {
 		p := write(c.name, c.text)
