@@ -8,8 +8,10 @@
 // labelled by them. The emission logits are drawn exactly given the tree
 // (package stdlib/softmaxleaf: a Laplace approximation corrected by exact
 // MH and elliptical slice steps); see sampler.go for the model and the
-// sweep. The data come from scripts/fetch-brown.sh (see
-// examples/README.md):
+// sweep. The same model in the language, with priors on alpha, beta and
+// c, is examples/hmm-pos.pydt (run with pydtlang run); this program is kept
+// as a reference implementation. The data come from scripts/fetch-brown.sh
+// (see examples/README.md):
 //
 //	scripts/fetch-brown.sh
 //	go run ./examples/hmm-pos --data examples/data/brown/news --states 30 --sweeps 200 --seed 1
