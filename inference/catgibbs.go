@@ -46,6 +46,7 @@ type catGibbsStep struct {
 	// read z[off] are elems[start[off]:start[off+1]].
 	own      []factorElem
 	elems    []factorElem
+	elemRow  []int // per element of elems: its factor's index into rows, or -1
 	start    []int
 	readers  []*graph.Factor
 	rowOf    map[*graph.Factor]int // probability-row readers: index into rows
@@ -135,6 +136,13 @@ func newCatGibbs(m *Model, v *graph.Var) (*catGibbsStep, string) {
 	for off, es := range byOff {
 		s.elems = append(s.elems, es...)
 		s.start[off+1] = len(s.elems)
+	}
+	s.elemRow = make([]int, len(s.elems))
+	for i, e := range s.elems {
+		s.elemRow[i] = -1
+		if ri, ok := s.rowOf[e.f]; ok {
+			s.elemRow[i] = ri
+		}
 	}
 	for k, b := range m.Trees {
 		if b.index != nil && graph.Reads(b.index, v) {
@@ -300,11 +308,12 @@ func (s *catGibbsStep) weights(ch *Chain, sc *catGibbsScratch, off int) {
 		} else {
 			lp = ch.logElem(s.own[off])
 		}
-		for _, e := range s.elems[s.start[off]:s.start[off+1]] {
+		for i := s.start[off]; i < s.start[off+1]; i++ {
 			if lp == math.Inf(-1) {
 				break
 			}
-			if ri, ok := s.rowOf[e.f]; ok {
+			e := s.elems[i]
+			if ri := s.elemRow[i]; ri >= 0 {
 				lp += s.logCat(ch, sc, e, ri, env.Values[e.f.Target.ID][e.off])
 			} else {
 				lp += ch.logElem(e)

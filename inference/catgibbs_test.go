@@ -1,7 +1,10 @@
 package inference
 
 import (
+	"context"
+	"errors"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -163,4 +166,93 @@ func TestGewekeCatGibbs(t *testing.T) {
 	setup := gewekeSetup{priorSeed: [2]uint64{61, 62}, chainSeed: 63, firstStream: 600, chains: 16, burn: 500, iters: 6000}
 	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, redraw)
 	compareMeans(t, names, prior, chainMeans)
+}
+
+// flatLDA is ldaModel without the PYDT: latent Dirichlet allocation alone.
+const flatLDA = `
+dim T, M, K, V
+data w : categorical(V)[T]
+data doc : categorical(M)[T]
+param z : categorical(K)[T]
+param theta : unit[M, K]
+param phi : unit[K, V]
+for k in 1:K {
+  phi[k] ~ Dirichlet(0.7)
+}
+for m in 1:M {
+  theta[m] ~ Dirichlet(0.8)
+}
+for t in 1:T {
+  z[t] ~ Categorical(theta[doc[t]])
+  w[t] ~ Categorical(phi[z[t]])
+}
+`
+
+// TestModelWithoutTree: a model without a PYDT gives chains that sweep,
+// and every entry point that needs a tree refuses it with ErrUnsupported
+// instead of failing on a missing tree.
+func TestModelWithoutTree(t *testing.T) {
+	doc := []float64{1, 2, 1, 2, 2, 1}
+	m := compileSource(t, "flat.pydt", []byte(flatLDA), map[string]*dataset.Matrix{
+		"w":   dataMat(len(doc), 1, func(i, _ int) float64 { return float64(i%3 + 1) }),
+		"doc": dataMat(len(doc), 1, func(i, _ int) float64 { return doc[i] }),
+	}, map[string]float64{"K": 2, "M": 2, "V": 3})
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sched.Steps) != 3 {
+		t.Errorf("schedule:\n%s", sched.Explain())
+	}
+	ch, err := NewChain(m, sched, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if err := ch.Sweep(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zv, _ := m.G.Lookup("z")
+	for _, z := range ch.Values(zv) {
+		if z != 1 && z != 2 {
+			t.Fatalf("z = %v", ch.Values(zv))
+		}
+	}
+	dir := t.TempDir()
+	env := ch.st.Env
+	calls := map[string]func() error{
+		"Run": func() error {
+			_, err := Run(context.Background(), m, Config{Iters: 2, Out: filepath.Join(dir, "run")})
+			return err
+		},
+		"Resume": func() error { _, err := Resume(context.Background(), m, dir, nil); return err },
+		"Sample": func() error { return Sample(m, 2, 1, filepath.Join(dir, "sample")) },
+		"PlanEM": func() error { _, err := PlanEM(m); return err },
+		"RunEM": func() error {
+			_, err := RunEM(context.Background(), m, EMConfig{Out: filepath.Join(dir, "em")})
+			return err
+		},
+		"Score":           func() error { _, err := m.Score(ch.st); return err },
+		"ScoreTreeFile":   func() error { _, err := m.ScoreTreeFile(filepath.Join(dir, "t.nwk"), 0); return err },
+		"MatchTree":       func() error { return m.MatchTree(nil) },
+		"ReadTree":        func() error { _, err := m.ReadTree(filepath.Join(dir, "t.nwk"), ""); return err },
+		"Standardize":     func() error { _, err := m.Standardize(); return err },
+		"StandardizeLike": func() error { return StandardizeLikeRun(m, dir) },
+		"ReadCheckpoint":  func() error { _, err := ReadCheckpoint(dir, m); return err },
+		"TreeParams":      func() error { _, err := m.TreeParams(env); return err },
+		"Evidence":        func() error { return m.Evidence(env, func(int, int, float64, float64) {}) },
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("panic: %v", r)
+				}
+			}()
+			if err := call(); !errors.Is(err, ErrUnsupported) {
+				t.Errorf("error %v, want ErrUnsupported", err)
+			}
+		})
+	}
 }

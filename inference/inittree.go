@@ -85,6 +85,9 @@ func checkTree(b *TreeBinding, tr *pydt.Tree) error {
 
 // binding returns the PYDT of variable v ("" for the first).
 func (m *Model) binding(v string) (*TreeBinding, error) {
+	if err := m.needTree("a tree"); err != nil {
+		return nil, err
+	}
 	if v == "" {
 		return m.Trees[0], nil
 	}

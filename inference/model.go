@@ -55,13 +55,17 @@ type Model struct {
 var ErrUnsupported = errors.New("not supported")
 
 // NewModel binds g. The graph must have been compiled without
-// Options.Partial, and hold at least one PYDT; each PYDT is bound on its
-// own N_k×D_k matrix (bindTree).
+// Options.Partial; each PYDT is bound on its own N_k×D_k matrix
+// (bindTree). A graph without a PYDT (compiled without
+// graph.Options.NeedPYDT, such as examples/topics-flat.pydt) gives a model
+// whose chains run (NewSchedule, NewChain, Chain.Sweep, Chain.Values) but
+// which Run, Resume, Sample, EM, scoring and standardizing refuse: their
+// files and summaries are those of a tree.
 func NewModel(g *graph.Graph) (*Model, error) {
-	if len(g.Trees) == 0 {
-		return nil, fmt.Errorf("%w: the model has no PYDT node", ErrUnsupported)
-	}
 	m := &Model{G: g}
+	if len(g.Trees) == 0 {
+		return m, nil
+	}
 	for _, f := range g.Trees {
 		b, err := bindTree(g, f)
 		if err != nil {
@@ -73,6 +77,14 @@ func NewModel(g *graph.Graph) (*Model, error) {
 	m.Tree, m.Leaves, m.N, m.D, m.Data = b.Factor, b.Leaves, b.N, b.D, b.Data
 	m.Labels = b.Labels()
 	return m, nil
+}
+
+// needTree refuses, for what, a model without a PYDT.
+func (m *Model) needTree(what string) error {
+	if len(m.Trees) == 0 {
+		return fmt.Errorf("%w: %s needs a PYDT node, and the model has none", ErrUnsupported, what)
+	}
+	return nil
 }
 
 // treeIndex returns the index in m.Trees of the binding of the PYDT
@@ -138,6 +150,9 @@ func (m *Model) Refresh(env *graph.Env) error {
 // TreeParams evaluates the first PYDT's parameters in env (see
 // TreeBinding.Params).
 func (m *Model) TreeParams(env *graph.Env) (sim.Params, error) {
+	if err := m.needTree("the tree's parameters"); err != nil {
+		return sim.Params{}, err
+	}
 	return m.Trees[0].Params(env)
 }
 
@@ -507,6 +522,9 @@ func (m *Model) observe(lik *bp.Model, env *graph.Env) error {
 // of the model's tree as it follows from the observed data (see
 // TreeBinding.Evidence).
 func (m *Model) Evidence(env *graph.Env, fn func(i, d int, mean, prec float64)) error {
+	if err := m.needTree("leaf evidence"); err != nil {
+		return err
+	}
 	return m.Trees[0].Evidence(env, fn)
 }
 

@@ -314,6 +314,9 @@ type runner struct {
 // returns ErrInterrupted (wrapped) when ctx is cancelled, after writing a
 // checkpoint from which Resume continues exactly.
 func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
+	if err := m.needTree("run"); err != nil {
+		return nil, err
+	}
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -1101,6 +1104,9 @@ func Resume(ctx context.Context, m *Model, dir string, progress func(done, total
 func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress func(done, total int, logJoint float64)) (*Result, error) {
 	if iters < 0 {
 		return nil, fmt.Errorf("resume: %d iterations", iters)
+	}
+	if err := m.needTree("resume"); err != nil {
+		return nil, err
 	}
 	lock, err := lockDir(dir)
 	if err != nil {

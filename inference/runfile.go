@@ -282,6 +282,9 @@ type chainStateV1 struct {
 // variable, the variable its augmented likelihood observes); m may be nil
 // for a checkpoint of a later version.
 func ReadCheckpoint(dir string, m *Model) (*Checkpoint, error) {
+	if err := m.needTree("reading a checkpoint"); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, CheckpointFile)
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -45,6 +45,9 @@ func Sample(m *Model, draws int, seed uint64, out string) (err error) {
 	if draws < 1 {
 		return fmt.Errorf("sample: draws must be at least 1, got %d", draws)
 	}
+	if err := m.needTree("sample"); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("sample: %w", err)
 	}

@@ -33,6 +33,9 @@ import (
 // log_hyper includes z's own factors, as the sampler's log_joint.
 func (m *Model) Score(st *State) (Scores, error) {
 	var s Scores
+	if err := m.needTree("score"); err != nil {
+		return s, err
+	}
 	if len(st.Trees) < len(m.Trees) || slices.Contains(st.Trees[:len(m.Trees)], nil) {
 		if !m.Several() {
 			return s, fmt.Errorf("score: no tree")

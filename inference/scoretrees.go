@@ -15,6 +15,9 @@ import (
 // as ParseNewick and ForEachNewick take them) has the data's rows as its
 // leaves (pydt.Tree.MatchRows).
 func (m *Model) MatchTree(tr *pydt.Tree) error {
+	if err := m.needTree("matching a tree"); err != nil {
+		return err
+	}
 	return tr.MatchRows(m.N, m.Labels, "the data "+m.Leaves.Name)
 }
 
@@ -44,6 +47,9 @@ func (m *Model) ScoreTreeFileIn(path string, k int, env *graph.Env) ([]Scores, e
 func (m *Model) ScoreTreeFilesIn(paths []string, k int, env *graph.Env) ([]Scores, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("tree %d: trees are numbered from 1", k)
+	}
+	if err := m.needTree("score"); err != nil {
+		return nil, err
 	}
 	if len(paths) != len(m.Trees) {
 		var names []string

@@ -68,6 +68,9 @@ func ColumnScaling(x []float64, n, d int) (mean, sd []float64) {
 // records it, traced scalars (σ², noise) are then in standardized units,
 // and imputed values are written back in the data's units.
 func (m *Model) Standardize() (*Scaling, error) {
+	if err := m.needTree("standardize"); err != nil {
+		return nil, err
+	}
 	if m.Scaling != nil {
 		return nil, fmt.Errorf("standardize: %s is already standardized", m.Scaling.Var)
 	}
@@ -147,6 +150,9 @@ func (m *Model) colName(j int) string {
 // the units the run sampled in. m may already be standardized: it is then
 // only checked. Resume does this itself.
 func StandardizeLikeRun(m *Model, dir string) error {
+	if err := m.needTree("standardize"); err != nil {
+		return err
+	}
 	ri, err := ReadRun(dir)
 	if err != nil {
 		return err

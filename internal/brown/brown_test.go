@@ -120,11 +120,44 @@ func TestFixture(t *testing.T) {
 	if !slices.Equal(tp.Categories, []string{"editorial", "news"}) || !slices.Equal(tp.DocCategory, []int{2, 2, 1}) {
 		t.Errorf("categories %v %v", tp.Categories, tp.DocCategory)
 	}
+	// Flat arrays: the 4 most frequent content words, text 2 held out; its
+	// kept tokens split in halves, every other text's observed whole.
+	lda, err := tp.LDA(4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(lda.Vocab, tp.Vocab.Words[:4]) || !slices.Equal(lda.HeldOut, []bool{false, true, false}) {
+		t.Errorf("vocabulary %v, held out %v", lda.Vocab, lda.HeldOut)
+	}
+	for m, ids := range tp.Tokens {
+		var kept, train, test []int
+		for _, id := range ids {
+			if id <= 4 {
+				kept = append(kept, id)
+			}
+		}
+		for i, d := range lda.TrainDoc {
+			if d == m+1 {
+				train = append(train, lda.TrainW[i])
+			}
+		}
+		for i, d := range lda.TestDoc {
+			if d == m+1 {
+				test = append(test, lda.TestW[i])
+			}
+		}
+		if !slices.Equal(append(slices.Clone(train), test...), kept) || lda.HeldOut[m] && len(train) != len(kept)/2 || !lda.HeldOut[m] && len(test) > 0 {
+			t.Errorf("text %d: kept %v, observed %v, held out %v", m+1, kept, train, test)
+		}
+	}
 	out := t.TempDir()
 	if err := tg.Write(filepath.Join(out, "news")); err != nil {
 		t.Fatal(err)
 	}
 	if err := tp.Write(filepath.Join(out, "topics")); err != nil {
+		t.Fatal(err)
+	}
+	if err := lda.Write(filepath.Join(out, "lda")); err != nil {
 		t.Fatal(err)
 	}
 	back, err := ReadTagging(filepath.Join(out, "news"))
@@ -136,7 +169,7 @@ func TestFixture(t *testing.T) {
 		!slices.Equal(back.BaseTagset, tg.BaseTagset) || back.NumUNK != tg.NumUNK || back.Vocab.ID("jury") != tg.Vocab.ID("jury") {
 		t.Errorf("ReadTagging does not give back what Write wrote")
 	}
-	for _, sub := range []string{"news", "topics"} {
+	for _, sub := range []string{"news", "topics", "lda"} {
 		ents, err := os.ReadDir(filepath.Join(out, sub))
 		if err != nil {
 			t.Fatal(err)
@@ -204,6 +237,15 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := BuildTagging(docs, "romance", 1); err == nil || !strings.Contains(err.Error(), `no text of category "romance" (the categories are editorial, news)`) {
 		t.Errorf("unknown category: %v", err)
+	}
+	tp, err := BuildTopics(docs, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ vocab, every int }{{0, 5}, {10, 1}, {10, 100}} {
+		if _, err := tp.LDA(c.vocab, c.every); err == nil {
+			t.Errorf("LDA(%d, %d): no error", c.vocab, c.every)
+		}
 	}
 	if _, err := BuildTopics(docs, 1, -1); err == nil {
 		t.Error("negative stop words: no error")

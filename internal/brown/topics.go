@@ -134,3 +134,107 @@ func (tp *Topics) Write(dir string) error {
 		{"info.txt", []byte(info)},
 	})
 }
+
+// LDA is the corpus as flat token arrays for latent Dirichlet allocation
+// (examples/topics-flat.pydt, examples/topics.pydt): the words of every
+// text in one vector, with each token's text in another, over a
+// vocabulary restricted to the most frequent content words, and a
+// held-out split for document completion.
+type LDA struct {
+	VocabTop, Every int
+	Vocab           []string // the word of id i at Vocab[i-1]: the VocabTop most frequent words of Topics.Vocab
+	// Train holds the observed tokens: every kept token of a training text
+	// and the first half of each held-out text's; Test the second halves
+	// of the held-out texts, to be scored. W are word ids 1..len(Vocab),
+	// Doc text numbers 1..M in the order of Topics.DocIDs.
+	TrainW, TrainDoc, TestW, TestDoc []int
+	HeldOut                          []bool // per text
+	Topics                           *Topics
+}
+
+// LDA restricts the vocabulary to the vocabTop most frequent words (the
+// ids 1..vocabTop of tp.Vocab, which is ordered by frequency; stop words
+// and rare words are already out) and drops the other tokens; every
+// every-th text (texts every, 2·every, ... in corpus order, so each
+// category is represented) is held out for document completion: its
+// first half of kept tokens (rounded down) is observed with the training
+// texts, its second half is the test set.
+func (tp *Topics) LDA(vocabTop, every int) (*LDA, error) {
+	if vocabTop < 1 {
+		return nil, fmt.Errorf("lda: a vocabulary of %d words", vocabTop)
+	}
+	if every < 2 {
+		return nil, fmt.Errorf("lda: holding out every %d-th text leaves no training texts", every)
+	}
+	vocabTop = min(vocabTop, len(tp.Vocab.Words))
+	l := &LDA{VocabTop: vocabTop, Every: every, Vocab: slices.Clone(tp.Vocab.Words[:vocabTop]), Topics: tp}
+	for m, ids := range tp.Tokens {
+		var kept []int
+		for _, id := range ids {
+			if id <= vocabTop {
+				kept = append(kept, id)
+			}
+		}
+		held := (m+1)%every == 0
+		l.HeldOut = append(l.HeldOut, held)
+		half := len(kept)
+		if held {
+			half = len(kept) / 2
+		}
+		for i, id := range kept {
+			if i < half {
+				l.TrainW = append(l.TrainW, id)
+				l.TrainDoc = append(l.TrainDoc, m+1)
+			} else {
+				l.TestW = append(l.TestW, id)
+				l.TestDoc = append(l.TestDoc, m+1)
+			}
+		}
+	}
+	if len(l.TestW) == 0 {
+		return nil, fmt.Errorf("lda: the held-out texts have no tokens to score")
+	}
+	return l, nil
+}
+
+// Write writes the LDA files into dir (created if needed): vocab.txt (the
+// word of id i on line i), w.csv and doc.csv (headers w and doc: the
+// observed tokens' word ids and text numbers, one a line), test-w.csv and
+// test-doc.csv (the same for the held-out tokens), docs.csv (header
+// doc,category,heldout: each text's id, category 1..15 and 1 when held
+// out), categories.txt and info.txt.
+func (l *LDA) Write(dir string) error {
+	col := func(name string, xs []int) []byte {
+		var b bytes.Buffer
+		b.WriteString(name + "\n")
+		for _, x := range xs {
+			fmt.Fprintf(&b, "%d\n", x)
+		}
+		return b.Bytes()
+	}
+	var docs bytes.Buffer
+	docs.WriteString("doc,category,heldout\n")
+	held := 0
+	for m, id := range l.Topics.DocIDs {
+		h := 0
+		if l.HeldOut[m] {
+			h = 1
+			held++
+		}
+		fmt.Fprintf(&docs, "%s,%d,%d\n", id, l.Topics.DocCategory[m], h)
+	}
+	info := fmt.Sprintf("%d texts (%d held out: the texts whose number is a multiple of %d), %d categories\n"+
+		"vocabulary: the %d most frequent words after punctuation, the %d most frequent words and words seen fewer than %d times are dropped\n"+
+		"%d observed tokens (w.csv), %d held-out tokens to score (test-w.csv: the second half of each held-out text)\n",
+		len(l.Topics.DocIDs), held, l.Every, len(l.Topics.Categories), len(l.Vocab), l.Topics.StopTop, l.Topics.MinCount, len(l.TrainW), len(l.TestW))
+	return writeFiles(dir, []file{
+		{"vocab.txt", lines(l.Vocab)},
+		{"w.csv", col("w", l.TrainW)},
+		{"doc.csv", col("doc", l.TrainDoc)},
+		{"test-w.csv", col("w", l.TestW)},
+		{"test-doc.csv", col("doc", l.TestDoc)},
+		{"docs.csv", docs.Bytes()},
+		{"categories.txt", lines(l.Topics.Categories)},
+		{"info.txt", []byte(info)},
+	})
+}
