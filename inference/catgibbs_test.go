@@ -69,6 +69,17 @@ func TestCatGibbsSchedule(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, ex)
 		}
 	}
+	// Vectorised, with no readers: its prior, by enumeration.
+	iid := compileSource(t, "iid.pydt", []byte("dim N, D\ndata X : real[N, D]\nX ~ PYDT(1, 0.2, 1, 1)\n"+
+		"param p : unit[2]\nparam z : categorical(2)[N]\np ~ Dirichlet(1)\nz ~ Categorical(p)\n"),
+		map[string]*dataset.Matrix{"X": dataMat(3, 1, func(i, _ int) float64 { return float64(i) })}, nil)
+	sched, err = NewSchedule(iid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex := sched.Explain(); !strings.Contains(ex, "gibbs(z)") || !strings.Contains(ex, "gibbs(p)") {
+		t.Errorf("schedule of z ~ Categorical(p):\n%s", ex)
+	}
 }
 
 // TestCatGibbsWeights checks the step's conditional log weights of each

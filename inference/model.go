@@ -79,9 +79,10 @@ func NewModel(g *graph.Graph) (*Model, error) {
 	return m, nil
 }
 
-// needTree refuses, for what, a model without a PYDT.
+// needTree refuses, for what, a model without a PYDT (nil is left to
+// the caller's own checks).
 func (m *Model) needTree(what string) error {
-	if len(m.Trees) == 0 {
+	if m != nil && len(m.Trees) == 0 {
 		return fmt.Errorf("%w: %s needs a PYDT node, and the model has none", ErrUnsupported, what)
 	}
 	return nil

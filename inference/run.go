@@ -314,11 +314,11 @@ type runner struct {
 // returns ErrInterrupted (wrapped) when ctx is cancelled, after writing a
 // checkpoint from which Resume continues exactly.
 func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
-	if err := m.needTree("run"); err != nil {
-		return nil, err
-	}
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := m.needTree("run"); err != nil {
 		return nil, err
 	}
 	sched, err := NewSchedule(m)

@@ -282,8 +282,10 @@ type chainStateV1 struct {
 // variable, the variable its augmented likelihood observes); m may be nil
 // for a checkpoint of a later version.
 func ReadCheckpoint(dir string, m *Model) (*Checkpoint, error) {
-	if err := m.needTree("reading a checkpoint"); err != nil {
-		return nil, err
+	if m != nil {
+		if err := m.needTree("reading a checkpoint"); err != nil {
+			return nil, err
+		}
 	}
 	path := filepath.Join(dir, CheckpointFile)
 	b, err := os.ReadFile(path)
