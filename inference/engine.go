@@ -182,6 +182,9 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		if p, ok := probitScale(m, k); ok {
 			s.Steps = append(s.Steps, p)
 		}
+		if p, ok := probitGHK(m, k); ok {
+			s.Steps = append(s.Steps, p)
+		}
 		if c, ok := timeScale(m, k); ok && b.Leaf != nil {
 			s.Steps = append(s.Steps, c)
 		}

@@ -78,30 +78,10 @@ type hmcScratch struct {
 	variances []float64
 }
 
-// maxBounces bounds the wall reflections of one column's trajectory; a
-// trajectory that reaches it is abandoned and the column keeps its u. The
-// reversed trajectory reflects as often, so refusing by the count keeps the
-// move reversible, hence exact. On animals a column reflects 16 times on
-// average and at most 118 times in 51,000; near a degenerate tree (leaves
-// whose common ancestor lies at t ≈ 1, u nearly collinear) the wedges
-// between walls are thin and a trajectory can need millions.
-const maxBounces = 1000
-
-func (s *probitHMCStep) update(ch *Chain) error {
-	t := ch.trees[s.k]
-	b, tr, env := t.b, t.Tree, ch.st.Env
-	sc := &ch.probit.hmc
-	y := env.Values[b.Data.ID]
-	n, d := b.N, b.D
-	if len(sc.variances) != d {
-		sc.variances = make([]float64, d)
-	}
-	if err := b.Factor.Variances(env, sc.variances); err != nil {
-		return fmt.Errorf("%s: %w", s.Name(), err)
-	}
-	// The tree's layout: leaves in depth-first post-order (the leaves below
-	// a node are contiguous), each node's first leaf, times and edge
-	// lengths.
+// layout sets the tree's layout for lcaColumn and the diffusion draw:
+// leaves in depth-first post-order (the leaves below a node are
+// contiguous), each node's first leaf, times and edge lengths.
+func (sc *hmcScratch) layout(tr *pydt.Tree, n int) {
 	sc.order = tr.PostOrder(sc.order[:0])
 	c := tr.Cap()
 	sc.first = grow(sc.first, c)
@@ -123,6 +103,30 @@ func (s *probitHMCStep) update(ch *Chain) error {
 		}
 		sc.edgeSD[v] = math.Sqrt(tr.BranchLength(v))
 	}
+}
+
+// maxBounces bounds the wall reflections of one column's trajectory; a
+// trajectory that reaches it is abandoned and the column keeps its u. The
+// reversed trajectory reflects as often, so refusing by the count keeps the
+// move reversible, hence exact. On animals a column reflects 16 times on
+// average and at most 118 times in 51,000; near a degenerate tree (leaves
+// whose common ancestor lies at t ≈ 1, u nearly collinear) the wedges
+// between walls are thin and a trajectory can need millions.
+const maxBounces = 1000
+
+func (s *probitHMCStep) update(ch *Chain) error {
+	t := ch.trees[s.k]
+	b, tr, env := t.b, t.Tree, ch.st.Env
+	sc := &ch.probit.hmc
+	y := env.Values[b.Data.ID]
+	n, d := b.N, b.D
+	if len(sc.variances) != d {
+		sc.variances = make([]float64, d)
+	}
+	if err := b.Factor.Variances(env, sc.variances); err != nil {
+		return fmt.Errorf("%s: %w", s.Name(), err)
+	}
+	sc.layout(tr, n)
 	th := b.Threshold()
 	t.savedAux = append(t.savedAux[:0], t.aux...)
 	for dim := range d {

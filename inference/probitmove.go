@@ -120,8 +120,11 @@ type probitScratch struct {
 	// (+1 where Y = 1, -1 where Y = 0).
 	obs  []int
 	sign []float64
-	// hmc is the scratch space of probitHMCStep.
+	// hmc is the scratch space of probitHMCStep (and of the tree layout
+	// probitGHKStep shares).
 	hmc hmcScratch
+	// ghk is the scratch space of probitGHKStep.
+	ghk ghkScratch
 }
 
 // observed lists the entries k = i·D + d of Y, the data of the binding b,

@@ -1,0 +1,153 @@
+package inference
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/stdlib"
+)
+
+// TestGHKQuantileRoundTrip: ghkDecode inverts ghkEncode for truncation
+// points and values far into both tails, and normQuantileLog inverts
+// log Φ down to log-probabilities far below float64's smallest number.
+func TestGHKQuantileRoundTrip(t *testing.T) {
+	for _, lp := range []float64{-1e-300, -1e-17, -1e-5, -0.3, -math.Ln2, -1, -5, -50, -689, -700, -5000, -1e6} {
+		x := normQuantileLog(lp)
+		if got := stdlib.LogNormCDF(x); math.Abs(got-lp) > 1e-12*math.Max(1, math.Abs(lp)) {
+			t.Errorf("log Φ(normQuantileLog(%g)) = %g", lp, got)
+		}
+	}
+	as := []float64{-40, -8, -1, -1e-3, 0, 0.5, 3, 10, 38, 60}
+	for _, a := range as {
+		for _, dx := range []float64{1e-9, 1e-4, 0.01, 0.3, 1, 2.5, 6, 20} {
+			e := a + dx
+			lpa := stdlib.LogNormCDF(-a)
+			q, up := ghkEncode(a, e, lpa)
+			got := ghkDecode(a, q, up, lpa)
+			if !(got > a) || math.Abs(got-e) > 1e-9*math.Max(1, math.Abs(e)) && math.Abs(got-e) > 1e-6*dx {
+				t.Errorf("a = %g, ê = %g (up %v, log q %g): decoded %.17g", a, e, up, q, got)
+			}
+			// The fast path agrees.
+			l2, fast := ghkStep(a, q, up)
+			if math.Abs(l2-lpa) > 1e-13*math.Max(1, math.Abs(lpa)) || !(fast > a) ||
+				math.Abs(fast-e) > 1e-9*math.Max(1, math.Abs(e)) && math.Abs(fast-e) > 1e-6*dx {
+				t.Errorf("a = %g, ê = %g (up %v, log q %g): ghkStep gives %.17g, log Φ(−a) %g (want %g)", a, e, up, q, fast, l2, lpa)
+			}
+		}
+	}
+}
+
+// TestProbitGHKInvariance checks that ghk(prec, u) leaves the posterior
+// invariant: states drawn from the joint distribution are posterior states
+// given their own Y, so after two moves log prec and the statistics of u
+// must keep their law (mean change within 4 standard errors of 0), with the
+// test priors (σ² ≈ 1) and with a prior that puts σ² near 20, the regime of
+// the animals posterior where the orthant's walls bind. Dropping the
+// Jacobian log v', or the Φ_j terms of the target, fails it by many
+// standard errors (docs/probit-mixing.md).
+func TestProbitGHKInvariance(t *testing.T) {
+	const n, d, reps, moves = 6, 8, 10000, 2
+	for _, c := range []struct {
+		name, prior string
+	}{
+		{"test priors", "prec ~ Gamma(3, 3)"},
+		{"sigma2 near 20", "prec ~ Gamma(4, 80)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := strings.Replace(probitModel, "prec ~ Gamma(3, 3)", c.prior, 1)
+			m := compileSource(t, "probit.pydt", []byte(src),
+				map[string]*dataset.Matrix{"Y": {Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"}}, nil)
+			sched, err := NewSchedule(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pv, ok := m.G.Lookup("prec")
+			if !ok {
+				t.Fatal("no prec")
+			}
+			g, ok := probitGHK(m, 0)
+			if !ok {
+				t.Fatal("no ghk move")
+			}
+			stats := func(ch *Chain) []float64 {
+				var sq, abs, sum2, agree float64
+				for dim := range d {
+					var s, sy float64
+					for i := range n {
+						u := ch.trees[0].aux[i*d+dim]
+						sq += u * u
+						abs += math.Abs(u)
+						s += u
+						sy += math.Copysign(1, u)
+					}
+					sum2 += s * s
+					agree += sy * sy
+				}
+				// The signs agree more within a column the larger σ² is:
+				// log prec times their agreement (a function of Y, which
+				// the move keeps) tests that prec still depends on Y.
+				agree = agree/(n*d) - 2.5
+				lp := math.Log(ch.get(pv))
+				return []float64{lp, sq / (n * d), abs / (n * d), sum2 / (n * d), lp * agree}
+			}
+			names := []string{"log prec", "mean u²", "mean |u|", "(Σu)²/n", "log prec·agree"}
+			rng := rand.New(rand.NewPCG(61, 62))
+			diffs := make([][]float64, len(names))
+			var moved float64
+			for r := range reps {
+				ch := jointProbitState(t, m, sched, rng)
+				before := stats(ch)
+				if r < 100 {
+					ghkRoundTrip(t, ch, g.(*probitGHKStep))
+				}
+				for range moves {
+					if err := g.update(ch); err != nil {
+						t.Fatal(err)
+					}
+				}
+				after := stats(ch)
+				for i := range before {
+					diffs[i] = append(diffs[i], after[i]-before[i])
+				}
+				moved += math.Abs(after[0] - before[0])
+				if ch.Skipped > 0 {
+					t.Fatalf("the move skipped a state (%d)", ch.Skipped)
+				}
+			}
+			for i, name := range names {
+				mean, se := meanSE(diffs[i])
+				t.Logf("%-10s mean change %+.4f ± %.4f", name, mean, se)
+				if math.Abs(mean) > 4*se {
+					t.Errorf("%s: mean change %+.4f exceeds 4 standard errors (%.4f): the move does not leave the posterior invariant", name, mean, se)
+				}
+			}
+			t.Logf("mean |Δ log prec| per replicate %.3f", moved/reps)
+			if moved == 0 {
+				t.Error("the move never changed prec")
+			}
+		})
+	}
+}
+
+// ghkRoundTrip checks that encoding the auxiliaries and decoding them at
+// the same variance gives them back.
+func ghkRoundTrip(t *testing.T, ch *Chain, g *probitGHKStep) {
+	t.Helper()
+	ok, err := g.prepare(ch)
+	if err != nil || !ok {
+		t.Fatalf("prepare: %v, %v", ok, err)
+	}
+	x0 := ch.get(g.v)
+	if f := g.at(ch, x0, 0); math.IsInf(f, -1) {
+		t.Fatal("f(0) = -Inf")
+	}
+	aux := ch.trees[0].aux
+	for k, u := range ch.probit.ghk.u {
+		if math.Abs(u-aux[k]) > 1e-9*math.Max(1, math.Abs(aux[k])) {
+			t.Fatalf("entry %d: u = %.17g decoded as %.17g", k, aux[k], u)
+		}
+	}
+}
