@@ -136,7 +136,7 @@ func TestProbitGHKInvariance(t *testing.T) {
 // the same variance gives them back.
 func ghkRoundTrip(t *testing.T, ch *Chain, g *probitGHKStep) {
 	t.Helper()
-	ok, err := g.prepare(ch)
+	_, ok, err := g.prepare(ch)
 	if err != nil || !ok {
 		t.Fatalf("prepare: %v, %v", ok, err)
 	}
