@@ -141,7 +141,24 @@ func ghkEncode(a, e, lpa float64) (q float64, up bool) {
 		return math.Log(-math.Expm1(upper)), false
 	}
 	la := stdlib.LogNormCDF(a)
-	return la + math.Log(math.Expm1(stdlib.LogNormCDF(e)-la)) - lpa, false
+	return la + logExpm1(stdlib.LogNormCDF(e)-la) - lpa, false
+}
+
+// logExpm1 returns log(e^x − 1) for x > 0 without overflow.
+func logExpm1(x float64) float64 {
+	if x > 30 {
+		return x + math.Log1p(-math.Exp(-x))
+	}
+	return math.Log(math.Expm1(x))
+}
+
+// normalQuantile is mathext.NormalQuantile, NaN outside (0, 1) instead of
+// a panic (a rounding far in a tail; the caller refuses the point).
+func normalQuantile(p float64) float64 {
+	if !(p > 0 && p < 1) {
+		return math.NaN()
+	}
+	return mathext.NormalQuantile(p)
 }
 
 // ghkDecode inverts ghkEncode for the truncation point a (lpa = log Φ(−a)).
@@ -165,6 +182,9 @@ func ghkDecode(a, q float64, up bool, lpa float64) float64 {
 // probability space where nothing underflows (two thirds of the special
 // functions of the log-space path) and by ghkDecode elsewhere.
 func ghkStep(a, q float64, up bool) (lpa, e float64) {
+	if !(q <= 0) {
+		return math.NaN(), math.NaN() // not a log probability: refused
+	}
 	if a > -30 && a < 30 && q > -700 {
 		pa := 0.5 * math.Erfc(a/math.Sqrt2) // Φ(−a)
 		lpa = math.Log(pa)
@@ -172,15 +192,15 @@ func ghkStep(a, q float64, up bool) (lpa, e float64) {
 		switch {
 		case up: // Φ(−ê) = G·Φ(−a)
 			if p := g * pa; p > 1e-300 {
-				return lpa, -mathext.NormalQuantile(p)
+				return lpa, -normalQuantile(p)
 			}
 		case a > 0: // Φ(−ê) = Φ(−a)·(1 − G)
 			if p := pa * (1 - g); p > 1e-300 {
-				return lpa, -mathext.NormalQuantile(p)
+				return lpa, -normalQuantile(p)
 			}
 		default: // Φ(ê) = Φ(a) + G·Φ(−a) ≤ ¾
 			if p := 0.5*math.Erfc(-a/math.Sqrt2) + g*pa; p > 1e-300 {
-				return lpa, mathext.NormalQuantile(p)
+				return lpa, normalQuantile(p)
 			}
 		}
 	}
@@ -206,7 +226,7 @@ func normQuantileLog(lp float64) float64 {
 // lowerQuantileLog is normQuantileLog for lp ≤ log ½.
 func lowerQuantileLog(lp float64) float64 {
 	if lp > -690 {
-		return mathext.NormalQuantile(math.Exp(lp))
+		return normalQuantile(math.Exp(lp))
 	}
 	if math.IsInf(lp, -1) {
 		return math.Inf(-1)
@@ -307,7 +327,7 @@ func (p *probitGHKStep) prepare(ch *Chain) (float64, bool, error) {
 			lpa := stdlib.LogNormCDF(-a)
 			sum += lpa
 			g.q[k], g.up[k] = ghkEncode(a, s*e, lpa)
-			if math.IsNaN(g.q[k]) {
+			if !(g.q[k] <= 0) {
 				return 0, false, nil
 			}
 		}

@@ -20,9 +20,9 @@ func TestGHKQuantileRoundTrip(t *testing.T) {
 			t.Errorf("log Φ(normQuantileLog(%g)) = %g", lp, got)
 		}
 	}
-	as := []float64{-40, -8, -1, -1e-3, 0, 0.5, 3, 10, 38, 60}
+	as := []float64{-80, -40, -8, -1, -1e-3, 0, 0.5, 3, 10, 38, 60}
 	for _, a := range as {
-		for _, dx := range []float64{1e-9, 1e-4, 0.01, 0.3, 1, 2.5, 6, 20} {
+		for _, dx := range []float64{1e-9, 1e-4, 0.01, 0.3, 1, 2.5, 6, 20, 45, 80} {
 			e := a + dx
 			lpa := stdlib.LogNormCDF(-a)
 			q, up := ghkEncode(a, e, lpa)
