@@ -169,6 +169,13 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			later = append(later, z)
 		}
 		later = append(later, augmentStep{b: b, k: k, several: m.Several()})
+		// The variance in the non-centred coordinates of u, after u was
+		// drawn given the locations and before hmc(u) draws it afresh
+		// given the tree and the new variance: the tree moves never see
+		// the transported u.
+		if g, ok := probitGHK(m, k); ok {
+			later = append(later, g)
+		}
 		if h, ok := probitHMC(m, k); ok {
 			later = append(later, h)
 		}
@@ -180,9 +187,6 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			s.Steps = append(s.Steps, r)
 		}
 		if p, ok := probitScale(m, k); ok {
-			s.Steps = append(s.Steps, p)
-		}
-		if p, ok := probitGHK(m, k); ok {
 			s.Steps = append(s.Steps, p)
 		}
 		if c, ok := timeScale(m, k); ok && b.Leaf != nil {

@@ -30,19 +30,22 @@ import (
 //	p(σ²) p(tree) N(u; 0, K) Π_j Φ_j / N(u; 0, K) = p(σ²) p(tree) Π_j Φ_j,
 //
 // with Φ_j = P(the sign of u_j | u_1..u_{j-1}, tree, σ²) =
-// Φ(Side(y_j)·m_j/L_jj). The step slice samples log σ² from that
-// conditional given ξ (and the tree), with u following the map: where σ² is
-// large next to the unit noise (on animals σ² ≈ 50) the Φ_j hardly depend
-// on σ² and the conditional is nearly that of σ² given Y and the tree,
-// where the centred updates given u move log σ² by about 0.1 per sweep.
+// Φ(Side(y_j)·m_j/L_jj). The step updates log σ² from that conditional
+// given ξ (and the tree), with u following the map: where σ² is large next
+// to the unit noise (on animals σ² ≈ 50) the Φ_j depend on σ² only through
+// the leaves' correlations, and the conditional is far wider than that of
+// σ² given u, along which the centred updates move log σ² by about 0.1 per
+// sweep.
 //
 // The target along δ = ½ log(σ²'/σ²) is f(δ) = log p(v') + log v' +
 // Σ log Φ_j(δ), v' the variance's scalar moved with σ² and log v' the
-// Jacobian of slice sampling it on the log scale; δ is slice sampled from 0
-// with a fixed width, an exact update of the conditional. The cost is one
-// Cholesky factorisation of the N×N matrix K and O(N²) per column for each
-// point the slice sampler visits, so the schedule uses the step for trees of
-// at most ghkMaxLeaves leaves.
+// Jacobian of updating it on the log scale. The update is a chain of
+// ghkProposals random-walk Metropolis steps in δ (symmetric proposals, so
+// the acceptance ratio is e^{f(δ') − f(δ)}); each costs one Cholesky
+// factorisation of the N×N matrix K (shared by the fully observed columns)
+// and O(N²) per column plus a few special functions per entry, so the
+// schedule uses the step for trees of at most ghkMaxLeaves leaves. A slice
+// sampler needs five or six such passes per update (docs/probit-mixing.md).
 type probitGHKStep struct {
 	k          int    // the PYDT's index in Model.Trees
 	of         string // " of Y" in a model with several PYDTs (dataOf)
@@ -77,7 +80,7 @@ func probitGHK(m *Model, k int) (Updater, bool) {
 func (p *probitGHKStep) Name() string { return "ghk(" + p.v.Name + ", u" + p.of + ")" }
 
 func (p *probitGHKStep) Explain() string {
-	return fmt.Sprintf("slice sampling of log %s given the tree and the non-centred auxiliaries ξ (the quantiles of u%s "+
+	return fmt.Sprintf("random-walk Metropolis steps of log %s given the tree and the non-centred auxiliaries ξ (the quantiles of u%s "+
 		"in their sequential truncated-normal conditionals, Geweke-Hajivassiliou-Keane), u moving with %s; "+
 		"the target is p(%s)·Π_j Φ_j, the probability of each sign given the earlier ones (interweaving, Yu & Meng 2011)",
 		p.v.Name, p.of, p.v.Name, p.v.Name)
