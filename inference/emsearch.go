@@ -616,13 +616,15 @@ func (e *EMEstimates) Value(name string) (float64, bool) {
 }
 
 // KBestWeights returns the weights of trees with these bounds in a model
-// average: exp(bound), normalised to sum to 1. With the bound a lower
-// bound on (or EP's approximation of) log p(Y, u, α, β | T), this
-// approximates the posterior probabilities of the trees among those
-// listed: it takes the bound for the log evidence of each tree, ignoring
-// the gap between them, the spread of the times and hyperparameters about
-// their point estimates, and every tree outside the list. Bounds tens of
-// nats apart give the best tree all the weight.
+// average: exp(bound), normalised to sum to 1. With the bound the value
+// the search ranks trees by (EMTree.Bound: the lower bound on, or EP's
+// approximation of, log p(Y, u, α, β | T), plus the Laplace correction
+// for the times where the search uses it), this approximates the
+// posterior probabilities of the trees among those listed: it takes that
+// value for the log evidence of each tree, ignoring the bound's gap, the
+// spread of the hyperparameters (and of the times without the correction)
+// about their point estimates, and every tree outside the list. Bounds
+// tens of nats apart give the best tree all the weight.
 func KBestWeights(bounds []float64) []float64 {
 	if len(bounds) == 0 {
 		return nil

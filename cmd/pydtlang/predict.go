@@ -44,9 +44,12 @@ For a run of --method em the trees are the K best (kbest.nwk; the first
 posterior means, alpha and beta at their point estimates), averaged with
 weights exp(bound) normalised to sum to 1 (summary.json's kbest_weights).
 The weights are an approximation of the trees' posterior probabilities:
-they take each tree's bound for its log evidence and ignore the bound's
-gap, the spread of the times and hyperparameters and every tree outside
-the list; bounds tens of nats apart give the best tree all the weight.
+they take each tree's bound for its log evidence (with the Laplace
+correction for the times where the run ranked by it: summary.json's
+times_integrated) and ignore the bound's gap, the spread of the
+hyperparameters (and of the times without the correction) and every tree
+outside the list; bounds tens of nats apart give the best tree all the
+weight.
 An EM run written before kbest_estimates existed gives its best tree,
 map.nwk, alone.
 
