@@ -33,8 +33,10 @@ import (
 //
 // A categorical reader whose probability vector is a matrix row
 // (phi[z[t]]) is evaluated from the row's logarithms, each row checked
-// and its logarithms taken once per update; other readers through their
-// node type's density. When a PYDT's leaves are read through z
+// and its logarithms taken once per update; one whose logits are a row
+// (Categorical(softmax(eta[z[t]])), stdlib.CategoryLogits) from the
+// row's log softmax, its normaliser computed once per update; other
+// readers through their node type's density. When a PYDT's leaves are read through z
 // (TreeBinding.Indexed), the step conditions on their sampled locations,
 // as ffbs does, and gives the leaves their new evidence.
 type catGibbsStep struct {
@@ -50,7 +52,8 @@ type catGibbsStep struct {
 	start    []int
 	readers  []*graph.Factor
 	rowOf    map[*graph.Factor]int // probability-row readers: index into rows
-	rows     []graph.Row           // their probability vectors
+	rows     []graph.Row           // their probability vectors, or logits
+	logits   []bool                // per row: a logit vector (stdlib.CategoryLogits)
 	rowVars  []*graph.Var          // the distinct variables of rows
 	rowVarOf []int                 // rows[i]'s variable: index into rowVars
 	trees    []int
@@ -156,19 +159,24 @@ func newCatGibbs(m *Model, v *graph.Var) (*catGibbsStep, string) {
 // vector is a matrix row and whose other parameters do not read the
 // updated variable: it is then evaluated from the row's logarithms.
 func (s *catGibbsStep) addRow(f *graph.Factor) {
-	c, ok := f.Type.(stdlib.CategoryProbs)
-	if !ok {
+	param, logits := -1, false
+	if c, ok := f.Type.(stdlib.CategoryProbs); ok {
+		param = c.ProbsParam()
+	} else if c, ok := f.Type.(stdlib.CategoryLogits); ok {
+		param, logits = c.LogitsParam(), true
+	}
+	if param < 0 {
 		return
 	}
 	if _, ok := f.Vector(); !ok {
 		return
 	}
-	r, ok := f.Args[c.ProbsParam()].(graph.Row)
+	r, ok := f.Args[param].(graph.Row)
 	if !ok || r.V == s.v || len(r.V.Dims) == 0 {
 		return
 	}
 	for i, a := range f.Args {
-		if i != c.ProbsParam() && graph.Reads(a, s.v) {
+		if i != param && graph.Reads(a, s.v) {
 			return
 		}
 	}
@@ -179,6 +187,7 @@ func (s *catGibbsStep) addRow(f *graph.Factor) {
 	}
 	s.rowOf[f] = len(s.rows)
 	s.rows = append(s.rows, r)
+	s.logits = append(s.logits, logits)
 	s.rowVarOf = append(s.rowVarOf, i)
 }
 
@@ -209,7 +218,8 @@ func (s *catGibbsStep) targets() []siteTarget {
 }
 
 // logCat is the log density of the categorical element e, whose
-// probability vector is rows[ri], at the category x (NaN: missing, 0).
+// probability vector (or logit vector: its log softmax) is rows[ri], at
+// the category x (NaN: missing, 0).
 func (s *catGibbsStep) logCat(ch *Chain, sc *catGibbsScratch, e factorElem, ri int, x float64) float64 {
 	if math.IsNaN(x) {
 		return 0
@@ -229,12 +239,24 @@ func (s *catGibbsStep) logCat(ch *Chain, sc *catGibbsScratch, e factorElem, ri i
 	switch sc.status[vi][row] {
 	case 0:
 		vals := env.Values[r.V.ID][off : off+n]
-		if stdlib.CheckProbs(vals, n) != nil {
-			sc.status[vi][row] = -1
-			return math.Inf(-1)
-		}
-		for j, p := range vals {
-			sc.logs[vi][off+j] = math.Log(p)
+		if s.logits[ri] {
+			// log softmax(η)_j = η_j − log Σ exp(η): the normaliser once.
+			lse := stdlib.LogSoftmaxNorm(vals)
+			if math.IsNaN(lse) || math.IsInf(lse, 0) {
+				sc.status[vi][row] = -1
+				return math.Inf(-1)
+			}
+			for j, x := range vals {
+				sc.logs[vi][off+j] = x - lse
+			}
+		} else {
+			if stdlib.CheckProbs(vals, n) != nil {
+				sc.status[vi][row] = -1
+				return math.Inf(-1)
+			}
+			for j, p := range vals {
+				sc.logs[vi][off+j] = math.Log(p)
+			}
 		}
 		sc.status[vi][row] = 1
 	case -1:

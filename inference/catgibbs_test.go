@@ -10,6 +10,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -266,4 +267,118 @@ func TestModelWithoutTree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// topicsModel is examples/topics.pydt: LDA whose topics' log word weights
+// are the leaves of a PYDT.
+const topicsModel = `
+dim T, M, K, V
+data w : categorical(V)[T]
+data doc : categorical(M)[T]
+param z : categorical(K)[T]
+param theta : unit[M, K]
+param eta : real[K, V]
+` + gewekePriors + `eta ~ PYDT(alpha, beta, c, 1 / prec)
+for m in 1:M {
+  theta[m] ~ Dirichlet(0.8)
+}
+for t in 1:T {
+  z[t] ~ Categorical(theta[doc[t]])
+  w[t] ~ Categorical(softmax(eta[z[t]]))
+}
+`
+
+// TestCatGibbsLogitWeights checks the enumeration's log weights when the
+// words' logits are the PYDT's leaves (stdlib.CategoryLogits) against the
+// model written out by hand: log theta[doc[t], k] + eta[k, w[t]] −
+// log Σ_v exp(eta[k, v]).
+func TestCatGibbsLogitWeights(t *testing.T) {
+	doc := []float64{1, 2, 2, 1, 2}
+	const K, V = 3, 4
+	m := compileSource(t, "topics.pydt", []byte(topicsModel), map[string]*dataset.Matrix{
+		"w":   dataMat(len(doc), 1, func(i, _ int) float64 { return float64(i%V + 1) }),
+		"doc": dataMat(len(doc), 1, func(i, _ int) float64 { return doc[i] }),
+	}, map[string]float64{"K": K, "M": 2, "V": V})
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s *catGibbsStep
+	for _, st := range sched.Steps {
+		if c, ok := st.(*catGibbsStep); ok {
+			s = c
+		}
+	}
+	if s == nil || !strings.Contains(sched.Explain(), "softmax-leaf(eta)") {
+		t.Fatalf("no enumeration step or no softmax-leaf step in\n%s", sched.Explain())
+	}
+	ch, err := NewChain(m, sched, 5, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(name string) []float64 { v, _ := m.G.Lookup(name); return ch.st.Env.Values[v.ID] }
+	for sweep := range 3 {
+		if sweep > 0 {
+			if err := ch.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		theta, eta, w := get("theta"), get("eta"), get("w")
+		for off := range doc {
+			sc := s.scratch(ch)
+			s.weights(ch, sc, off)
+			var want [K]float64
+			for k := range K {
+				var norm float64
+				for v := range V {
+					norm += math.Exp(eta[k*V+v])
+				}
+				want[k] = math.Log(theta[(int(doc[off])-1)*K+k]) + eta[k*V+int(w[off])-1] - math.Log(norm)
+			}
+			for k := range K {
+				if got, exp := sc.lp[k]-sc.lp[0], want[k]-want[0]; math.Abs(got-exp) > 1e-9 {
+					t.Errorf("sweep %d, z[%d] = %d: log weight %v relative to category 1, want %v", sweep, off+1, k+1, got, exp)
+				}
+			}
+		}
+	}
+}
+
+// TestGewekeTopics is the joint-distribution test of examples/topics.pydt
+// at tiny sizes: gibbs(z) with logit emissions, gibbs(theta[m]) through
+// the document index, softmax-leaf(eta), the tree moves and the
+// hyperparameters together.
+func TestGewekeTopics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	doc := []float64{1, 2, 1, 2, 2}
+	const K, V = 2, 3
+	m := compileSource(t, "topics.pydt", []byte(topicsModel), map[string]*dataset.Matrix{
+		"w":   dataMat(len(doc), 1, func(i, _ int) float64 { return float64(i%V + 1) }),
+		"doc": dataMat(len(doc), 1, func(i, _ int) float64 { return doc[i] }),
+	}, map[string]float64{"K": K, "M": 2, "V": V})
+	get := func(env *graph.Env, name string) []float64 { v, _ := m.G.Lookup(name); return env.Values[v.ID] }
+	names := append(treeStatNames(m), "z[1]", "z[1] = z[3]", "mean w", "w[1] = w[2]", "theta[1,1]", "eta[1,1]", "eta[1,1]^2",
+		"mean log p(w | eta, z)", "mean theta[doc, z]")
+	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
+		z, w, eta, th := get(env, "z"), get(env, "w"), get(env, "eta"), get(env, "theta")
+		var sw, lp, tdz, same, eq float64
+		for i := range z {
+			sw += w[i]
+			k := int(z[i]) - 1
+			row := eta[k*V : (k+1)*V]
+			lp += row[int(w[i])-1] - stdlib.LogSoftmaxNorm(row)
+			tdz += th[(int(doc[i])-1)*K+k]
+		}
+		if w[0] == w[1] {
+			same = 1
+		}
+		if z[0] == z[2] {
+			eq = 1
+		}
+		n := float64(len(z))
+		return append(treeStats(m, env, tr), z[0], eq, sw/n, same, th[0], eta[0], eta[0]*eta[0], lp/n, tdz/n)
+	}
+	gewekeRun(t, m, names, stats, m.SampleJoint, func(ch *Chain) { redrawOthers(t, ch) }, 16, 500, 4000)
 }

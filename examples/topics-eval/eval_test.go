@@ -54,17 +54,23 @@ func TestSoftmaxTopWords(t *testing.T) {
 // (internal/brown/testdata/golden/lda, three texts): it compiles with the
 // document index, chooses gibbs(z), sweeps and reports a finite
 // perplexity of at least 1.
+// The tree model (topics.pydt) also prints the tree over the topics.
 func TestRunFixture(t *testing.T) {
-	var b strings.Builder
-	pp, err := run(config{model: "../topics-flat.pydt", data: "../../internal/brown/testdata/golden/lda", K: 2, sweeps: 20, burn: 10, thin: 2, seed: 1, top: 2}, &b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	if !strings.Contains(out, "gibbs(z)") || !strings.Contains(out, "held-out perplexity") || !strings.Contains(out, "topic 2:") {
-		t.Errorf("output:\n%s", out)
-	}
-	if !(pp >= 1) || math.IsInf(pp, 0) {
-		t.Errorf("perplexity %v", pp)
+	for _, model := range []string{"../topics-flat.pydt", "../topics.pydt"} {
+		var b strings.Builder
+		pp, err := run(config{model: model, data: "../../internal/brown/testdata/golden/lda", K: 2, sweeps: 20, burn: 10, thin: 2, seed: 1, top: 2}, &b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, "gibbs(z)") || !strings.Contains(out, "held-out perplexity") || !strings.Contains(out, "topic 2:") {
+			t.Errorf("%s: output:\n%s", model, out)
+		}
+		if strings.HasSuffix(model, "topics.pydt") && !strings.Contains(out, "(2 topics)") {
+			t.Errorf("%s: no tree over the topics:\n%s", model, out)
+		}
+		if !(pp >= 1) || math.IsInf(pp, 0) {
+			t.Errorf("%s: perplexity %v", model, pp)
+		}
 	}
 }
