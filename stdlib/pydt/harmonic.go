@@ -57,6 +57,8 @@ type Harmonic struct {
 	lgB   []float64 // lgB[n] = lgamma(n - beta), n >= 1
 	lgA   []float64 // lgA[m] = lgamma(m + alpha), m >= 1
 	multi []float64 // multi[k] = sum_{j=3..k} log(alpha + (j-1) beta); -Inf once a factor is 0
+
+	f0 float64 // closedF(0), for ClosedH: set by Reset
 }
 
 // NewHarmonic returns an empty table for (alpha, beta), or an error when they
@@ -83,6 +85,7 @@ func (h *Harmonic) Reset(alpha, beta float64) error {
 		return err
 	}
 	h.alpha, h.beta, h.valid = alpha, beta, true
+	h.f0 = h.closedF(0)
 	h.term = append(h.term, 0)
 	h.sum = append(h.sum, 0)
 	return nil
@@ -217,16 +220,18 @@ func (h *Harmonic) ClosedH(n int) (float64, bool) {
 	if ab == 0 {
 		return 0, false
 	}
-	// f_n = h_{n+1} (n+1+alpha), from the accurate log-gamma ratio.
-	f := func(n int) float64 {
-		return math.Exp(logRateTerm(n+1, h.alpha, h.beta)) * (float64(n+1) + h.alpha)
-	}
-	f0, fn := f(0), f(n)
+	f0, fn := h.f0, h.closedF(n)
 	d := f0 - fn
 	if !(math.Abs(d)*closedCancel >= math.Abs(f0)+math.Abs(fn)) || d == 0 {
 		return 0, false
 	}
 	return d / ab, true
+}
+
+// closedF returns f_n = Gamma(n+1-beta)/Gamma(n+1+alpha) of ClosedH as
+// h_{n+1} (n+1+alpha), from the accurate log-gamma ratio.
+func (h *Harmonic) closedF(n int) float64 {
+	return math.Exp(logRateTerm(n+1, h.alpha, h.beta)) * (float64(n+1) + h.alpha)
 }
 
 // hSum returns H_n by ClosedH when it can, else from the table.
