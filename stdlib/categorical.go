@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/floats"
+	"github.com/pydtlang/pydtlang/internal/logsumexp"
 )
 
 // Categorical is the node type Categorical(p): a category 1..K drawn with
@@ -174,14 +174,11 @@ func (CategoricalLogits) CheckVector(p [][]float64, k int) error {
 	return nil
 }
 
-// LogSoftmaxNorm is log Σ_j exp(eta_j), computed stably (gonum's
-// floats.LogSumExp): the log normaliser of softmax(eta). It is -Inf for an
-// empty eta.
+// LogSoftmaxNorm is log Σ_j exp(eta_j), computed stably
+// (internal/logsumexp.Of): the log normaliser of softmax(eta). It is -Inf
+// for an empty eta.
 func LogSoftmaxNorm(eta []float64) float64 {
-	if len(eta) == 0 {
-		return math.Inf(-1)
-	}
-	return floats.LogSumExp(eta)
+	return logsumexp.Of(eta)
 }
 
 // LogProbVector is eta[x-1] − log Σ exp(eta) for a category x in 1..K,
