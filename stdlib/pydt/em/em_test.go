@@ -231,18 +231,7 @@ func independentBound(t *testing.T, e *EM) float64 {
 	et, elt := e.meanPrec()
 	ec, elc := e.meanC()
 	tr := e.tr
-	m2 := bp.New(tr, e.d)
-	for i := range tr.NumLeaves() {
-		for k := range e.d {
-			mu, prec := e.m.Evidence(pydt.NodeID(i), k)
-			if err := m2.SetEvidence(pydt.NodeID(i), k, mu, prec); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := m2.SetVariance(1 / et); err != nil {
-		t.Fatal(err)
-	}
+	m2 := evidenceModel(t, e, tr, 1/et)
 	h, _ := pydt.NewHarmonic(e.alpha, e.beta)
 	edges := float64(len(tr.PreOrder(nil)))
 	l := m2.LogLik() + edges*float64(e.d)/2*(elt-math.Log(et))
@@ -337,12 +326,11 @@ func TestBoundMonotone(t *testing.T) {
 	}
 }
 
-// directMax maximises G(u) = bp LogLik at variance s2 + logGapJacobian + pydt.LogPriorS(s(u);
-// α, β, c) over the free time coordinates by Nelder-Mead, from the times in
-// the tree, and returns the maximising s coordinates (pre-order) and G.
-func directMax(t *testing.T, e *EM, c, s2, alpha, beta float64, start []float64) ([]float64, float64) {
+// evidenceModel returns a belief-propagation model of tr (e's tree or a
+// clone of it) with e's leaf evidence, at variance s2: the tests'
+// independent evaluation of what EM computes from its own statistics.
+func evidenceModel(t *testing.T, e *EM, tr *pydt.Tree, s2 float64) *bp.Model {
 	t.Helper()
-	tr := e.tr.Clone()
 	m := bp.New(tr, e.d)
 	for i := range tr.NumLeaves() {
 		for k := range e.d {
@@ -355,6 +343,16 @@ func directMax(t *testing.T, e *EM, c, s2, alpha, beta float64, start []float64)
 	if err := m.SetVariance(s2); err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// directMax maximises G(u) = bp LogLik at variance s2 + logGapJacobian + pydt.LogPriorS(s(u);
+// α, β, c) over the free time coordinates by Nelder-Mead, from the times in
+// the tree, and returns the maximising s coordinates (pre-order) and G.
+func directMax(t *testing.T, e *EM, c, s2, alpha, beta float64, start []float64) ([]float64, float64) {
+	t.Helper()
+	tr := e.tr.Clone()
+	m := evidenceModel(t, e, tr, s2)
 	h, _ := pydt.NewHarmonic(alpha, beta)
 	k := len(e.internal)
 	s := make([]float64, k)

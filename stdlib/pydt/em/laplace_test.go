@@ -25,20 +25,9 @@ import (
 func collapsed(t *testing.T, e *EM) (func(u []float64) float64, []float64) {
 	t.Helper()
 	tr := e.tr.Clone()
-	m := bp.New(tr, e.d)
-	for i := range tr.NumLeaves() {
-		for k := range e.d {
-			mu, prec := e.m.Evidence(pydt.NodeID(i), k)
-			if err := m.SetEvidence(pydt.NodeID(i), k, mu, prec); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 	et, _ := e.meanPrec()
 	ec, _ := e.meanC()
-	if err := m.SetVariance(1 / et); err != nil {
-		t.Fatal(err)
-	}
+	m := evidenceModel(t, e, tr, 1/et)
 	h, err := pydt.NewHarmonic(e.alpha, e.beta)
 	if err != nil {
 		t.Fatal(err)
