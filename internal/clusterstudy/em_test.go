@@ -141,3 +141,38 @@ func TestSharedDataWorktree(t *testing.T) {
 		t.Errorf("no shared data: %q, %v; want an error naming CLUSTERSTUDY_SHARED", got, err)
 	}
 }
+
+// TestOptionalTreePurity checks that a summary tree a run did not write
+// (mea.nwk, consensus.nwk, map.nwk) is a dash in the table, and one that is
+// there but cannot be read or scored is an error, not a dash.
+func TestOptionalTreePurity(t *testing.T) {
+	labels := []string{"a1", "a2", "b3", "b4"}
+	class, _, err := classes("synthetic", labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if p, err := optionalTreePurity(filepath.Join(dir, "mea.nwk"), labels, class); err != nil || !math.IsNaN(p) {
+		t.Errorf("absent file: %v, %v; want NaN and no error", p, err)
+	}
+	for _, tc := range []struct{ name, tree string }{
+		{"malformed", "((a1:0.5,a2:0.5):0.3,(b3:0.5"},
+		{"other leaves", "((a1:0.5,a2:0.5):0.3,(b3:0.5,x9:0.5):0.3):0.2;"},
+		{"two trees", "((a1:0.5,a2:0.5):0.3,(b3:0.5,b4:0.5):0.3):0.2;\n((a1:0.5,a2:0.5):0.3,(b3:0.5,b4:0.5):0.3):0.2;"},
+	} {
+		path := filepath.Join(dir, tc.name+".nwk")
+		if err := os.WriteFile(path, []byte(tc.tree+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := optionalTreePurity(path, labels, class); err == nil {
+			t.Errorf("%s: %v, want an error", tc.name, p)
+		}
+	}
+	path := filepath.Join(dir, "map.nwk")
+	if err := os.WriteFile(path, []byte("((a1:0.5,a2:0.5):0.3,(b3:0.5,b4:0.5):0.3):0.2;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := optionalTreePurity(path, labels, class); err != nil || p != 1 {
+		t.Errorf("the two classes as the two clades: %v, %v; want purity 1", p, err)
+	}
+}

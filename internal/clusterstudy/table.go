@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -160,14 +162,15 @@ func runPurity(dir string, labels []string, class []int) (runResult, error) {
 	if r.summary, err = treePurity(filepath.Join(dir, summary), labels, class); err != nil {
 		return r, err
 	}
-	if r.mea, err = treePurity(filepath.Join(dir, "mea.nwk"), labels, class); err != nil {
-		r.mea = math.NaN()
+	if r.mea, err = optionalTreePurity(filepath.Join(dir, "mea.nwk"), labels, class); err != nil {
+		return r, err
 	}
-	if r.consensus, err = treePurity(filepath.Join(dir, "consensus.nwk"), labels, class); err != nil {
-		r.consensus = math.NaN()
+	if r.consensus, err = optionalTreePurity(filepath.Join(dir, "consensus.nwk"), labels, class); err != nil {
+		return r, err
 	}
-	if r.mapTree, err = treePurity(filepath.Join(dir, "map.nwk"), labels, class); err != nil {
-		r.mapTree = math.NaN() // probit runs have no map.nwk
+	// Probit runs have no map.nwk.
+	if r.mapTree, err = optionalTreePurity(filepath.Join(dir, inference.MapFile), labels, class); err != nil {
+		return r, err
 	}
 	summ, err := inference.ReadResult(dir)
 	if err != nil {
@@ -215,6 +218,17 @@ func readTree(path string, labels []string) (*pydt.Tree, error) {
 // path.
 func treePurity(path string, labels []string, class []int) (float64, error) {
 	p, _, err := treeFileScores(path, labels, class)
+	return p, err
+}
+
+// optionalTreePurity is treePurity of a summary tree a run may not have
+// written: NaN (a dash in the table) when the file does not exist, an
+// error when it exists but cannot be read or scored.
+func optionalTreePurity(path string, labels []string, class []int) (float64, error) {
+	p, err := treePurity(path, labels, class)
+	if errors.Is(err, fs.ErrNotExist) {
+		return math.NaN(), nil
+	}
 	return p, err
 }
 
