@@ -345,6 +345,34 @@ func logEvidenceIS(t *testing.T, phi func([]float64) float64, u0 []float64, hess
 	return lz, stat.StdDev(r, nil) / math.Sqrt(float64(m))
 }
 
+// fitExact runs EM to convergence on the tree tr with the data x (one
+// row per leaf) and returns the fit, its Laplace correction and the exact
+// log p(Y | T) with its standard error by importance sampling of the
+// independently computed collapsed objective (m draws, seed).
+func fitExact(t *testing.T, tr *pydt.Tree, x []float64, opt Options, m int, seed uint64) (*EM, float64, float64, float64) {
+	t.Helper()
+	model := bp.New(tr, len(x)/tr.NumLeaves())
+	if err := model.ObserveMatrix(x); err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(model, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	lap, err := e.Laplace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	phi, u0 := collapsed(t, e)
+	h := mat.NewSymDense(len(u0), nil)
+	fd.Hessian(h, func(u []float64) float64 { return -phi(u) }, u0, &fd.Settings{Formula: fd.Central, Step: 1e-3})
+	lz, se := logEvidenceIS(t, phi, u0, h, m, seed)
+	return e, lap, lz, se
+}
+
 // TestLaplaceRanking is the test of the Laplace correction against the
 // exact marginal likelihood: for every topology of a small data set (four
 // leaves: 26 topologies, multifurcations included; Gaussian data, known c,
@@ -375,26 +403,8 @@ func TestLaplaceRanking(t *testing.T) {
 			var bound, corrected, fixedQ, exact []float64
 			var errB, errC, errF float64
 			for j, sh := range all {
-				m := bp.New(buildShape(n, sh), d)
-				if err := m.ObserveMatrix(x); err != nil {
-					t.Fatal(err)
-				}
-				e, err := New(m, opt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := e.Run(); err != nil {
-					t.Fatal(err)
-				}
-				lap, err := e.Laplace()
-				if err != nil {
-					t.Fatal(err)
-				}
+				e, lap, lz, se := fitExact(t, buildShape(n, sh), x, opt, 10000, seed*100+uint64(j))
 				fq, _ := fixedQLaplace(e)
-				phi, u0 := collapsed(t, e)
-				h := mat.NewSymDense(len(u0), nil)
-				fd.Hessian(h, func(u []float64) float64 { return -phi(u) }, u0, &fd.Settings{Formula: fd.Central, Step: 1e-3})
-				lz, se := logEvidenceIS(t, phi, u0, h, 10000, seed*100+uint64(j))
 				if se > 0.04 {
 					t.Fatalf("%s: importance sampling's standard error %.3f is too large", e.tr.Newick(), se)
 				}
@@ -462,25 +472,8 @@ func TestLaplaceResolvesMultifurcation(t *testing.T) {
 	opt := Options{C: 1, Variance: 1, Alpha: 0.5, Beta: 0.3, MaxIter: 5000, Tol: 1e-14}
 	var bound, corrected, exact, se [2]float64
 	for j, sh := range trees {
-		m := bp.New(buildShape(n, sh), d)
-		if err := m.ObserveMatrix(x); err != nil {
-			t.Fatal(err)
-		}
-		e, err := New(m, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.Run(); err != nil {
-			t.Fatal(err)
-		}
-		lap, err := e.Laplace()
-		if err != nil {
-			t.Fatal(err)
-		}
-		phi, u0 := collapsed(t, e)
-		h := mat.NewSymDense(len(u0), nil)
-		fd.Hessian(h, func(u []float64) float64 { return -phi(u) }, u0, &fd.Settings{Formula: fd.Central, Step: 1e-3})
-		exact[j], se[j] = logEvidenceIS(t, phi, u0, h, 40000, uint64(j+1))
+		e, lap, lz, s := fitExact(t, buildShape(n, sh), x, opt, 40000, uint64(j+1))
+		exact[j], se[j] = lz, s
 		bound[j], corrected[j] = e.Bound(), e.Bound()+lap
 	}
 	t.Logf("binary, flat: bound %.3f, %.3f; with Laplace %.3f, %.3f; exact %.3f ± %.3f, %.3f ± %.3f",
