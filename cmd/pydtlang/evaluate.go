@@ -78,9 +78,10 @@ seed, iterations, chains, standardize, binary, reference (the baseline of the
 paired differences: KDE, or Kernel for binary data), test_rows (the held-out
 rows' labels or numbers) and models, one per row of the table: model,
 mean_log_density, se, minus_reference and minus_reference_se (the paired
-difference from the reference and its standard error), note, stuck_chains
-and log_density (each held-out row's score, in the order of test_rows); a
-value JSON cannot hold (NaN, ±Inf) is null.
+difference from the reference and its standard error), note (the table's
+note; absent when empty), stuck_chains (absent when none) and log_density
+(each held-out row's score, in the order of test_rows); a value JSON cannot
+hold (NaN, ±Inf) is null.
 The MCMC settings (--iters, --burn, --chains, --thin) apply to both fits, and
 --seed seeds both the split and the chains. A stuck chain does not stop the
 evaluation; it is noted in the table.`,
