@@ -98,6 +98,20 @@ func TestPredictRunEMTreeMissesRows(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "kbest.nwk") {
 		t.Fatalf("PredictRun with a tree missing row 9: error %v, want one naming kbest.nwk", err)
 	}
+	editSummary(t, dir, func(sum map[string]any) { delete(sum, "kbest_estimates") })
+	_, err = PredictRun(bigger, dir, [][]float64{{0.1, 3.2}}, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "map.nwk") {
+		t.Fatalf("PredictRun of an older EM run with a tree missing row 9: error %v, want one naming map.nwk", err)
+	}
+	if res, err := PredictRun(m, dir, [][]float64{{0.1, 3.2}}, RunOptions{}); err != nil || res.Trees != 1 {
+		t.Fatalf("PredictRun of an older EM run: %v, %v; want its best tree alone", res, err)
+	}
+}
+
+// editSummary rewrites the summary.json of the run in dir with edit
+// applied to its fields and returns the new file's bytes.
+func editSummary(t *testing.T, dir string, edit func(map[string]any)) []byte {
+	t.Helper()
 	path := filepath.Join(dir, "summary.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -107,18 +121,14 @@ func TestPredictRunEMTreeMissesRows(t *testing.T) {
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)
 	}
-	delete(sum, "kbest_estimates")
-	b, _ = json.Marshal(sum)
+	edit(sum)
+	if b, err = json.Marshal(sum); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = PredictRun(bigger, dir, [][]float64{{0.1, 3.2}}, RunOptions{})
-	if err == nil || !strings.Contains(err.Error(), "map.nwk") {
-		t.Fatalf("PredictRun of an older EM run with a tree missing row 9: error %v, want one naming map.nwk", err)
-	}
-	if res, err := PredictRun(m, dir, [][]float64{{0.1, 3.2}}, RunOptions{}); err != nil || res.Trees != 1 {
-		t.Fatalf("PredictRun of an older EM run: %v, %v; want its best tree alone", res, err)
-	}
+	return b
 }
 
 // TestPredictRunEMKBest checks PredictRun on an EM run against the
@@ -136,29 +146,16 @@ func TestPredictRunEMKBest(t *testing.T) {
 	if _, err := inference.RunEM(context.Background(), m, inference.EMConfig{Rounds: 4, K: 2, Seed: 2, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "summary.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw2 map[string]any
-	if err := json.Unmarshal(b, &raw2); err != nil {
-		t.Fatal(err)
-	}
-	ests, _ := raw2["kbest_estimates"].([]any)
-	if len(ests) != 2 {
-		t.Fatalf("summary.json has %d kbest_estimates, want 2", len(ests))
-	}
-	bounds := []float64{-10, -11}
-	for j, e := range ests {
-		e.(map[string]any)["bound"] = bounds[j]
-	}
-	if b, err = json.Marshal(raw2); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	b := editSummary(t, dir, func(sum map[string]any) {
+		ests, _ := sum["kbest_estimates"].([]any)
+		if len(ests) != 2 {
+			t.Fatalf("summary.json has %d kbest_estimates, want 2", len(ests))
+		}
+		bounds := []float64{-10, -11}
+		for j, e := range ests {
+			e.(map[string]any)["bound"] = bounds[j]
+		}
+	})
 	var sum struct {
 		KBest []struct {
 			Gamma map[string]struct{ Mean float64 } `json:"gamma_posteriors"`
