@@ -501,6 +501,29 @@ func (s *dirichletStep) targets() []siteTarget {
 	return out
 }
 
+// addCategoryCounts adds one to counts[at + x − 1] for each element of the
+// categorical factor f that is not missing, x its category (1..K) and at
+// the offset of its row r (its probability or logit vector) in r's
+// variable, laid out as counts is. A value that is not a category 1..K is
+// an error.
+func addCategoryCounts(env *graph.Env, f *graph.Factor, r graph.Row, K int, counts []float64) error {
+	return f.ForEach(env, func(off int) error {
+		x := env.Values[f.Target.ID][off]
+		if math.IsNaN(x) {
+			return nil
+		}
+		at, err := r.Offset(env)
+		if err != nil {
+			return err
+		}
+		if x != math.Trunc(x) || x < 1 || x > float64(K) {
+			return fmt.Errorf("%s = %v is not a category 1..%d", f.Target.Name, x, K)
+		}
+		counts[at+int(x)-1]++
+		return nil
+	})
+}
+
 func (s *dirichletStep) update(ch *Chain) error {
 	env := ch.st.Env
 	sc := scratchOf(ch, s, func() *dirichletScratch {
@@ -509,23 +532,7 @@ func (s *dirichletStep) update(ch *Chain) error {
 	clear(sc.counts)
 	for _, f := range s.readers {
 		c := f.Type.(stdlib.CategoryProbs)
-		r := f.Args[c.ProbsParam()].(graph.Row)
-		err := f.ForEach(env, func(off int) error {
-			x := env.Values[f.Target.ID][off]
-			if math.IsNaN(x) {
-				return nil
-			}
-			at, err := r.Offset(env)
-			if err != nil {
-				return err
-			}
-			if x != math.Trunc(x) || x < 1 || x > float64(s.K) {
-				return fmt.Errorf("%s = %v is not a category 1..%d", f.Target.Name, x, s.K)
-			}
-			sc.counts[at+int(x)-1]++
-			return nil
-		})
-		if err != nil {
+		if err := addCategoryCounts(env, f, f.Args[c.ProbsParam()].(graph.Row), s.K, sc.counts); err != nil {
 			return fmt.Errorf("%s: %w", s.Name(), err)
 		}
 	}

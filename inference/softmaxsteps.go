@@ -85,29 +85,13 @@ func (s *softmaxLeafStep) targets() []siteTarget {
 	return out
 }
 
-// counts sets sc.counts (N·D) to the number of elements of the readers
-// whose logit row is each leaf row and whose category is each column.
+// countCategories sets counts (N·D) to the number of elements of the
+// readers whose logit row is each leaf row and whose category is each
+// column.
 func (s *softmaxLeafStep) countCategories(env *graph.Env, counts []float64) error {
 	clear(counts)
-	D := s.b.D
 	for i, f := range s.readers {
-		r := s.rows[i]
-		err := f.ForEach(env, func(off int) error {
-			x := env.Values[f.Target.ID][off]
-			if math.IsNaN(x) {
-				return nil
-			}
-			at, err := r.Offset(env)
-			if err != nil {
-				return err
-			}
-			if x != math.Trunc(x) || x < 1 || x > float64(D) {
-				return fmt.Errorf("%s = %v is not a category 1..%d", f.Target.Name, x, D)
-			}
-			counts[at+int(x)-1]++
-			return nil
-		})
-		if err != nil {
+		if err := addCategoryCounts(env, f, s.rows[i], s.b.D, counts); err != nil {
 			return err
 		}
 	}
