@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/internal/cputime"
 	"github.com/pydtlang/pydtlang/internal/synth"
 )
 
@@ -34,12 +35,12 @@ func benchRunEM(b *testing.B, n, d, rounds int, budget time.Duration) {
 	data := map[string]*dataset.Matrix{"X": {Rows: n, Cols: d, Data: x, Source: "synth"}}
 	m := compileSource(b, "gaussian.pydt", src, data, nil)
 	for b.Loop() {
-		cpu := cpuSeconds()
+		cpu := cputime.Process().Seconds()
 		res, err := RunEM(context.Background(), m, EMConfig{Rounds: rounds, Time: budget, Seed: 1, Out: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(cpuSeconds()-cpu, "cpu-s")
+		b.ReportMetric(cputime.Process().Seconds()-cpu, "cpu-s")
 		b.ReportMetric(res.Bound, "bound")
 		b.ReportMetric(float64(res.Rounds), "rounds")
 	}

@@ -1,6 +1,0 @@
-//go:build !unix
-
-package inference
-
-// cpuSeconds is 0 where getrusage is unavailable.
-func cpuSeconds() float64 { return 0 }
