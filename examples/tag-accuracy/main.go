@@ -10,7 +10,8 @@
 // last kept draw; trace.csv holds only occupied(z)).
 // Last it prints the run's tree over the states (summary.nwk, whose leaf k
 // is the aligned state k; --tree names another file of the run, "" none)
-// with each leaf labelled by its state's tag and top words:
+// with each leaf labelled by its state's tag and top words; not with
+// --trace, whose raw states are not the tree's aligned ones:
 //
 //	pydtlang run examples/hmm-pos.pydt --data w=examples/data/brown/news/words.csv --set K=30 --set V=6279 --out pos
 //	go run ./examples/tag-accuracy --data examples/data/brown/news --run pos
@@ -39,6 +40,11 @@ func main() {
 	K := flag.Int("states", 0, "number of states (0: the largest state read)")
 	tree := flag.String("tree", "summary.nwk", "the run's tree file over the states to print labelled (leaf k: state k), or \"\"")
 	flag.Parse()
+	treeSet := false
+	flag.Visit(func(f *flag.Flag) { treeSet = treeSet || f.Name == "tree" })
+	if *trace && !treeSet {
+		*tree = "" // summary.nwk's leaves are aligned states, not chain 1's raw ones
+	}
 	if err := score(os.Stdout, *data, *run, *trace, *K, *tree); err != nil {
 		fmt.Fprintln(os.Stderr, "tag-accuracy:", err)
 		os.Exit(1)
@@ -48,6 +54,9 @@ func main() {
 func score(out io.Writer, data, run string, trace bool, K int, tree string) error {
 	if run == "" {
 		return fmt.Errorf("--run DIR is required")
+	}
+	if trace && tree != "" {
+		return fmt.Errorf("--trace reads the raw states of chain 1's last draw, but the tree %s is over aligned states: its leaves would be labelled by other states' tags and words (pass --tree \"\")", tree)
 	}
 	tg, err := brown.ReadTagging(data)
 	if err != nil {

@@ -50,3 +50,13 @@ func TestReadStates(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceRefusesAlignedTree: the raw states of --trace do not label the
+// leaves of summary.nwk, whose states are aligned: asking for both is an
+// error, before any file is read.
+func TestTraceRefusesAlignedTree(t *testing.T) {
+	err := score(os.Stdout, t.TempDir(), t.TempDir(), true, 0, "summary.nwk")
+	if err == nil || !strings.Contains(err.Error(), "aligned states") {
+		t.Errorf("got %v, want an error about the tree's aligned states", err)
+	}
+}
