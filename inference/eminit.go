@@ -93,15 +93,17 @@ func cutTree(tr *pydt.Tree, k int) (*pydt.Tree, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("cutting the initial tree into %d clusters", k)
 	}
-	if k == 1 && !tr.IsLeaf(tr.Root()) {
-		out := pydt.New(tr.NumLeaves())
-		return rebuildTree(tr, out, func(v, into pydt.NodeID) {
-			for _, l := range tr.PostOrderFrom(v, nil) {
-				if tr.IsLeaf(l) {
-					out.AddChild(into, l)
-				}
+	out := pydt.New(tr.NumLeaves())
+	// flat adds the rows below tr's node v under out's node into.
+	flat := func(v, into pydt.NodeID) {
+		for _, l := range tr.PostOrderFrom(v, nil) {
+			if tr.IsLeaf(l) {
+				out.AddChild(into, l)
 			}
-		}, "cutting")
+		}
+	}
+	if k == 1 {
+		return rebuildTree(tr, out, flat, "cutting")
 	}
 	var internal []pydt.NodeID
 	for _, v := range tr.PreOrder(nil) {
@@ -114,7 +116,6 @@ func cutTree(tr *pydt.Tree, k int) (*pydt.Tree, error) {
 	for _, v := range internal[:min(k-1, len(internal))] {
 		top[v] = true
 	}
-	out := pydt.New(tr.NumLeaves())
 	var build func(v, into pydt.NodeID)
 	build = func(v, into pydt.NodeID) {
 		for c := range tr.Children(v) {
@@ -128,11 +129,7 @@ func cutTree(tr *pydt.Tree, k int) (*pydt.Tree, error) {
 			default:
 				w := out.NewInternal(tr.Time(c))
 				out.AddChild(into, w)
-				for _, l := range tr.PostOrderFrom(c, nil) {
-					if tr.IsLeaf(l) {
-						out.AddChild(w, l)
-					}
-				}
+				flat(c, w)
 			}
 		}
 	}
