@@ -47,14 +47,20 @@ func TestGHKQuantileRoundTrip(t *testing.T) {
 // test priors (σ² ≈ 1) and with a prior that puts σ² near 20, the regime of
 // the animals posterior where the orthant's walls bind. Dropping the
 // Jacobian log v', or the Φ_j terms of the target, fails it by many
-// standard errors (docs/probit-mixing.md).
+// standard errors (docs/probit-mixing.md). A third case makes a quarter of
+// Y's entries missing, so columns take the Cholesky factor of their
+// observed rows.
 func TestProbitGHKInvariance(t *testing.T) {
 	const n, d, reps, moves = 6, 8, 10000, 2
 	for _, c := range []struct {
 		name, prior string
+		missing     float64 // the share of Y's entries made missing
 	}{
-		{"test priors", "prec ~ Gamma(3, 3)"},
-		{"sigma2 near 20", "prec ~ Gamma(4, 80)"},
+		{"test priors", "prec ~ Gamma(3, 3)", 0},
+		{"sigma2 near 20", "prec ~ Gamma(4, 80)", 0},
+		// Columns with missing entries take their own Cholesky factor of
+		// the observed rows' K (ghkScratch.sub).
+		{"missing entries", "prec ~ Gamma(3, 3)", 0.25},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := strings.Replace(probitModel, "prec ~ Gamma(3, 3)", c.prior, 1)
@@ -73,10 +79,18 @@ func TestProbitGHKInvariance(t *testing.T) {
 				t.Fatal("no ghk move")
 			}
 			stats := func(ch *Chain) []float64 {
-				var sq, abs, sum2, agree float64
+				// Only the observed entries: a missing entry's u is
+				// not in the chain's state, and the move need not keep
+				// its joint law with the rest.
+				var sq, abs, sum2, agree, nobs float64
+				y := ch.st.Env.Values[m.Data.ID]
 				for dim := range d {
 					var s, sy float64
 					for i := range n {
+						if math.IsNaN(y[i*d+dim]) {
+							continue
+						}
+						nobs++
 						u := ch.trees[0].aux[i*d+dim]
 						sq += u * u
 						abs += math.Abs(u)
@@ -89,9 +103,9 @@ func TestProbitGHKInvariance(t *testing.T) {
 				// The signs agree more within a column the larger σ² is:
 				// log prec times their agreement (a function of Y, which
 				// the move keeps) tests that prec still depends on Y.
-				agree = agree/(n*d) - 2.5
+				agree = agree/nobs - 2.5
 				lp := math.Log(ch.get(pv))
-				return []float64{lp, sq / (n * d), abs / (n * d), sum2 / (n * d), lp * agree}
+				return []float64{lp, sq / nobs, abs / nobs, sum2 / nobs, lp * agree}
 			}
 			names := []string{"log prec", "mean u²", "mean |u|", "(Σu)²/n", "log prec·agree"}
 			rng := rand.New(rand.NewPCG(61, 62))
@@ -99,6 +113,17 @@ func TestProbitGHKInvariance(t *testing.T) {
 			var moved float64
 			for r := range reps {
 				ch := jointProbitState(t, m, sched, rng)
+				if c.missing > 0 {
+					// Entries of a joint draw made missing leave a draw
+					// from the joint of the rest; their u enter no
+					// target and stay as they are.
+					y := ch.st.Env.Values[m.Data.ID]
+					for k := range y {
+						if rng.Float64() < c.missing {
+							y[k] = math.NaN()
+						}
+					}
+				}
 				before := stats(ch)
 				if r < 100 {
 					ghkRoundTrip(t, ch, g.(*probitGHKStep))
@@ -144,10 +169,13 @@ func ghkRoundTrip(t *testing.T, ch *Chain, g *probitGHKStep) {
 	if f := g.at(ch, x0, 0); math.IsInf(f, -1) {
 		t.Fatal("f(0) = -Inf")
 	}
-	aux := ch.trees[0].aux
-	for k, u := range ch.probit.ghk.u {
-		if math.Abs(u-aux[k]) > 1e-9*math.Max(1, math.Abs(aux[k])) {
-			t.Fatalf("entry %d: u = %.17g decoded as %.17g", k, aux[k], u)
+	aux, gs, d := ch.trees[0].aux, &ch.probit.ghk, ch.trees[0].b.D
+	for dim, rows := range gs.rows { // the observed entries
+		for _, i := range rows {
+			k := i*d + dim
+			if u := gs.u[k]; math.Abs(u-aux[k]) > 1e-9*math.Max(1, math.Abs(aux[k])) {
+				t.Fatalf("entry %d: u = %.17g decoded as %.17g", k, aux[k], u)
+			}
 		}
 	}
 }
