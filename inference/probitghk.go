@@ -341,7 +341,6 @@ func (p *probitGHKStep) prepare(ch *Chain) (float64, bool, error) {
 // at moves the variance to δ, decodes the auxiliaries into g.u and returns
 // f(δ), -Inf where the variance leaves its support or a decoded auxiliary
 // is not finite or on the wrong side.
-
 func (p *probitGHKStep) at(ch *Chain, x0, delta float64) float64 {
 	t := ch.trees[p.k]
 	b, env := t.b, ch.st.Env
