@@ -56,8 +56,11 @@ type catGibbsStep struct {
 	logits   []bool                // per row: a logit vector (stdlib.CategoryLogits)
 	rowVars  []*graph.Var          // the distinct variables of rows
 	rowVarOf []int                 // rows[i]'s variable: index into rowVars
-	trees    []int
-	names    []string
+	// rowVarLogits[j] reports whether rowVars[j] is read as logits: a
+	// variable read both ways has an entry (and a cache) for each.
+	rowVarLogits []bool
+	trees        []int
+	names        []string
 }
 
 // catGibbsScratch is a chain's scratch space of a catGibbsStep.
@@ -180,10 +183,18 @@ func (s *catGibbsStep) addRow(f *graph.Factor) {
 			return
 		}
 	}
-	i := slices.Index(s.rowVars, r.V)
+	// A variable read both as probabilities and as logits has two caches
+	// (log p and log softmax differ).
+	i := -1
+	for j, v := range s.rowVars {
+		if v == r.V && s.rowVarLogits[j] == logits {
+			i = j
+		}
+	}
 	if i < 0 {
 		i = len(s.rowVars)
 		s.rowVars = append(s.rowVars, r.V)
+		s.rowVarLogits = append(s.rowVarLogits, logits)
 	}
 	s.rowOf[f] = len(s.rows)
 	s.rows = append(s.rows, r)

@@ -382,3 +382,75 @@ func TestGewekeTopics(t *testing.T) {
 	}
 	gewekeRun(t, m, names, stats, m.SampleJoint, func(ch *Chain) { redrawOthers(t, ch) }, 16, 500, 4000)
 }
+
+// TestCatGibbsProbsAndLogitsOfOneVar: one variable read through z both as
+// probabilities (Categorical(phi[z[t]])) and as logits
+// (Categorical(softmax(phi[z[t]]))) gets the two readers' log weights, each
+// from its own cache of the rows (log phi and log softmax(phi)), against
+// the model written out by hand.
+func TestCatGibbsProbsAndLogitsOfOneVar(t *testing.T) {
+	const src = `
+dim N, D, T, K, V
+data X : real[N, D]
+X ~ PYDT(1, 0.5, 1, 1)
+data w : categorical(V)[T]
+data u : categorical(V)[T]
+param z : categorical(K)[T]
+param p : unit[K]
+data phi : unit[K, V]
+p ~ Dirichlet(1)
+for k in 1:K {
+  phi[k] ~ Dirichlet(1)
+}
+for t in 1:T {
+  z[t] ~ Categorical(p)
+  w[t] ~ Categorical(phi[z[t]])
+  u[t] ~ Categorical(softmax(phi[z[t]]))
+}
+`
+	const T, K, V = 4, 3, 3
+	m := compileSource(t, "both.pydt", []byte(src), map[string]*dataset.Matrix{
+		"X": dataMat(3, 1, func(i, _ int) float64 { return float64(i) }),
+		"w": dataMat(T, 1, func(i, _ int) float64 { return float64(i%V + 1) }),
+		"u": dataMat(T, 1, func(i, _ int) float64 { return float64((i+1)%V + 1) }),
+		"phi": dataMat(K, V, func(i, j int) float64 {
+			return []float64{0.2, 0.5, 0.3, 0.6, 0.1, 0.3, 0.25, 0.25, 0.5}[i*V+j]
+		}),
+	}, map[string]float64{"K": K, "V": V})
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s *catGibbsStep
+	for _, st := range sched.Steps {
+		if c, ok := st.(*catGibbsStep); ok {
+			s = c
+		}
+	}
+	if s == nil {
+		t.Fatalf("no enumeration step in\n%s", sched.Explain())
+	}
+	ch, err := NewChain(m, sched, 7, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(name string) []float64 { v, _ := m.G.Lookup(name); return ch.st.Env.Values[v.ID] }
+	p, phi, w, u := get("p"), get("phi"), get("w"), get("u")
+	sc := s.scratch(ch)
+	for off := range T {
+		s.weights(ch, sc, off)
+		var want [K]float64
+		for k := range K {
+			var norm float64
+			for v := range V {
+				norm += math.Exp(phi[k*V+v])
+			}
+			want[k] = math.Log(p[k]) + math.Log(phi[k*V+int(w[off])-1]) + phi[k*V+int(u[off])-1] - math.Log(norm)
+		}
+		for k := range K {
+			if got, exp := sc.lp[k]-sc.lp[0], want[k]-want[0]; math.Abs(got-exp) > 1e-9 {
+				t.Errorf("z[%d] = %d: log weight %v relative to category 1, want %v", off+1, k+1, got, exp)
+			}
+		}
+	}
+}
