@@ -204,6 +204,42 @@ func TestResumeEMRefuses(t *testing.T) {
 	if _, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 4}); err == nil || !strings.Contains(err.Error(), "newer pydtlang") {
 		t.Errorf("checkpoint of version 99: %v", err)
 	}
+	// A tree's value that is not its EM bound plus its Laplace correction
+	// is a damaged file; a checkpoint without times_integrated (written
+	// before the correction) resumes ranking by the bound alone.
+	edit := func(f func(cp map[string]any)) {
+		t.Helper()
+		var cp map[string]any
+		if err := json.Unmarshal(b, &cp); err != nil {
+			t.Fatal(err)
+		}
+		if cp["times_integrated"] != true {
+			t.Fatalf("the run's checkpoint: times_integrated %v", cp["times_integrated"])
+		}
+		f(cp)
+		nb, err := json.Marshal(cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nb, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(func(cp map[string]any) {
+		tr := cp["trees"].([]any)[0].(map[string]any)
+		tr["laplace_correction"] = tr["laplace_correction"].(float64) + 1
+	})
+	if _, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 4}); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("a tree's value not its EM bound plus correction: %v", err)
+	}
+	edit(func(cp map[string]any) { delete(cp, "times_integrated") })
+	res, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 4})
+	if err != nil {
+		t.Fatalf("a checkpoint written before the Laplace correction: %v", err)
+	}
+	if res.TimesIntegrated || res.Laplace != 0 || res.Bound != res.EMBound {
+		t.Errorf("resumed without the correction: times_integrated %v, value %v = %v + %v", res.TimesIntegrated, res.Bound, res.EMBound, res.Laplace)
+	}
 }
 
 // The run directory testdata/v4emrun/run was written by pydtlang with
