@@ -158,6 +158,12 @@ func (cp *copier) expr(x Expr) Expr {
 		return Op{Op: x.Op, X: cp.expr(x.X), Y: cp.expr(x.Y)}
 	case *Call:
 		return &Call{F: x.F, Args: cp.exprs(x.Args)}
+	case *ArrayDef:
+		a := &ArrayDef{V: cp.v(x.V)}
+		for _, p := range x.Parts {
+			a.Parts = append(a.Parts, &DefPart{Pos: p.Pos, Loops: slices.Clone(p.Loops), Index: cp.exprs(p.Index), X: cp.expr(p.X), loopRecs: p.loopRecs})
+		}
+		return a
 	}
 	if cp.err == nil {
 		cp.err = fmt.Errorf("graph: Bind cannot copy the expression %s (%T)", x, x)
@@ -295,6 +301,7 @@ func (p *Program) Bind(b Bindings) (*Graph, error) {
 	c.sizes()
 	c.bindSupports()
 	c.bindFactors(all)
+	c.arrayDefCoverage()
 	c.coverage()
 	c.roles()
 	g.readers = g.index()
@@ -422,6 +429,9 @@ func (c *compiler) bindSupports() {
 	for _, v := range c.bound.defines {
 		w := c.g.Vars[v.ID]
 		w.Support = support(w.Expr)
+		if a, ok := w.Expr.(*ArrayDef); ok {
+			w.Support = arraySupport(a)
+		}
 	}
 }
 
@@ -460,6 +470,16 @@ func (c *compiler) bindFactors(all []*Factor) {
 		loops[i] = bounds{int(lo), int(hi), false}
 		if !okLo || !okHi {
 			loops[i] = bounds{1, -1, true}
+		}
+	}
+	for _, v := range c.g.Vars {
+		if a, ok := v.Expr.(*ArrayDef); ok {
+			for _, p := range a.Parts {
+				for k := range p.Loops {
+					b := loops[p.loopRecs[k]]
+					p.Loops[k].Lo, p.Loops[k].Hi, p.Loops[k].unknown = b.lo, b.hi, b.unknown
+				}
+			}
 		}
 	}
 	// Constant indices against the bound dimensions.

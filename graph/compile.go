@@ -148,8 +148,10 @@ func compileOnce(f *lang.File, opts Options, record bool) (*Graph, *progRec, err
 	c.bindData()
 	c.shapes()
 	c.sizes()
+	c.markArrayDefs(f.Stmts)
 	c.defines(f.Stmts)
 	c.statements(f.Stmts)
+	c.arrayDefCoverage()
 	c.coverage()
 	c.roles()
 	c.order()
@@ -672,7 +674,7 @@ func (c *compiler) statements(stmts []lang.Stmt) {
 			case s.Op != lang.Define:
 				c.assign(s)
 			case len(c.loops) > 0:
-				c.errs.Addf(s.OpPos, "deterministic definitions (=) are scalar for now and cannot appear in loops")
+				c.assign(s) // an element of a deterministic array
 			}
 		case *lang.ForBlock:
 			c.forBlock(s)
@@ -1477,8 +1479,12 @@ func arrayRef(x Expr) *Var {
 
 // define compiles a deterministic definition "x = expr".
 func (c *compiler) define(v *Var, s *lang.Assign) {
-	if len(s.LHS.Indices) > 0 || v.Declared {
-		c.errs.Addf(s.OpPos, "deterministic definitions (=) are scalar for now; %s must be an undeclared scalar outside loops", v.Name)
+	if len(s.LHS.Indices) > 0 || len(c.loops) > 0 {
+		c.defineElems(v, s)
+		return
+	}
+	if v.Declared {
+		c.errs.Addf(s.OpPos, "a deterministic scalar (=) must not be declared; %s is declared: remove the declaration, or index it to define the elements of an array", v.Name)
 		return
 	}
 	if v.Role != Deterministic {

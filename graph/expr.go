@@ -529,5 +529,12 @@ func inspect(x Expr, f func(Expr)) {
 		for _, a := range x.Idx {
 			inspect(a, f)
 		}
+	case *ArrayDef:
+		for _, p := range x.Parts {
+			for _, a := range p.Index {
+				inspect(a, f)
+			}
+			inspect(p.X, f)
+		}
 	}
 }

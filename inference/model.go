@@ -575,6 +575,19 @@ func (m *Model) LatentArrays() []*graph.Var {
 	return out
 }
 
+// DeterministicArrays lists the deterministic arrays, whose elements
+// statements "m[k] = ..." define (graph.ArrayDef). A run traces every
+// element of them (see Model.Traced).
+func (m *Model) DeterministicArrays() []*graph.Var {
+	var out []*graph.Var
+	for _, v := range m.G.Vars {
+		if _, ok := v.Expr.(*graph.ArrayDef); ok && v.Role == graph.Deterministic {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // Traced is one column of trace.csv: element Off (row-major) of Var, named
 // Name: the variable's name for a scalar, else the element in the
 // language's 1-based indexing, e.g. prec[2] or w[1,3].
@@ -644,13 +657,14 @@ func labelArrays(cols []Traced) []*graph.Var {
 
 // Traced lists the columns of trace.csv after log_lik: the stochastic
 // scalars (Model.Scalars), then every element of the latent arrays
-// (Model.LatentArrays) in row-major order.
+// (Model.LatentArrays) and then of the deterministic arrays
+// (Model.DeterministicArrays), in row-major order.
 func (m *Model) Traced() []Traced {
 	var out []Traced
 	for _, v := range m.Scalars() {
 		out = append(out, Traced{Var: v, Name: v.Name})
 	}
-	for _, v := range m.LatentArrays() {
+	for _, v := range append(m.LatentArrays(), m.DeterministicArrays()...) {
 		for off := range v.Len() {
 			idx := make([]string, len(v.Dims))
 			rest := off

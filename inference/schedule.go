@@ -208,6 +208,9 @@ func elemReads(x graph.Expr, v *graph.Var, env *graph.Env, dets map[*graph.Var]o
 			s.all = true
 		}
 	case graph.Elem:
+		if d, ok := dets[x.V]; ok {
+			s.union(d) // an element of a deterministic array: what any element reads
+		}
 		if x.V == v {
 			if off, ok := staticOffset(x, env); ok {
 				s.add(off)
