@@ -728,7 +728,7 @@ func (res *Result) writeStates(out string) error {
 
 // WriteTable prints the run's summary table.
 func (res *Result) WriteTable(w io.Writer) error {
-	if err := diagnostics.WriteTable(w, res.Scalars); err != nil {
+	if err := writeShortTable(w, res.Scalars); err != nil {
 		return err
 	}
 	var names []string
@@ -779,7 +779,7 @@ func (res *Result) WriteTable(w io.Writer) error {
 		}
 		if len(a.Scalars) > 0 {
 			fmt.Fprintln(w, "aligned:")
-			if err := diagnostics.WriteTable(w, a.Scalars); err != nil {
+			if err := writeShortTable(w, a.Scalars); err != nil {
 				return err
 			}
 		}
@@ -840,7 +840,7 @@ func (res *Result) writeWarnings(w io.Writer) error {
 		}
 	}
 	if len(rhat) > 0 {
-		if _, err := fmt.Fprintf(w, "warning: split R-hat above 1.01 for %s: the chains disagree; run longer before trusting these estimates\n", strings.Join(rhat, ", ")); err != nil {
+		if _, err := fmt.Fprintf(w, "warning: split R-hat above 1.01 for %s: the chains disagree; run longer before trusting these estimates\n", nameList(rhat)); err != nil {
 			return err
 		}
 	}
@@ -861,7 +861,7 @@ func (res *Result) writeWarnings(w io.Writer) error {
 		}
 	}
 	if len(ess) > 0 {
-		_, err := fmt.Fprintf(w, "warning: bulk ESS below %d (100 per chain) for %s: estimates of the mean are noisy; run longer or thin less\n", 100*res.Chains, strings.Join(ess, ", "))
+		_, err := fmt.Fprintf(w, "warning: bulk ESS below %d (100 per chain) for %s: estimates of the mean are noisy; run longer or thin less\n", 100*res.Chains, nameList(ess))
 		return err
 	}
 	return nil

@@ -1,0 +1,121 @@
+package inference
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/pydtlang/pydtlang/inference/diagnostics"
+)
+
+// MaxArrayRows is how many elements of one latent array the printed table
+// and the warnings name. A larger array (the topic proportions theta[m, k]
+// of a topic model have M·K elements) is shortened to its first
+// MaxArrayRows elements and one line that gives its largest R-hat and
+// smallest bulk ESS; summary.json and trace.csv keep every element.
+const MaxArrayRows = 10
+
+// arrayOf returns the array part of a scalar's name ("theta" for
+// "theta[3,2]"), or "" for a plain scalar.
+func arrayOf(name string) string {
+	if i := strings.IndexByte(name, '['); i > 0 {
+		return name[:i]
+	}
+	return ""
+}
+
+// shortArray is an array whose table rows were cut.
+type shortArray struct {
+	name       string
+	hidden     int
+	maxRhat    float64
+	minESSBulk float64
+}
+
+// shortenTable keeps at most MaxArrayRows elements of each array and
+// describes the rest.
+func shortenTable(sums []diagnostics.Summary) ([]diagnostics.Summary, []shortArray) {
+	count := map[string]int{}
+	for _, s := range sums {
+		if a := arrayOf(s.Name); a != "" {
+			count[a]++
+		}
+	}
+	var kept []diagnostics.Summary
+	var cut []shortArray
+	at := map[string]int{}
+	seen := map[string]int{}
+	for _, s := range sums {
+		a := arrayOf(s.Name)
+		if a == "" || count[a] <= MaxArrayRows {
+			kept = append(kept, s)
+			continue
+		}
+		seen[a]++
+		if seen[a] <= MaxArrayRows {
+			kept = append(kept, s)
+			continue
+		}
+		i, ok := at[a]
+		if !ok {
+			i = len(cut)
+			at[a] = i
+			cut = append(cut, shortArray{name: a, maxRhat: math.Inf(-1), minESSBulk: math.Inf(1)})
+		}
+		c := &cut[i]
+		c.hidden++
+		// NaN R-hat or ESS (a constant element) is left out of the extremes.
+		if s.Rhat > c.maxRhat {
+			c.maxRhat = s.Rhat
+		}
+		if s.ESSBulk < c.minESSBulk {
+			c.minESSBulk = s.ESSBulk
+		}
+	}
+	return kept, cut
+}
+
+// writeShortTable prints the table with large arrays shortened.
+func writeShortTable(w io.Writer, sums []diagnostics.Summary) error {
+	kept, cut := shortenTable(sums)
+	if err := diagnostics.WriteTable(w, kept); err != nil {
+		return err
+	}
+	for _, c := range cut {
+		if _, err := fmt.Fprintf(w, "... %s: %d more elements not shown (largest rhat %.3f, smallest ess_bulk %.0f); summary.json and trace.csv hold every element\n",
+			c.name, c.hidden, c.maxRhat, c.minESSBulk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nameList joins names for a warning, naming at most MaxArrayRows
+// elements of any one array and counting the rest.
+func nameList(names []string) string {
+	perArray := map[string]int{}
+	more := map[string]int{}
+	var order []string
+	var out []string
+	for _, n := range names {
+		a := arrayOf(n)
+		if a == "" {
+			out = append(out, n)
+			continue
+		}
+		perArray[a]++
+		if perArray[a] <= MaxArrayRows {
+			out = append(out, n)
+			continue
+		}
+		if more[a] == 0 {
+			order = append(order, a)
+		}
+		more[a]++
+	}
+	for _, a := range order {
+		out = append(out, fmt.Sprintf("%d more elements of %s", more[a], a))
+	}
+	return strings.Join(out, ", ")
+}
