@@ -247,6 +247,34 @@ func lowerQuantileLog(lp float64) float64 {
 	return x
 }
 
+// factor returns the Cholesky factor of K for column dim at variance s2
+// (in g.sub, or for a fully observed column in g.l, factorised again only
+// when s2 differs from *fullVar, the variance g.l holds), and false when K
+// is not numerically positive definite.
+func (g *ghkScratch) factor(n, dim int, s2 float64, fullVar *float64) ([]float64, bool) {
+	rows := g.rows[dim]
+	if !g.full[dim] {
+		return g.sub, cholesky(g.sub, g.c, n, rows, s2)
+	}
+	if s2 != *fullVar {
+		*fullVar = s2
+		if !cholesky(g.l, g.c, n, rows, s2) {
+			return nil, false
+		}
+	}
+	return g.l, true
+}
+
+// condMean returns m_j = Σ_{k<j} L_jk e_k for row j of the m×m factor l.
+func (g *ghkScratch) condMean(l []float64, m, j int) float64 {
+	lj := l[j*m : j*m+j]
+	mu := 0.0
+	for k, ek := range g.e[:j] {
+		mu += lj[k] * ek
+	}
+	return mu
+}
+
 // prepare lays out the observed rows of every column and the tree's shared
 // times, encodes the current auxiliaries at the current variances and
 // returns Σ log Φ_j there. It reports false when the current u is outside
@@ -300,25 +328,13 @@ func (p *probitGHKStep) prepare(ch *Chain) (float64, bool, error) {
 		if len(rows) == 0 {
 			continue
 		}
-		l := g.sub
-		if g.full[dim] {
-			l = g.l
-			if h.variances[dim] != fullVar {
-				fullVar = h.variances[dim]
-				if !cholesky(l, g.c, n, rows, fullVar) {
-					return 0, false, nil
-				}
-			}
-		} else if !cholesky(l, g.c, n, rows, h.variances[dim]) {
+		l, ok := g.factor(n, dim, h.variances[dim], &fullVar)
+		if !ok {
 			return 0, false, nil
 		}
 		m := len(rows)
 		for j, i := range rows {
-			lj := l[j*m : j*m+j]
-			mu := 0.0
-			for k, ek := range g.e[:j] {
-				mu += lj[k] * ek
-			}
+			mu := g.condMean(l, m, j)
 			s, ljj := g.sgn[dim][j], l[j*m+j]
 			e := (t.aux[i*d+dim] - mu) / ljj
 			a := -s * mu / ljj
@@ -360,25 +376,13 @@ func (p *probitGHKStep) at(ch *Chain, x0, delta float64) float64 {
 		if len(rows) == 0 {
 			continue
 		}
-		l := g.sub
-		if g.full[dim] {
-			l = g.l
-			if h.variances[dim] != fullVar {
-				fullVar = h.variances[dim]
-				if !cholesky(l, g.c, n, rows, fullVar) {
-					return math.Inf(-1)
-				}
-			}
-		} else if !cholesky(l, g.c, n, rows, h.variances[dim]) {
+		l, ok := g.factor(n, dim, h.variances[dim], &fullVar)
+		if !ok {
 			return math.Inf(-1)
 		}
 		m := len(rows)
 		for j, i := range rows {
-			lj := l[j*m : j*m+j]
-			mu := 0.0
-			for k, ek := range g.e[:j] {
-				mu += lj[k] * ek
-			}
+			mu := g.condMean(l, m, j)
 			s, ljj := g.sgn[dim][j], l[j*m+j]
 			a := -s * mu / ljj
 			k := i*d + dim
