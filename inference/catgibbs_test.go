@@ -83,13 +83,10 @@ func TestCatGibbsSchedule(t *testing.T) {
 	}
 }
 
-// TestCatGibbsWeights checks the step's conditional log weights of each
-// z[t] against the model written out by hand: log theta[doc[t], k] +
-// log phi[k, w[t]] + log N(y[t]; mu[k], 1), up to a constant in k.
-func TestCatGibbsWeights(t *testing.T) {
-	doc := []float64{1, 2, 2, 1, 2, 1}
-	const K, V = 3, 4
-	m := compileLDA(t, K, V, doc)
+// catGibbsChain schedules m and returns its (last) enumeration step and a
+// chain seeded (seed, stream); it fails t if there is no such step.
+func catGibbsChain(t *testing.T, m *Model, seed, stream uint64) (*catGibbsStep, *Chain) {
+	t.Helper()
 	sched, err := NewSchedule(m)
 	if err != nil {
 		t.Fatal(err)
@@ -103,10 +100,21 @@ func TestCatGibbsWeights(t *testing.T) {
 	if s == nil {
 		t.Fatalf("no enumeration step in\n%s", sched.Explain())
 	}
-	ch, err := NewChain(m, sched, 3, 4)
+	ch, err := NewChain(m, sched, seed, stream)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, ch
+}
+
+// TestCatGibbsWeights checks the step's conditional log weights of each
+// z[t] against the model written out by hand: log theta[doc[t], k] +
+// log phi[k, w[t]] + log N(y[t]; mu[k], 1), up to a constant in k.
+func TestCatGibbsWeights(t *testing.T) {
+	doc := []float64{1, 2, 2, 1, 2, 1}
+	const K, V = 3, 4
+	m := compileLDA(t, K, V, doc)
+	s, ch := catGibbsChain(t, m, 3, 4)
 	get := func(name string) []float64 { v, _ := m.G.Lookup(name); return ch.st.Env.Values[v.ID] }
 	for sweep := range 3 {
 		if sweep > 0 {
@@ -299,22 +307,9 @@ func TestCatGibbsLogitWeights(t *testing.T) {
 		"w":   dataMat(len(doc), 1, func(i, _ int) float64 { return float64(i%V + 1) }),
 		"doc": dataMat(len(doc), 1, func(i, _ int) float64 { return doc[i] }),
 	}, map[string]float64{"K": K, "M": 2, "V": V})
-	sched, err := NewSchedule(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s *catGibbsStep
-	for _, st := range sched.Steps {
-		if c, ok := st.(*catGibbsStep); ok {
-			s = c
-		}
-	}
-	if s == nil || !strings.Contains(sched.Explain(), "softmax-leaf(eta)") {
-		t.Fatalf("no enumeration step or no softmax-leaf step in\n%s", sched.Explain())
-	}
-	ch, err := NewChain(m, sched, 5, 6)
-	if err != nil {
-		t.Fatal(err)
+	s, ch := catGibbsChain(t, m, 5, 6)
+	if explain := ch.sched.Explain(); !strings.Contains(explain, "softmax-leaf(eta)") {
+		t.Fatalf("no softmax-leaf step in\n%s", explain)
 	}
 	get := func(name string) []float64 { v, _ := m.G.Lookup(name); return ch.st.Env.Values[v.ID] }
 	for sweep := range 3 {
@@ -417,23 +412,7 @@ for t in 1:T {
 			return []float64{0.2, 0.5, 0.3, 0.6, 0.1, 0.3, 0.25, 0.25, 0.5}[i*V+j]
 		}),
 	}, map[string]float64{"K": K, "V": V})
-	sched, err := NewSchedule(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s *catGibbsStep
-	for _, st := range sched.Steps {
-		if c, ok := st.(*catGibbsStep); ok {
-			s = c
-		}
-	}
-	if s == nil {
-		t.Fatalf("no enumeration step in\n%s", sched.Explain())
-	}
-	ch, err := NewChain(m, sched, 7, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ch := catGibbsChain(t, m, 7, 8)
 	get := func(name string) []float64 { v, _ := m.G.Lookup(name); return ch.st.Env.Values[v.ID] }
 	p, phi, w, u := get("p"), get("phi"), get("w"), get("u")
 	sc := s.scratch(ch)
