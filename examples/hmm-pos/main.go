@@ -27,7 +27,6 @@ import (
 
 	"github.com/pydtlang/pydtlang/internal/brown"
 	"github.com/pydtlang/pydtlang/internal/tagreport"
-	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 func main() {
@@ -105,7 +104,7 @@ func run(data string, cfg config, tokens, sweeps, every int, seed uint64, treeOu
 		}
 	}
 	fmt.Println("\nthe tree over the states (branch points with their time t; leaves: state, most frequent base tag, top words):")
-	printTree(s.tree, s.tree.Root(), label, "")
+	tagreport.PrintTree(os.Stdout, s.tree, s.tree.Root(), label, "")
 	if treeOut != "" {
 		s.tree.Labels = label
 		if err := os.WriteFile(treeOut, append(s.tree.AppendNewickLabeled(nil, nil), '\n'), 0o644); err != nil {
@@ -113,17 +112,4 @@ func run(data string, cfg config, tokens, sweeps, every int, seed uint64, treeOu
 		}
 	}
 	return nil
-}
-
-// printTree prints the subtree below v indented, branch points with their
-// time.
-func printTree(tr *pydt.Tree, v pydt.NodeID, label []string, indent string) {
-	if tr.IsLeaf(v) {
-		fmt.Printf("%s- %s\n", indent, label[v])
-		return
-	}
-	fmt.Printf("%s+ t = %.3f\n", indent, tr.Time(v).T())
-	for c := range tr.Children(v) {
-		printTree(tr, c, label, indent+"  ")
-	}
 }

@@ -110,21 +110,8 @@ func score(out io.Writer, data, run string, trace bool, K int, tree string) erro
 		}
 	}
 	fmt.Fprintf(out, "\nthe tree over the states (%s; branch points with their time t; leaves: state, most frequent base tag, top words):\n", tree)
-	printTree(out, tr, tr.Root(), label, "")
+	tagreport.PrintTree(out, tr, tr.Root(), label, "")
 	return nil
-}
-
-// printTree prints the subtree below v indented, branch points with their
-// time.
-func printTree(out io.Writer, tr *pydt.Tree, v pydt.NodeID, label []string, indent string) {
-	if tr.IsLeaf(v) {
-		fmt.Fprintf(out, "%s- %s\n", indent, label[v])
-		return
-	}
-	fmt.Fprintf(out, "%s+ t = %.3f\n", indent, tr.Time(v).T())
-	for c := range tr.Children(v) {
-		printTree(out, tr, c, label, indent+"  ")
-	}
 }
 
 // readStates reads the 0-based states of states-z.csv (header t, state,
@@ -139,6 +126,9 @@ func readStates(path string) ([]int, error) {
 	}
 	z := make([]int, 0, len(rows)-1)
 	for i, r := range rows[1:] {
+		if len(r) < 2 {
+			return nil, fmt.Errorf("%s: line %d: want t,state,prob, got %q", path, i+2, strings.Join(r, ","))
+		}
 		t, err1 := strconv.Atoi(r[0])
 		s, err2 := strconv.Atoi(r[1])
 		if err1 != nil || err2 != nil || t != i+1 || s < 1 {

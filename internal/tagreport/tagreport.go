@@ -1,7 +1,8 @@
 // Package tagreport prints how the hidden states of an HMM fitted to a
 // Brown category (package internal/brown) match the gold tags: the
 // accuracies of package inference/labels and a table of the states. It is
-// shared by examples/hmm-baseline and examples/hmm-pos.
+// shared by examples/hmm-baseline, examples/hmm-pos and
+// examples/tag-accuracy, with the tree over the states (PrintTree).
 package tagreport
 
 import (
@@ -12,6 +13,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/inference/labels"
 	"github.com/pydtlang/pydtlang/internal/brown"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // Accuracies returns the many-to-one accuracies of the states z (in
@@ -76,4 +78,17 @@ func States(out io.Writer, tg *brown.Tagging, z []int, K int, w, base []int) (ma
 		fmt.Fprintf(out, "%5d  %6d  %-6s (%3.0f%%)  %s\n", k+1, n, tg.BaseTagset[mapping[k]], 100*float64(hit)/float64(n), strings.Join(ws, " "))
 	}
 	return mapping, words, nil
+}
+
+// PrintTree writes the subtree of tr below v to out, indented by depth
+// from indent: branch points with their time, leaf i labelled label[i].
+func PrintTree(out io.Writer, tr *pydt.Tree, v pydt.NodeID, label []string, indent string) {
+	if tr.IsLeaf(v) {
+		fmt.Fprintf(out, "%s- %s\n", indent, label[v])
+		return
+	}
+	fmt.Fprintf(out, "%s+ t = %.3f\n", indent, tr.Time(v).T())
+	for c := range tr.Children(v) {
+		PrintTree(out, tr, c, label, indent+"  ")
+	}
 }
