@@ -204,14 +204,6 @@ func (tp *Topics) LDA(vocabTop, every int) (*LDA, error) {
 // doc,category,heldout: each text's id, category 1..15 and 1 when held
 // out), categories.txt and info.txt.
 func (l *LDA) Write(dir string) error {
-	col := func(name string, xs []int) []byte {
-		var b bytes.Buffer
-		b.WriteString(name + "\n")
-		for _, x := range xs {
-			fmt.Fprintf(&b, "%d\n", x)
-		}
-		return b.Bytes()
-	}
 	var docs bytes.Buffer
 	docs.WriteString("doc,category,heldout\n")
 	held := 0
@@ -229,10 +221,10 @@ func (l *LDA) Write(dir string) error {
 		len(l.Topics.DocIDs), held, l.Every, len(l.Topics.Categories), len(l.Vocab), l.Topics.StopTop, l.Topics.MinCount, len(l.TrainW), len(l.TestW))
 	return writeFiles(dir, []file{
 		{"vocab.txt", lines(l.Vocab)},
-		{"w.csv", col("w", l.TrainW)},
-		{"doc.csv", col("doc", l.TrainDoc)},
-		{"test-w.csv", col("w", l.TestW)},
-		{"test-doc.csv", col("doc", l.TestDoc)},
+		{"w.csv", column("w", l.TrainW)},
+		{"doc.csv", column("doc", l.TrainDoc)},
+		{"test-w.csv", column("w", l.TestW)},
+		{"test-doc.csv", column("doc", l.TestDoc)},
 		{"docs.csv", docs.Bytes()},
 		{"categories.txt", lines(l.Topics.Categories)},
 		{"info.txt", []byte(info)},
