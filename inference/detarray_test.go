@@ -2,10 +2,7 @@ package inference
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -67,30 +64,7 @@ func TestDeterministicArrayRun(t *testing.T) {
 	if _, err := Run(context.Background(), m, Config{Iters: 400, Burn: 100, Chains: 1, Seed: 1, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, TraceFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := func(name string) []float64 {
-		c := slices.Index(recs[0], name)
-		if c < 0 {
-			t.Fatalf("trace.csv header %v has no %s", recs[0], name)
-		}
-		var xs []float64
-		for _, r := range recs[1:] {
-			x, err := strconv.ParseFloat(r[c], 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			xs = append(xs, x)
-		}
-		return xs
-	}
+	col := traceColumns(t, dir)
 	mu0, step := col("mu0"), col("step")
 	if len(mu0) < 100 {
 		t.Fatalf("only %d draws", len(mu0))

@@ -1,8 +1,12 @@
 package inference
 
 import (
+	"encoding/csv"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -190,4 +194,36 @@ for i in 1:N, d in 1:D {
 func compileProbit(t testing.TB, y *dataset.Matrix) *Model {
 	t.Helper()
 	return compileSource(t, "probit.pydt", []byte(probitModel), map[string]*dataset.Matrix{"Y": y}, nil)
+}
+
+// traceColumns reads dir's trace.csv and returns a function giving one
+// named column's values in row order; a missing column or an unparsable
+// value fails t.
+func traceColumns(t *testing.T, dir string) func(name string) []float64 {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, TraceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(name string) []float64 {
+		t.Helper()
+		c := slices.Index(recs[0], name)
+		if c < 0 {
+			t.Fatalf("trace.csv header %v has no %s", recs[0], name)
+		}
+		var xs []float64
+		for _, r := range recs[1:] {
+			x, err := strconv.ParseFloat(r[c], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs = append(xs, x)
+		}
+		return xs
+	}
 }

@@ -2,7 +2,6 @@ package inference
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,31 +91,11 @@ func TestLatentArrayTraced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, TraceFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	col := traceColumns(t, dir)
 	for i := 1; i <= 2; i++ {
 		for j := 1; j <= 3; j++ {
 			name := "w[" + strconv.Itoa(i) + "," + strconv.Itoa(j) + "]"
-			col := slices.Index(recs[0], name)
-			if col < 0 {
-				t.Fatalf("trace.csv header %v has no %s", recs[0], name)
-			}
-			var xs []float64
-			for _, r := range recs[1:] {
-				x, err := strconv.ParseFloat(r[col], 64)
-				if err != nil {
-					t.Fatal(err)
-				}
-				xs = append(xs, x)
-			}
-			mean, _ := meanSE(xs)
+			mean, _ := meanSE(col(name))
 			// The draws are exact prior draws (sd 0.1); 0.05 is over 7
 			// standard errors of the mean of 300 of them.
 			if want := float64(10*i + j); math.Abs(mean-want) > 0.05 {
