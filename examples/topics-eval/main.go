@@ -159,9 +159,9 @@ func run(cfg config, out io.Writer) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		ph := probs()
 		line := fmt.Sprintf("sweep %4d  log_joint %.1f  log_lik %.1f", it, pt.LogJoint, pt.LogLik)
 		if kept {
+			ph := probs()
 			pp, err := pred.add(ch.Values(theta), ph, cfg.K, V)
 			if err != nil {
 				return 0, fmt.Errorf("sweep %d: %w", it, err)
