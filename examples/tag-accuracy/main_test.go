@@ -28,6 +28,7 @@ func TestReadStates(t *testing.T) {
 		{"states.csv", "t,state,prob\n1,3,0.5\n2,1,1\n3,2,0.7\n", false, []int{2, 0, 1}, ""},
 		{"gap.csv", "t,state,prob\n1,3,0.5\n3,1,1\n", false, nil, "want t = 2"},
 		{"header.csv", "x,y\n1,2\n", false, nil, "header"},
+		{"short.csv", "t,state,prob\n1,3,0.5\n2\n", false, nil, "want t,state,prob"},
 		{"draws-z-1.csv", "iteration,states\n1,2 1 3\n2,1 2 2\n", true, []int{0, 1, 1}, ""},
 		{"badz.csv", "iteration,states\n1,2 0\n", true, nil, "z[2] = \"0\" is not a state"},
 		{"trace.csv", "chain,iteration,alpha,z[1]\n1,1,0.5,2\n", true, nil, "want iteration,states"},
