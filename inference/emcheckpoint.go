@@ -121,7 +121,7 @@ func readEMCheckpoint(dir string) (*emCheckpoint, error) {
 // plan's model.
 func (p *EMPlan) restore(cp *emCheckpoint) (*emSearch, error) {
 	b := p.m.Trees[0]
-	if len(cp.Trees) == 0 || cp.K < 1 || len(cp.BoundTrace) != cp.Rounds+1 || len(cp.BoundTime) != cp.Rounds+1 {
+	if len(cp.Trees) == 0 || cp.K < 1 || len(cp.Trees) > cp.K || len(cp.BoundTrace) != cp.Rounds+1 || len(cp.BoundTime) != cp.Rounds+1 {
 		return nil, fmt.Errorf("checkpoint: %d trees, K %d, %d bounds for %d rounds: the file is damaged", len(cp.Trees), cp.K, len(cp.BoundTrace), cp.Rounds)
 	}
 	s := &emSearch{round: cp.Rounds, stale: cp.Stale, k: cp.K, boundTrace: cp.BoundTrace, boundTime: cp.BoundTime,

@@ -232,6 +232,17 @@ func TestResumeEMRefuses(t *testing.T) {
 	if _, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 4}); err == nil || !strings.Contains(err.Error(), "damaged") {
 		t.Errorf("a tree's value not its EM bound plus correction: %v", err)
 	}
+	// More trees than K is a damaged file (the search keeps at most K).
+	edit(func(cp map[string]any) {
+		n := len(cp["trees"].([]any))
+		if n < 2 {
+			t.Fatalf("the run's checkpoint has %d trees; the test needs 2", n)
+		}
+		cp["k"] = float64(n - 1)
+	})
+	if _, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 4}); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("more trees than K: %v", err)
+	}
 	edit(func(cp map[string]any) { delete(cp, "times_integrated") })
 	res, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 4})
 	if err != nil {

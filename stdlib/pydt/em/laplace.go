@@ -105,9 +105,23 @@ func (e *EM) Laplace() (float64, error) {
 	if ferr != nil {
 		return math.NaN(), fmt.Errorf("em: Laplace: %w", ferr)
 	}
+	return laplaceCorrection(h)
+}
+
+// laplaceCorrection is the Laplace correction (k/2) log 2π - (1/2) log
+// det h for h the negated Hessian of the log density in the k times: an
+// error wrapping ErrNotMaximum when h is not positive definite, and an
+// error when the correction is not finite (a Hessian with NaN entries
+// can pass the Cholesky factorisation), never a NaN or infinite value.
+func laplaceCorrection(h *mat.SymDense) (float64, error) {
+	k := h.SymmetricDim()
 	var ch mat.Cholesky
 	if !ch.Factorize(h) {
 		return math.NaN(), fmt.Errorf("%w: the Hessian in the times is not negative definite", ErrNotMaximum)
 	}
-	return 0.5*float64(k)*log2Pi - 0.5*ch.LogDet(), nil
+	v := 0.5*float64(k)*log2Pi - 0.5*ch.LogDet()
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return math.NaN(), fmt.Errorf("em: Laplace: the correction is %v (the Hessian in the times is not finite)", v)
+	}
+	return v, nil
 }

@@ -488,3 +488,24 @@ func TestLaplaceResolvesMultifurcation(t *testing.T) {
 		t.Errorf("with the Laplace correction the flat tree still ranks first: %.3f against %.3f", corrected[1], corrected[0])
 	}
 }
+
+// TestLaplaceCorrectionNotFinite: a Hessian in the times with a NaN or
+// infinite entry (a gradient that overflowed) gives an error, never a NaN
+// or infinite correction that would rank the tree silently; a positive
+// definite one gives (k/2) log 2π - (1/2) log det.
+func TestLaplaceCorrectionNotFinite(t *testing.T) {
+	h := mat.NewSymDense(2, []float64{2, 0.5, 0.5, 3})
+	v, err := laplaceCorrection(h)
+	if want := log2Pi - 0.5*math.Log(2*3-0.25); err != nil || math.Abs(v-want) > 1e-12 {
+		t.Errorf("positive definite: %v, %v; want %v", v, err, want)
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1)} {
+		for _, at := range [][2]int{{0, 1}, {1, 1}} {
+			h := mat.NewSymDense(2, []float64{2, 0.5, 0.5, 3})
+			h.SetSym(at[0], at[1], bad)
+			if v, err := laplaceCorrection(h); err == nil {
+				t.Errorf("h[%d, %d] = %v: correction %v, no error", at[0], at[1], bad, v)
+			}
+		}
+	}
+}
