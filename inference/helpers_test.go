@@ -170,6 +170,21 @@ func meanSE(x []float64) (float64, float64) {
 	return mean, math.Sqrt(ss / float64(len(x)-1) / float64(len(x)))
 }
 
+// checkMeanChanges reports each statistic's mean change over independent
+// replicates (diffs[i] for names[i]) and fails the test where it exceeds 4
+// standard errors: a move that leaves the posterior invariant keeps the
+// law of every statistic of a state drawn from the joint.
+func checkMeanChanges(t *testing.T, names []string, diffs [][]float64) {
+	t.Helper()
+	for i, name := range names {
+		mean, se := meanSE(diffs[i])
+		t.Logf("%-12s mean change %+.4f ± %.4f", name, mean, se)
+		if math.Abs(mean) > 4*se {
+			t.Errorf("%s: mean change %+.4f exceeds 4 standard errors (%.4f): the move does not leave the posterior invariant", name, mean, se)
+		}
+	}
+}
+
 // gewekePriors are the tree priors of TestGeweke, which keep divergence
 // times within float64; most of the engine's test models share them.
 const gewekePriors = `alpha ~ Gamma(2, 4)

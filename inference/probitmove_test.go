@@ -103,13 +103,7 @@ func TestProbitScaleInvariance(t *testing.T) {
 					diffs[i] = append(diffs[i], after[i]-before[i])
 				}
 			}
-			for i, name := range names {
-				mean, se := meanSE(diffs[i])
-				t.Logf("%-12s mean change %+.4f ± %.4f", name, mean, se)
-				if math.Abs(mean) > 4*se {
-					t.Errorf("%s: mean change %+.4f exceeds 4 standard errors (%.4f): the move does not leave the posterior invariant", name, mean, se)
-				}
-			}
+			checkMeanChanges(t, names, diffs)
 		})
 	}
 }
