@@ -83,8 +83,17 @@ func writeShortTable(w io.Writer, sums []diagnostics.Summary) error {
 		return err
 	}
 	for _, c := range cut {
-		if _, err := fmt.Fprintf(w, "... %s: %d more elements not shown (largest rhat %.3f, smallest ess_bulk %.0f); summary.json and trace.csv hold every element\n",
-			c.name, c.hidden, c.maxRhat, c.minESSBulk); err != nil {
+		// With every hidden element constant (R-hat and ESS NaN) the
+		// extremes are infinite: printed as NA, as the table prints NaN.
+		rhat, ess := "NA", "NA"
+		if !math.IsInf(c.maxRhat, 0) {
+			rhat = fmt.Sprintf("%.3f", c.maxRhat)
+		}
+		if !math.IsInf(c.minESSBulk, 0) {
+			ess = fmt.Sprintf("%.0f", c.minESSBulk)
+		}
+		if _, err := fmt.Fprintf(w, "... %s: %d more elements not shown (largest rhat %s, smallest ess_bulk %s); summary.json and trace.csv hold every element\n",
+			c.name, c.hidden, rhat, ess); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package inference
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -38,6 +39,18 @@ func TestShortTable(t *testing.T) {
 	}
 	if strings.Contains(out, "theta[11,1]") {
 		t.Errorf("table shows theta[11,1]:\n%s", out)
+	}
+	// Every hidden element constant: NA, not -Inf.
+	var flat []diagnostics.Summary
+	for i := 1; i <= MaxArrayRows+2; i++ {
+		flat = append(flat, diagnostics.Summary{Name: fmt.Sprintf("k[%d]", i), Rhat: math.NaN(), ESSBulk: math.NaN()})
+	}
+	b.Reset()
+	if err := writeShortTable(&b, flat); err != nil {
+		t.Fatal(err)
+	}
+	if want := "... k: 2 more elements not shown (largest rhat NA, smallest ess_bulk NA)"; !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
 	}
 	got := nameList(append([]string{"alpha", "w[1]"}, bad...))
 	want := "alpha, w[1], theta[1,1], theta[2,1], theta[3,1], theta[4,1], theta[5,1], theta[6,1], theta[7,1], theta[8,1], theta[9,1], theta[10,1], 15 more elements of theta"

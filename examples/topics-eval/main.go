@@ -180,6 +180,9 @@ func run(cfg config, out io.Writer) (float64, error) {
 	}
 	fmt.Fprintf(out, "\n%.3f s a sweep (wall clock of the sweeps alone)\n", cpu.Seconds()/float64(cfg.sweeps))
 	fmt.Fprintf(out, "held-out perplexity (document completion, %d kept draws averaged): %.2f\n", pred.draws, pred.Perplexity())
+	if bestPhi == nil {
+		return 0, fmt.Errorf("no kept draw has a finite log joint: no topics to show")
+	}
 	fmt.Fprintf(out, "\ntopics of the kept draw with the highest log joint (sweep %d; labels are that draw's):\n", bestAt)
 	label := func(k int) string {
 		return fmt.Sprintf("topic %d: %s", k+1, strings.Join(topWords(bestPhi, V, k, cfg.top, c.Vocab), " "))
