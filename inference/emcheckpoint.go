@@ -178,18 +178,11 @@ func ResumeEM(ctx context.Context, m *Model, dir string, cfg EMConfig) (*EMResul
 	if cfg.Rounds < 0 {
 		return nil, fmt.Errorf("resume: %d rounds", cfg.Rounds)
 	}
-	lock, err := lockDir(dir)
+	lock, ri, err := openResume(dir)
 	if err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
+		return nil, err
 	}
 	defer lock.release()
-	if err := removeTemporaries(dir); err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
-	}
-	ri, err := ReadRun(dir)
-	if err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
-	}
 	if !ri.IsEM() || ri.EM == nil {
 		return nil, fmt.Errorf("resume: %s does not hold an EM run", dir)
 	}

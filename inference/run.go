@@ -1070,6 +1070,26 @@ func restoreChain(m *Model, sched *Schedule, st *State, pcg *rand.PCG, aux map[s
 	return ch, ch.attach()
 }
 
+// openResume locks the run directory dir, removes the temporaries an
+// interrupted write left and reads its run.json: the start of Resume and
+// ResumeEM. The caller releases the lock.
+func openResume(dir string) (*dirLock, *RunInfo, error) {
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resume: %w", err)
+	}
+	if err := removeTemporaries(dir); err != nil {
+		lock.release()
+		return nil, nil, fmt.Errorf("resume: %w", err)
+	}
+	ri, err := ReadRun(dir)
+	if err != nil {
+		lock.release()
+		return nil, nil, fmt.Errorf("resume: %w", err)
+	}
+	return lock, ri, nil
+}
+
 // Resume continues the run in dir from its last checkpoint, with the model
 // it was started with (LoadRun rebuilds it from run.json), as if it had
 // never stopped. progress may be nil. A run started on standardized data is
@@ -1108,18 +1128,11 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 	if err := m.needTree("resume"); err != nil {
 		return nil, err
 	}
-	lock, err := lockDir(dir)
+	lock, ri, err := openResume(dir)
 	if err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
+		return nil, err
 	}
 	defer lock.release()
-	if err := removeTemporaries(dir); err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
-	}
-	ri, err := ReadRun(dir)
-	if err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
-	}
 	if err := ri.Resumable(dir); err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
