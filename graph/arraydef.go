@@ -75,16 +75,7 @@ func (p *DefPart) each(env *Env, fn func(off int) bool, v *Var) bool {
 		if !visit() {
 			return false
 		}
-		k := len(p.Loops) - 1
-		for ; k >= 0; k-- {
-			l := p.Loops[k]
-			if env.Loop[l.Slot] < l.Hi {
-				env.Loop[l.Slot]++
-				break
-			}
-			env.Loop[l.Slot] = l.Lo
-		}
-		if k < 0 {
+		if !nextLoops(env, p.Loops) {
 			return true
 		}
 	}

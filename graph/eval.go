@@ -79,7 +79,6 @@ func (f *Factor) ForEach(env *Env, fn func(off int) error) error {
 		}
 		env.Loop[l.Slot] = l.Lo
 	}
-	last := len(f.Loops) - 1
 	for {
 		off := 0
 		if f.Index != nil {
@@ -96,17 +95,7 @@ func (f *Factor) ForEach(env *Env, fn func(off int) error) error {
 		if err != nil {
 			return err
 		}
-		// The next position: the innermost loop runs fastest.
-		k := last
-		for ; k >= 0; k-- {
-			l := f.Loops[k]
-			if env.Loop[l.Slot] < l.Hi {
-				env.Loop[l.Slot]++
-				break
-			}
-			env.Loop[l.Slot] = l.Lo
-		}
-		if k < 0 {
+		if !nextLoops(env, f.Loops) {
 			return nil
 		}
 	}
@@ -232,4 +221,19 @@ func (f *Factor) Variances(env *Env, dst []float64) error {
 		dst[d] = y
 	}
 	return nil
+}
+
+// nextLoops moves env's loop indices to the next position of loops (the
+// innermost loop runs fastest) and reports false, with every index back at
+// its Lo, when the last position was passed.
+func nextLoops(env *Env, loops []Loop) bool {
+	for k := len(loops) - 1; k >= 0; k-- {
+		l := loops[k]
+		if env.Loop[l.Slot] < l.Hi {
+			env.Loop[l.Slot]++
+			return true
+		}
+		env.Loop[l.Slot] = l.Lo
+	}
+	return false
 }
