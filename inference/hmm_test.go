@@ -303,16 +303,7 @@ func TestGewekeCategoricalHMM(t *testing.T) {
 	names := []string{"z[1]", "z[T]", "switches", "mean w", "w[1] = w[2]", "trans[1,1]", "trans[2,1]", "emit[1,1]", "emit[2,3]"}
 	stats := func(env *graph.Env, _ *pydt.Tree) []float64 {
 		z, w := get(env, "z"), get(env, "w")
-		var sw, sum, same float64
-		for t := range z {
-			if t > 0 && z[t] != z[t-1] {
-				sw++
-			}
-			sum += w[t]
-		}
-		if w[0] == w[1] {
-			same = 1
-		}
+		sw, sum, same := hmmPathStats(z, w)
 		tr, em := get(env, "trans"), get(env, "emit")
 		return []float64{z[0], z[T-1], sw, sum / T, same, tr[0], tr[K], em[0], em[V+2]}
 	}
@@ -561,4 +552,20 @@ func TestHMMSyntheticRecovery(t *testing.T) {
 	if s := res.Scalars[i]; math.Abs(s.Mean-noise) > 0.25*noise {
 		t.Errorf("sd posterior mean %.3f, want %.2f within 25%%", s.Mean, noise)
 	}
+}
+
+// hmmPathStats returns an HMM draw's number of state switches in z, the
+// sum of its emissions w, and 1 if w[1] = w[2] (else 0): Geweke statistics
+// shared by the HMM tests.
+func hmmPathStats(z, w []float64) (switches, sum, same float64) {
+	for t := range z {
+		if t > 0 && z[t] != z[t-1] {
+			switches++
+		}
+		sum += w[t]
+	}
+	if w[0] == w[1] {
+		same = 1
+	}
+	return switches, sum, same
 }

@@ -236,16 +236,7 @@ func TestGewekeSoftmaxHMM(t *testing.T) {
 		"eta[1,1]", "eta[1,1]^2", "(eta[1,1] - eta[2,1])^2", "log p(w[1] | eta, z[1])")
 	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
 		z, w, eta := get(env, "z"), get(env, "w"), get(env, "eta")
-		var sw, sum, same float64
-		for t := range z {
-			if t > 0 && z[t] != z[t-1] {
-				sw++
-			}
-			sum += w[t]
-		}
-		if w[0] == w[1] {
-			same = 1
-		}
+		sw, sum, same := hmmPathStats(z, w)
 		k := int(z[0]) - 1
 		row := eta[k*V : (k+1)*V]
 		lp := row[int(w[0])-1] - stdlib.LogSoftmaxNorm(row)
