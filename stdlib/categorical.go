@@ -211,5 +211,13 @@ func (CategoricalLogits) RandVector(rng *rand.Rand, x []float64, p [][]float64) 
 			return
 		}
 	}
-	x[0] = float64(len(eta)) // rounding: the last one (every term is positive)
+	// Rounding: the last category of positive weight (a logit far below
+	// the largest underflows to weight 0 and must never be drawn).
+	for j := len(eta) - 1; j >= 0; j-- {
+		if math.Exp(eta[j]-m) > 0 {
+			x[0] = float64(j + 1)
+			return
+		}
+	}
+	x[0] = float64(len(eta))
 }

@@ -179,3 +179,21 @@ func TestCategoricalLogits(t *testing.T) {
 		t.Error("Dirichlet accepts a vector function")
 	}
 }
+
+// maxSource makes rand.Float64 return its largest value, 1 − 2⁻⁵³.
+type maxSource struct{}
+
+func (maxSource) Uint64() uint64 { return math.MaxUint64 }
+
+// TestCategoricalLogitsRoundingNeverDrawsZeroWeight: when rounding leaves
+// the inversion's remainder positive after the last category, the draw is
+// the last category of positive weight, never one whose weight underflowed
+// to 0 (these logits and the largest uniform reach that branch).
+func TestCategoricalLogitsRoundingNeverDrawsZeroWeight(t *testing.T) {
+	eta := []float64{8.82, 5.99, 7.01, 0.91, 8.29, -1e4}
+	x := []float64{0}
+	CategoricalLogits{}.RandVector(rand.New(maxSource{}), x, [][]float64{eta})
+	if x[0] != 5 {
+		t.Fatalf("drew category %v, want 5 (category 6 has weight exp(-1e4) = 0)", x[0])
+	}
+}
