@@ -50,18 +50,7 @@ func TestPredictRunEM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := pydt.ParseNewick(string(nwk), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lik := bp.New(tr, 2)
-	for i := range 8 {
-		for k := range 2 {
-			if err := lik.Observe(pydt.NodeID(i), k, raw[i*2+k]); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	lik := observedTree(t, string(nwk), raw)
 	p := Params{Alpha: sum.Point["alpha"], Beta: sum.Point["beta"], Div: pydt.DivInv{C: sum.Gamma["c"].Mean}, Variance: 1 / sum.Gamma["prec"].Mean}
 	if !(p.Variance > 0) || !(p.Div.(pydt.DivInv).C > 0) {
 		t.Fatalf("summary.json lacks the estimates: %+v", sum)
@@ -179,18 +168,7 @@ func TestPredictRunEMKBest(t *testing.T) {
 	dens := make([][]float64, len(test)) // per row, per tree: p_j(x_obs)
 	means := make([][]float64, len(test))
 	for j, line := range lines {
-		tr, err := pydt.ParseNewick(line, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lik := bp.New(tr, 2)
-		for i := range 8 {
-			for k := range 2 {
-				if err := lik.Observe(pydt.NodeID(i), k, raw[i*2+k]); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		lik := observedTree(t, line, raw)
 		e := sum.KBest[j]
 		p := Params{Alpha: e.Point["alpha"], Beta: e.Point["beta"], Div: pydt.DivInv{C: e.Gamma["c"].Mean}, Variance: 1 / e.Gamma["prec"].Mean}
 		if !(p.Variance > 0) {
@@ -239,4 +217,23 @@ func TestPredictRunEMKBest(t *testing.T) {
 			}
 		}
 	}
+}
+
+// observedTree returns the likelihood on the tree nwk (8 leaves) with the
+// leaves observing the rows of raw (8×2, row-major).
+func observedTree(t *testing.T, nwk string, raw []float64) *bp.Model {
+	t.Helper()
+	tr, err := pydt.ParseNewick(nwk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lik := bp.New(tr, 2)
+	for i := range 8 {
+		for k := range 2 {
+			if err := lik.Observe(pydt.NodeID(i), k, raw[i*2+k]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return lik
 }
