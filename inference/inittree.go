@@ -196,6 +196,19 @@ func (m *Model) startFrom(st *State, texts []string) error {
 	return nil
 }
 
+// NewChainAt is NewChain started from the given trees instead of a draw,
+// by the variable of their PYDT ("" for the model's first PYDT), checked
+// as Config.InitTrees are (leaves matched to the rows by label, positive
+// prior density); the hyperparameters are drawn as NewChain draws them.
+// An empty map starts from a draw, as NewChain.
+func NewChainAt(m *Model, sched *Schedule, seed, stream uint64, trees map[string]*pydt.Tree) (*Chain, error) {
+	texts, err := initNewick(m, trees)
+	if err != nil {
+		return nil, err
+	}
+	return newChainAt(m, sched, seed, stream, texts)
+}
+
 // newChainAt is NewChain with the start trees texts (initNewick; nil or
 // "" entries draw the tree as NewChain does).
 func newChainAt(m *Model, sched *Schedule, seed, stream uint64, texts []string) (*Chain, error) {

@@ -196,3 +196,45 @@ func TestReadTreeFirstOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestNewChainAt: a chain made by NewChainAt starts from the given tree
+// (a caterpillar, which a prior draw of 8 leaves is unlikely to be, and
+// which differs from NewChain's start with the same seed), keeps it
+// through the checks, and a tree of the wrong rows is refused.
+func TestNewChainAt(t *testing.T) {
+	x := fourClusters(8, 0.25, 5)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := pydt.ParseNewick("(((((((1:0.1,2:0.1):0.1,3:0.2):0.1,4:0.3):0.1,5:0.4):0.1,6:0.5):0.1,7:0.6):0.1,8:0.7):0.3;", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cat.Newick()
+	ch, err := NewChainAt(m, sched, 3, 1, map[string]*pydt.Tree{"": cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ch.Tree(0).Newick(); got != want {
+		t.Errorf("NewChainAt started from\n%s\nwant\n%s", got, want)
+	}
+	if err := ch.Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	drawn, err := NewChain(m, sched, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if drawn.Tree(0).Newick() == want {
+		t.Error("NewChain drew the caterpillar: the test cannot tell the starts apart")
+	}
+	three, err := pydt.ParseNewick("((1:0.5,2:0.5):0.2,3:0.7):0.3;", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewChainAt(m, sched, 3, 1, map[string]*pydt.Tree{"": three}); err == nil || !strings.Contains(err.Error(), "rows") {
+		t.Errorf("a tree of 3 leaves for 8 rows: error %v", err)
+	}
+}

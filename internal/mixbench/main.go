@@ -4,7 +4,8 @@
 // clamped (Neal's Dirichlet diffusion tree, the set-up of issue 8's
 // comparison with fbm) on the paper's four-cluster data (see fourClusters).
 //
-// Each run starts one chain from a draw of the prior, runs Burn sweeps that
+// Each run starts one chain from a draw of the prior (or, with -init, from
+// the EM search's best tree or a given tree), runs Burn sweeps that
 // are not recorded, then Sweeps recorded sweeps; the effective sample size
 // is Geyer's initial monotone sequence estimator on the untransformed draws
 // (diagnostics.ESSMean, one chain split in two halves), and the seconds are
@@ -19,6 +20,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -37,6 +39,7 @@ import (
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
 	"github.com/pydtlang/pydtlang/internal/cputime"
 	"github.com/pydtlang/pydtlang/lang"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // fourClusters returns the paper's synthetic data (Knowles & Ghahramani
@@ -72,6 +75,13 @@ type config struct {
 	// Trace, if not empty, names a CSV file to which the recorded draws
 	// are written (sweep, log_lik, c, root_t, then every scalar by name).
 	Trace string
+	// Init is where the chain starts: "prior" (or "") for a draw of the
+	// prior, "em" for the best tree of an EM search (RunEM, EMRounds
+	// rounds, at most EMTime) on the same data, or the path of a Newick
+	// file whose leaves are labelled 1..N (the data's rows).
+	Init     string
+	EMRounds int
+	EMTime   time.Duration
 }
 
 // result is what one run measured.
@@ -88,6 +98,10 @@ type result struct {
 	// RidgeProposed and RidgeAccepted count the ridge moves of the
 	// recorded sweeps.
 	RidgeProposed, RidgeAccepted int
+	// InitCPU is the CPU seconds spent finding the start tree (the EM
+	// search; 0 for a prior draw), InitLogLik the log likelihood of the
+	// chain's first state.
+	InitCPU, InitLogLik float64
 }
 
 // model compiles the DDT-clamped model on the four-cluster data, drawn
@@ -131,11 +145,20 @@ func run(c config) (result, error) {
 	if err != nil {
 		return res, err
 	}
-	ch, err := inference.NewChain(m, sched, c.Seed, 1)
+	c0 := cputime.Process()
+	trees, err := initTrees(c, m)
+	if err != nil {
+		return res, err
+	}
+	res.InitCPU = (cputime.Process() - c0).Seconds()
+	ch, err := inference.NewChainAt(m, sched, c.Seed, 1, trees)
 	if err != nil {
 		return res, err
 	}
 	scalars := m.Scalars()
+	if p, err := ch.Measure(scalars); err == nil {
+		res.InitLogLik = p.LogLik
+	}
 	ci := slices.IndexFunc(scalars, func(v *graph.Var) bool { return v.Name == "c" })
 	if ci < 0 {
 		return res, fmt.Errorf("the model has no scalar c")
@@ -203,6 +226,33 @@ func run(c config) (result, error) {
 	return res, nil
 }
 
+// initTrees returns the start tree c.Init asks for, as the argument of
+// inference.NewChainAt (nil for a draw of the prior).
+func initTrees(c config, m *inference.Model) (map[string]*pydt.Tree, error) {
+	switch c.Init {
+	case "", "prior":
+		return nil, nil
+	case "em":
+		dir, err := os.MkdirTemp("", "mixbench-em-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		res, err := inference.RunEM(context.Background(), m, inference.EMConfig{
+			Rounds: c.EMRounds, Time: c.EMTime, Seed: c.Seed, Out: dir, Force: true})
+		if err != nil {
+			return nil, fmt.Errorf("-init em: %w", err)
+		}
+		return map[string]*pydt.Tree{"": res.Trees[0].Tree}, nil
+	default:
+		tr, err := m.ReadTree(c.Init, "")
+		if err != nil {
+			return nil, fmt.Errorf("-init: %w", err)
+		}
+		return map[string]*pydt.Tree{"": tr}, nil
+	}
+}
+
 func mean(x []float64) float64 {
 	s := 0.0
 	for _, v := range x {
@@ -263,6 +313,9 @@ func main() {
 	seeds := flag.String("seeds", "1,2,3", "comma-separated seeds, one run each (data and chain)")
 	trace := flag.String("trace", "", "write each seed's draws to `PREFIX`-SEED.csv")
 	set := flag.String("set", "", "clamp scalars besides alpha = beta = 0, as `NAME=X,...` (e.g. c=2 to see the tree moves alone)")
+	initFrom := flag.String("init", "prior", "start each chain from `FROM`: prior (a draw), em (the EM search's best tree on the same data), or a Newick FILE whose leaves are labelled 1..N")
+	emRounds := flag.Int("em-rounds", 10, "rounds of the EM search of -init em")
+	emTime := flag.Duration("em-time", 5*time.Minute, "time bound of the EM search of -init em")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
 	flag.Parse()
 	ss, err := parseSeeds(*seeds)
@@ -278,8 +331,8 @@ func main() {
 			sets[strings.TrimSpace(k)] = x
 		}
 	}
-	if err == nil && (*n < 2 || *d < 1 || *burn < 0 || *sweeps < 4) {
-		err = fmt.Errorf("need -n ≥ 2, -d ≥ 1, -burn ≥ 0, -sweeps ≥ 4")
+	if err == nil && (*n < 2 || *d < 1 || *burn < 0 || *sweeps < 4 || *emRounds < 1) {
+		err = fmt.Errorf("need -n ≥ 2, -d ≥ 1, -burn ≥ 0, -sweeps ≥ 4, -em-rounds ≥ 1")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mixbench:", err)
@@ -298,7 +351,8 @@ func main() {
 	}
 	var rs []result
 	for _, s := range ss {
-		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, Set: sets}
+		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, Set: sets,
+			Init: *initFrom, EMRounds: *emRounds, EMTime: *emTime}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}
@@ -308,8 +362,8 @@ func main() {
 			pprof.StopCPUProfile()
 			os.Exit(1)
 		}
-		fmt.Fprintf(os.Stderr, "seed %d: %.1f s CPU, %.1f s wall; means%s; ridge moves accepted %d of %d\n",
-			s, r.CPU, r.Wall, r.Means, r.RidgeAccepted, r.RidgeProposed)
+		fmt.Fprintf(os.Stderr, "seed %d: start (%s, %.1f s CPU) log lik %.1f; %.1f s CPU, %.1f s wall; means%s; ridge moves accepted %d of %d\n",
+			s, cfg.Init, r.InitCPU, r.InitLogLik, r.CPU, r.Wall, r.Means, r.RidgeAccepted, r.RidgeProposed)
 		rs = append(rs, r)
 	}
 	table(os.Stdout, rs)
