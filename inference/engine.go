@@ -588,10 +588,7 @@ func (ch *Chain) resetAlphaBeta(rs []treeReach) bool {
 // evaluated at x it records the error in ch.setErr (the first) and
 // returns -Inf, for the update to return once the slice sampler is done.
 func (ch *Chain) sliceTarget(s *sliceStep, x float64) float64 {
-	if err := ch.set(s.v, x); err != nil {
-		if ch.setErr == nil {
-			ch.setErr = err
-		}
+	if !ch.setOrRecord(s.v, x) {
 		return math.Inf(-1)
 	}
 	lp := ch.logFactor(s.v.Def)
@@ -912,6 +909,19 @@ func (ch *Chain) get(v *graph.Var) float64 { return ch.st.Env.Values[v.ID][0] }
 func (ch *Chain) set(v *graph.Var, x float64) error {
 	ch.st.Env.Values[v.ID][0] = x
 	return ch.m.Refresh(ch.st.Env)
+}
+
+// setOrRecord is set for a log density: it reports whether v = x could be
+// set, recording the first error in ch.setErr for the update to return
+// once its sampler is done (the density is then -Inf).
+func (ch *Chain) setOrRecord(v *graph.Var, x float64) bool {
+	if err := ch.set(v, x); err != nil {
+		if ch.setErr == nil {
+			ch.setErr = err
+		}
+		return false
+	}
+	return true
 }
 
 func (ch *Chain) tuner(v *graph.Var) *scalar.Tuner {

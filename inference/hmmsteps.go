@@ -352,7 +352,9 @@ func (s *ffbsStep) update(ch *Chain) error {
 	for t, k := range sc.zs {
 		z[t] = float64(k + 1)
 	}
-	ch.m.Refresh(env)
+	if err := ch.m.Refresh(env); err != nil {
+		return fmt.Errorf("%s: %w", s.Name(), err)
+	}
 	for _, k := range s.trees {
 		if err := ch.trees[k].syncEvidence(env, &ch.leafParams); err != nil {
 			return fmt.Errorf("%s: %w", s.Name(), err)
@@ -554,6 +556,8 @@ func (s *dirichletStep) update(ch *Chain) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.Name(), err)
 	}
-	ch.m.Refresh(env)
+	if err := ch.m.Refresh(env); err != nil {
+		return fmt.Errorf("%s: %w", s.Name(), err)
+	}
 	return nil
 }

@@ -97,7 +97,9 @@ func varianceAt(ch *Chain, v *graph.Var, reciprocal bool, x0, delta float64) flo
 	if !(x > 0) || math.IsInf(x, 1) {
 		return math.Inf(-1)
 	}
-	ch.set(v, x)
+	if !ch.setOrRecord(v, x) {
+		return math.Inf(-1)
+	}
 	lp := ch.logFactor(v.Def) + math.Log(x)
 	if math.IsInf(lp, -1) || math.IsNaN(lp) {
 		return math.Inf(-1)
@@ -339,7 +341,9 @@ func (s *timeScaleStep) at(ch *Chain, c0, delta float64) float64 {
 	if !(c > 0) || math.IsInf(c, 1) {
 		return math.Inf(-1)
 	}
-	ch.set(s.v, c)
+	if !ch.setOrRecord(s.v, c) {
+		return math.Inf(-1)
+	}
 	if !validTimes(tr, ch.internal) || t.syncPrior(ch.st.Env) != nil || t.lik.Recompute() != nil {
 		return math.Inf(-1)
 	}
@@ -371,7 +375,9 @@ func (s *timeScaleStep) update(ch *Chain) error {
 		for i, b := range ch.internal {
 			tr.SetTime(b, ch.saved[i])
 		}
-		ch.set(s.v, c0)
+		if err := ch.set(s.v, c0); err != nil {
+			return fmt.Errorf("%s: %w", s.Name(), err)
+		}
 		if err := t.syncPrior(ch.st.Env); err != nil {
 			return err
 		}
@@ -393,7 +399,9 @@ func (s *timeScaleStep) update(ch *Chain) error {
 // moves the chain to its argument (and returns -Inf where the density is
 // zero or not evaluable). It leaves the chain at the accepted δ. ok is false,
 // with the chain at δ = 0, when f(0) is -Inf: the state has no finite
-// density along its orbit and the caller leaves it.
+// density along its orbit and the caller leaves it. err is the first error
+// f recorded in ch.setErr (a deterministic variable that could not be
+// evaluated), which outranks ok.
 //
 // f is evaluated once per point the slice sampler visits: the value at 0,
 // computed first to check the state, is handed to the sampler's own first
@@ -403,6 +411,12 @@ func (s *timeScaleStep) update(ch *Chain) error {
 // state are those of evaluating f afresh at each call, with two full
 // evaluations fewer per move.
 func sampleOrbit(ch *Chain, s scalar.Slice, f func(float64) float64) (delta float64, ok bool, err error) {
+	ch.setErr = nil
+	defer func() {
+		if ch.setErr != nil {
+			err = ch.setErr
+		}
+	}()
 	f0 := f(0)
 	if math.IsInf(f0, -1) {
 		return 0, false, nil

@@ -1,0 +1,61 @@
+package inference
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/dataset"
+)
+
+// refreshPoison declares a deterministic variable that cannot be evaluated
+// once j is set to 3 (an index outside u's 1..2), so every Refresh of the
+// model fails.
+const refreshPoison = `
+data u : real[2]
+u ~ Normal(0, 1)
+data j : real
+j ~ Normal(0, 1)
+a = u[j]
+`
+
+// TestStepsReturnRefreshError checks that the HMM steps (ffbs, the
+// Dirichlet rows) and the probit scale moves stop with the error of a
+// deterministic variable that cannot be evaluated, naming the step and the
+// statement: they ignored Refresh's (and set's) error and went on with
+// stale derived values.
+func TestStepsReturnRefreshError(t *testing.T) {
+	const want = "a = u[j]: index 3 of u is outside 1..2"
+	hmmData := map[string]*dataset.Matrix{
+		"y": dataMat(6, 1, func(i, _ int) float64 { return float64(i % 3) }),
+		"u": dataMat(2, 1, func(i, _ int) float64 { return float64(i) }),
+	}
+	probitData := map[string]*dataset.Matrix{
+		"Y": dataMat(5, 2, func(i, d int) float64 { return float64((i + d) % 2) }),
+		"u": dataMat(2, 1, func(i, _ int) float64 { return float64(i) }),
+	}
+	hmm := compileSource(t, "hmm.pydt", []byte(hmmModel+refreshPoison), hmmData, map[string]float64{"K": 3, "j": 1})
+	probit := compileSource(t, "probit.pydt", []byte(probitModel+refreshPoison), probitData, map[string]float64{"j": 1})
+	for _, tt := range []struct {
+		m     *Model
+		steps []string
+	}{
+		{hmm, []string{"ffbs(z)", "gibbs(pi0)", "gibbs(trans[k])"}},
+		{probit, []string{"scale(prec, u)", "scale(prec, Z)", "scale(c, times)"}},
+	} {
+		for _, name := range tt.steps {
+			t.Run(name, func(t *testing.T) {
+				ch := newTestChain(t, tt.m)
+				step := stepNamed(t, ch, name)
+				if err := step.update(ch); err != nil {
+					t.Fatalf("a valid state: %v", err)
+				}
+				j, _ := tt.m.G.Lookup("j")
+				ch.st.Env.Values[j.ID][0] = 3 // outside 1..2
+				err := step.update(ch)
+				if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), name) {
+					t.Errorf("got %v, want an error of %s: %s", err, name, want)
+				}
+			})
+		}
+	}
+}
