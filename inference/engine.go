@@ -643,6 +643,23 @@ func (ch *Chain) treeAccepted() int {
 	return n
 }
 
+// countStep counts a proposal of the step named name, accepted or not, in
+// ch.Steps.
+func (ch *Chain) countStep(name string, accepted bool) {
+	if ch.Steps == nil {
+		ch.Steps = map[string]*treemove.MoveStats{}
+	}
+	ms := ch.Steps[name]
+	if ms == nil {
+		ms = &treemove.MoveStats{}
+		ch.Steps[name] = ms
+	}
+	ms.Proposed++
+	if accepted {
+		ms.Accepted++
+	}
+}
+
 // locationsStep draws every node location of every tree from its
 // conditional given the tree and the evidence, for the steps that condition
 // on locations.
@@ -736,6 +753,10 @@ type Chain struct {
 	Skipped int
 	// RidgeProposed and RidgeAccepted count the ridge moves.
 	RidgeProposed, RidgeAccepted int
+	// Steps counts the Metropolis-Hastings proposals and acceptances of
+	// the other steps that report theirs (ghk, the probit subtree move),
+	// by step name; nil until one counts.
+	Steps map[string]*treemove.MoveStats
 	// Stall is the number of consecutive sweeps, up to the last one, in
 	// which the tree accepted no move; LongestStall the longest such run.
 	Stall, LongestStall int

@@ -356,8 +356,10 @@ func (p *probitGHKStep) prepare(ch *Chain) (float64, bool, error) {
 
 // at moves the variance to δ, decodes the auxiliaries into g.u and returns
 // f(δ), -Inf where the variance leaves its support or a decoded auxiliary
-// is not finite or on the wrong side.
-func (p *probitGHKStep) at(ch *Chain, x0, delta float64) float64 {
+// is not finite or on the wrong side. An error is one of the leaf factor's
+// variances at the proposed value (the model cannot be evaluated there),
+// which the step reports rather than treating as a rejection.
+func (p *probitGHKStep) at(ch *Chain, x0, delta float64) (float64, error) {
 	t := ch.trees[p.k]
 	b, env := t.b, ch.st.Env
 	n, d := b.N, b.D
@@ -365,10 +367,10 @@ func (p *probitGHKStep) at(ch *Chain, x0, delta float64) float64 {
 	h := &ch.probit.hmc
 	lp := varianceAt(ch, p.v, p.reciprocal, x0, delta)
 	if math.IsInf(lp, -1) {
-		return lp
+		return lp, nil
 	}
 	if err := b.Factor.Variances(env, h.variances); err != nil {
-		return math.Inf(-1)
+		return 0, fmt.Errorf("%s: the variances at the proposed %s = %g: %w", p.Name(), p.v.Name, ch.get(p.v), err)
 	}
 	fullVar := math.NaN()
 	for dim := range d {
@@ -378,7 +380,7 @@ func (p *probitGHKStep) at(ch *Chain, x0, delta float64) float64 {
 		}
 		l, ok := g.factor(n, dim, h.variances[dim], &fullVar)
 		if !ok {
-			return math.Inf(-1)
+			return math.Inf(-1), nil
 		}
 		m := len(rows)
 		for j, i := range rows {
@@ -390,7 +392,7 @@ func (p *probitGHKStep) at(ch *Chain, x0, delta float64) float64 {
 			e *= s
 			u := mu + ljj*e
 			if !(s*u > 0) || math.IsInf(u, 0) {
-				return math.Inf(-1)
+				return math.Inf(-1), nil
 			}
 			g.e[j] = e
 			g.u[k] = u
@@ -398,9 +400,9 @@ func (p *probitGHKStep) at(ch *Chain, x0, delta float64) float64 {
 		}
 	}
 	if math.IsNaN(lp) || math.IsInf(lp, 1) {
-		return math.Inf(-1)
+		return math.Inf(-1), nil
 	}
-	return lp
+	return lp, nil
 }
 
 func (p *probitGHKStep) update(ch *Chain) error {
@@ -424,11 +426,14 @@ func (p *probitGHKStep) update(ch *Chain) error {
 	cur, fcur, moved := 0.0, f0, false
 	for range ghkProposals {
 		prop := cur + ghkStepSD*ch.rng.NormFloat64()
-		fp := p.at(ch, x0, prop)
-		if math.IsInf(fp, -1) {
-			continue
+		fp, err := p.at(ch, x0, prop)
+		if err != nil {
+			ch.set(p.v, x0)
+			return err
 		}
-		if fp-fcur >= 0 || ch.rng.Float64() < math.Exp(fp-fcur) {
+		accepted := !math.IsInf(fp, -1) && (fp-fcur >= 0 || ch.rng.Float64() < math.Exp(fp-fcur))
+		ch.countStep(p.Name(), accepted)
+		if accepted {
 			cur, fcur, moved = prop, fp, true
 			g.acc = grow(g.acc, len(g.u))
 			copy(g.acc, g.u)

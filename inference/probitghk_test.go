@@ -1,6 +1,8 @@
 package inference
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -160,8 +162,8 @@ func ghkRoundTrip(t *testing.T, ch *Chain, g *probitGHKStep) {
 		t.Fatalf("prepare: %v, %v", ok, err)
 	}
 	x0 := ch.get(g.v)
-	if f := g.at(ch, x0, 0); math.IsInf(f, -1) {
-		t.Fatal("f(0) = -Inf")
+	if f, err := g.at(ch, x0, 0); err != nil || math.IsInf(f, -1) {
+		t.Fatalf("f(0) = %g, %v", f, err)
 	}
 	aux, gs, d := ch.trees[0].aux, &ch.probit.ghk, ch.trees[0].b.D
 	for dim, rows := range gs.rows { // the observed entries
@@ -171,5 +173,48 @@ func ghkRoundTrip(t *testing.T, ch *Chain, g *probitGHKStep) {
 				t.Fatalf("entry %d: u = %.17g decoded as %.17g", k, aux[k], u)
 			}
 		}
+	}
+}
+
+// TestProbitGHKReports checks that ghk(prec, u) reports its acceptance
+// rate with the other moves' (summary and table), and that a failure to
+// evaluate the variances at a proposal is returned as an error naming the
+// step, not taken for a rejection.
+func TestProbitGHKReports(t *testing.T) {
+	const n, d = 6, 3
+	y := &dataset.Matrix{Rows: n, Cols: d, Source: "y.csv", Data: []float64{
+		1, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0, 0, 0}}
+	m := compileProbit(t, y)
+	res, err := Run(context.Background(), m, Config{Iters: 40, Burn: 10, Chains: 1, Seed: 3, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := res.Acceptance["ghk(prec, u)"]
+	if !ok || !(a >= 0 && a <= 1) {
+		t.Fatalf("acceptance of ghk(prec, u): %v, %v (all: %v)", a, ok, res.Acceptance)
+	}
+	var b strings.Builder
+	if err := res.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), fmt.Sprintf("ghk(prec, u) %.3f", a)) {
+		t.Errorf("the table lacks ghk's acceptance:\n%s", b.String())
+	}
+
+	// The variances cannot be evaluated at the proposal (here: the
+	// scratch they are written to has the wrong length).
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := probitGHK(m, 0)
+	ch := jointProbitState(t, m, sched, rand.New(rand.NewPCG(1, 2)))
+	if _, ok, err := g.(*probitGHKStep).prepare(ch); !ok || err != nil {
+		t.Fatalf("prepare: %v, %v", ok, err)
+	}
+	ch.probit.hmc.variances = ch.probit.hmc.variances[:d-1]
+	_, err = g.(*probitGHKStep).at(ch, ch.get(g.(*probitGHKStep).v), 0.1)
+	if err == nil || !strings.Contains(err.Error(), "ghk(prec, u)") {
+		t.Errorf("at with unevaluable variances: %v", err)
 	}
 }

@@ -492,6 +492,7 @@ func (r *runner) loop(ctx context.Context) (res *Result, err error) {
 						t.moves.ResetStats()
 					}
 					ch.RidgeProposed, ch.RidgeAccepted = 0, 0
+					ch.Steps = nil
 				}
 				if errs[k] = ch.Sweep(); errs[k] != nil {
 					return
@@ -682,7 +683,14 @@ func (r *runner) result(done int, wall float64) (*Result, error) {
 	res.Aligned = aligned
 	st := make([]treemove.Stats, len(r.m.Trees))
 	var ridge treemove.MoveStats
+	steps := map[string]treemove.MoveStats{}
 	for _, ch := range r.chains {
+		for name, ms := range ch.Steps {
+			a := steps[name]
+			a.Proposed += ms.Proposed
+			a.Accepted += ms.Accepted
+			steps[name] = a
+		}
 		res.Skipped += ch.Skipped
 		res.addStall(r.cfg.ChainOffset+len(res.LongestStall)+1, ch.LongestStall)
 		ridge.Proposed += ch.RidgeProposed
@@ -700,6 +708,11 @@ func (r *runner) result(done int, wall float64) (*Result, error) {
 			res.setAcceptanceOf(st[j], treemove.MoveStats{}, b.Leaves.Name)
 		}
 		res.setAcceptanceOf(treemove.Stats{}, ridge, "")
+	}
+	for name, ms := range steps {
+		if ms.Proposed > 0 {
+			res.Acceptance[name] = ms.Rate()
+		}
 	}
 	for _, s := range r.sched.Steps {
 		res.Schedule = append(res.Schedule, s.Name())
@@ -760,6 +773,13 @@ func (res *Result) WriteTable(w io.Writer) error {
 				fmt.Fprintf(w, "\n  ridge (tree %s) %.3f", res.PYDTs[0], a)
 			} else {
 				fmt.Fprintf(w, "  ridge %.3f", a)
+			}
+		}
+		// The other steps that report an acceptance rate (ghk, the probit
+		// subtree move), under their schedule names, in schedule order.
+		for _, n := range res.Schedule {
+			if a, ok := res.Acceptance[n]; ok && n != "ridge" {
+				fmt.Fprintf(w, "\n  %s %.3f", n, a)
 			}
 		}
 		fmt.Fprintln(w)
@@ -948,6 +968,12 @@ func (ch *Chain) state() (ChainState, error) {
 		Trees:   map[string]TreeState{},
 		Ridge:   [2]int{ch.RidgeProposed, ch.RidgeAccepted},
 		Skipped: ch.Skipped, Stall: [2]int{ch.Stall, ch.LongestStall}}
+	for name, ms := range ch.Steps {
+		if cs.Steps == nil {
+			cs.Steps = map[string][2]int{}
+		}
+		cs.Steps[name] = [2]int{ms.Proposed, ms.Accepted}
+	}
 	for _, t := range ch.trees {
 		cs.Trees[t.b.Leaves.Name] = TreeState{Tree: t.Tree, Stats: t.moves.Stats}
 		if t.b.Augmented() != nil {
@@ -1040,6 +1066,12 @@ func restoreChainState(m *Model, sched *Schedule, cs ChainState) (*Chain, error)
 	}
 	ch.RidgeProposed, ch.RidgeAccepted, ch.Skipped = cs.Ridge[0], cs.Ridge[1], cs.Skipped
 	ch.Stall, ch.LongestStall = cs.Stall[0], cs.Stall[1]
+	for name, n := range cs.Steps {
+		if ch.Steps == nil {
+			ch.Steps = map[string]*treemove.MoveStats{}
+		}
+		ch.Steps[name] = &treemove.MoveStats{Proposed: n[0], Accepted: n[1]}
+	}
 	for name, tst := range cs.Tuners {
 		v, ok := m.G.Lookup(name)
 		if !ok {

@@ -248,6 +248,9 @@ type ChainState struct {
 	Ridge   [2]int `json:"ridge_moves"`
 	Skipped int    `json:"skipped_updates"`
 	Stall   [2]int `json:"stall_sweeps"`
+	// Steps counts the proposals and acceptances of the other steps that
+	// report them (Chain.Steps), by step name.
+	Steps map[string][2]int `json:"step_moves,omitempty"`
 }
 
 // TreeState is a PYDT's tree in a checkpoint, with its moves' counts.

@@ -138,7 +138,9 @@ It writes to DIR, as it goes:
                    (one draw of the auxiliaries u), which is not comparable
                    across states, and p(Y | tree) has no closed form
   summary.json     mean, sd, 5/50/95% quantiles, split R-hat and bulk/tail ESS
-                   of every scalar; acceptance rates; stuck chains; wall time
+                   of every scalar; acceptance rates (the tree moves, the
+                   ridge, and Metropolis steps such as ghk(prec, u) under
+                   their schedule names); stuck chains; wall time
   states-Z.csv     for a categorical latent array Z (z : categorical(K)):
                    t,state,prob, each element's modal state once every kept
                    draw's states are aligned to the kept draw of highest
