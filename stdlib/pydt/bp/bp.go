@@ -168,6 +168,8 @@ type Model struct {
 
 	cp commitPath // the records of the last LogLikIfAttached (commit.go)
 
+	pt, pt2 []float64 // scratch records of PointMarginal (point.go)
+
 	// el caches, per record index, the edge length from a parent at time
 	// s to the child whose record it is, at time sc: s, sc and the length
 	// (see childRec).
@@ -208,6 +210,8 @@ func New(tr *pydt.Tree, dims int) *Model {
 		dead:          make([]float64, rs),
 		orig:          make([]float64, rs),
 		scr:           make([]float64, rs),
+		pt:            make([]float64, rs),
+		pt2:           make([]float64, rs),
 	}
 	for k := range dims {
 		m.empty[dims+k], m.dead[dims+k] = inf, inf
