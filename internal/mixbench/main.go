@@ -70,6 +70,9 @@ type config struct {
 	N, D         int
 	Burn, Sweeps int
 	Seed         uint64
+	// DataSeed, when not 0, draws the data instead of Seed, so that
+	// chains of several seeds (and start trees) run on the same data.
+	DataSeed uint64
 	// Set clamps further scalars (besides alpha = beta = 0), as --set.
 	Set map[string]float64
 	// Trace, if not empty, names a CSV file to which the recorded draws
@@ -104,14 +107,23 @@ type result struct {
 	InitCPU, InitLogLik float64
 }
 
-// model compiles the DDT-clamped model on the four-cluster data, drawn
-// with the given seed.
-func model(c config) (*inference.Model, error) {
-	rows := fourClusters(rand.New(rand.NewPCG(c.Seed, 2011)), c.N, c.D)
+// data draws the four-cluster data of c, with c.DataSeed or else c.Seed.
+func data(c config) *dataset.Matrix {
+	ds := c.Seed
+	if c.DataSeed != 0 {
+		ds = c.DataSeed
+	}
+	rows := fourClusters(rand.New(rand.NewPCG(ds, 2011)), c.N, c.D)
 	x := &dataset.Matrix{Rows: c.N, Cols: c.D, Source: "four-clusters"}
 	for _, r := range rows {
 		x.Data = append(x.Data, r...)
 	}
+	return x
+}
+
+// model compiles the DDT-clamped model on the four-cluster data of c.
+func model(c config) (*inference.Model, error) {
+	x := data(c)
 	sets := map[string]float64{"alpha": 0, "beta": 0}
 	for k, v := range c.Set {
 		sets[k] = v
@@ -311,6 +323,7 @@ func main() {
 	burn := flag.Int("burn", 500, "sweeps run before recording")
 	sweeps := flag.Int("sweeps", 2000, "recorded sweeps")
 	seeds := flag.String("seeds", "1,2,3", "comma-separated seeds, one run each (data and chain)")
+	dataSeed := flag.Uint64("data-seed", 0, "draw the data of every run with this `SEED` instead of the run's seed (0: the run's seed)")
 	trace := flag.String("trace", "", "write each seed's draws to `PREFIX`-SEED.csv")
 	set := flag.String("set", "", "clamp scalars besides alpha = beta = 0, as `NAME=X,...` (e.g. c=2 to see the tree moves alone)")
 	initFrom := flag.String("init", "prior", "start each chain from `FROM`: prior (a draw), em (the EM search's best tree on the same data), or a Newick FILE whose leaves are labelled 1..N")
@@ -351,7 +364,7 @@ func main() {
 	}
 	var rs []result
 	for _, s := range ss {
-		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, Set: sets,
+		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets,
 			Init: *initFrom, EMRounds: *emRounds, EMTime: *emTime}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,18 @@ func TestInit(t *testing.T) {
 		if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-init") {
 			t.Errorf("-init %s: error %v", init, err)
 		}
+	}
+}
+
+// TestDataSeed: the data follow the run's seed unless DataSeed is set.
+func TestDataSeed(t *testing.T) {
+	c := config{N: 8, D: 2, Seed: 1}
+	d1 := data(c).Data
+	c.Seed = 2
+	d2 := data(c).Data
+	c.DataSeed = 1
+	d3 := data(c).Data
+	if slices.Equal(d1, d2) || !slices.Equal(d1, d3) {
+		t.Errorf("seed 1: %v\nseed 2: %v\nseed 2, data seed 1: %v", d1, d2, d3)
 	}
 }

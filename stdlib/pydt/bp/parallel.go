@@ -148,16 +148,10 @@ func (m *Model) passPieces(k int, relaid bool) {
 }
 
 // buildPos computes the record of the node at position i of m.order if it
-// is a branch point.
+// is a branch point, laid out by layoutAll.
 func (m *Model) buildPos(i int, relaid bool) {
-	p := m.order[i]
-	if int(p) < m.tr.NumLeaves() {
-		return
-	}
-	if relaid {
-		m.buildAt(p, m.seg.node[p], i)
-	} else {
-		m.build(p)
+	if p := m.order[i]; int(p) >= m.tr.NumLeaves() {
+		m.buildLaid(i, m.seg.node[p], relaid)
 	}
 }
 
@@ -165,18 +159,38 @@ func (m *Model) buildPos(i int, relaid bool) {
 // relaid, sets its children's slots) in the order of the sequential pass,
 // so that the blocks are the same as there, without computing anything.
 func (m *Model) layoutAll(relaid bool) {
-	order, n := m.order, m.tr.NumLeaves()
-	for i := len(order) - 1; i >= 0; i-- {
-		p := order[i]
-		if int(p) < n {
-			continue
+	for i := len(m.order) - 1; i >= 0; i-- {
+		m.layoutPos(i, relaid)
+	}
+}
+
+// layoutPos gives the branch point at position i of m.order its block
+// and, unless relaid (relayout set them), sets its children's slots, and
+// returns its bookkeeping; it does nothing for a leaf and returns false.
+// The sequential pass and layoutAll lay out the blocks by it in the same
+// order, so that they are the same.
+func (m *Model) layoutPos(i int, relaid bool) (segNode, bool) {
+	p := m.order[i]
+	if int(p) < m.tr.NumLeaves() {
+		return segNode{}, false
+	}
+	ks := m.order[m.lo[i]:m.hi[i]]
+	sn := m.layout(p, ks)
+	if !relaid {
+		for j, c := range ks {
+			m.seg.node[c].slot = int32(j)
 		}
-		ks := order[m.lo[i]:m.hi[i]]
-		m.layout(p, ks)
-		if !relaid {
-			for j, c := range ks {
-				m.seg.node[c].slot = int32(j)
-			}
-		}
+	}
+	return sn, true
+}
+
+// buildLaid computes the record of the branch point at position i of
+// m.order, whose block layoutPos laid out with bookkeeping sn: from the
+// relaid records (buildAt) or through its children's records (build).
+func (m *Model) buildLaid(i int, sn segNode, relaid bool) {
+	if relaid {
+		m.buildAt(m.order[i], sn, i)
+	} else {
+		m.build(m.order[i])
 	}
 }

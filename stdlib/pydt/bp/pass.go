@@ -75,33 +75,17 @@ func (m *Model) Recompute() error {
 	if w := m.passWorkers(); w > 1 {
 		m.layoutAll(relaid)
 		m.parallelPass(w, m.starts, relaid)
-	} else if !relaid {
-		// The records fit in the caches: moving them costs more than it
-		// saves. Reversed breadth-first order puts children before parents.
-		for i := len(order) - 1; i >= 0; i-- {
-			p := order[i]
-			if int(p) < n {
-				continue
-			}
-			ks := order[m.lo[i]:m.hi[i]]
-			m.layout(p, ks)
-			for j, c := range ks {
-				m.seg.node[c].slot = int32(j)
-			}
-			m.build(p)
-		}
 	} else {
-		// The records now lie in breadth-first order: the pass reads and
-		// writes them as streams, downwards in memory, and touches
+		// Reversed breadth-first order puts children before parents. When
+		// relaid, the records lie in breadth-first order: the pass reads
+		// and writes them as streams, downwards in memory, and touches
 		// nothing indexed by node ID but p's bookkeeping, just written by
-		// relayout.
+		// relayout. Otherwise the records fit in the caches: moving them
+		// costs more than it saves.
 		for i := len(order) - 1; i >= 0; i-- {
-			p := order[i]
-			if int(p) < n {
-				continue
+			if sn, ok := m.layoutPos(i, relaid); ok {
+				m.buildLaid(i, sn, relaid)
 			}
-			sn := m.layout(p, order[m.lo[i]:m.hi[i]])
-			m.buildAt(p, sn, i)
 		}
 	}
 	m.reserveJournal()
