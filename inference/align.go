@@ -14,6 +14,7 @@ import (
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
 	"github.com/pydtlang/pydtlang/inference/labels"
+	"github.com/pydtlang/pydtlang/internal/bounded"
 	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
@@ -510,9 +511,18 @@ func (al *treeAlignment) source(labels []string, n int, path string, k int) Tree
 			}
 			return renamed
 		}
-		err = pydt.ForEachNewickLabels(f, labelsOf, func(tr *pydt.Tree) error {
+		in := bounded.NewReader(f, bounded.Options{Name: path, What: "Newick file", Max: bounded.MaxNewickBytes})
+		read := 0
+		err = pydt.ForEachNewickLabels(in, labelsOf, func(tr *pydt.Tree) error {
 			if bad != nil {
 				return bad
+			}
+			read++
+			if err := tr.MatchRows(n, base, "the states"); err != nil {
+				return fmt.Errorf("tree %d %w", read, err)
+			}
+			if err := tr.Validate(); err != nil {
+				return fmt.Errorf("tree %d: %w", read, err)
 			}
 			tr.Labels = labels
 			return fn(tr)

@@ -375,7 +375,7 @@ func TestSummaryMemoryDoesNotGrowWithDistinctClades(t *testing.T) {
 		return path
 	}
 	peak := func(path string) (uint64, *TreeSummary) {
-		file := NewickFiles(nil, path)
+		file := NewickFiles(n, nil, path)
 		var hi uint64
 		read := 0
 		src := func(fn func(*pydt.Tree) error) error {

@@ -83,7 +83,7 @@ X ~ PYDT(alpha, beta, c, 1 / prec)
 // expected clade accuracy and the majority-rule consensus, each with its
 // branch points' clade probabilities as Newick labels, and the posterior
 // mean time of the lowest common ancestor of two rows. With tree
-// files, use inference.NewickFiles(labels, paths...) as the source.
+// files, use inference.NewickFiles(n, labels, paths...) as the source.
 func ExampleSummarizeTrees() {
 	var trees []*pydt.Tree
 	for _, s := range []string{

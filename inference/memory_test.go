@@ -80,7 +80,7 @@ func TestSummaryMemoryDoesNotGrowWithTrees(t *testing.T) {
 	if _, err := Run(context.Background(), m, Config{Iters: 120, Burn: 20, Chains: 1, Seed: 5, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	file := NewickFiles(nil, filepath.Join(dir, TreesFile(1)))
+	file := NewickFiles(40, nil, filepath.Join(dir, TreesFile(1)))
 	peak := func(replays int) uint64 {
 		var hi uint64
 		read := 0

@@ -225,7 +225,7 @@ func CutRun(dir string, opt CutOptions) (*RunCut, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("cut --posterior: %s has no %s", dir, TreesFileOf(fv, 1))
 	}
-	src := NewickFiles(tr.Labels, paths...)
+	src := NewickFiles(n, tr.Labels, paths...)
 	s, err := cluster.CutTrees(func(fn func(*pydt.Tree) error) error { return src(fn) }, n, cut)
 	if err != nil {
 		if errors.Is(err, io.EOF) {

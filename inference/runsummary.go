@@ -172,7 +172,7 @@ func writeTreeFilesSummary(paths []string, labels []string, n int, coclust bool,
 		if al != nil {
 			srcs = append(srcs, al.source(labels, n, p, k))
 		} else {
-			srcs = append(srcs, NewickFiles(labels, p))
+			srcs = append(srcs, NewickFiles(n, labels, p))
 		}
 	}
 	s, err := SummarizeChains(srcs, n, coclust)

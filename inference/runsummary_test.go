@@ -228,7 +228,7 @@ func TestAnimalsSummaryIsResolved(t *testing.T) {
 	var mean float64
 	var kept int
 	for k := 1; k <= 2; k++ {
-		err := NewickFiles(y.RowLabels, filepath.Join(dir, TreesFile(k)))(func(tr *pydt.Tree) error {
+		err := NewickFiles(y.Rows, y.RowLabels, filepath.Join(dir, TreesFile(k)))(func(tr *pydt.Tree) error {
 			p, err := cluster.DendrogramPurity(tr, class)
 			mean += p
 			kept++

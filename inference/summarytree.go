@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 
@@ -61,19 +60,27 @@ type TreeSource func(fn func(tr *pydt.Tree) error) error
 
 // NewickFiles returns a TreeSource that reads files of Newick trees, one
 // tree per line as Run writes trees-K.nwk, in the memory of one tree.
-// labels are the data's row labels, as ParseNewick takes them (nil when
-// leaves are named by row number).
-func NewickFiles(labels []string, paths ...string) TreeSource {
+// labels are the row labels of the data's n rows, as ParseNewick takes
+// them (nil when leaves are named by row number). Each file is bounded by
+// bounded.MaxNewickBytes, and each tree must have the data's rows as its
+// leaves (pydt.Tree.MatchRows) and be valid: an error names the file and
+// the tree's number in it (from 1).
+func NewickFiles(n int, labels []string, paths ...string) TreeSource {
 	return func(fn func(*pydt.Tree) error) error {
 		for _, path := range paths {
-			f, err := os.Open(path)
+			k := 0
+			err := forEachTreeInFile(path, labels, func(tr *pydt.Tree) error {
+				k++
+				if err := tr.MatchRows(n, labels, "the data"); err != nil {
+					return fmt.Errorf("%s tree %d %w", path, k, err)
+				}
+				if err := tr.Validate(); err != nil {
+					return fmt.Errorf("%s tree %d: %w", path, k, err)
+				}
+				return fn(tr)
+			})
 			if err != nil {
 				return err
-			}
-			err = pydt.ForEachNewick(f, labels, fn)
-			f.Close()
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
 			}
 		}
 		return nil
