@@ -20,6 +20,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -76,15 +77,18 @@ type config struct {
 	// Set clamps further scalars (besides alpha = beta = 0), as --set.
 	Set map[string]float64
 	// Trace, if not empty, names a CSV file to which the recorded draws
-	// are written (sweep, log_lik, c, root_t, then every scalar by name).
+	// are written as they are made (sweep, log_lik, c, root_t, every
+	// scalar by name, then cpu_s, the CPU seconds of the recorded sweeps
+	// so far), so that a long run can be read while it runs.
 	Trace string
 	// Init is where the chain starts: "prior" (or "") for a draw of the
 	// prior, "em" for the best tree of an EM search (RunEM, EMRounds
-	// rounds, at most EMTime) on the same data, or the path of a Newick
-	// file whose leaves are labelled 1..N (the data's rows).
-	Init     string
-	EMRounds int
-	EMTime   time.Duration
+	// rounds of at most EMIters EM iterations per tree, at most EMTime)
+	// on the same data, or the path of a Newick file whose leaves are
+	// labelled 1..N (the data's rows).
+	Init              string
+	EMRounds, EMIters int
+	EMTime            time.Duration
 }
 
 // result is what one run measured.
@@ -185,9 +189,22 @@ func run(c config) (result, error) {
 	ll := make([]float64, 0, c.Sweeps)
 	cs := make([]float64, 0, c.Sweeps)
 	rt := make([]float64, 0, c.Sweeps)
-	var draws [][]float64 // every scalar of every recorded sweep, for the trace
+	var trace *bufio.Writer
+	if c.Trace != "" {
+		f, err := os.Create(c.Trace)
+		if err != nil {
+			return res, err
+		}
+		defer f.Close()
+		trace = bufio.NewWriter(f)
+		trace.WriteString("sweep,log_lik,c,root_t")
+		for _, v := range scalars {
+			trace.WriteString("," + v.Name)
+		}
+		trace.WriteString(",cpu_s\n")
+	}
 	var cpu, wall time.Duration
-	for range c.Sweeps {
+	for k := range c.Sweeps {
 		c0, w0 := cputime.Process(), time.Now()
 		if err := ch.Sweep(); err != nil {
 			return res, err
@@ -204,30 +221,19 @@ func run(c config) (result, error) {
 			sums[i] += x
 		}
 		rt = append(rt, ch.Tree(0).Time(ch.Tree(0).Root()).T())
-		if c.Trace != "" {
-			draws = append(draws, slices.Clone(p.Scalars))
+		if trace != nil {
+			fmt.Fprintf(trace, "%d,%g,%g,%g", c.Burn+k+1, ll[k], cs[k], rt[k])
+			for _, x := range p.Scalars {
+				fmt.Fprintf(trace, ",%g", x)
+			}
+			fmt.Fprintf(trace, ",%.3f\n", cpu.Seconds())
+			if err := trace.Flush(); err != nil {
+				return res, err
+			}
 		}
 	}
 	res.CPU, res.Wall = cpu.Seconds(), wall.Seconds()
 	res.RidgeProposed, res.RidgeAccepted = ch.RidgeProposed-rp0, ch.RidgeAccepted-ra0
-	if c.Trace != "" {
-		var b strings.Builder
-		b.WriteString("sweep,log_lik,c,root_t")
-		for _, v := range scalars {
-			b.WriteString("," + v.Name)
-		}
-		b.WriteString("\n")
-		for i := range ll {
-			fmt.Fprintf(&b, "%d,%g,%g,%g", c.Burn+i+1, ll[i], cs[i], rt[i])
-			for _, x := range draws[i] {
-				fmt.Fprintf(&b, ",%g", x)
-			}
-			b.WriteString("\n")
-		}
-		if err := os.WriteFile(c.Trace, []byte(b.String()), 0o644); err != nil {
-			return res, err
-		}
-	}
 	res.ESSLogLik = diagnostics.ESSMean([][]float64{ll})
 	res.ESSC = diagnostics.ESSMean([][]float64{cs})
 	res.ESSRoot = diagnostics.ESSMean([][]float64{rt})
@@ -251,7 +257,7 @@ func initTrees(c config, m *inference.Model) (map[string]*pydt.Tree, error) {
 		}
 		defer os.RemoveAll(dir)
 		res, err := inference.RunEM(context.Background(), m, inference.EMConfig{
-			Rounds: c.EMRounds, Time: c.EMTime, Seed: c.Seed, Out: dir, Force: true})
+			Rounds: c.EMRounds, EMIters: c.EMIters, Time: c.EMTime, Seed: c.Seed, Out: dir, Force: true})
 		if err != nil {
 			return nil, fmt.Errorf("-init em: %w", err)
 		}
@@ -328,6 +334,7 @@ func main() {
 	set := flag.String("set", "", "clamp scalars besides alpha = beta = 0, as `NAME=X,...` (e.g. c=2 to see the tree moves alone)")
 	initFrom := flag.String("init", "prior", "start each chain from `FROM`: prior (a draw), em (the EM search's best tree on the same data), or a Newick FILE whose leaves are labelled 1..N")
 	emRounds := flag.Int("em-rounds", 10, "rounds of the EM search of -init em")
+	emIters := flag.Int("em-iters", 50, "EM iterations per tree of the EM search of -init em")
 	emTime := flag.Duration("em-time", 5*time.Minute, "time bound of the EM search of -init em")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
 	flag.Parse()
@@ -344,8 +351,8 @@ func main() {
 			sets[strings.TrimSpace(k)] = x
 		}
 	}
-	if err == nil && (*n < 2 || *d < 1 || *burn < 0 || *sweeps < 4 || *emRounds < 1) {
-		err = fmt.Errorf("need -n ≥ 2, -d ≥ 1, -burn ≥ 0, -sweeps ≥ 4, -em-rounds ≥ 1")
+	if err == nil && (*n < 2 || *d < 1 || *burn < 0 || *sweeps < 4 || *emRounds < 1 || *emIters < 1) {
+		err = fmt.Errorf("need -n ≥ 2, -d ≥ 1, -burn ≥ 0, -sweeps ≥ 4, -em-rounds ≥ 1, -em-iters ≥ 1")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mixbench:", err)
@@ -365,7 +372,7 @@ func main() {
 	var rs []result
 	for _, s := range ss {
 		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets,
-			Init: *initFrom, EMRounds: *emRounds, EMTime: *emTime}
+			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +141,38 @@ func TestDataSeed(t *testing.T) {
 	d3 := data(c).Data
 	if slices.Equal(d1, d2) || !slices.Equal(d1, d3) {
 		t.Errorf("seed 1: %v\nseed 2: %v\nseed 2, data seed 1: %v", d1, d2, d3)
+	}
+}
+
+// TestTrace: the trace has a header and one row per recorded sweep, whose
+// log likelihood is the one recorded, and a cumulative CPU time.
+func TestTrace(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tr.csv")
+	r, err := run(config{Model: "../../examples/gaussian.pydt", N: 20, D: 2, Burn: 3, Sweeps: 10, Seed: 1, Trace: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 11 || !strings.HasPrefix(lines[0], "sweep,log_lik,c,root_t,") || !strings.HasSuffix(lines[0], ",cpu_s") {
+		t.Fatalf("trace:\n%s", b)
+	}
+	if !strings.HasPrefix(lines[1], "4,") || !strings.HasPrefix(lines[10], "13,") {
+		t.Errorf("sweep numbers: %q … %q", lines[1], lines[10])
+	}
+	var sum float64
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		x, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += x
+	}
+	if math.Abs(sum/10-r.MeanLogLik) > 1e-6*math.Abs(r.MeanLogLik) {
+		t.Errorf("mean log lik of the trace %v, of the run %v", sum/10, r.MeanLogLik)
 	}
 }
