@@ -37,7 +37,7 @@ func main() {
 	data := flag.String("data", "examples/data/brown/news", "directory written by brown-convert for one category")
 	run := flag.String("run", "", "the run's output directory (required)")
 	trace := flag.Bool("trace", false, "read chain 1's last draw in draws-z-1.csv instead of the modal states of states-z.csv")
-	K := flag.Int("states", 0, "number of states (0: the largest state read)")
+	K := flag.Int("states", 0, "number of states (0: the tree's leaves, or the largest state read if more)")
 	tree := flag.String("tree", "summary.nwk", "the run's tree file over the states to print labelled (leaf k: state k), or \"\"")
 	flag.Parse()
 	treeSet := false
@@ -74,8 +74,15 @@ func score(out io.Writer, data, run string, trace bool, K int, tree string) erro
 	if len(z) != len(tg.Words) {
 		return fmt.Errorf("%d states read but the data have %d tokens", len(z), len(tg.Words))
 	}
+	fixed := K > 0
 	for _, s := range z {
 		K = max(K, s+1)
+	}
+	var tr *pydt.Tree
+	if tree != "" {
+		if tr, K, err = readStateTree(filepath.Join(run, tree), tree, K, fixed); err != nil {
+			return err
+		}
 	}
 	w, tags, base := make([]int, len(z)), make([]int, len(z)), make([]int, len(z))
 	for t := range z {
@@ -90,17 +97,6 @@ func score(out io.Writer, data, run string, trace bool, K int, tree string) erro
 	if err != nil || tree == "" {
 		return err
 	}
-	b, err := os.ReadFile(filepath.Join(run, tree))
-	if err != nil {
-		return err
-	}
-	tr, err := pydt.ParseNewick(strings.TrimSpace(string(b)), nil)
-	if err != nil {
-		return fmt.Errorf("%s: %w", tree, err)
-	}
-	if tr.NumLeaves() != K || tr.Labels != nil {
-		return fmt.Errorf("%s: want leaves named 1..%d, one per state", tree, K)
-	}
 	label := make([]string, K)
 	for k, ws := range words {
 		if len(ws) == 0 {
@@ -112,6 +108,36 @@ func score(out io.Writer, data, run string, trace bool, K int, tree string) erro
 	fmt.Fprintf(out, "\nthe tree over the states (%s; branch points with their time t; leaves: state, most frequent base tag, top words):\n", tree)
 	tagreport.PrintTree(out, tr, tr.Root(), label, "")
 	return nil
+}
+
+// readStateTree reads the tree over the states at path (named tree in
+// errors), whose leaf k is state k, and returns it with the number of
+// states: K, the largest state read (or --states, when fixed), or, when
+// --states was not given, the tree's leaves where they are more (the states
+// above the largest read are never the modal state of a token).
+func readStateTree(path, tree string, K int, fixed bool) (*pydt.Tree, int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	tr, err := pydt.ParseNewick(strings.TrimSpace(string(b)), nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", tree, err)
+	}
+	if tr.Labels != nil {
+		return nil, 0, fmt.Errorf("%s: its leaves are named (%q, ...), but a tree over the states has leaves named 1..K, leaf k for state k", tree, tr.Labels[0])
+	}
+	n := tr.NumLeaves()
+	switch {
+	case n == K:
+	case !fixed && n > K:
+		K = n
+	case fixed:
+		return nil, 0, fmt.Errorf("%s has %d leaves, one per state, but K = %d (--states, or a larger state read): pass --states %d (or --tree \"\" for no tree)", tree, n, K, n)
+	default:
+		return nil, 0, fmt.Errorf("%s has %d leaves, one per state, but the states read go up to %d: is it the tree of another run? (--tree \"\" for no tree)", tree, n, K)
+	}
+	return tr, K, nil
 }
 
 // readStates reads the 0-based states of states-z.csv (header t, state,

@@ -61,3 +61,36 @@ func TestTraceRefusesAlignedTree(t *testing.T) {
 		t.Errorf("got %v, want an error about the tree's aligned states", err)
 	}
 }
+
+// TestReadStateTree checks the number of states taken from the tree: when
+// a state is never the modal state of a token, the largest state read is
+// fewer than the tree's leaves, and without --states the tree's leaves are
+// the states (it was an error, "want leaves named 1..K", that did not say
+// why or what to do); a mismatch otherwise names both counts and the fix.
+func TestReadStateTree(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "summary.nwk")
+	if err := os.WriteFile(path, []byte("((1:0.5,2:0.5):0.3,(3:0.4,4:0.4):0.4):0.2;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		K     int
+		fixed bool
+		want  int
+		err   string
+	}{
+		{"state 4 never modal", 3, false, 4, ""},
+		{"all states modal", 4, false, 4, ""},
+		{"--states 4", 4, true, 4, ""},
+		{"--states 3", 3, true, 0, "summary.nwk has 4 leaves, one per state, but K = 3 (--states, or a larger state read): pass --states 4"},
+		{"more states than leaves", 6, false, 0, "summary.nwk has 4 leaves, one per state, but the states read go up to 6"},
+	} {
+		tr, K, err := readStateTree(path, "summary.nwk", c.K, c.fixed)
+		switch {
+		case c.err == "" && (err != nil || K != c.want || tr.NumLeaves() != 4):
+			t.Errorf("%s: K = %d, error %v; want K = %d", c.name, K, err, c.want)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.err)
+		}
+	}
+}
