@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pydtlang/pydtlang/internal/atomicfile"
+	"github.com/pydtlang/pydtlang/internal/logsumexp"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/em"
@@ -547,7 +548,10 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 	if err := p.checkpoint(cfg.Out, s); err != nil {
 		return nil, err
 	}
-	res := p.result(s, stop)
+	res, err := p.result(s, stop)
+	if err != nil {
+		return nil, err
+	}
 	if err := p.write(cfg.Out, res); err != nil {
 		return nil, err
 	}
@@ -558,7 +562,7 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 }
 
 // result is the search's outcome from its state s.
-func (p *EMPlan) result(s *emSearch, stop string) *EMResult {
+func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
 	objective := "lower bound on log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
 	if s.laplace {
 		objective = "Laplace approximation of log p(Y, alpha, beta | T), the times integrated out: the lower bound on log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t), plus the Laplace correction in u (docs/em.md)"
@@ -585,14 +589,18 @@ func (p *EMPlan) result(s *emSearch, stop string) *EMResult {
 	for _, t := range list {
 		res.KBestEstimates = append(res.KBestEstimates, p.estimates(t))
 	}
-	res.KBestWeights = KBestWeights(res.KBest)
+	w, err := KBestWeights(res.KBest)
+	if err != nil {
+		return nil, fmt.Errorf("run --method em: %w", err)
+	}
+	res.KBestWeights = w
 	best := res.KBestEstimates[0]
 	res.Gamma, res.Point, res.Variance = best.Gamma, best.Point, best.Variance
 	if w := starWarning(list[0].Tree); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
 	res.WallTime = time.Since(s.start).Seconds()
-	return res
+	return res, nil
 }
 
 // EMEstimates are the EM estimates that come with one tree of the K-best
@@ -624,22 +632,22 @@ func (e *EMEstimates) Value(name string) (float64, bool) {
 // value for the log evidence of each tree, ignoring the bound's gap, the
 // spread of the hyperparameters (and of the times without the correction)
 // about their point estimates, and every tree outside the list. Bounds
-// tens of nats apart give the best tree all the weight.
-func KBestWeights(bounds []float64) []float64 {
+// tens of nats apart give the best tree all the weight. A bound that is
+// NaN or +Inf, or all bounds −Inf, is an error (the weights would be
+// NaN).
+func KBestWeights(bounds []float64) ([]float64, error) {
 	if len(bounds) == 0 {
-		return nil
+		return nil, nil
 	}
-	top := slices.Max(bounds)
+	lz := logsumexp.Of(bounds)
+	if math.IsNaN(lz) || math.IsInf(lz, 0) {
+		return nil, fmt.Errorf("the K-best weights: the trees' values %v do not sum to a finite total (log Σ exp = %v)", bounds, lz)
+	}
 	w := make([]float64, len(bounds))
-	var sum float64
 	for i, b := range bounds {
-		w[i] = math.Exp(b - top)
-		sum += w[i]
+		w[i] = math.Exp(b - lz)
 	}
-	for i := range w {
-		w[i] /= sum
-	}
-	return w
+	return w, nil
 }
 
 // estimates returns the EM estimates of the tree t by variable name.

@@ -190,13 +190,28 @@ func PlaceRows(m *inference.Model, dir string, part []int, cut pydt.Time, test [
 	}
 	out := make([][]float64, len(test))
 	for i := range out {
-		lz := logsumexp.Of(lt[i])
-		out[i] = make([]float64, k+1)
-		for t, p := range pc[i] {
-			w := math.Exp(lt[i][t] - lz)
-			for c, v := range p {
-				out[i][c] += w * v
-			}
+		if out[i], err = treeAverage(lt[i], pc[i], k); err != nil {
+			return nil, fmt.Errorf("place: test row %d: %w", i+1, err)
+		}
+	}
+	return out, nil
+}
+
+// treeAverage returns Σ_T w_T pc[T], the average over trees of the
+// cluster probabilities pc[T] (k+1 entries each) weighted by
+// w_T = exp(lt[T]) / Σ_U exp(lt[U]), lt[T] = log p(x | T); an error when
+// the total Σ_U exp(lt[U]) is not positive and finite (a NaN or every
+// density zero would give NaN weights).
+func treeAverage(lt []float64, pc [][]float64, k int) ([]float64, error) {
+	lz := logsumexp.Of(lt)
+	if math.IsInf(lz, 0) || math.IsNaN(lz) {
+		return nil, fmt.Errorf("the row's total density over %d trees is %v (log %v)", len(lt), math.Exp(lz), lz)
+	}
+	out := make([]float64, k+1)
+	for t, p := range pc {
+		w := math.Exp(lt[t] - lz)
+		for c, v := range p {
+			out[c] += w * v
 		}
 	}
 	return out, nil

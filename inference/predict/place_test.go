@@ -212,3 +212,30 @@ func TestPlaceRowsAveragesTrees(t *testing.T) {
 		})
 	}
 }
+
+// TestTreeAverage checks PlaceRows' average over trees: weights
+// exp(lt) normalised (two trees at log densities log 1 and log 3 weigh
+// 1/4 and 3/4), unchanged by a common shift of 1000 nats, and an error,
+// not NaN probabilities, when the total density is NaN, zero or infinite.
+func TestTreeAverage(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	pc := [][]float64{{0, 1, 0}, {0.5, 0, 0.5}}
+	want := []float64{0.375, 0.25, 0.375}
+	for _, shift := range []float64{0, -1000, 1000} {
+		got, err := treeAverage([]float64{shift, shift + math.Log(3)}, pc, 2)
+		if err != nil {
+			t.Fatalf("shift %v: %v", shift, err)
+		}
+		for c := range want {
+			if math.Abs(got[c]-want[c]) > 1e-12 {
+				t.Errorf("shift %v: cluster %d: %v, want %v", shift, c, got[c], want[c])
+			}
+		}
+	}
+	for _, lt := range [][]float64{{nan, 0}, {-inf, -inf}, {inf, 0}} {
+		got, err := treeAverage(lt, pc, 2)
+		if err == nil || !strings.Contains(err.Error(), "total density over 2 trees") {
+			t.Errorf("log densities %v: %v, error %v; want an error naming the total", lt, got, err)
+		}
+	}
+}

@@ -301,8 +301,12 @@ func emTrees(m *inference.Model, dir string, k int) ([]*draw, []int, error) {
 		draws = append(draws, d)
 		pick = append(pick, i)
 	}
-	for i, w := range inference.KBestWeights(bounds) {
-		draws[i].logw = math.Log(w)
+	w, err := inference.KBestWeights(bounds)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", sum, err)
+	}
+	for i := range w {
+		draws[i].logw = math.Log(w[i])
 	}
 	path := filepath.Join(dir, inference.KBestFile)
 	err = m.ForEachTree(path, "", func(n int, tr *pydt.Tree) error {
@@ -469,10 +473,16 @@ func readTrees(m *inference.Model, dir string, draws []*draw, pick []int) error 
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
+		// The largest kept iteration without its tree: the number of
+		// trees the file should have held (map order is arbitrary).
+		last := -1
 		for idx, d := range byIndex {
-			if d.tree == nil {
-				return fmt.Errorf("predict: %s has %d trees, fewer than the %d kept iterations of chain %d in %s", path, i, idx+1, chain, inference.TraceFile)
+			if d.tree == nil && idx > last {
+				last = idx
 			}
+		}
+		if last >= 0 {
+			return fmt.Errorf("predict: %s has %d trees, fewer than the %d kept iterations of chain %d in %s", path, i, last+1, chain, inference.TraceFile)
 		}
 	}
 	return nil

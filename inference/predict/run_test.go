@@ -357,3 +357,34 @@ func TestPredictRunTreesMissRows(t *testing.T) {
 		t.Errorf("PredictRun with a NUL byte in %s: error %v, want one naming it", inference.TreesFile(1), err)
 	}
 }
+
+// TestPredictRunTreesTruncated checks that a tree file shorter than the
+// trace is an error naming the largest kept iteration without its tree
+// (the number of trees the file should hold), not an arbitrary one of the
+// missing iterations (it was the first met in a map's random order).
+func TestPredictRunTreesTruncated(t *testing.T) {
+	dir := t.TempDir()
+	m := compile(t, gaussianSrc, toyData(8, 2, 4))
+	if _, err := inference.Run(context.Background(), m, inference.Config{Iters: 20, Chains: 1, Seed: 3, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, inference.TreesFile(1))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 10 {
+		t.Fatalf("%s has %d trees, want one per kept sweep (10 of 20 after the burn-in)", path, len(lines))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:3], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every kept sweep is asked for: 7 are missing, the 10th the largest.
+	for range 5 {
+		_, err = PredictRun(m, dir, [][]float64{{0.1, 3.2}}, RunOptions{Trees: -1})
+		if err == nil || !strings.Contains(err.Error(), "has 3 trees, fewer than the 10 kept iterations") {
+			t.Fatalf("PredictRun with 3 of 10 trees: error %v, want one naming 3 trees and the 10 kept iterations", err)
+		}
+	}
+}
