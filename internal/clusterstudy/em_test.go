@@ -176,3 +176,26 @@ func TestOptionalTreePurity(t *testing.T) {
 		t.Errorf("the two classes as the two clades: %v, %v; want purity 1", p, err)
 	}
 }
+
+// TestPurityCommandClasses checks that `clusterstudy purity` takes the
+// classes of animals.csv from the paper's groups (animalGroup), not from
+// the labels' first letters (which made 4 animals 4 classes): the tree
+// that splits the two birds from the two insects is pure.
+func TestPurityCommandClasses(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "animals.csv")
+	tree := filepath.Join(dir, "t.nwk")
+	if err := os.WriteFile(data, []byte("name,f\nRobin,1\nEagle,1\nBee,0\nAnt,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tree, []byte("((Robin:0.5,Eagle:0.5):0.25,(Bee:0.5,Ant:0.5):0.25):0.25;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	if err := purity(&sb, data, tree); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "2 classes: dendrogram purity 1.000") {
+		t.Errorf("purity of animals.csv: %q, want 2 classes and purity 1", sb.String())
+	}
+}

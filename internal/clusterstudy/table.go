@@ -327,14 +327,23 @@ func emPurity(dir string, labels []string, class []int) (purity, clades float64,
 }
 
 // purity writes the dendrogram purity and the fraction of classes that are
-// clades of the tree in treeFile over the rows of dataFile, whose row
-// labels' first letters are the classes (examples/gen-synthetic's data).
+// clades of the tree in treeFile over the rows of dataFile: for animals.csv
+// and ccle.csv (or -z.csv) the classes of the study (classOf), for any
+// other file the first letters of the row labels (examples/gen-synthetic's
+// data).
 func purity(w io.Writer, dataFile, treeFile string) error {
 	m, err := dataset.ReadFile(dataFile)
 	if err != nil {
 		return err
 	}
-	class, names, err := classes("synthetic", m.RowLabels)
+	// The classes by the data set's name (animals.csv, ccle-z.csv, as
+	// `data` writes them); any other file's rows by their labels' first
+	// letter, as the synthetic sets'.
+	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(dataFile), ".csv"), "-z")
+	if name != "animals" && name != "ccle" {
+		name = "synthetic"
+	}
+	class, names, err := classes(name, m.RowLabels)
 	if err != nil {
 		return err
 	}
