@@ -28,10 +28,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pydtlang/pydtlang/dataset"
@@ -89,6 +91,10 @@ type config struct {
 	Init              string
 	EMRounds, EMIters int
 	EMTime            time.Duration
+	// Stop, when set and closed, ends the recording after the sweep under
+	// way (at least 4 recorded sweeps): the result is that of the sweeps
+	// recorded so far (Sweeps is set to their number).
+	Stop <-chan struct{}
 }
 
 // result is what one run measured.
@@ -205,6 +211,10 @@ func run(c config) (result, error) {
 	}
 	var cpu, wall time.Duration
 	for k := range c.Sweeps {
+		if k >= 4 && stopped(c.Stop) {
+			res.Sweeps = k
+			break
+		}
 		c0, w0 := cputime.Process(), time.Now()
 		if err := ch.Sweep(); err != nil {
 			return res, err
@@ -239,7 +249,7 @@ func run(c config) (result, error) {
 	res.ESSRoot = diagnostics.ESSMean([][]float64{rt})
 	res.MeanLogLik, res.MeanC, res.MeanRoot = mean(ll), mean(cs), mean(rt)
 	for i, v := range scalars {
-		res.Means += fmt.Sprintf(" %s=%.4g", v.Name, sums[i]/float64(c.Sweeps))
+		res.Means += fmt.Sprintf(" %s=%.4g", v.Name, sums[i]/float64(res.Sweeps))
 	}
 	return res, nil
 }
@@ -268,6 +278,16 @@ func initTrees(c config, m *inference.Model) (map[string]*pydt.Tree, error) {
 			return nil, fmt.Errorf("-init: %w", err)
 		}
 		return map[string]*pydt.Tree{"": tr}, nil
+	}
+}
+
+// stopped reports whether stop is closed (never for nil).
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -369,10 +389,24 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	// An interrupt (or SIGTERM) ends the recording of the run under way
+	// after its sweep, and the table reports the sweeps recorded so far.
+	stop := make(chan struct{})
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		fmt.Fprintln(os.Stderr, "mixbench: interrupted: ending the recording after this sweep")
+		close(stop)
+		signal.Stop(sig)
+	}()
 	var rs []result
 	for _, s := range ss {
+		if stopped(stop) {
+			break
+		}
 		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets,
-			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime}
+			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime, Stop: stop}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}

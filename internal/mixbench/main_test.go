@@ -176,3 +176,17 @@ func TestTrace(t *testing.T) {
 		t.Errorf("mean log lik of the trace %v, of the run %v", sum/10, r.MeanLogLik)
 	}
 }
+
+// TestStop: a closed Stop ends the recording after 4 sweeps, and the
+// result is that of the sweeps recorded.
+func TestStop(t *testing.T) {
+	stop := make(chan struct{})
+	close(stop)
+	r, err := run(config{Model: "../../examples/gaussian.pydt", N: 20, D: 2, Burn: 2, Sweeps: 50, Seed: 1, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sweeps != 4 || math.IsNaN(r.MeanLogLik) || math.IsInf(r.MeanLogLik, 0) || !(r.MeanC > 0) {
+		t.Errorf("stopped run: %d sweeps, mean log lik %v, mean c %v", r.Sweeps, r.MeanLogLik, r.MeanC)
+	}
+}
