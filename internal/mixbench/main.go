@@ -356,8 +356,27 @@ func main() {
 	emRounds := flag.Int("em-rounds", 10, "rounds of the EM search of -init em")
 	emIters := flag.Int("em-iters", 50, "EM iterations per tree of the EM search of -init em")
 	emTime := flag.Duration("em-time", 5*time.Minute, "time bound of the EM search of -init em")
+	comp := flag.Bool("compare", false, "instead of running, compare the trace files given as arguments (one chain each): the halves of each chain, and the chains together (R-hat)")
+	skip := flag.Int("skip", 0, "with -compare, drop the first `K` rows of each trace")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
 	flag.Parse()
+	if *comp {
+		var ts []traceData
+		for _, path := range flag.Args() {
+			t, err := readTrace(path, *skip)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "mixbench: -compare:", err)
+				os.Exit(1)
+			}
+			ts = append(ts, t)
+		}
+		if len(ts) == 0 {
+			fmt.Fprintln(os.Stderr, "mixbench: -compare: no trace files given")
+			os.Exit(2)
+		}
+		compare(os.Stdout, ts)
+		return
+	}
 	ss, err := parseSeeds(*seeds)
 	sets := map[string]float64{}
 	if err == nil && *set != "" {
