@@ -8,6 +8,7 @@ import (
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 	"github.com/pydtlang/pydtlang/stdlib/softmaxleaf"
 )
 
@@ -41,8 +42,8 @@ type softmaxLeafStep struct {
 
 // softmaxLeafScratch is a chain's scratch space of a softmaxLeafStep.
 type softmaxLeafScratch struct {
-	counts, mMean, mVar, mu, mp []float64
-	ws                          softmaxleaf.Workspace
+	counts, mu, mp []float64
+	ws             softmaxleaf.Workspace
 }
 
 // newSoftmaxLeaf returns the step for the k-th tree of m when its leaves
@@ -105,9 +106,6 @@ func (s *softmaxLeafStep) update(ch *Chain) error {
 	sc := scratchOf(ch, s, func() *softmaxLeafScratch {
 		return &softmaxLeafScratch{counts: make([]float64, N*D), mu: make([]float64, D), mp: make([]float64, D)}
 	})
-	if n := t.Tree.Cap() * D; len(sc.mMean) < n {
-		sc.mMean, sc.mVar = make([]float64, n), make([]float64, n)
-	}
 	if err := s.countCategories(env, sc.counts); err != nil {
 		return fmt.Errorf("%s: %w", s.Name(), err)
 	}
@@ -119,13 +117,11 @@ func (s *softmaxLeafStep) update(ch *Chain) error {
 				return fmt.Errorf("%s: %w", s.Name(), err)
 			}
 		}
-		if err := t.lik.Marginals(sc.mMean, sc.mVar); err != nil {
+		if err := leafMessage(t.lik, leaf, sc.mu, sc.mp); err != nil {
 			return fmt.Errorf("%s: message into leaf %d: %w", s.Name(), i+1, err)
 		}
 		usable := true
 		for d := range D {
-			sc.mu[d] = sc.mMean[i*D+d]
-			sc.mp[d] = 1 / sc.mVar[i*D+d]
 			if math.IsNaN(sc.mu[d]) || math.IsInf(sc.mu[d], 0) || !(sc.mp[d] > 0) || math.IsInf(sc.mp[d], 1) {
 				usable = false
 			}
@@ -146,7 +142,8 @@ func (s *softmaxLeafStep) update(ch *Chain) error {
 		} else {
 			// A message float64 cannot represent (an edge far shorter
 			// than it resolves): keep the row, as other conditional
-			// updates are refused (see gibbsCStep).
+			// updates are refused (see gibbsCStep). The count is the
+			// run's skipped_updates, which the printed table reports.
 			ch.Skipped++
 		}
 		for d, x := range row {
@@ -156,6 +153,33 @@ func (s *softmaxLeafStep) update(ch *Chain) error {
 		}
 	}
 	return ch.m.Refresh(env)
+}
+
+// leafMessage writes to mean and prec (D values each) the tree's Gaussian
+// message into leaf, whose evidence the caller has removed: the posterior
+// of the location of its parent given the rest of the evidence
+// (bp.Model.PointMarginal at the parent), carried down the edge to the
+// leaf, whose variance σ²_d·(t_leaf − t_parent) it adds. It costs
+// O(depth · D) where Marginals, which gives the same for every node, costs
+// O(N · D): a sweep over the leaves is O(N · depth · D), not O(N² · D).
+func leafMessage(lik *bp.Model, leaf pydt.NodeID, mean, prec []float64) error {
+	tr, s2 := lik.Tree(), lik.Variances()
+	p := tr.Parent(leaf)
+	if p == pydt.NoNode {
+		// The only leaf: it diffuses from the origin, x = 0 at t = 0.
+		for d := range mean {
+			mean[d], prec[d] = 0, 1/(s2[d]*tr.Time(leaf).T())
+		}
+		return nil
+	}
+	if err := lik.PointMarginal(pydt.Position{Node: p, AtNode: true}, mean, prec); err != nil {
+		return err
+	}
+	l := tr.BranchLength(leaf)
+	for d, v := range prec {
+		prec[d] = 1 / (v + s2[d]*l)
+	}
+	return nil
 }
 
 // logitsEmit is an element of a categorical reader of a Markov chain's
