@@ -1171,6 +1171,11 @@ type Point struct {
 	Scalars   []float64
 }
 
+// TreeMoves returns the tree sampler of the chain's k-th PYDT
+// (Model.Trees[k]); its settings (moves per leaf, widths) may be changed
+// between sweeps, as benchmarks of the schedule do (internal/mixbench).
+func (ch *Chain) TreeMoves(k int) *treemove.Sampler { return ch.trees[k].moves }
+
 // Tree returns the chain's current tree of the k-th PYDT of its model
 // (Model.Trees[k]); the chain goes on changing it.
 func (ch *Chain) Tree(k int) *pydt.Tree { return ch.trees[k].Tree }

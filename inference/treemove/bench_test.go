@@ -65,6 +65,8 @@ func benchMoves(b *testing.B, f func(s *Sampler)) {
 					b.ReportMetric(st.Subtree.Rate(), "accept")
 				} else if st.Time.Proposed > 0 {
 					b.ReportMetric(st.Time.Rate(), "accept")
+				} else if st.Local.Proposed > 0 {
+					b.ReportMetric(st.Local.Rate(), "accept")
 				} else if st.Position.Proposed > 0 {
 					b.ReportMetric(st.Position.Rate(), "accept")
 				}
@@ -76,4 +78,5 @@ func benchMoves(b *testing.B, f func(s *Sampler)) {
 func BenchmarkSubtreeMove(b *testing.B)  { benchMoves(b, func(s *Sampler) { s.SubtreeMove() }) }
 func BenchmarkTimeMove(b *testing.B)     { benchMoves(b, func(s *Sampler) { s.TimeMove() }) }
 func BenchmarkPositionMove(b *testing.B) { benchMoves(b, func(s *Sampler) { s.PositionMove() }) }
+func BenchmarkLocalMove(b *testing.B)    { benchMoves(b, func(s *Sampler) { s.LocalMove() }) }
 func BenchmarkSweep(b *testing.B)        { benchMoves(b, func(s *Sampler) { s.Sweep() }) }

@@ -54,14 +54,18 @@ func TestGeweke(t *testing.T) {
 		s2       float64
 		informed float64 // Sampler.Informed
 		timeMove bool    // random-scan TimeMoves instead of TimeSweep
+		local    float64 // Sampler.LocalMovesPerLeaf
 	}{
-		{priorCase{"N5-D2", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 1, 0, false},
-		{priorCase{"N4-D1", 1, 0.1, pydt.DivInvSq{C: 0.6}}, 4, 1, 0.5, 0, false},
-		{priorCase{"N4-D2-neal", 0.8, 0.2, pydt.DivNeal{C0: 0.4, C1: 0.5, C2: 0.3}}, 4, 2, 0.7, 0, false},
+		{priorCase{"N5-D2", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 1, 0, false, 0},
+		{priorCase{"N4-D1", 1, 0.1, pydt.DivInvSq{C: 0.6}}, 4, 1, 0.5, 0, false, 0},
+		{priorCase{"N4-D2-neal", 0.8, 0.2, pydt.DivNeal{C0: 0.4, C1: 0.5, C2: 0.3}}, 4, 2, 0.7, 0, false, 0},
 		// The likelihood-informed subtree proposal, with a strong weight
 		// so that its correction matters.
-		{priorCase{"N5-D2-informed", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 0.6, 2, true},
-		{priorCase{"N5-D1-ddt-informed", 0, 0, pydt.DivInv{C: 1.2}}, 5, 1, 1, 1, false},
+		{priorCase{"N5-D2-informed", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 0.6, 2, true, 0},
+		{priorCase{"N5-D1-ddt-informed", 0, 0, pydt.DivInv{C: 1.2}}, 5, 1, 1, 1, false, 0},
+		// Local prune-and-regraft moves (LocalMove) in every sweep.
+		{priorCase{"N5-D2-local", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 0.6, 0, false, 2},
+		{priorCase{"N6-D1-ddt-local", 0, 0, pydt.DivInv{C: 1.2}}, 6, 1, 1, 0, false, 2},
 	}
 	const iters, refDraws = 30000, 30000
 	for ci, gc := range cases {
@@ -85,6 +89,7 @@ func TestGeweke(t *testing.T) {
 			s := newSampler(t, tr, gc.c, gc.dims, rng)
 			s.Informed = gc.informed
 			s.RandomScanTime = gc.timeMove
+			s.LocalMovesPerLeaf = gc.local
 			if err := s.Model().SetVariance(gc.s2); err != nil {
 				t.Fatal(err)
 			}
@@ -114,8 +119,8 @@ func TestGeweke(t *testing.T) {
 				t.Fatal(err)
 			}
 			compare(t, "geweke", got, ref, nil, zTol)
-			t.Logf("acceptance: subtree %.2f, time %.2f, position %.2f, gave up %d",
-				s.Stats.Subtree.Rate(), s.Stats.Time.Rate(), s.Stats.Position.Rate(), s.Stats.GaveUp)
+			t.Logf("acceptance: subtree %.2f, time %.2f, position %.2f, local %.2f, gave up %d",
+				s.Stats.Subtree.Rate(), s.Stats.Time.Rate(), s.Stats.Position.Rate(), s.Stats.Local.Rate(), s.Stats.GaveUp)
 		})
 	}
 }

@@ -40,6 +40,9 @@ var moveKinds = []struct {
 	{"timesweep", func(s *Sampler) { s.TimeSweep() }},
 	{"position", func(s *Sampler) { s.PositionMove() }},
 	{"sweep", func(s *Sampler) { s.Sweep() }},
+	{"local", func(s *Sampler) { s.LocalMove() }},
+	{"local-r1", func(s *Sampler) { s.LocalRadius = 1; s.LocalMove() }},
+	{"sweep-local", func(s *Sampler) { s.LocalMovesPerLeaf = 1; s.Sweep() }},
 }
 
 const zTol = 4.5 // many statistics are tested: 4.5 standard errors each
@@ -93,7 +96,7 @@ func TestPriorInvarianceChains(t *testing.T) {
 				}
 				s := newSampler(t, tr, ic.c, 1, rng)
 				n := steps
-				if mk.name == "sweep" {
+				if mk.name == "sweep" || mk.name == "sweep-local" {
 					n = steps / (2 * ic.n)
 				}
 				got := series{}
@@ -105,8 +108,8 @@ func TestPriorInvarianceChains(t *testing.T) {
 					t.Fatal(err)
 				}
 				compare(t, "chain", got, ref, exact, zTol)
-				t.Logf("acceptance: subtree %.2f, time %.2f, position %.2f, gave up %d",
-					s.Stats.Subtree.Rate(), s.Stats.Time.Rate(), s.Stats.Position.Rate(), s.Stats.GaveUp)
+				t.Logf("acceptance: subtree %.2f, time %.2f, position %.2f, local %.2f, gave up %d",
+					s.Stats.Subtree.Rate(), s.Stats.Time.Rate(), s.Stats.Position.Rate(), s.Stats.Local.Rate(), s.Stats.GaveUp)
 			})
 		}
 	}

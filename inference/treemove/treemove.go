@@ -24,6 +24,11 @@
 //     in depth-first order, branch points (atoms of the prior) included as
 //     intervals of fixed length (of length 0 when the atom has no mass, as
 //     in the DDT).
+//   - LocalMove: prune and regraft near the old point (local.go): detach a
+//     uniformly chosen non-root node and propose a point uniformly among
+//     the edges and atoms within LocalRadius steps of the old one, uniform
+//     in ψ on an edge, with the Metropolis-Hastings correction for the
+//     sizes of the two neighbourhoods and the lengths of the two edges.
 //   - Sweep: a mixture of these.
 //
 // Every move costs O(depth · D · degree) per likelihood evaluation, uses the
@@ -57,6 +62,8 @@ func (s MoveStats) Rate() float64 {
 // Stats collects the counters of a Sampler.
 type Stats struct {
 	Subtree, Time, Position MoveStats
+	// Local counts the moves of LocalMove.
+	Local MoveStats
 	// GaveUp counts subtree moves in which no valid re-attachment point
 	// was drawn within MaxTries attempts (the state is then kept; see
 	// Sampler.MaxTries).
@@ -77,6 +84,8 @@ func (s *Stats) Add(o Stats) {
 	s.Time.Accepted += o.Time.Accepted
 	s.Position.Proposed += o.Position.Proposed
 	s.Position.Accepted += o.Position.Accepted
+	s.Local.Proposed += o.Local.Proposed
+	s.Local.Accepted += o.Local.Accepted
 	s.GaveUp += o.GaveUp
 	s.NonFinite += o.NonFinite
 }
@@ -150,6 +159,12 @@ type Sampler struct {
 	// PositionMovesPerLeaf is the number of position moves of a Sweep per
 	// leaf.
 	PositionMovesPerLeaf float64
+	// LocalMovesPerLeaf is the number of LocalMoves of a Sweep per leaf
+	// (rounded; none when it rounds to 0).
+	LocalMovesPerLeaf float64
+	// LocalRadius is the number of steps between pieces within which
+	// LocalMove proposes (local.go); 0 moves v along its own edge only.
+	LocalRadius int
 	// TimeUpdatesPerLeaf is the number of time updates of a Sweep per
 	// leaf: N·TimeUpdatesPerLeaf/I TimeSweeps, rounded (at least one), I
 	// being the number of branch points, so that a tree with few branch
@@ -182,6 +197,12 @@ type Sampler struct {
 	nodes    []nodeMemo
 	lnB, lnA []float64 // log(k-β), log(k+α) by leaf count k
 	pbuf     []float64 // choice probabilities of the informed proposal
+
+	// LocalMove's neighbourhood: the pieces found, and a stamp per piece
+	// (2 per node: edge, atom) marking those already found.
+	lbuf   []piece
+	lmark  []uint32
+	lstamp uint32
 
 	// TimeSweep: its visit function (made once, so that a sweep does not
 	// allocate) and the times it restores on failure.
@@ -219,6 +240,8 @@ func New(m *bp.Model, alpha, beta float64, div pydt.Divergence, rng *rand.Rand) 
 		MaxSteps:             8,
 		MaxTries:             1000,
 		PositionMovesPerLeaf: 0.1,
+		LocalMovesPerLeaf:    0,
+		LocalRadius:          2,
 		TimeUpdatesPerLeaf:   1,
 		Informed:             0,
 		InformedMix:          0.1,
@@ -292,9 +315,9 @@ func (s *Sampler) LogPosterior() float64 {
 	return pydt.LogPrior(s.tr, s.alpha, s.beta, s.div, s.h) + s.m.LogLik()
 }
 
-// Sweep runs N subtree moves, about TimeUpdatesPerLeaf·N time updates (as
-// TimeSweeps, every branch point once each, or with RandomScanTime as
-// TimeMoves on random branch points) and PositionMovesPerLeaf·N position
+// Sweep runs N subtree moves, round(LocalMovesPerLeaf·N) local moves, about
+// TimeUpdatesPerLeaf·N time updates (as TimeSweeps, every branch point once
+// each, or with RandomScanTime as TimeMoves on random branch points) and PositionMovesPerLeaf·N position
 // moves (at least one), N being the number of leaves. Its error is that of
 // a TimeSweep that could not restore the messages (see there).
 func (s *Sampler) Sweep() error {
@@ -304,6 +327,9 @@ func (s *Sampler) Sweep() error {
 	}
 	for range n {
 		s.SubtreeMove()
+	}
+	for range int(s.LocalMovesPerLeaf*float64(n) + 0.5) {
+		s.LocalMove()
 	}
 	if in := s.tr.NumInternal(); in > 0 {
 		k := s.TimeUpdatesPerLeaf * float64(n)

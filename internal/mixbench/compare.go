@@ -17,7 +17,8 @@ type traceData struct {
 	name string
 	// cols holds log_lik, c and root_t, one value per recorded sweep.
 	cols [3][]float64
-	// cpu is the CPU seconds of the recorded sweeps (the last cpu_s).
+	// cpu is the CPU seconds of the recorded sweeps (the last cpu_s), NaN
+	// for a trace without cpu_s (written before that column existed).
 	cpu float64
 }
 
@@ -39,9 +40,12 @@ func readTrace(path string, skip int) (traceData, error) {
 	}
 	idx := [4]int{}
 	for i, name := range append(compareCols[:], "cpu_s") {
-		if idx[i] = slices.Index(head, name); idx[i] < 0 {
+		if idx[i] = slices.Index(head, name); idx[i] < 0 && i < 3 {
 			return td, fmt.Errorf("%s: no column %s", path, name)
 		}
+	}
+	if idx[3] < 0 {
+		td.cpu = math.NaN()
 	}
 	var cpu0 float64
 	for row := 0; ; row++ {
@@ -56,8 +60,11 @@ func readTrace(path string, skip int) (traceData, error) {
 			}
 			return td, fmt.Errorf("%s: %w", path, err)
 		}
-		var x [4]float64
+		x := [4]float64{3: math.NaN()}
 		for i, j := range idx {
+			if j < 0 {
+				continue
+			}
 			if x[i], err = strconv.ParseFloat(rec[j], 64); err != nil {
 				return td, fmt.Errorf("%s: row %d: %w", path, row+2, err)
 			}
@@ -98,10 +105,12 @@ func halfStats(x []float64) (mean, se, ess float64) {
 // errors (z), the ESS of the whole trace and per CPU second; then, over
 // all the traces, the rank-normalised split R-hat (diagnostics.SplitRhat)
 // and the ESS of the chains together. A chain at stationarity has |z|
-// mostly below 2, and chains from different starts an R-hat near 1.
+// mostly below 2, and chains from different starts an R-hat near 1. The
+// last column is the ESS by batch means (batchMeansESS, 20 batches): its
+// agreement with Geyer's ESS bounds the error of either.
 func compare(w io.Writer, ts []traceData) {
-	fmt.Fprintln(w, "| trace | sweeps | CPU s | scalar | mean, 1st half | mean, 2nd half | z | ESS | ESS/s |")
-	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| trace | sweeps | CPU s | scalar | mean, 1st half | mean, 2nd half | z | ESS | ESS/s | ESS, batch means |")
+	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
 	for _, t := range ts {
 		for i, name := range compareCols {
 			x := t.cols[i]
@@ -109,8 +118,8 @@ func compare(w io.Writer, ts []traceData) {
 			m1, s1, _ := halfStats(x[:h])
 			m2, s2, _ := halfStats(x[h:])
 			ess := diagnostics.ESSMean([][]float64{x})
-			fmt.Fprintf(w, "| %s | %d | %.0f | %s | %.4g ± %.2g | %.4g ± %.2g | %.1f | %.0f | %.3f |\n",
-				t.name, len(x), t.cpu, name, m1, s1, m2, s2, (m2-m1)/math.Hypot(s1, s2), ess, ess/t.cpu)
+			fmt.Fprintf(w, "| %s | %d | %.0f | %s | %.4g ± %.2g | %.4g ± %.2g | %.1f | %.0f | %.3f | %.0f |\n",
+				t.name, len(x), t.cpu, name, m1, s1, m2, s2, (m2-m1)/math.Hypot(s1, s2), ess, ess/t.cpu, batchMeansESS(x, 20))
 		}
 	}
 	if len(ts) < 2 {

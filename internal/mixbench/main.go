@@ -40,6 +40,7 @@ import (
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
+	"github.com/pydtlang/pydtlang/inference/treemove"
 	"github.com/pydtlang/pydtlang/internal/cputime"
 	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -78,6 +79,11 @@ type config struct {
 	DataSeed uint64
 	// Set clamps further scalars (besides alpha = beta = 0), as --set.
 	Set map[string]float64
+	// Local, Radius and Position, when not nil, set the tree sampler's
+	// LocalMovesPerLeaf, LocalRadius and PositionMovesPerLeaf (the
+	// defaults otherwise).
+	Local, Position *float64
+	Radius          *int
 	// Trace, if not empty, names a CSV file to which the recorded draws
 	// are written as they are made (sweep, log_lik, c, root_t, every
 	// scalar by name, then cpu_s, the CPU seconds of the recorded sweeps
@@ -115,6 +121,8 @@ type result struct {
 	// search; 0 for a prior draw), InitLogLik the log likelihood of the
 	// chain's first state.
 	InitCPU, InitLogLik float64
+	// Moves are the tree sampler's counters over the recorded sweeps.
+	Moves treemove.Stats
 }
 
 // data draws the four-cluster data of c, with c.DataSeed or else c.Seed.
@@ -185,12 +193,23 @@ func run(c config) (result, error) {
 	if ci < 0 {
 		return res, fmt.Errorf("the model has no scalar c")
 	}
+	tm := ch.TreeMoves(0)
+	if c.Local != nil {
+		tm.LocalMovesPerLeaf = *c.Local
+	}
+	if c.Radius != nil {
+		tm.LocalRadius = *c.Radius
+	}
+	if c.Position != nil {
+		tm.PositionMovesPerLeaf = *c.Position
+	}
 	for range c.Burn {
 		if err := ch.Sweep(); err != nil {
 			return res, err
 		}
 	}
 	rp0, ra0 := ch.RidgeProposed, ch.RidgeAccepted
+	tm.ResetStats()
 	sums := make([]float64, len(scalars))
 	ll := make([]float64, 0, c.Sweeps)
 	cs := make([]float64, 0, c.Sweeps)
@@ -244,6 +263,7 @@ func run(c config) (result, error) {
 	}
 	res.CPU, res.Wall = cpu.Seconds(), wall.Seconds()
 	res.RidgeProposed, res.RidgeAccepted = ch.RidgeProposed-rp0, ch.RidgeAccepted-ra0
+	res.Moves = tm.Stats
 	res.ESSLogLik = diagnostics.ESSMean([][]float64{ll})
 	res.ESSC = diagnostics.ESSMean([][]float64{cs})
 	res.ESSRoot = diagnostics.ESSMean([][]float64{rt})
@@ -330,6 +350,14 @@ func table(w io.Writer, rs []result) {
 	}
 }
 
+// nonNegative returns &x for x ≥ 0 and nil (the default) otherwise.
+func nonNegative[T int | float64](x T) *T {
+	if x < 0 {
+		return nil
+	}
+	return &x
+}
+
 func parseSeeds(s string) ([]uint64, error) {
 	var out []uint64
 	for _, f := range strings.Split(s, ",") {
@@ -356,6 +384,9 @@ func main() {
 	emRounds := flag.Int("em-rounds", 10, "rounds of the EM search of -init em")
 	emIters := flag.Int("em-iters", 50, "EM iterations per tree of the EM search of -init em")
 	emTime := flag.Duration("em-time", 5*time.Minute, "time bound of the EM search of -init em")
+	local := flag.Float64("local", -1, "LocalMoves per leaf in a tree sweep (negative: the default)")
+	radius := flag.Int("radius", -1, "LocalMove's radius in steps (negative: the default)")
+	position := flag.Float64("position", -1, "PositionMoves per leaf in a tree sweep (negative: the default)")
 	comp := flag.Bool("compare", false, "instead of running, compare the trace files given as arguments (one chain each): the halves of each chain, and the chains together (R-hat)")
 	skip := flag.Int("skip", 0, "with -compare, drop the first `K` rows of each trace")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
@@ -425,7 +456,8 @@ func main() {
 			break
 		}
 		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets,
-			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime, Stop: stop}
+			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime, Stop: stop,
+			Local: nonNegative(*local), Radius: nonNegative(*radius), Position: nonNegative(*position)}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}
@@ -435,8 +467,10 @@ func main() {
 			pprof.StopCPUProfile()
 			os.Exit(1)
 		}
-		fmt.Fprintf(os.Stderr, "seed %d: start (%s, %.1f s CPU) log lik %.1f; %.1f s CPU, %.1f s wall; means%s; ridge moves accepted %d of %d\n",
-			s, cfg.Init, r.InitCPU, r.InitLogLik, r.CPU, r.Wall, r.Means, r.RidgeAccepted, r.RidgeProposed)
+		fmt.Fprintf(os.Stderr, "seed %d: start (%s, %.1f s CPU) log lik %.1f; %.1f s CPU, %.1f s wall; means%s; ridge moves accepted %d of %d; "+
+			"acceptance: subtree %.3f, local %.3f, position %.3f\n",
+			s, cfg.Init, r.InitCPU, r.InitLogLik, r.CPU, r.Wall, r.Means, r.RidgeAccepted, r.RidgeProposed,
+			r.Moves.Subtree.Rate(), r.Moves.Local.Rate(), r.Moves.Position.Rate())
 		rs = append(rs, r)
 	}
 	table(os.Stdout, rs)
