@@ -47,6 +47,9 @@ type EMPlan struct {
 	// ctx, when set, ends every EM fit of the search when it is done
 	// (after at least one iteration).
 	ctx context.Context
+	// ab is where the search's α and β came from (holdAB), nil before
+	// the search.
+	ab *ABEstimate
 }
 
 // laplaceMax is the largest number of rows for which the search ranks
@@ -121,10 +124,11 @@ func PlanEM(m *Model) (*EMPlan, error) {
 		hyper = append(hyper, fmt.Sprintf("q(%s) Gamma: variational posterior of the diffusion precision", p.Prec.Name))
 	}
 	if p.Alpha != nil {
-		hyper = append(hyper, fmt.Sprintf("%s: MAP by golden-section search under its Gamma prior", p.Alpha.Name))
+		hyper = append(hyper, fmt.Sprintf("%s: held at its posterior mean from a short MCMC run on a random subsample of the rows (trees integrated out; --ab-rows, --ab-sweeps), "+
+			"or with --ab-sweeps -1 MAP per tree by golden-section search under its Gamma prior", p.Alpha.Name))
 	}
 	if p.Beta != nil {
-		hyper = append(hyper, fmt.Sprintf("%s: MAP by golden-section search under its Beta prior", p.Beta.Name))
+		hyper = append(hyper, fmt.Sprintf("%s: likewise (subsample posterior mean, or with --ab-sweeps -1 MAP per tree under its Beta prior)", p.Beta.Name))
 	}
 	p.steps = append(p.steps, "M-step: all divergence times jointly by L-BFGS (gonum/optimize) in the coordinates u, s_b = s_parent + e^u")
 	if len(hyper) == 0 {
@@ -218,6 +222,11 @@ func (p *EMPlan) Explain() string {
 		"     of a tree in the K-best list, score its re-attachment at every branch and branch point by log p(Y, s | T) at the current\n" +
 		"     hyperparameters (belief propagation + tree prior), run EM on the three best, keep the K best trees by the bound\n" +
 		"     (Gaussian evidence, up to 2000 rows: plus the Laplace correction for the times, i.e. ranked by log p(Y, alpha, beta | T))\n")
+	if p.Alpha != nil || p.Beta != nil {
+		sb.WriteString("  before the search: the MCMC schedule (run --explain) for a few hundred sweeps on a random subsample of the rows; the PYDT is\n" +
+			"     exchangeable and projective, so the subsample's posterior of alpha and beta, trees integrated out, is one of the full data's\n" +
+			"     alpha and beta; fitting them to each tree instead makes near-stars cheap (docs/em.md, \"alpha and beta from a subsample\")\n")
+	}
 	sb.WriteString("  why: EM supports the model's parts by capability: conjugate Gamma priors give closed-form variational posteriors,\n" +
 		"     Gaussian leaf evidence makes the E-step exact, a TiltedLeaf likelihood gets EP sites; alpha and beta have no conjugate form\n")
 	return sb.String()

@@ -55,6 +55,10 @@ type emCheckpoint struct {
 	// Laplace correction for their times (false in checkpoints written
 	// before it, whose runs go on without it).
 	TimesIntegrated bool `json:"times_integrated,omitempty"`
+	// AlphaBeta is where the search's α and β came from (EMPlan.holdAB);
+	// absent in checkpoints written before the subsample estimate, whose
+	// runs go on fitting them per tree.
+	AlphaBeta *ABEstimate `json:"alpha_beta,omitempty"`
 }
 
 // emTreeState is a tree of the K-best list in a checkpoint: the tree
@@ -77,7 +81,7 @@ func (p *EMPlan) checkpoint(dir string, s *emSearch) error {
 	}
 	cp := emCheckpoint{Version: EMCheckpointVersion, Method: MethodEM, Rounds: s.round, Stale: s.stale, Wall: time.Since(s.start).Seconds(),
 		RNG: rng, K: s.k, BoundTrace: s.boundTrace, BoundTime: s.boundTime, Fits: s.fits, FailedFits: s.failedFits,
-		Initial: s.initial, InitialFailed: s.initialFailed, Large: s.large, TimesIntegrated: s.laplace}
+		Initial: s.initial, InitialFailed: s.initialFailed, Large: s.large, TimesIntegrated: s.laplace, AlphaBeta: p.ab}
 	if s.firstFail != nil {
 		cp.FirstFail = s.firstFail.Error()
 	}
@@ -138,6 +142,17 @@ func (p *EMPlan) restore(cp *emCheckpoint) (*emSearch, error) {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	s.rng = rand.New(s.pcg)
+	ab := cp.AlphaBeta
+	if ab == nil {
+		ab = &ABEstimate{Source: ABPerTree, Alpha: p.Opt.Alpha, Beta: p.Opt.Beta}
+		if !p.Opt.LearnAlpha && !p.Opt.LearnBeta {
+			ab.Source = ABFixed
+		}
+	}
+	if ab.Source == ABSubsample && p.Alpha == nil && p.Beta == nil {
+		return nil, errors.New("checkpoint: alpha and beta were estimated from a subsample, but the model learns neither: the file is not this model's")
+	}
+	p.holdAB(ab)
 	for k, ts := range cp.Trees {
 		if ts.Tree == nil {
 			return nil, fmt.Errorf("checkpoint: tree %d is missing", k+1)
@@ -245,5 +260,5 @@ func ResumeEM(ctx context.Context, m *Model, dir string, cfg EMConfig) (*EMResul
 func (ri *RunInfo) emConfig(dir string) EMConfig {
 	e := ri.EM
 	return EMConfig{Rounds: e.Rounds, K: e.K, Patience: e.Patience, EMIters: e.EMIters, Seed: ri.Seed, Out: dir,
-		Time: time.Duration(e.TimeSeconds * float64(time.Second))}.withDefaults()
+		Time: time.Duration(e.TimeSeconds * float64(time.Second)), ABRows: e.ABRows, ABSweeps: e.ABSweeps}.withDefaults()
 }

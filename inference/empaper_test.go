@@ -15,6 +15,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
 
 // paperGaussians draws the paper's synthetic data (Section 6.1): n rows
@@ -314,5 +315,43 @@ func TestRunEMNoNearStar(t *testing.T) {
 				t.Errorf("warnings %q %q", w, res.Warnings)
 			}
 		})
+	}
+}
+
+// pydtData draws n rows of d columns from the PYDT itself, α = 0.2,
+// β = 0.03 (mostly binary trees, as the MCMC posteriors of ccle have them),
+// c as given, σ² = 1, and returns them with the drawn tree.
+func pydtData(t *testing.T, n, d int, c float64, seed uint64) (*dataset.Matrix, *pydt.Tree) {
+	t.Helper()
+	tr, x, err := sim.Draw(rand.New(rand.NewPCG(seed, 77)), n, sim.Params{Alpha: 0.2, Beta: 0.03, Div: pydt.DivInv{C: c}, Variance: 1, Dims: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Leaves are the nodes 0..n-1, the rows in order.
+	return &dataset.Matrix{Rows: n, Cols: d, Data: slices.Clone(x[:n*d]), Source: "pydt.csv"}, tr
+}
+
+// TestRunEMNoNearStarPYDTData is the regression test of the near-star on
+// data drawn from the PYDT itself (60 rows in 5 columns, α = 0.2,
+// β = 0.03, c = 0.5; the drawn trees are binary, at most 2 rows at one branch
+// point): with α and β fitted to each tree the search ended with 30, 17
+// and 26 of the 60 rows at one branch point (β → 0.59–0.71), since a
+// large β makes a star almost free. With α and β held at the posterior
+// means of the subsample MCMC run (here all 60 rows; β about 0.12–0.24) no
+// branch point may hold more than 12 rows (20%): the best trees have 11, 6
+// and 9. The PYDT must still find multifurcations where the data have
+// them: TestEMPaperFourGaussians.
+func TestRunEMNoNearStarPYDTData(t *testing.T) {
+	for _, seed := range []uint64{1, 3, 4} {
+		x, truth := pydtData(t, 60, 5, 0.5, seed)
+		m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+		res, err := RunEM(context.Background(), m, EMConfig{Rounds: 5, Patience: -1, Seed: 1, Out: t.TempDir(), EMIters: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := res.Trees[0].Tree
+		if k := maxLeafChildren(tr); k > 12 {
+			t.Errorf("seed %d: a branch point holds %d of the 60 rows (the drawn tree: at most %d): %s", seed, k, maxLeafChildren(truth), tr.Newick())
+		}
 	}
 }

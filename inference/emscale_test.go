@@ -45,6 +45,7 @@ func TestRunEMLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.holdAB(res.AlphaBeta) // α and β as the run held them
 	xd := p.initialData()
 	v0 := columnVariance(xd, n, 2)
 	rows := rand.New(rand.NewPCG(3, 0x696e6974)).Perm(n)[:60]

@@ -62,6 +62,14 @@ type EMConfig struct {
 	// noLaplace, when set (tests), ranks trees by the EM bound alone, as
 	// before the Laplace correction.
 	noLaplace bool
+	// ABRows and ABSweeps set how α and β are estimated when the model
+	// learns them: by an MCMC run of ABSweeps sweeps (half burn-in) on
+	// ABRows random rows (all rows when there are no more), whose
+	// posterior means the search then holds in every tree's fit
+	// (ABEstimate; docs/em.md, "α and β from a subsample"). Zero means
+	// 300 rows and 400 sweeps; ABSweeps negative fits α and β to each
+	// tree instead (golden-section search, as before).
+	ABRows, ABSweeps int
 }
 
 func (c EMConfig) withDefaults() EMConfig {
@@ -76,6 +84,12 @@ func (c EMConfig) withDefaults() EMConfig {
 	}
 	if c.EMIters == 0 {
 		c.EMIters = 50
+	}
+	if c.ABRows == 0 {
+		c.ABRows = defaultABRows
+	}
+	if c.ABSweeps == 0 {
+		c.ABSweeps = defaultABSweeps
 	}
 	return c
 }
@@ -160,7 +174,10 @@ type EMResult struct {
 	// before trusting it, e.g. a near-star (one branch point holding
 	// most rows as direct children).
 	Warnings []string `json:"warnings,omitempty"`
-	WallTime float64  `json:"wall_time_seconds"`
+	// AlphaBeta says where α and β came from: held at the posterior means
+	// of an MCMC run on a subsample, fitted per tree, or fixed.
+	AlphaBeta *ABEstimate `json:"alpha_beta,omitempty"`
+	WallTime  float64     `json:"wall_time_seconds"`
 	// Trees is the K-best list, best first.
 	Trees []EMTree `json:"-"`
 }
@@ -187,6 +204,9 @@ func RunEM(ctx context.Context, m *Model, cfg EMConfig) (*EMResult, error) {
 	}
 	if cfg.Rounds < 0 || cfg.K < 1 || cfg.EMIters < 1 {
 		return nil, fmt.Errorf("run --method em: rounds %d, K %d and EM iterations %d must be positive", cfg.Rounds, cfg.K, cfg.EMIters)
+	}
+	if cfg.ABRows < 2 {
+		return nil, fmt.Errorf("run --method em: the subsample for alpha and beta needs at least 2 rows, got %d", cfg.ABRows)
 	}
 	plan, err := PlanEM(m)
 	if err != nil {
@@ -257,7 +277,6 @@ func (p *EMPlan) search(ctx context.Context, cfg EMConfig) (*EMResult, error) {
 func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	start := time.Now()
 	b := p.m.Trees[0]
-	o := p.Opt
 	// Initial trees: sequential attachment at the hyperparameters' starts,
 	// with the diffusion variance at 1, 0.3, 0.1 and 0.03 times the data's average
 	// column variance (the greedy construction is sensitive to it: too
@@ -273,6 +292,16 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		}
 	}
 	s := &emSearch{start: start, k: cfg.K}
+	ab, err := p.estimateAB(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.holdAB(ab)
+	if ab.Source == ABSubsample {
+		logf("alpha %.4g (sd %.2g), beta %.4g (sd %.2g): posterior means of %d MCMC sweeps (%d burn-in) on %d rows, held in every fit (%.1fs)",
+			ab.Alpha, ab.AlphaSD, ab.Beta, ab.BetaSD, ab.Sweeps, ab.Burn, ab.Rows, time.Since(start).Seconds())
+	}
+	o := p.Opt
 	if k := keepLimit(cfg.K, b.N, b.D); k < cfg.K {
 		logf("keeping the %d best trees, not %d: each holds about %.0f MB at %d rows × %d columns", k, cfg.K, emTreeBytes(b.N, b.D)/1e6, b.N, b.D)
 		s.k = k
@@ -599,6 +628,7 @@ func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
 	if w := starWarning(list[0].Tree); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
+	res.AlphaBeta = p.ab
 	res.WallTime = time.Since(s.start).Seconds()
 	return res, nil
 }
@@ -931,7 +961,8 @@ func (r *EMResult) Value(name string) (float64, bool) {
 // wrote it as "iterations" too).
 func writeEMRunFile(m *Model, cfg EMConfig, inputs *Inputs) error {
 	ri := RunInfo{Version: RunVersion, Seed: cfg.Seed, Inputs: inputs, Standardize: m.Scaling, Method: MethodEM,
-		EM: &EMSettings{Rounds: cfg.Rounds, K: cfg.K, Patience: cfg.Patience, EMIters: cfg.EMIters, TimeSeconds: cfg.Time.Seconds()}}
+		EM: &EMSettings{Rounds: cfg.Rounds, K: cfg.K, Patience: cfg.Patience, EMIters: cfg.EMIters, TimeSeconds: cfg.Time.Seconds(),
+			ABRows: cfg.ABRows, ABSweeps: cfg.ABSweeps}}
 	if cfg.InitTree != nil {
 		ri.InitTrees = []string{m.Trees[0].Leaves.Name}
 	}

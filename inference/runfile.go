@@ -87,6 +87,10 @@ type EMSettings struct {
 	EMIters  int `json:"em_iterations"`
 	// TimeSeconds is EMConfig.Time in seconds (0: no limit).
 	TimeSeconds float64 `json:"time_seconds,omitempty"`
+	// ABRows and ABSweeps are EMConfig's (absent before the subsample
+	// estimate of α and β: the defaults).
+	ABRows   int `json:"ab_rows,omitempty"`
+	ABSweeps int `json:"ab_sweeps,omitempty"`
 }
 
 // IsEM reports whether the run was made by RunEM.

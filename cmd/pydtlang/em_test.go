@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -133,5 +135,55 @@ func TestInitTreeFlag(t *testing.T) {
 		if code, _, errOut := runCmd(t, c.args...); code == 0 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: status %d, want an error naming %q: %s", c.args, code, c.want, errOut)
 		}
+	}
+}
+
+// TestRunEMABFlags: --ab-rows and --ab-sweeps are checked (usage errors,
+// status 2), and the estimate they set is recorded in summary.json:
+// "subsample MCMC" by default, "per tree" with --ab-sweeps -1, "fixed"
+// when --set clamps alpha and beta.
+func TestRunEMABFlags(t *testing.T) {
+	base := []string{"run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv", "--method", "em", "--iters", "1", "--seed", "1"}
+	for _, tc := range []struct {
+		name    string
+		flags   []string
+		code    int
+		errText string
+		source  string
+	}{
+		{"rows 1", []string{"--ab-rows", "1"}, 2, "--ab-rows must be at least 2", ""},
+		{"sweeps 0", []string{"--ab-sweeps", "0"}, 2, "--ab-sweeps must be positive, or -1", ""},
+		{"sweeps -2", []string{"--ab-sweeps", "-2"}, 2, "--ab-sweeps must be positive, or -1", ""},
+		{"subsample", []string{"--ab-rows", "40", "--ab-sweeps", "20"}, 0, "", "subsample MCMC"},
+		{"per tree", []string{"--ab-sweeps", "-1"}, 0, "", "per tree"},
+		{"fixed", []string{"--set", "alpha=0.5,beta=0.1"}, 0, "", "fixed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "em")
+			code, _, errOut := runCmd(t, append(append(slices.Clone(base), tc.flags...), "--out", dir)...)
+			if code != tc.code || !strings.Contains(errOut, tc.errText) {
+				t.Fatalf("status %d, want %d: %s", code, tc.code, errOut)
+			}
+			if tc.code != 0 {
+				return
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s struct {
+				AB struct {
+					Source string `json:"source"`
+					Rows   int    `json:"rows"`
+					Sweeps int    `json:"sweeps"`
+				} `json:"alpha_beta"`
+			}
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.AB.Source != tc.source || tc.source == "subsample MCMC" && (s.AB.Rows != 40 || s.AB.Sweeps != 20) {
+				t.Errorf("alpha_beta %+v, want source %q", s.AB, tc.source)
+			}
+		})
 	}
 }

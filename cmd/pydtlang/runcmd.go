@@ -248,7 +248,12 @@ from trees by sequential attachment and, up to 2000 rows, by average
 linkage. Up to 2000 rows with Gaussian data the trees are ranked by the EM
 bound plus a Laplace correction for the divergence times (an approximation
 of log p(Y, alpha, beta | T) with the times integrated out; summary.json's
-"objective" says which). The best tree is the one of highest value: where
+"objective" says which). When the model learns alpha or beta, they are
+not fitted to each tree (that made stars nearly free) but held at their
+posterior means from a short MCMC run, the trees integrated out, on
+--ab-rows random rows (all rows if there are fewer) for --ab-sweeps sweeps,
+half of them burn-in; summary.json's "alpha_beta" records the estimate and
+its source. --ab-sweeps -1 fits them per tree as before. The best tree is the one of highest value: where
 many trees fit about equally well it can be a near-star, and the run then
 warns (use MCMC).
 Models with parts EM cannot fit are refused naming the variable. An EM run
@@ -392,6 +397,8 @@ and in R with posterior:
 	f.IntVar(&emc.Patience, "patience", 30, "with --method em: stop after this many search rounds without a better tree (0: never)")
 	f.DurationVar(&emc.Time, "time", 0, "with --method em: stop the run after this long, EM on the initial tree included (e.g. 30s; 0: no limit)")
 	f.IntVar(&emc.EMIters, "em-iters", 50, "with --method em: the most EM iterations per tree (initial and candidate trees)")
+	f.IntVar(&emc.ABRows, "ab-rows", 300, "with --method em: the random rows of the MCMC run that estimates alpha and beta (all rows if there are fewer)")
+	f.IntVar(&emc.ABSweeps, "ab-sweeps", 400, "with --method em: the sweeps of that MCMC run, half burn-in (-1: fit alpha and beta to each tree instead)")
 	return cmd
 }
 
@@ -414,6 +421,12 @@ func runEM(cmd *cobra.Command, model string, m *inference.Model, g *graph.Graph,
 	}
 	if emc.EMIters < 1 {
 		return &exitError{code: 2, err: fmt.Errorf("run: --em-iters must be at least 1, got %d", emc.EMIters)}
+	}
+	if emc.ABRows < 2 {
+		return &exitError{code: 2, err: fmt.Errorf("run: --ab-rows must be at least 2, got %d", emc.ABRows)}
+	}
+	if emc.ABSweeps == 0 || emc.ABSweeps < -1 {
+		return &exitError{code: 2, err: fmt.Errorf("run: --ab-sweeps must be positive, or -1 to fit alpha and beta per tree, got %d", emc.ABSweeps)}
 	}
 	if emc.Patience == 0 {
 		emc.Patience = -1
