@@ -35,6 +35,13 @@ const maxWorkers = 2
 // 2-core machine a second worker cost 26-39 % more CPU per pass and gained
 // wall time only when a core happened to be idle (docs/benchmarks.md, "A
 // full pass on two cores").
+//
+// It has no option in pydtlang run or inference.Config: the engine's
+// models keep the default, because a full pass is about 5 % of an engine
+// sweep and sharing it costs more CPU than it can save there. From Go it
+// is reached on a model one builds: m := bp.New(tree, dims); m.SetWorkers(2),
+// then the moves of treemove.New(m, ...) and every Recompute share their
+// full passes.
 func (m *Model) SetWorkers(n int) {
 	m.workers = max(0, min(n, maxWorkers))
 }
