@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/stdlib"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // TestGHKQuantileRoundTrip: ghkDecode inverts ghkEncode for truncation
@@ -49,7 +52,9 @@ func TestGHKQuantileRoundTrip(t *testing.T) {
 // test priors (σ² ≈ 1) and with a prior that puts σ² near 20, the regime of
 // the animals posterior where the orthant's walls bind. Dropping the
 // Jacobian log v', or the Φ_j terms of the target, fails it by many
-// standard errors (docs/probit-mixing.md). A third case makes a quarter of
+// standard errors (docs/probit-mixing.md). At σ² near 20 only Σ log Φ_j
+// (ghkLogPhi) detects a dropped or doubled Φ_j (by about 7 standard
+// errors; log prec·agree by under 3). A third case makes a quarter of
 // Y's entries missing, so columns take the Cholesky factor of their
 // observed rows.
 func TestProbitGHKInvariance(t *testing.T) {
@@ -107,9 +112,13 @@ func TestProbitGHKInvariance(t *testing.T) {
 				// the move keeps) tests that prec still depends on Y.
 				agree = agree/nobs - 2.5
 				lp := math.Log(ch.get(pv))
-				return []float64{lp, sq / nobs, abs / nobs, sum2 / nobs, lp * agree}
+				// Σ log Φ_j, in hundredths to print: the statistic that
+				// detects a dropped or doubled Φ_j at σ² near 20 (by about
+				// 7 standard errors), where the others cannot.
+				phi := 100 * ghkLogPhi(t, ch, y, n, d, 1/ch.get(pv))
+				return []float64{lp, sq / nobs, abs / nobs, sum2 / nobs, lp * agree, phi}
 			}
-			names := []string{"log prec", "mean u²", "mean |u|", "(Σu)²/n", "log prec·agree"}
+			names := []string{"log prec", "mean u²", "mean |u|", "(Σu)²/n", "log prec·agree", "100·Σ log Φ_j"}
 			rng := rand.New(rand.NewPCG(61, 62))
 			diffs := make([][]float64, len(names))
 			var moved float64
@@ -151,6 +160,78 @@ func TestProbitGHKInvariance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ghkLogPhi returns Σ_j log Φ_j, the log of the masses of the intervals
+// that the GHK decomposition allows each auxiliary of the state, computed
+// here independently of the move: in each column the observed auxiliaries
+// u ~ N(0, K), K = σ²·C + I (C_ij the time of the lowest common ancestor of
+// rows i and j, 1 on the diagonal; the Probit noise has variance 1), are
+// u = L·e with L the Cholesky factor of K (rows in order); given e_1..e_{j-1}
+// the sign of u_j is that of Y_j exactly where e_j lies beyond
+// −μ_j/L_jj (μ_j = Σ_{k<j} L_jk e_k), which has mass Φ(s_j μ_j / L_jj). The
+// move's target along its orbit holds these terms; a move that drops or
+// doubles them tilts their law, and at σ² near 20, where K is nearly σ²·C
+// and every other statistic hardly depends on them, this one still moves.
+func ghkLogPhi(t *testing.T, ch *Chain, y []float64, n, d int, sigma2 float64) float64 {
+	t.Helper()
+	tr := ch.trees[0].Tree
+	lca := func(a, b pydt.NodeID) float64 {
+		if a == b {
+			return tr.Time(a).T()
+		}
+		anc := map[pydt.NodeID]bool{}
+		for v := a; v != pydt.NoNode; v = tr.Parent(v) {
+			anc[v] = true
+		}
+		for v := b; ; v = tr.Parent(v) {
+			if anc[v] {
+				return tr.Time(v).T()
+			}
+		}
+	}
+	aux := ch.trees[0].aux
+	total := 0.0
+	for dim := range d {
+		var rows []int
+		for i := range n {
+			if !math.IsNaN(y[i*d+dim]) {
+				rows = append(rows, i)
+			}
+		}
+		m := len(rows)
+		if m == 0 {
+			continue
+		}
+		K := mat.NewSymDense(m, nil)
+		for a, i := range rows {
+			for b := a; b < m; b++ {
+				k := sigma2 * lca(pydt.NodeID(i), pydt.NodeID(rows[b]))
+				if a == b {
+					k++
+				}
+				K.SetSym(a, b, k)
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(K) {
+			t.Fatal("K is not positive definite")
+		}
+		var L mat.TriDense
+		ch.LTo(&L)
+		e := make([]float64, m)
+		for j, i := range rows {
+			mu := 0.0
+			for k := range j {
+				mu += L.At(j, k) * e[k]
+			}
+			ljj := L.At(j, j)
+			e[j] = (aux[i*d+dim] - mu) / ljj
+			s := 2*y[i*d+dim] - 1 // Y = 1: u > 0; Y = 0: u < 0
+			total += math.Log(0.5 * math.Erfc(-s*mu/ljj/math.Sqrt2))
+		}
+	}
+	return total
 }
 
 // ghkRoundTrip checks that encoding the auxiliaries and decoding them at
