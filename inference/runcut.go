@@ -39,6 +39,11 @@ type CutOptions struct {
 	// leaf names are matched to (so that leaf i is data row i); otherwise
 	// they are read from coclust.csv.
 	Labels []string
+	// RowNames, when not nil, names the rows of a run made without row
+	// names (cut --labels FILE), row i by RowNames[i], in the output
+	// (RunCut.Rows). There must be one name per row, and the run's rows
+	// must be unnamed (their numbers).
+	RowNames []string
 }
 
 // RunCut is the result of CutRun.
@@ -195,6 +200,17 @@ func CutRun(dir string, opt CutOptions) (*RunCut, error) {
 		for i := range names {
 			names[i] = strconv.Itoa(i + 1)
 		}
+	}
+	if opt.RowNames != nil && !slices.Equal(names, opt.RowNames) {
+		for i, s := range names {
+			if s != strconv.Itoa(i+1) {
+				return nil, fmt.Errorf("cut: the run already names its rows (row %d is %q): row names from a file are for a run made without them", i+1, s)
+			}
+		}
+		if len(opt.RowNames) != n {
+			return nil, fmt.Errorf("cut: %d row names for the %d rows (leaves) of %s", len(opt.RowNames), n, opt.Tree)
+		}
+		names = opt.RowNames
 	}
 	var cut cluster.Cutter
 	res := &RunCut{Rows: names, Tree: opt.Tree, Exact: true, SummaryTree: tr, PYDTs: pydts, Of: opt.Of}

@@ -40,6 +40,9 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := nameRows(tr, file, &opt, nil); err != nil {
+		return nil, nil, err
+	}
 	dg, err := Dendrogram(tr, DendrogramOptions{
 		Title:    "Best EM tree (" + file + ")",
 		Subtitle: fmt.Sprintf("The K-best search's tree with the highest EM objective, %s: %.6g", kind, res.Bound),

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pydtlang/pydtlang/inference"
@@ -31,6 +32,40 @@ type RunOptions struct {
 	// with two data columns it adds the tree drawn over the data. nil
 	// leaves that picture out.
 	Model *inference.Model
+	// RowNames, when not nil, names the run's rows for the pictures, row
+	// i by RowNames[i] (plot --labels FILE, for a run made without row
+	// names, such as the animals' animals_33x102.txt with
+	// animal_names.txt): the leaves, the data points and the heat map's
+	// rows. There must be one name per row.
+	RowNames []string
+}
+
+// nameRows renames the leaves of tr (read from file), the rows of opt's
+// model and, when not nil, those of the co-clustering matrix cm by
+// opt.RowNames, if set: leaf i is data row i. The run's rows must be
+// unnamed (the tree's leaves their numbers).
+func nameRows(tr *pydt.Tree, file string, opt *RunOptions, cm *Matrix) error {
+	names := opt.RowNames
+	if names == nil {
+		return nil
+	}
+	if tr.Labels != nil && !slices.Equal(tr.Labels, names) {
+		return fmt.Errorf("the run already names its rows (leaf %q of %s): row names from a file are for a run made without them", tr.Labels[0], file)
+	}
+	if len(names) != tr.NumLeaves() {
+		return fmt.Errorf("%d row names for the %d leaves (rows) of %s", len(names), tr.NumLeaves(), file)
+	}
+	tr.Labels = names
+	if opt.Model != nil {
+		opt.Model.Labels = names
+	}
+	if cm != nil {
+		if len(cm.Names) != len(names) {
+			return fmt.Errorf("%d row names for the %d rows of coclust.csv", len(names), len(cm.Names))
+		}
+		cm.Names = names
+	}
+	return nil
 }
 
 // TreeFiles maps RunOptions.Tree to file names.
@@ -106,6 +141,9 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := nameRows(tr, file, &opt, nil); err != nil {
+		return nil, nil, err
+	}
 	if which == "map" {
 		cred = nil // map.nwk carries no credibilities
 	}
@@ -145,6 +183,9 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 	}
 	cm, err := ReadCoclustFile(cpath)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := nameRows(tr, file, &opt, cm); err != nil {
 		return nil, nil, err
 	}
 	lay, err := NewLayout(tr)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/inference"
 	"github.com/pydtlang/pydtlang/inference/cluster"
 	"github.com/pydtlang/pydtlang/inference/predict"
@@ -23,10 +24,11 @@ func newCut() *cobra.Command {
 		opt       inference.CutOptions
 		loss, out string
 		testPath  string
+		names     string
 		place     predict.RunOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "cut RUNDIR (--k K | --time T) [--tree FILE] [--tree-of V] [--posterior [--loss binder|ari]] [--out FILE]",
+		Use:   "cut RUNDIR (--k K | --time T) [--tree FILE] [--tree-of V] [--posterior [--loss binder|ari]] [--names FILE] [--out FILE]",
 		Short: "Flat cluster labels from a finished run's trees",
 		Long: `cut writes flat cluster labels, a CSV of "row,cluster" (clusters numbered 1, 2,
 ... in order of their first row), made from the run in RUNDIR.
@@ -53,6 +55,11 @@ per pair of a candidate and a distinct sampled cut.
 
 Rows are in the order of the data (read from RUNDIR/coclust.csv), or in the
 tree file's order when the run wrote no coclust.csv.
+
+--names FILE names the rows of a run made without row names, one name a line
+in the order of the data (as run --labels takes them: animal_names.txt for
+animals_33x102.txt); FILE must have one name per row. A run made with
+--labels, or on a data file with a label column, already names its rows.
 
 In a run of a model with several PYDTs, cut cuts the first PYDT's trees
 (and says so on stderr); --tree-of V cuts those of the PYDT of variable V,
@@ -81,6 +88,7 @@ run.json must be unchanged; not with --posterior.`,
   pydtlang cut fit --k 5 --posterior --out clusters.csv
   pydtlang cut fit --time 0.5 --tree consensus.nwk
   pydtlang cut fit --k 4 --test held-out.csv
+  pydtlang cut animals --k 5 --names ../shared/data/animals/animal_names.txt
   pydtlang cut two --k 3 --tree-of Z   # a run of examples/two-trees.pydt`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -117,7 +125,15 @@ run.json must be unchanged; not with --posterior.`,
 					}
 				}
 			}
+			if names != "" {
+				if opt.RowNames, err = dataset.ReadLabels(names, -1); err != nil {
+					return &exitError{code: 1, err: fmt.Errorf("cut: --names: %w", err)}
+				}
+			}
 			res, err := inference.CutRun(args[0], opt)
+			if err != nil && names != "" {
+				err = fmt.Errorf("%w (--names %s)", err, names)
+			}
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
@@ -197,5 +213,6 @@ run.json must be unchanged; not with --posterior.`,
 	f.IntVar(&place.Trees, "trees", predict.DefaultTrees, "with --test: kept trees to average over, evenly spaced (-1: all)")
 	f.Uint64Var(&place.Seed, "seed", 1, "with --test on a Probit model: seed of the auxiliary refresh")
 	f.StringVar(&out, "out", "", "write the CSV to this file instead of stdout")
+	f.StringVar(&names, "names", "", "name the rows of a run made without row names: one name a line, in the data's order (as run --labels)")
 	return cmd
 }

@@ -9,15 +9,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/inference"
 	"github.com/pydtlang/pydtlang/plot"
 )
 
 func newPlot() *cobra.Command {
 	var (
-		out, format, labelsFile, tree, variable string
-		dpi                                     int
-		prior                                   []string
+		out, format, labelsFile, tree, variable, names string
+		dpi                                            int
+		prior                                          []string
 	)
 	cmd := &cobra.Command{
 		Use:   "plot RUNDIR | plot --prior DIR",
@@ -58,6 +59,11 @@ bound after each search round).
 the heat map) by class: F is CSV with rows label,class, labels as in the
 data's first column; leaves not in F are grey.
 
+--names FILE names the rows of a run made without row names (the leaves,
+the data points, the heat map's rows), one name a line in the order of the
+data, as run --labels takes them (animal_names.txt for animals_33x102.txt);
+FILE must have one name per row.
+
 plot --prior DIR draws the output of "pydtlang sample" for 2-D data (the
 paper's Figure 4): one panel per draw, titled with its parameter values,
 points coloured by the subtree below the root they belong to. --prior may
@@ -70,6 +76,7 @@ Examples:
   pydtlang plot fit                              # fit/plots/dendrogram.svg, ...
   pydtlang plot fit --format png --out pics --labels-file classes.csv
   pydtlang plot fit --tree mea
+  pydtlang plot animals --names ../shared/data/animals/animal_names.txt
   pydtlang sample examples/gaussian.pydt --set N=500,D=2,alpha=1,beta=0,c=1,prec=1 --draws 4 --seed 1 --out draws
   pydtlang plot --prior draws --format png
   pydtlang sample examples/gaussian.pydt --set N=1000,D=2,alpha=0,beta=0,c=1,prec=1 --draws 1 --out ddt
@@ -98,8 +105,8 @@ Examples:
 			var figs []plot.Named
 			var notes []string
 			if len(prior) > 0 {
-				if labelsFile != "" || cmd.Flags().Changed("tree") {
-					return &exitError{code: 2, err: errors.New("plot --prior takes neither --labels-file nor --tree")}
+				if labelsFile != "" || names != "" || cmd.Flags().Changed("tree") {
+					return &exitError{code: 2, err: errors.New("plot --prior takes none of --labels-file, --names and --tree")}
 				}
 				var draws []plot.PriorDraw
 				for _, dir := range prior {
@@ -138,6 +145,12 @@ Examples:
 					}
 					opt.Classes = cl
 				}
+				if names != "" {
+					var err error
+					if opt.RowNames, err = dataset.ReadLabels(names, -1); err != nil {
+						return &exitError{code: 1, err: fmt.Errorf("plot: --names: %w", err)}
+					}
+				}
 				m, err := runModel(dir)
 				if err != nil {
 					notes = append(notes, fmt.Sprintf("no tree-over-data picture: %v", err))
@@ -145,6 +158,9 @@ Examples:
 				opt.Model = m
 				var more []string
 				figs, more, err = plot.RunFigures(dir, opt)
+				if err != nil && names != "" {
+					err = fmt.Errorf("%w (--names %s)", err, names)
+				}
 				if err != nil {
 					return &exitError{code: 1, err: err}
 				}
@@ -175,6 +191,7 @@ Examples:
 	f.StringVar(&format, "format", "svg", "picture format: svg or png")
 	f.IntVar(&dpi, "dpi", plot.PNGDPI, "resolution of PNG pictures, in dots per inch")
 	f.StringVar(&labelsFile, "labels-file", "", "CSV of label,class rows: colour the leaves by class")
+	f.StringVar(&names, "names", "", "name the rows of a run made without row names: one name a line, in the data's order (as run --labels)")
 	f.StringVar(&tree, "tree", "", "the tree to draw: summary (default; mea when the run has no summary.nwk), mea, consensus or map")
 	f.StringArrayVar(&prior, "prior", nil, "draw the 2-D draws in DIR, written by pydtlang sample, instead of a run (repeatable: the draws of every DIR, one panel each)")
 	f.StringVar(&variable, "var", "", "with --prior: the data variable to draw, when DIR holds several")
