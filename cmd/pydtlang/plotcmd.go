@@ -106,7 +106,7 @@ Examples:
 			var notes []string
 			if len(prior) > 0 {
 				if labelsFile != "" || names != "" || cmd.Flags().Changed("tree") {
-					return &exitError{code: 2, err: errors.New("plot --prior takes none of --labels-file, --names and --tree")}
+					return &exitError{code: 2, err: errors.New("plot --prior takes neither --labels-file nor --tree (nor --names)")}
 				}
 				var draws []plot.PriorDraw
 				for _, dir := range prior {
