@@ -322,6 +322,21 @@ func timeScale(m *Model, k int) (Updater, bool) {
 	return nil, false
 }
 
+// TimeScaleSteps returns the scale(c, times) moves (timeScaleStep) of the
+// PYDTs of m whose divergence function's only parameter is a latent c,
+// whatever their leaf factor. NewSchedule includes them only for a latent
+// leaf layer (the probit schedule); benchmarks of other models append
+// them to a schedule's Steps (internal/mixbench -timescale).
+func TimeScaleSteps(m *Model) []Updater {
+	var out []Updater
+	for k := range m.Trees {
+		if c, ok := timeScale(m, k); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func (s *timeScaleStep) Name() string { return "scale(" + s.v.Name + ", times" + s.of + ")" }
 
 func (s *timeScaleStep) Explain() string {

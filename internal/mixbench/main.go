@@ -84,6 +84,9 @@ type config struct {
 	// defaults otherwise).
 	Local, Position *float64
 	Radius          *int
+	// TimeScale appends the scale(c, times) move (inference.TimeScaleSteps)
+	// to the schedule.
+	TimeScale bool
 	// Trace, if not empty, names a CSV file to which the recorded draws
 	// are written as they are made (sweep, log_lik, c, root_t, every
 	// scalar by name, then cpu_s, the CPU seconds of the recorded sweeps
@@ -174,6 +177,13 @@ func run(c config) (result, error) {
 	sched, err := inference.NewSchedule(m)
 	if err != nil {
 		return res, err
+	}
+	if c.TimeScale {
+		ts := inference.TimeScaleSteps(m)
+		if len(ts) == 0 {
+			return res, fmt.Errorf("-timescale: the model has no scale(c, times) move")
+		}
+		sched.Steps = append(sched.Steps, ts...)
 	}
 	c0 := cputime.Process()
 	trees, err := initTrees(c, m)
@@ -386,6 +396,7 @@ func main() {
 	emTime := flag.Duration("em-time", 5*time.Minute, "time bound of the EM search of -init em")
 	local := flag.Float64("local", -1, "LocalMoves per leaf in a tree sweep (negative: the default)")
 	radius := flag.Int("radius", -1, "LocalMove's radius in steps (negative: the default)")
+	timeScale := flag.Bool("timescale", false, "add the scale(c, times) move (inference.TimeScaleSteps) to the schedule")
 	position := flag.Float64("position", -1, "PositionMoves per leaf in a tree sweep (negative: the default)")
 	comp := flag.Bool("compare", false, "instead of running, compare the trace files given as arguments (one chain each): the halves of each chain, and the chains together (R-hat)")
 	skip := flag.Int("skip", 0, "with -compare, drop the first `K` rows of each trace")
@@ -457,7 +468,8 @@ func main() {
 		}
 		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets,
 			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime, Stop: stop,
-			Local: nonNegative(*local), Radius: nonNegative(*radius), Position: nonNegative(*position)}
+			Local: nonNegative(*local), Radius: nonNegative(*radius), Position: nonNegative(*position),
+			TimeScale: *timeScale}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}

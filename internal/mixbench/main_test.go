@@ -242,3 +242,21 @@ func TestMoveSettings(t *testing.T) {
 		t.Error("nonNegative(-1) is not nil")
 	}
 }
+
+// TestTimeScale: -timescale adds the scale(c, times) move, which changes
+// the chain (same seed, different draws).
+func TestTimeScale(t *testing.T) {
+	c := config{Model: "../../examples/gaussian.pydt", N: 20, D: 2, Burn: 1, Sweeps: 5, Seed: 2}
+	plain, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.TimeScale = true
+	scaled, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.MeanLogLik == scaled.MeanLogLik {
+		t.Errorf("-timescale left the chain unchanged (mean log lik %v)", plain.MeanLogLik)
+	}
+}
