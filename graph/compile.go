@@ -974,18 +974,11 @@ func (c *compiler) vecExpr(e lang.Expr, p Param, what string) Expr {
 	case *lang.Index:
 		if id, ok := unparen(x.Base).(*lang.Ident); ok {
 			if v, ok := c.g.ByName[id.Name]; ok && len(x.Indices) == len(v.Dims)-1 {
-				r := Row{V: v}
-				for k, ix := range x.Indices {
-					y := c.expr(ix)
-					if y == nil {
-						return nil
-					}
-					if !c.constIndex(y, v, k, ix.Pos()) || !c.categoryIndex(y, v, k, ix.Pos()) {
-						return nil
-					}
-					r.Idx = append(r.Idx, y)
+				idx, ok := c.indices(v, x.Indices)
+				if !ok {
+					return nil
 				}
-				return r
+				return Row{V: v, Idx: idx}
 			}
 		}
 	}
@@ -1585,18 +1578,11 @@ func (c *compiler) expr(e lang.Expr) Expr {
 			c.errs.Addf(e.Lbrack, "%s has %d dimensions but is indexed with %d", v.Name, len(v.Dims), len(e.Indices))
 			return nil
 		}
-		el := Elem{V: v}
-		for k, ix := range e.Indices {
-			x := c.expr(ix)
-			if x == nil {
-				return nil
-			}
-			if !c.constIndex(x, v, k, ix.Pos()) || !c.categoryIndex(x, v, k, ix.Pos()) {
-				return nil
-			}
-			el.Idx = append(el.Idx, x)
+		idx, ok := c.indices(v, e.Indices)
+		if !ok {
+			return nil
 		}
-		return el
+		return Elem{V: v, Idx: idx}
 	case *lang.Call:
 		name := e.Func.Name
 		f, ok := c.lib.Func(name)
@@ -1642,6 +1628,24 @@ func (c *compiler) expr(e lang.Expr) Expr {
 // constIndex checks an index that reads neither variables nor loop indices
 // against dimension k of v, which inference could only report by panicking
 // outside loops. It reports whether the index may be valid.
+// indices compiles the indices ixs of the variable v (a row's, all but
+// its last, or an element's), each checked by constIndex and
+// categoryIndex; false when one fails (the error recorded).
+func (c *compiler) indices(v *Var, ixs []lang.Expr) ([]Expr, bool) {
+	var idx []Expr
+	for k, ix := range ixs {
+		x := c.expr(ix)
+		if x == nil {
+			return nil, false
+		}
+		if !c.constIndex(x, v, k, ix.Pos()) || !c.categoryIndex(x, v, k, ix.Pos()) {
+			return nil, false
+		}
+		idx = append(idx, x)
+	}
+	return idx, true
+}
+
 func (c *compiler) constIndex(x Expr, v *Var, k int, pos lang.Position) bool {
 	if len(Vars(x)) > 0 || hasLoop(x) {
 		return true

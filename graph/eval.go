@@ -59,19 +59,7 @@ func (f *Factor) ForEach(env *Env, fn func(off int) error) error {
 		return env.err
 	}
 	if len(f.Loops) == 0 {
-		off := 0
-		if f.Index != nil { // one element, at constant indices
-			var ok bool
-			if off, ok = (Elem{V: f.Target, Idx: f.Index}).offset(env); !ok {
-				return f.evalErr(env)
-			}
-			off *= max(f.VecLen, 1)
-		}
-		err := fn(off)
-		if env.err != nil {
-			return f.evalErr(env)
-		}
-		return err
+		return f.visit(env, fn) // one element (at constant indices, or the whole target)
 	}
 	for _, l := range f.Loops {
 		if l.Lo > l.Hi {
@@ -80,25 +68,32 @@ func (f *Factor) ForEach(env *Env, fn func(off int) error) error {
 		env.Loop[l.Slot] = l.Lo
 	}
 	for {
-		off := 0
-		if f.Index != nil {
-			var ok bool
-			if off, ok = (Elem{V: f.Target, Idx: f.Index}).offset(env); !ok {
-				return f.evalErr(env)
-			}
-			off *= max(f.VecLen, 1)
-		}
-		err := fn(off)
-		if env.err != nil {
-			return f.evalErr(env)
-		}
-		if err != nil {
+		if err := f.visit(env, fn); err != nil {
 			return err
 		}
 		if !nextLoops(env, f.Loops) {
 			return nil
 		}
 	}
+}
+
+// visit calls fn with the offset of the factor's element at the current
+// loop position (f.Index evaluated in env, 0 without one), returning the
+// error of an index or value env recorded (evalErr) before fn's own.
+func (f *Factor) visit(env *Env, fn func(off int) error) error {
+	off := 0
+	if f.Index != nil {
+		var ok bool
+		if off, ok = (Elem{V: f.Target, Idx: f.Index}).offset(env); !ok {
+			return f.evalErr(env)
+		}
+		off *= max(f.VecLen, 1)
+	}
+	err := fn(off)
+	if env.err != nil {
+		return f.evalErr(env)
+	}
+	return err
 }
 
 // VecArgs is scratch space for the parameters of a vector factor

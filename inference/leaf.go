@@ -325,10 +325,17 @@ func (b *TreeBinding) ClosedForm() error {
 // offers stdlib.TiltedLeaf (Probit) is then scored by expectation
 // propagation.
 func (b *TreeBinding) Scorable() error {
-	if b.index != nil && b.gaussian != nil && !b.LatentLeaves() {
+	if b.indexedGaussian() {
 		return nil
 	}
 	return b.ClosedForm()
+}
+
+// indexedGaussian reports whether the leaves are read through a latent
+// index with Gaussian evidence (mu[z[t], d], given the index's values),
+// which Score evaluates exactly (scoreTree).
+func (b *TreeBinding) indexedGaussian() bool {
+	return b.index != nil && b.gaussian != nil && !b.LatentLeaves()
 }
 
 // unsupportedError is an error message that wraps ErrUnsupported without

@@ -37,18 +37,6 @@ func TestLeafMessageMatchesDense(t *testing.T) {
 	if err := lik.ObserveMatrix(x); err != nil {
 		t.Fatal(err)
 	}
-	// lcaTime is the time of the lowest common ancestor of leaves a and b.
-	lcaTime := func(a, b pydt.NodeID) float64 {
-		anc := map[pydt.NodeID]bool{}
-		for v := a; v != pydt.NoNode; v = tr.Parent(v) {
-			anc[v] = true
-		}
-		for v := b; ; v = tr.Parent(v) {
-			if anc[v] {
-				return tr.Time(v).T()
-			}
-		}
-	}
 	mean, prec := make([]float64, D), make([]float64, D)
 	for i := range n {
 		leaf := pydt.NodeID(i)
@@ -72,10 +60,10 @@ func TestLeafMessageMatchesDense(t *testing.T) {
 			S := mat.NewSymDense(m, nil)
 			c, y := mat.NewVecDense(m, nil), mat.NewVecDense(m, nil)
 			for a, u := range others {
-				c.SetVec(a, s2[d]*lcaTime(leaf, u))
+				c.SetVec(a, s2[d]*lcaTime(tr, leaf, u).T())
 				y.SetVec(a, x[int(u)*D+d])
 				for b, w := range others[a:] {
-					S.SetSym(a, a+b, s2[d]*lcaTime(u, w))
+					S.SetSym(a, a+b, s2[d]*lcaTime(tr, u, w).T())
 				}
 			}
 			var ch mat.Cholesky

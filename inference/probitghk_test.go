@@ -176,20 +176,6 @@ func TestProbitGHKInvariance(t *testing.T) {
 func ghkLogPhi(t *testing.T, ch *Chain, y []float64, n, d int, sigma2 float64) float64 {
 	t.Helper()
 	tr := ch.trees[0].Tree
-	lca := func(a, b pydt.NodeID) float64 {
-		if a == b {
-			return tr.Time(a).T()
-		}
-		anc := map[pydt.NodeID]bool{}
-		for v := a; v != pydt.NoNode; v = tr.Parent(v) {
-			anc[v] = true
-		}
-		for v := b; ; v = tr.Parent(v) {
-			if anc[v] {
-				return tr.Time(v).T()
-			}
-		}
-	}
 	aux := ch.trees[0].aux
 	total := 0.0
 	for dim := range d {
@@ -206,7 +192,7 @@ func ghkLogPhi(t *testing.T, ch *Chain, y []float64, n, d int, sigma2 float64) f
 		K := mat.NewSymDense(m, nil)
 		for a, i := range rows {
 			for b := a; b < m; b++ {
-				k := sigma2 * lca(pydt.NodeID(i), pydt.NodeID(rows[b]))
+				k := sigma2 * lcaTime(tr, pydt.NodeID(i), pydt.NodeID(rows[b])).T()
 				if a == b {
 					k++
 				}

@@ -108,7 +108,7 @@ func scoreTree(b *TreeBinding, env *graph.Env, tr *pydt.Tree) (logTree, ll float
 		return 0, 0, false, err
 	}
 	logTree = pydt.LogPrior(tr, p.Alpha, p.Beta, p.Div, h)
-	if b.index != nil && b.gaussian != nil && !b.LatentLeaves() {
+	if b.indexedGaussian() {
 		// Leaves read through a latent index (mu[z[t], d]) at the given
 		// values of the index: each leaf gets the evidence of the data
 		// assigned to it, and the residual factor is added, as the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/pydtlang/pydtlang/internal/logsumexp"
 )
@@ -192,32 +193,27 @@ func (CategoricalLogits) LogProbVector(x []float64, p [][]float64) float64 {
 }
 
 // RandVector draws a category into x[0] with probabilities softmax(eta),
-// by inversion of the cumulative probabilities (DrawCategory of
-// exp(eta − max eta)).
+// by inversion of the cumulative probabilities: DrawCategory of the
+// weights exp(eta − max eta), each computed once, in a buffer reused
+// across calls (softmaxWeights).
 func (CategoricalLogits) RandVector(rng *rand.Rand, x []float64, p [][]float64) {
 	eta := p[0]
 	m := math.Inf(-1)
 	for _, e := range eta {
 		m = max(m, e)
 	}
-	var tot float64
-	for _, e := range eta {
-		tot += math.Exp(e - m)
+	bp := softmaxWeights.Get().(*[]float64)
+	w := append((*bp)[:0], eta...)
+	for j, e := range w {
+		w[j] = math.Exp(e - m)
 	}
-	u := rng.Float64() * tot
-	for j, e := range eta {
-		if u -= math.Exp(e - m); u < 0 {
-			x[0] = float64(j + 1)
-			return
-		}
-	}
-	// Rounding: the last category of positive weight (a logit far below
-	// the largest underflows to weight 0 and must never be drawn).
-	for j := len(eta) - 1; j >= 0; j-- {
-		if math.Exp(eta[j]-m) > 0 {
-			x[0] = float64(j + 1)
-			return
-		}
-	}
-	x[0] = float64(len(eta))
+	// DrawCategory never draws a weight that underflowed to 0 (a logit
+	// far below the largest), rounding included.
+	x[0] = float64(DrawCategory(rng, w))
+	*bp = w
+	softmaxWeights.Put(bp)
 }
+
+// softmaxWeights holds the buffers of CategoricalLogits.RandVector, which
+// may be called from several goroutines (chains) at once.
+var softmaxWeights = sync.Pool{New: func() any { return new([]float64) }}
