@@ -154,19 +154,13 @@ func TestGewekeCatGibbs(t *testing.T) {
 	doc := []float64{1, 2, 1, 1, 2}
 	const K, V = 2, 3
 	m := compileLDA(t, K, V, doc)
-	get := func(env *graph.Env, name string) []float64 { v, _ := m.G.Lookup(name); return env.Values[v.ID] }
+	get := valuesOf(m)
 	// The last three couple z with what it explains: dropping the
 	// readers' terms from the update moves phi[z, w] by 15 SE.
 	names := []string{"z[1]", "z[5]", "z[1] = z[3]", "z[2] = z[5]", "mean w", "w[1] = w[2]", "mean y", "theta[1,1]", "theta[2,1]", "phi[1,1]", "phi[2,3]", "mu[1]",
 		"mean phi[z, w]", "mean theta[doc, z]", "mean (y - mu[z])²"}
 	stats := func(env *graph.Env, _ *pydt.Tree) []float64 {
 		z, w, y := get(env, "z"), get(env, "w"), get(env, "y")
-		eq := func(a, b float64) float64 {
-			if a == b {
-				return 1
-			}
-			return 0
-		}
 		th, ph, mu := get(env, "theta"), get(env, "phi"), get(env, "mu")
 		var sw, sy, pzw, tdz, rzz float64
 		for i := range z {
@@ -179,7 +173,7 @@ func TestGewekeCatGibbs(t *testing.T) {
 			rzz += r * r
 		}
 		n := float64(len(z))
-		return []float64{z[0], z[4], eq(z[0], z[2]), eq(z[1], z[4]), sw / n, eq(w[0], w[1]), sy / n, th[0], th[K], ph[0], ph[V+2], mu[0],
+		return []float64{z[0], z[4], indicator(z[0] == z[2]), indicator(z[1] == z[4]), sw / n, indicator(w[0] == w[1]), sy / n, th[0], th[K], ph[0], ph[V+2], mu[0],
 			pzw / n, tdz / n, rzz / n}
 	}
 	redraw := func(ch *Chain) { redrawOthers(t, ch) }
@@ -353,12 +347,12 @@ func TestGewekeTopics(t *testing.T) {
 		"w":   dataMat(len(doc), 1, func(i, _ int) float64 { return float64(i%V + 1) }),
 		"doc": dataMat(len(doc), 1, func(i, _ int) float64 { return doc[i] }),
 	}, map[string]float64{"K": K, "M": 2, "V": V})
-	get := func(env *graph.Env, name string) []float64 { v, _ := m.G.Lookup(name); return env.Values[v.ID] }
+	get := valuesOf(m)
 	names := append(treeStatNames(m), "z[1]", "z[1] = z[3]", "mean w", "w[1] = w[2]", "theta[1,1]", "eta[1,1]", "eta[1,1]^2",
 		"mean log p(w | eta, z)", "mean theta[doc, z]")
 	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
 		z, w, eta, th := get(env, "z"), get(env, "w"), get(env, "eta"), get(env, "theta")
-		var sw, lp, tdz, same, eq float64
+		var sw, lp, tdz float64
 		for i := range z {
 			sw += w[i]
 			k := int(z[i]) - 1
@@ -366,14 +360,8 @@ func TestGewekeTopics(t *testing.T) {
 			lp += row[int(w[i])-1] - stdlib.LogSoftmaxNorm(row)
 			tdz += th[(int(doc[i])-1)*K+k]
 		}
-		if w[0] == w[1] {
-			same = 1
-		}
-		if z[0] == z[2] {
-			eq = 1
-		}
 		n := float64(len(z))
-		return append(treeStats(m, env, tr), z[0], eq, sw/n, same, th[0], eta[0], eta[0]*eta[0], lp/n, tdz/n)
+		return append(treeStats(m, env, tr), z[0], indicator(z[0] == z[2]), sw/n, indicator(w[0] == w[1]), th[0], eta[0], eta[0]*eta[0], lp/n, tdz/n)
 	}
 	gewekeRun(t, m, names, stats, m.SampleJoint, func(ch *Chain) { redrawOthers(t, ch) }, 16, 500, 4000)
 }

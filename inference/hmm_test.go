@@ -299,7 +299,7 @@ func TestGewekeCategoricalHMM(t *testing.T) {
 			t.Fatalf("no %s in\n%s", want, sched.Explain())
 		}
 	}
-	get := func(env *graph.Env, name string) []float64 { v, _ := m.G.Lookup(name); return env.Values[v.ID] }
+	get := valuesOf(m)
 	names := []string{"z[1]", "z[T]", "switches", "mean w", "w[1] = w[2]", "trans[1,1]", "trans[2,1]", "emit[1,1]", "emit[2,3]"}
 	stats := func(env *graph.Env, _ *pydt.Tree) []float64 {
 		z, w := get(env, "z"), get(env, "w")
@@ -564,8 +564,25 @@ func hmmPathStats(z, w []float64) (switches, sum, same float64) {
 		}
 		sum += w[t]
 	}
-	if w[0] == w[1] {
-		same = 1
+	return switches, sum, indicator(w[0] == w[1])
+}
+
+// valuesOf returns a function giving the values of m's variable name in
+// an environment, for the Geweke tests' statistics.
+func valuesOf(m *Model) func(env *graph.Env, name string) []float64 {
+	return func(env *graph.Env, name string) []float64 {
+		v, ok := m.G.Lookup(name)
+		if !ok {
+			panic("no variable " + name)
+		}
+		return env.Values[v.ID]
 	}
-	return switches, sum, same
+}
+
+// indicator is 1 if b, else 0: a Geweke statistic of an event.
+func indicator(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -231,7 +231,7 @@ func TestGewekeSoftmaxHMM(t *testing.T) {
 	}
 	const T, K, V = 6, 3, 3
 	m := compileSoftmaxHMM(t, K, V, 1, 2, 3, 1, 2, 3)
-	get := func(env *graph.Env, name string) []float64 { v, _ := m.G.Lookup(name); return env.Values[v.ID] }
+	get := valuesOf(m)
 	names := append(treeStatNames(m), "switches", "z[1]", "mean w", "w[1] = w[2]", "pi0[1]", "trans[1,1]",
 		"eta[1,1]", "eta[1,1]^2", "(eta[1,1] - eta[2,1])^2", "log p(w[1] | eta, z[1])")
 	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
