@@ -218,15 +218,15 @@ func (p *EMPlan) Explain() string {
 	for i, s := range p.steps {
 		fmt.Fprintf(&sb, "  %d. %s\n", i+1, s)
 	}
+	if p.Alpha != nil || p.Beta != nil {
+		sb.WriteString("  before the search: the MCMC schedule (run --explain) for a few hundred sweeps on a random subsample of the rows; the PYDT is\n" +
+			"     exchangeable and projective, so the subsample's posterior of alpha and beta, trees integrated out, is one of the full data's\n" +
+			"     alpha and beta; fitting them to each tree instead makes near-stars cheap (docs/em.md, \"α and β from a subsample\")\n")
+	}
 	sb.WriteString("  search: initial tree by sequential attachment (em.SequentialTree, beam descent by local evidence); then rounds of: detach a random subtree\n" +
 		"     of a tree in the K-best list, score its re-attachment at every branch and branch point by log p(Y, s | T) at the current\n" +
 		"     hyperparameters (belief propagation + tree prior), run EM on the three best, keep the K best trees by the bound\n" +
 		"     (Gaussian evidence, up to 2000 rows: plus the Laplace correction for the times, i.e. ranked by log p(Y, alpha, beta | T))\n")
-	if p.Alpha != nil || p.Beta != nil {
-		sb.WriteString("  before the search: the MCMC schedule (run --explain) for a few hundred sweeps on a random subsample of the rows; the PYDT is\n" +
-			"     exchangeable and projective, so the subsample's posterior of alpha and beta, trees integrated out, is one of the full data's\n" +
-			"     alpha and beta; fitting them to each tree instead makes near-stars cheap (docs/em.md, \"alpha and beta from a subsample\")\n")
-	}
 	sb.WriteString("  why: EM supports the model's parts by capability: conjugate Gamma priors give closed-form variational posteriors,\n" +
 		"     Gaussian leaf evidence makes the E-step exact, a TiltedLeaf likelihood gets EP sites; alpha and beta have no conjugate form\n")
 	return sb.String()

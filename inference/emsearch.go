@@ -36,7 +36,8 @@ type EMConfig struct {
 	// Time, when positive, bounds the whole run: EM on the initial trees
 	// and on each candidate stops when it is up (after at least one
 	// iteration), and no round starts after it (the round under way
-	// finishes).
+	// finishes). The MCMC run that estimates α and β (ABSweeps) and the
+	// building of the initial trees are not cut short.
 	Time time.Duration
 	// EMIters bounds the EM iterations per candidate tree. Zero means 50.
 	EMIters int
