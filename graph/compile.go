@@ -1625,9 +1625,6 @@ func (c *compiler) expr(e lang.Expr) Expr {
 	return nil
 }
 
-// constIndex checks an index that reads neither variables nor loop indices
-// against dimension k of v, which inference could only report by panicking
-// outside loops. It reports whether the index may be valid.
 // indices compiles the indices ixs of the variable v (a row's, all but
 // its last, or an element's), each checked by constIndex and
 // categoryIndex; false when one fails (the error recorded).
@@ -1646,6 +1643,9 @@ func (c *compiler) indices(v *Var, ixs []lang.Expr) ([]Expr, bool) {
 	return idx, true
 }
 
+// constIndex checks an index that reads neither variables nor loop indices
+// against dimension k of v, which inference could only report by panicking
+// outside loops. It reports whether the index may be valid.
 func (c *compiler) constIndex(x Expr, v *Var, k int, pos lang.Position) bool {
 	if len(Vars(x)) > 0 || hasLoop(x) {
 		return true

@@ -40,7 +40,7 @@ type CutOptions struct {
 	// they are read from coclust.csv.
 	Labels []string
 	// RowNames, when not nil, names the rows of a run made without row
-	// names (cut --labels FILE), row i by RowNames[i], in the output
+	// names (cut --names FILE), row i by RowNames[i], in the output
 	// (RunCut.Rows). There must be one name per row, and the run's rows
 	// must be unnamed (their numbers).
 	RowNames []string

@@ -33,7 +33,7 @@ type RunOptions struct {
 	// leaves that picture out.
 	Model *inference.Model
 	// RowNames, when not nil, names the run's rows for the pictures, row
-	// i by RowNames[i] (plot --labels FILE, for a run made without row
+	// i by RowNames[i] (plot --names FILE, for a run made without row
 	// names, such as the animals' animals_33x102.txt with
 	// animal_names.txt): the leaves, the data points and the heat map's
 	// rows. There must be one name per row.
