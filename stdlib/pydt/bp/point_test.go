@@ -150,8 +150,16 @@ func TestPointMarginalRefuses(t *testing.T) {
 	if err := m.PointMarginal(pydt.Position{Node: leaf, Time: tr.ParentTime(leaf)}, mean, vari); err == nil {
 		t.Error("a time at the parent's accepted")
 	}
-	if err := m.PointMarginal(pydt.Position{Node: leaf, Time: tr.Time(tr.Parent(leaf))}, mean[:1], vari); err == nil {
+	// A valid point, so that only the slice's length is wrong.
+	mid := pydt.Position{Node: leaf, Time: interp(tr.ParentTime(leaf), tr.Time(leaf), 0.5)}
+	if err := m.PointMarginal(mid, mean, vari); err != nil {
+		t.Fatalf("a valid point refused: %v", err)
+	}
+	if err := m.PointMarginal(mid, mean[:1], vari); err == nil {
 		t.Error("a short slice accepted")
+	}
+	if err := m.PointMarginal(mid, mean, vari[:1]); err == nil {
+		t.Error("a short variance slice accepted")
 	}
 	r := tr.Root()
 	k := tr.FirstChild(r)
