@@ -55,27 +55,11 @@ func (m *Model) PointMarginal(pos pydt.Position, mean, variance []float64) error
 	if len(m.path) == 1 {
 		copy(out, m.orig)
 	} else {
-		r := m.path[len(m.path)-1]
-		if !pydt.Origin.Before(tr.Time(r)) {
-			return m.edgeError(r, tr.Time(r).T())
-		}
-		acc, l := m.orig, tr.Time(r).T()
-		for k := len(m.path) - 1; k >= 1; k-- {
-			a, b := m.path[k], m.path[k-1]
-			ta := tr.Time(a)
-			c := m.seg.capOf(a)
-			for i := c + int(m.seg.node[b].slot); i > 1; i >>= 1 {
-				sib, ls := m.op(a, ta, c, i^1)
-				merge(out, acc, l, sib, ls, m.s2)
-				acc, l = out, 0
-			}
-			if k > 1 {
-				tb := tr.Time(b)
-				if !ta.Before(tb) {
-					return m.edgeError(b, tr.BranchLength(b))
-				}
-				l = tb.Since(ta)
-			}
+		switch bad := m.outside(out); {
+		case bad == tr.Root():
+			return m.edgeError(bad, tr.Time(bad).T())
+		case bad != pydt.NoNode:
+			return m.edgeError(bad, tr.BranchLength(bad))
 		}
 		tp = tr.Time(m.path[1])
 	}

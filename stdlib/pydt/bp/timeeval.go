@@ -81,35 +81,48 @@ func (m *Model) TimeEval(v pydt.NodeID) *TimeEval {
 	}
 	e.tp = tr.Time(m.path[1])
 	e.up = e.tp.OneMinus()
-	// The prior of x_root: the origin through an edge of length t_root.
-	if !pydt.Origin.Before(tr.Time(r)) {
+	if m.outside(e.out) != pydt.NoNode {
 		copy(e.out, m.dead)
-		return e
+	}
+	return e
+}
+
+// outside writes to out the outside message of m.path[0], whose ancestors
+// up to the root m.path lists (at least its parent): the product of the
+// prior of the root's location (the origin through an edge of length
+// t_root) and everything off the path, as a message about the location of
+// m.path[1]. It walks down from the root: at each ancestor a, it multiplies
+// the message arriving from above by those of a's children off the path
+// (the siblings along the path in a's segment tree), then carries the
+// product through the edge to the next node on the path. It returns the
+// node on the path below the root, or the root, whose edge above is not of
+// positive length (out then partly written), NoNode otherwise. Shared by
+// TimeEval and PointMarginal; O(depth · log K · D), no allocation.
+func (m *Model) outside(out []float64) pydt.NodeID {
+	tr := m.tr
+	r := m.path[len(m.path)-1]
+	if !pydt.Origin.Before(tr.Time(r)) {
+		return r
 	}
 	acc, l := m.orig, tr.Time(r).T()
-	// Walk down from the root: at each ancestor a, multiply the message
-	// arriving from above by those of a's children off the path (the
-	// siblings along the path in a's segment tree), then carry the product
-	// through the edge to the next node on the path.
 	for k := len(m.path) - 1; k >= 1; k-- {
 		a, b := m.path[k], m.path[k-1]
 		ta := tr.Time(a)
 		c := m.seg.capOf(a)
 		for i := c + int(m.seg.node[b].slot); i > 1; i >>= 1 {
 			sib, ls := m.op(a, ta, c, i^1)
-			merge(e.out, acc, l, sib, ls, m.s2)
-			acc, l = e.out, 0
+			merge(out, acc, l, sib, ls, m.s2)
+			acc, l = out, 0
 		}
 		if k > 1 {
 			tb := tr.Time(b)
 			if !ta.Before(tb) {
-				copy(e.out, m.dead)
-				return e
+				return b
 			}
 			l = tb.Since(ta)
 		}
 	}
-	return e
+	return pydt.NoNode
 }
 
 // Node returns the branch point the evaluator is targeted at.
