@@ -16,7 +16,13 @@
 //	nice -n 10 go run ./internal/mixbench -n 1000 -d 2 -burn 500 -sweeps 2000 -seeds 1,2,3
 //
 // The output is a Markdown table, one row per seed and a row of medians,
-// ready for docs/benchmarks.md.
+// ready for docs/benchmarks.md. A start tree is not a stationary start:
+// at N = 1000 a chain from the EM tree drifts for about 1000 sweeps
+// (docs/benchmarks.md, "Session 19"), so check a run's traces with
+//
+//	go run ./internal/mixbench -compare -skip K tr-1.csv tr-2.csv ...
+//
+// (each chain's halves, and the chains' R-hat) before trusting its ESS.
 package main
 
 import (
