@@ -405,6 +405,29 @@ func (p *probitGHKStep) at(ch *Chain, x0, delta float64) (float64, error) {
 	return lp, nil
 }
 
+// setErr returns, with the step's name, the error that varianceAt recorded
+// in ch.setErr (the model could not be evaluated at a value of the
+// variable; varianceAt then returned -Inf, which is not a rejection), the
+// variable put back to x0; nil when there is none.
+func (p *probitGHKStep) setErr(ch *Chain, x0 float64) error {
+	err := ch.setErr
+	if err == nil {
+		return nil
+	}
+	ch.setErr = nil
+	ch.set(p.v, x0) // the recorded error is the one to report
+	return fmt.Errorf("%s: %w", p.Name(), err)
+}
+
+// restore puts the variable back to x0, returning set's error with the
+// step's name.
+func (p *probitGHKStep) restore(ch *Chain, x0 float64) error {
+	if err := ch.set(p.v, x0); err != nil {
+		return fmt.Errorf("%s: %w", p.Name(), err)
+	}
+	return nil
+}
+
 func (p *probitGHKStep) update(ch *Chain) error {
 	t := ch.trees[p.k]
 	x0 := ch.get(p.v)
@@ -412,11 +435,14 @@ func (p *probitGHKStep) update(ch *Chain) error {
 	if err != nil {
 		return err
 	}
+	ch.setErr = nil
 	f0 := varianceAt(ch, p.v, p.reciprocal, x0, 0) + sum
+	if err := p.setErr(ch, x0); err != nil {
+		return err
+	}
 	if !ok || math.IsInf(f0, -1) || math.IsNaN(f0) || math.IsInf(f0, 1) {
 		ch.Skipped++
-		ch.set(p.v, x0)
-		return nil
+		return p.restore(ch, x0)
 	}
 	// Random-walk Metropolis on δ given ξ: each proposal costs one
 	// decoding pass, a third of what a slice sample's five or six
@@ -427,8 +453,11 @@ func (p *probitGHKStep) update(ch *Chain) error {
 	for range ghkProposals {
 		prop := cur + ghkStepSD*ch.rng.NormFloat64()
 		fp, err := p.at(ch, x0, prop)
+		if err == nil {
+			err = p.setErr(ch, x0)
+		}
 		if err != nil {
-			ch.set(p.v, x0)
+			ch.set(p.v, x0) // the first error is the one to report
 			return err
 		}
 		accepted := !math.IsInf(fp, -1) && (fp-fcur >= 0 || ch.rng.Float64() < math.Exp(fp-fcur))
@@ -440,10 +469,12 @@ func (p *probitGHKStep) update(ch *Chain) error {
 		}
 	}
 	if !moved {
-		ch.set(p.v, x0)
-		return nil
+		return p.restore(ch, x0)
 	}
 	if math.IsInf(varianceAt(ch, p.v, p.reciprocal, x0, cur), -1) {
+		if err := p.setErr(ch, x0); err != nil {
+			return err
+		}
 		return fmt.Errorf("%s: the density is zero at the accepted scale e^%g", p.Name(), cur)
 	}
 	for dim, rows := range g.rows {

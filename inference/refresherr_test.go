@@ -19,7 +19,7 @@ a = u[j]
 `
 
 // TestStepsReturnRefreshError checks that the HMM steps (ffbs, the
-// Dirichlet rows) and the probit scale moves stop with the error of a
+// Dirichlet rows), the probit scale moves and ghk(prec, u) stop with the error of a
 // deterministic variable that cannot be evaluated, naming the step and the
 // statement: they ignored Refresh's (and set's) error and went on with
 // stale derived values.
@@ -40,7 +40,7 @@ func TestStepsReturnRefreshError(t *testing.T) {
 		steps []string
 	}{
 		{hmm, []string{"ffbs(z)", "gibbs(pi0)", "gibbs(trans[k])"}},
-		{probit, []string{"scale(prec, u)", "scale(prec, Z)", "scale(c, times)"}},
+		{probit, []string{"scale(prec, u)", "scale(prec, Z)", "scale(c, times)", "ghk(prec, u)"}},
 	} {
 		for _, name := range tt.steps {
 			t.Run(name, func(t *testing.T) {
