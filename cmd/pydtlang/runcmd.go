@@ -253,9 +253,10 @@ not fitted to each tree (that made stars nearly free) but held at their
 posterior means from a short MCMC run, the trees integrated out, on
 --ab-rows random rows (all rows if there are fewer) for --ab-sweeps sweeps,
 half of them burn-in; summary.json's "alpha_beta" records the estimate and
-its source. --ab-sweeps -1 fits them per tree as before. The best tree is the one of highest value: where
-many trees fit about equally well it can be a near-star, and the run then
-warns (use MCMC).
+its source; --time counts the time of that run too. --ab-sweeps -1 fits
+them to each tree instead (golden-section search under their priors). The
+best tree is the one of highest value: where many trees fit about equally
+well it can be a near-star, and the run then warns (use MCMC).
 Models with parts EM cannot fit are refused naming the variable. An EM run
 writes checkpoint.json as it goes (the K-best list, the search's random
 state, the round); Ctrl-C stops it after the last completed round with its
