@@ -87,3 +87,27 @@ func TestLeafMessageMatchesDense(t *testing.T) {
 		}
 	}
 }
+
+// TestLeafMessageSingleLeaf checks leafMessage's branch for a tree of one
+// leaf, which has no parent to query: the leaf diffuses from the origin
+// for time 1, so its message is the prior N(0, σ²_d) in each dimension.
+func TestLeafMessageSingleLeaf(t *testing.T) {
+	tr, err := pydt.ParseNewick("1:1;", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := []float64{0.7, 2.5}
+	lik := bp.New(tr, len(s2))
+	if err := lik.SetVariances(s2); err != nil {
+		t.Fatal(err)
+	}
+	mean, prec := []float64{9, 9}, make([]float64, len(s2))
+	if err := leafMessage(lik, 0, mean, prec); err != nil {
+		t.Fatal(err)
+	}
+	for d, v := range s2 {
+		if mean[d] != 0 || math.Abs(prec[d]*v-1) > 1e-15 {
+			t.Errorf("dimension %d: message N(%g, 1/%g), want N(0, %g)", d, mean[d], prec[d], v)
+		}
+	}
+}
