@@ -50,6 +50,9 @@ type EMPlan struct {
 	// ab is where the search's α and β came from (holdAB), nil before
 	// the search.
 	ab *ABEstimate
+	// laplaceFn, when set (tests: EMConfig.laplace), replaces
+	// em.EM.Laplace in fitTree.
+	laplaceFn func(*em.EM) (float64, error)
 }
 
 // laplaceMax is the largest number of rows for which the search ranks

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/internal/atomicfile"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/em"
 )
 
 // This file is the EM run's checkpoint (checkpoint.json of an EM run
@@ -59,18 +61,23 @@ type emCheckpoint struct {
 	// absent in checkpoints written before the subsample estimate, whose
 	// runs go on fitting them per tree.
 	AlphaBeta *ABEstimate `json:"alpha_beta,omitempty"`
+	// LaplaceFallbacks is emSearch.laplaceFallbacks (absent in older
+	// checkpoints).
+	LaplaceFallbacks []LaplaceFallback `json:"laplace_fallbacks,omitempty"`
 }
 
 // emTreeState is a tree of the K-best list in a checkpoint: the tree
 // exactly (pydt.Tree.MarshalJSON), its bound and hyperparameters, and for
 // an EP fit the leaf evidence it ended with.
 type emTreeState struct {
-	Tree     *pydt.Tree `json:"tree"`
-	Bound    float64    `json:"bound"`
-	EMBound  float64    `json:"em_bound"`
-	Laplace  float64    `json:"laplace_correction"`
-	Hyper    emHyper    `json:"hyperparameters"`
-	Evidence []float64  `json:"evidence,omitempty"`
+	Tree    *pydt.Tree `json:"tree"`
+	Bound   float64    `json:"bound"`
+	EMBound float64    `json:"em_bound"`
+	Laplace float64    `json:"laplace_correction"`
+	// NoLaplace is EMTree.NoLaplace (absent in older checkpoints).
+	NoLaplace bool      `json:"laplace_unavailable,omitempty"`
+	Hyper     emHyper   `json:"hyperparameters"`
+	Evidence  []float64 `json:"evidence,omitempty"`
 }
 
 // checkpoint writes the state s to dir's checkpoint.json, atomically.
@@ -81,7 +88,8 @@ func (p *EMPlan) checkpoint(dir string, s *emSearch) error {
 	}
 	cp := emCheckpoint{Version: EMCheckpointVersion, Method: MethodEM, Rounds: s.round, Stale: s.stale, Wall: time.Since(s.start).Seconds(),
 		RNG: rng, K: s.k, BoundTrace: s.boundTrace, BoundTime: s.boundTime, Fits: s.fits, FailedFits: s.failedFits,
-		Initial: s.initial, InitialFailed: s.initialFailed, Large: s.large, TimesIntegrated: s.laplace, AlphaBeta: p.ab}
+		Initial: s.initial, InitialFailed: s.initialFailed, Large: s.large, TimesIntegrated: s.laplace, AlphaBeta: p.ab,
+		LaplaceFallbacks: s.laplaceFallbacks}
 	if s.firstFail != nil {
 		cp.FirstFail = s.firstFail.Error()
 	}
@@ -89,7 +97,7 @@ func (p *EMPlan) checkpoint(dir string, s *emSearch) error {
 		cp.InitialErr = s.initialErr.Error()
 	}
 	for _, t := range s.list {
-		cp.Trees = append(cp.Trees, emTreeState{Tree: t.Tree, Bound: t.Bound, EMBound: t.EMBound, Laplace: t.Laplace, Hyper: t.hyper, Evidence: t.ev})
+		cp.Trees = append(cp.Trees, emTreeState{Tree: t.Tree, Bound: t.Bound, EMBound: t.EMBound, Laplace: t.Laplace, NoLaplace: t.NoLaplace, Hyper: t.hyper, Evidence: t.ev})
 	}
 	b, err := json.Marshal(cp) // compact: the trees are long arrays
 	if err != nil {
@@ -121,16 +129,42 @@ func readEMCheckpoint(dir string) (*emCheckpoint, error) {
 	return &cp, nil
 }
 
-// restore rebuilds the search's state from cp, checking it against the
-// plan's model.
-func (p *EMPlan) restore(cp *emCheckpoint) (*emSearch, error) {
+// restore rebuilds the search's state from cp, read from path, checking it
+// against the plan's model. A damaged checkpoint (counts out of range, more
+// trees than K, values that are not finite or not in order, impossible
+// hyperparameters) is an error naming path and the field.
+func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 	b := p.m.Trees[0]
-	if len(cp.Trees) == 0 || cp.K < 1 || len(cp.Trees) > cp.K || len(cp.BoundTrace) != cp.Rounds+1 || len(cp.BoundTime) != cp.Rounds+1 {
-		return nil, fmt.Errorf("checkpoint: %d trees, K %d, %d bounds for %d rounds: the file is damaged", len(cp.Trees), cp.K, len(cp.BoundTrace), cp.Rounds)
+	damaged := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s: the file is damaged", path, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case cp.K < 1:
+		return nil, damaged("k is %d", cp.K)
+	case len(cp.Trees) == 0 || len(cp.Trees) > cp.K:
+		return nil, damaged("%d trees for k = %d", len(cp.Trees), cp.K)
+	case cp.Rounds < 0 || cp.Stale < 0 || cp.Stale > cp.Rounds:
+		return nil, damaged("rounds %d, rounds_without_improvement %d", cp.Rounds, cp.Stale)
+	case len(cp.BoundTrace) != cp.Rounds+1 || len(cp.BoundTime) != cp.Rounds+1:
+		return nil, damaged("%d bound_trace and %d bound_time_seconds entries for %d rounds", len(cp.BoundTrace), len(cp.BoundTime), cp.Rounds)
+	case cp.Fits < 0 || cp.FailedFits < 0 || cp.FailedFits > cp.Fits:
+		return nil, damaged("candidate_fits %d, failed_fits %d", cp.Fits, cp.FailedFits)
+	case cp.Initial < 0 || cp.InitialFailed < 0 || cp.InitialFailed > cp.Initial:
+		return nil, damaged("initial_trees %d, initial_failed %d", cp.Initial, cp.InitialFailed)
+	case !finite(cp.Wall) || cp.Wall < 0:
+		return nil, damaged("wall_time_seconds is %v", cp.Wall)
+	}
+	for i, v := range cp.BoundTrace {
+		if !finite(v) {
+			return nil, damaged("bound_trace[%d] is %v", i, v)
+		}
+		if !finite(cp.BoundTime[i]) || cp.BoundTime[i] < 0 {
+			return nil, damaged("bound_time_seconds[%d] is %v", i, cp.BoundTime[i])
+		}
 	}
 	s := &emSearch{round: cp.Rounds, stale: cp.Stale, k: cp.K, boundTrace: cp.BoundTrace, boundTime: cp.BoundTime,
 		fits: cp.Fits, failedFits: cp.FailedFits, initial: cp.Initial, initialFailed: cp.InitialFailed, large: cp.Large, laplace: cp.TimesIntegrated,
-		start: time.Now().Add(-time.Duration(cp.Wall * float64(time.Second)))}
+		laplaceFallbacks: cp.LaplaceFallbacks, start: time.Now().Add(-time.Duration(cp.Wall * float64(time.Second)))}
 	if cp.FirstFail != "" {
 		s.firstFail = errors.New(cp.FirstFail)
 	}
@@ -139,7 +173,7 @@ func (p *EMPlan) restore(cp *emCheckpoint) (*emSearch, error) {
 	}
 	s.pcg = &rand.PCG{}
 	if err := s.pcg.UnmarshalBinary(cp.RNG); err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
+		return nil, damaged("rng: %v", err)
 	}
 	s.rng = rand.New(s.pcg)
 	ab := cp.AlphaBeta
@@ -150,29 +184,92 @@ func (p *EMPlan) restore(cp *emCheckpoint) (*emSearch, error) {
 		}
 	}
 	if ab.Source == ABSubsample && p.Alpha == nil && p.Beta == nil {
-		return nil, errors.New("checkpoint: alpha and beta were estimated from a subsample, but the model learns neither: the file is not this model's")
+		return nil, fmt.Errorf("%s: alpha_beta: alpha and beta were estimated from a subsample, but the model learns neither: the file is not this model's", path)
+	}
+	if err := pydt.CheckPitmanYor(ab.Alpha, ab.Beta); err != nil || !finite(ab.Alpha) || !finite(ab.Beta) {
+		return nil, damaged("alpha_beta: alpha %v, beta %v", ab.Alpha, ab.Beta)
 	}
 	p.holdAB(ab)
 	for k, ts := range cp.Trees {
+		field := fmt.Sprintf("trees[%d]", k)
 		if ts.Tree == nil {
-			return nil, fmt.Errorf("checkpoint: tree %d is missing", k+1)
+			return nil, damaged("%s.tree is missing", field)
 		}
 		if err := ts.Tree.MatchRows(b.N, b.Labels(), "the rows of "+b.Leaves.Name); err != nil {
-			return nil, fmt.Errorf("checkpoint: tree %d: %w", k+1, err)
+			return nil, fmt.Errorf("%s: %s.tree: %w", path, field, err)
+		}
+		if err := ts.Tree.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %s.tree: %w", path, field, err)
 		}
 		if (p.tilted != nil) != (ts.Evidence != nil) || ts.Evidence != nil && len(ts.Evidence) != 2*b.N*b.D {
-			return nil, fmt.Errorf("checkpoint: tree %d has %d leaf evidence values; the model needs %d", k+1, len(ts.Evidence), 2*b.N*b.D)
+			return nil, damaged("%s.evidence has %d values; the model needs %d", field, len(ts.Evidence), 2*b.N*b.D)
+		}
+		for i, v := range ts.Evidence {
+			if !finite(v) {
+				return nil, damaged("%s.evidence[%d] is %v", field, i, v)
+			}
 		}
 		ts.Tree.Labels = p.m.Labels
 		if !cp.TimesIntegrated {
 			ts.EMBound, ts.Laplace = ts.Bound, 0
 		}
-		if ts.EMBound+ts.Laplace != ts.Bound {
-			return nil, fmt.Errorf("checkpoint: tree %d: value %v is not its EM bound %v plus its Laplace correction %v: the file is damaged", k+1, ts.Bound, ts.EMBound, ts.Laplace)
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"bound", ts.Bound}, {"em_bound", ts.EMBound}, {"laplace_correction", ts.Laplace}} {
+			if !finite(f.v) {
+				return nil, damaged("%s.%s is %v", field, f.name, f.v)
+			}
 		}
-		s.list = append(s.list, EMTree{Tree: ts.Tree, Bound: ts.Bound, EMBound: ts.EMBound, Laplace: ts.Laplace, hyper: ts.Hyper, ev: ts.Evidence, key: topologyKey(ts.Tree)})
+		if ts.EMBound+ts.Laplace != ts.Bound {
+			return nil, damaged("%s: value %v is not its EM bound %v plus its Laplace correction %v", field, ts.Bound, ts.EMBound, ts.Laplace)
+		}
+		if ts.NoLaplace && (!cp.TimesIntegrated || ts.Laplace != 0) {
+			return nil, damaged("%s: laplace_unavailable with a correction of %v (times_integrated %v)", field, ts.Laplace, cp.TimesIntegrated)
+		}
+		if err := checkHyper(ts.Hyper); err != nil {
+			return nil, damaged("%s.hyperparameters: %v", field, err)
+		}
+		t := EMTree{Tree: ts.Tree, Bound: ts.Bound, EMBound: ts.EMBound, Laplace: ts.Laplace, NoLaplace: ts.NoLaplace, hyper: ts.Hyper, ev: ts.Evidence, key: topologyKey(ts.Tree)}
+		if k > 0 && t.ranksAbove(s.list[k-1]) {
+			return nil, damaged("%s ranks above trees[%d] (the list is best first)", field, k-1)
+		}
+		s.list = append(s.list, t)
+	}
+	if last := cp.BoundTrace[cp.Rounds]; last != s.list[0].Bound {
+		return nil, damaged("bound_trace[%d] = %v is not the best tree's value %v", cp.Rounds, last, s.list[0].Bound)
 	}
 	return s, nil
+}
+
+// checkHyper checks the hyperparameters of a tree read from a checkpoint:
+// c and the variance positive and finite, (α, β) a Pitman-Yor pair, q(c)
+// and q(τ) proper Gamma distributions.
+func checkHyper(h emHyper) error {
+	if !finite(h.C) || h.C <= 0 {
+		return fmt.Errorf("c is %v", h.C)
+	}
+	if !finite(h.Variance) || h.Variance <= 0 {
+		return fmt.Errorf("variance is %v", h.Variance)
+	}
+	if !finite(h.Alpha) || !finite(h.Beta) {
+		return fmt.Errorf("alpha %v, beta %v", h.Alpha, h.Beta)
+	}
+	if err := pydt.CheckPitmanYor(h.Alpha, h.Beta); err != nil {
+		return err
+	}
+	for _, g := range []struct {
+		name string
+		q    *em.Gamma
+	}{{"q_c", h.QC}, {"q_precision", h.QPrec}} {
+		if g.q != nil && (!finite(g.q.Shape) || !finite(g.q.Rate) || g.q.Shape <= 0 || g.q.Rate <= 0) {
+			return fmt.Errorf("%s has shape %v, rate %v", g.name, g.q.Shape, g.q.Rate)
+		}
+	}
+	if h.Iters < 0 {
+		return fmt.Errorf("em_iterations is %d", h.Iters)
+	}
+	return nil
 }
 
 // ResumeEM continues the EM run (run --method em) in dir from its last
@@ -193,22 +290,18 @@ func ResumeEM(ctx context.Context, m *Model, dir string, cfg EMConfig) (*EMResul
 	if cfg.Rounds < 0 {
 		return nil, fmt.Errorf("resume: %d rounds", cfg.Rounds)
 	}
-	lock, ri, err := openResume(dir)
+	lock, ri, err := openResume(dir, m, func(ri *RunInfo) error {
+		if !ri.IsEM() || ri.EM == nil {
+			return fmt.Errorf("%s does not hold an EM run", dir)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	defer lock.release()
-	if !ri.IsEM() || ri.EM == nil {
-		return nil, fmt.Errorf("resume: %s does not hold an EM run", dir)
-	}
-	if err := sameInputs(ri.Inputs, m.Inputs); err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
-	}
-	if err := sameScaling(m, ri.Standardize); err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
-	}
 	run := ri.emConfig(dir)
-	run.Progress, run.Log, run.failFit = cfg.Progress, cfg.Log, cfg.failFit
+	run.Progress, run.Log, run.failFit, run.laplace = cfg.Progress, cfg.Log, cfg.failFit, cfg.laplace
 	extend := cfg.Rounds > 0 && cfg.Rounds != run.Rounds
 	if extend {
 		run.Rounds = cfg.Rounds
@@ -235,7 +328,7 @@ func ResumeEM(ctx context.Context, m *Model, dir string, cfg EMConfig) (*EMResul
 		if cp.Rounds > run.Rounds {
 			return nil, fmt.Errorf("resume: the run has done %d rounds, more than the %d asked for", cp.Rounds, run.Rounds)
 		}
-		if s, err = plan.restore(cp); err != nil {
+		if s, err = plan.restore(cp, filepath.Join(dir, CheckpointFile)); err != nil {
 			return nil, fmt.Errorf("resume: %w", err)
 		}
 	}
@@ -262,3 +355,6 @@ func (ri *RunInfo) emConfig(dir string) EMConfig {
 	return EMConfig{Rounds: e.Rounds, K: e.K, Patience: e.Patience, EMIters: e.EMIters, Seed: ri.Seed, Out: dir,
 		Time: time.Duration(e.TimeSeconds * float64(time.Second)), ABRows: e.ABRows, ABSweeps: e.ABSweeps}.withDefaults()
 }
+
+// finite reports whether v is neither NaN nor ±Inf.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -154,7 +154,7 @@ func TestResumeEMExact(t *testing.T) {
 			four := t.TempDir()
 			var saved []byte
 			c = cfg(four, R)
-			c.Progress = func(round, rounds int, best float64) {
+			c.Progress = func(round, rounds int, best float64, _ string) {
 				if round == 4 {
 					saved, _ = os.ReadFile(filepath.Join(four, CheckpointFile))
 				}

@@ -52,8 +52,10 @@ type EMConfig struct {
 	// PYDT, matched by label.
 	InitTree *pydt.Tree
 	// Progress, if set, is called after each round with the round, the
-	// rounds asked for and the best bound so far.
-	Progress func(round, rounds int, best float64)
+	// rounds asked for, the best value so far and what that value is
+	// (EMResult.RankedBy: "bound + Laplace correction", "bound" or "EP
+	// approximation").
+	Progress func(round, rounds int, best float64, rankedBy string)
 	// Log, if set, receives a line on each stage before the rounds: the
 	// initial trees built and fitted, with their times and bounds.
 	Log func(msg string)
@@ -71,6 +73,9 @@ type EMConfig struct {
 	// 300 rows and 400 sweeps; ABSweeps negative fits α and β to each
 	// tree instead (golden-section search, as before).
 	ABRows, ABSweeps int
+	// laplace, when set (tests), replaces em.EM.Laplace in the search's
+	// fits.
+	laplace func(fit *em.EM) (float64, error)
 }
 
 func (c EMConfig) withDefaults() EMConfig {
@@ -109,11 +114,58 @@ type EMTree struct {
 	// Laplace is the Laplace correction for the times (em.EM.Laplace), or
 	// 0 when the search does not use it.
 	Laplace float64
-	hyper   emHyper
+	// NoLaplace is set when the search ranks by the correction but it
+	// could not be formed for this tree (its Hessian in the times is not
+	// negative definite even after more EM and a refit from perturbed
+	// times): Bound is then the EM bound alone, not comparable with the
+	// others' values, and the tree ranks after every tree with the
+	// correction (ranksAbove).
+	NoLaplace bool
+	// fallback says how the correction was obtained when the first try
+	// failed ("" when it did not): laplaceRefit or laplaceUnavailable;
+	// fallbackErr is that try's error.
+	fallback, fallbackErr string
+	hyper                 emHyper
 	// ev is the leaf evidence of an EP fit (its sites: leafEvidence);
 	// nil for Gaussian evidence, which is the data's.
 	ev  []float64
 	key string
+}
+
+// ranksAbove reports whether t ranks above u in the K-best list: by value
+// (Bound), except that a tree whose Laplace correction is unavailable
+// (NoLaplace) ranks below every tree that has it, whatever the values:
+// a bound and a bound plus correction are not comparable.
+func (t EMTree) ranksAbove(u EMTree) bool {
+	if t.NoLaplace != u.NoLaplace {
+		return u.NoLaplace
+	}
+	return t.Bound > u.Bound
+}
+
+// What was done for a tree whose Laplace correction failed at first
+// (LaplaceFallback.Action).
+const (
+	laplaceRefit       = "refitted from perturbed times; the correction at the new fit"
+	laplaceUnavailable = "correction unavailable; ranked by the bound alone, after every tree with the correction"
+)
+
+// LaplaceFallback records a tree whose Laplace correction for the times
+// failed at first (EMResult.LaplaceFallbacks).
+type LaplaceFallback struct {
+	// Start is "sequential", "linkage", "linkage-extended" or "given"
+	// for an initial tree (Index its number among the starts of that
+	// kind, from 1: the variance factors in order, or the linkage tree
+	// then its cuts into 2, 3, 4, 6, 8, 12, 16 clusters), "candidate" for
+	// a tree of the search's round Round.
+	Start string `json:"start"`
+	Index int    `json:"index,omitempty"`
+	Round int    `json:"round,omitempty"`
+	// Tree is the initial tree's description (as on the log).
+	Tree   string `json:"tree,omitempty"`
+	Action string `json:"action"`
+	// Error is the correction's first error.
+	Error string `json:"error"`
 }
 
 // GammaSummary is a variational Gamma posterior.
@@ -127,8 +179,9 @@ type GammaSummary struct {
 type EMResult struct {
 	Method string `json:"method"`
 	// Bound is the best tree's value of the objective (named by
-	// Objective), BoundTrace the best value after the initial trees and
-	// after each round.
+	// Objective, in short by RankedBy: with the Laplace correction it is
+	// not a lower bound), BoundTrace the best value after the initial
+	// trees and after each round, KBest the values of the K-best list.
 	Bound float64 `json:"bound"`
 	// EMBound and Laplace are the best tree's EM bound and the Laplace
 	// correction for its times (0 when not used): Bound = EMBound + Laplace.
@@ -144,6 +197,20 @@ type EMResult struct {
 	// TimesIntegrated is true when trees are ranked with their times
 	// integrated out (the EM bound plus the Laplace correction).
 	TimesIntegrated bool `json:"times_integrated"`
+	// RankedBy names, in short, the value the trees are ranked by and
+	// that Bound, BoundTrace, KBest and kbest.nwk's "[bound=L]" hold:
+	// "bound + Laplace correction" (TimesIntegrated), "bound" (the EM
+	// lower bound) or "EP approximation". (The field "bound" keeps its
+	// name from before the correction; it holds this value.) Absent in
+	// summaries written before it.
+	RankedBy string `json:"ranked_by,omitempty"`
+	// LaplaceFallbacks lists the trees (initial trees and the search's
+	// candidates) whose Laplace correction failed at first (the Hessian
+	// in the times not negative definite) and what was done: refitted
+	// from perturbed times, or kept ranked by the bound alone after every
+	// tree with the correction (docs/em.md, "When the Hessian is not
+	// negative definite").
+	LaplaceFallbacks []LaplaceFallback `json:"laplace_fallbacks,omitempty"`
 	// Objective names what the search ranks trees by: with Gaussian
 	// evidence and at most laplaceMax rows, the Laplace approximation of
 	// log p(Y, α, β | T), the times integrated out (the EM bound plus the
@@ -262,6 +329,8 @@ type emSearch struct {
 	// k is the length of the K-best list (EMConfig.K, or less by
 	// keepLimit).
 	k int
+	// laplaceFallbacks are EMResult.LaplaceFallbacks.
+	laplaceFallbacks []LaplaceFallback
 }
 
 // search runs the structure search: the initial trees, then the rounds.
@@ -309,6 +378,13 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	}
 	x := p.initialData()
 	v0 := columnVariance(x, b.N, b.D)
+	// Trees are ranked with their times integrated out (Laplace) where
+	// that is affordable, O(K·N·D + K³) per tree of K branch points: with
+	// Gaussian evidence, up to laplaceMax rows, not on the large-data path
+	// (decided here, before the given tree is fitted: it was fitted without
+	// the correction and ranked against candidates with it).
+	s.laplace = p.tilted == nil && !(cfg.InitTree == nil && b.N > emLargeN) && b.N <= laplaceMax && !cfg.noLaplace
+	p.laplace = s.laplace
 	var list []EMTree
 	var firstErr error
 	factors := initFactors
@@ -320,7 +396,11 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		if err == nil {
 			var t EMTree
 			if t, err = p.fitTree(tr, nil, cfg.EMIters); err == nil {
-				logf("initial tree (given) fitted: bound %.6g (%.1fs)", t.Bound, time.Since(start).Seconds())
+				if f, ok := t.fallbackRecord("given", 1, 0, "initial tree (given)"); ok {
+					s.laplaceFallbacks = append(s.laplaceFallbacks, f)
+					logf("initial tree (given): %s: %s", f.Error, f.Action)
+				}
+				logf("initial tree (given) fitted: %s", p.valueText(t))
 				list = append(list, t)
 			}
 		}
@@ -335,17 +415,15 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		large = &sub
 		s.large = true
 	}
-	// Trees are ranked with their times integrated out (Laplace) where
-	// that is affordable, O(K·N·D + K³) per tree of K branch points: with
-	// Gaussian evidence, up to laplaceMax rows, not on the large-data path.
-	s.laplace = p.tilted == nil && large == nil && b.N <= laplaceMax && !cfg.noLaplace
-	p.laplace = s.laplace
+
 	type initTree struct {
-		name string
-		tr   *pydt.Tree
+		name  string
+		start string // LaplaceFallback.Start
+		index int
+		tr    *pydt.Tree
 	}
 	var inits []initTree
-	for _, f := range factors {
+	for fi, f := range factors {
 		tr, _, err := em.SequentialTree(x, b.N, b.D, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
 		if err != nil {
 			if firstErr == nil {
@@ -355,7 +433,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		}
 		name := fmt.Sprintf("initial tree at variance factor %g", f)
 		logf("%s built (%.1fs)", name, time.Since(start).Seconds())
-		inits = append(inits, initTree{name, tr})
+		inits = append(inits, initTree{name, "sequential", fi + 1, tr})
 	}
 	// Average linkage, and its cuts into k flat clusters (cutTree) with
 	// the joins above them that come almost as early as their parent's
@@ -369,9 +447,9 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		if err != nil {
 			return nil, fmt.Errorf("run --method em: %w", err)
 		}
-		inits = append(inits, initTree{"initial tree by average linkage", lt})
+		inits = append(inits, initTree{"initial tree by average linkage", "linkage", 1, lt})
 		if o.LearnAlpha || o.LearnBeta || o.Alpha+2*o.Beta > 0 { // multifurcations possible
-			for _, k := range []int{2, 3, 4, 6, 8, 12, 16} {
+			for ki, k := range []int{2, 3, 4, 6, 8, 12, 16} {
 				if k >= b.N {
 					break
 				}
@@ -383,7 +461,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 				if err != nil {
 					return nil, fmt.Errorf("run --method em: %w", err)
 				}
-				inits = append(inits, initTree{fmt.Sprintf("initial tree by average linkage cut into %d clusters", k), cc})
+				inits = append(inits, initTree{fmt.Sprintf("initial tree by average linkage cut into %d clusters", k), "linkage", ki + 2, cc})
 			}
 		}
 		logf("%d initial trees by average linkage built (%.1fs)", len(inits)-len(factors), time.Since(start).Seconds())
@@ -400,7 +478,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			if err == nil {
 				name := fmt.Sprintf("initial tree by average linkage of %d rows, extended", k)
 				logf("%s built (%.1fs)", name, time.Since(start).Seconds())
-				inits = append(inits, initTree{name, tr})
+				inits = append(inits, initTree{name, "linkage-extended", 1, tr})
 			}
 		}
 		if err != nil && firstErr == nil {
@@ -425,6 +503,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			err = cfg.failFit(0)
 		}
 		if err != nil {
+			err = fmt.Errorf("%s: %w", it.name, err)
 			s.initialFailed++
 			if s.initialErr == nil {
 				s.initialErr = err
@@ -434,7 +513,11 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			}
 			continue
 		}
-		logf("%s fitted: bound %.6g (%.1fs)", it.name, t.Bound, time.Since(start).Seconds())
+		if f, ok := t.fallbackRecord(it.start, it.index, 0, it.name); ok {
+			s.laplaceFallbacks = append(s.laplaceFallbacks, f)
+			logf("%s (%s %d): the Laplace correction failed (%s): %s", it.name, it.start, it.index, f.Error, f.Action)
+		}
+		logf("%s fitted: %s (%.1fs)", it.name, p.valueText(t), time.Since(start).Seconds())
 		list, _ = insertKBest(list, t, s.k)
 	}
 	if err := ctx.Err(); err != nil {
@@ -459,6 +542,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 // iteration, when ctx is done.
 func (p *EMPlan) setDeadline(ctx context.Context, cfg EMConfig, start time.Time) {
 	p.deadline = time.Time{}
+	p.laplaceFn = cfg.laplace
 	if cfg.Time > 0 {
 		p.deadline = start.Add(cfg.Time)
 	}
@@ -513,6 +597,7 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 		}
 		improved := false
 		fits, failed, firstFail := 0, 0, s.firstFail
+		var fallbacks []LaplaceFallback
 		for _, c := range cands {
 			fits++
 			t, err := p.fitTree(c, &parent.hyper, cfg.EMIters)
@@ -520,6 +605,7 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 				err = cfg.failFit(round)
 			}
 			if err != nil {
+				err = fmt.Errorf("round %d, candidate %d: %w", round, fits, err)
 				// A candidate EM cannot fit (a degenerate tree) is
 				// dropped, and counted.
 				failed++
@@ -527,6 +613,12 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 					firstFail = err
 				}
 				continue
+			}
+			if f, ok := t.fallbackRecord("candidate", fits, round, ""); ok {
+				fallbacks = append(fallbacks, f)
+				if cfg.Log != nil {
+					cfg.Log(fmt.Sprintf("round %d, candidate %d: the Laplace correction failed (%s): %s", round, fits, f.Error, f.Action))
+				}
 			}
 			var better bool
 			list, better = insertKBest(list, t, s.k)
@@ -542,6 +634,7 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 			break
 		}
 		s.list = list
+		s.laplaceFallbacks = append(s.laplaceFallbacks, fallbacks...)
 		s.fits += fits
 		s.failedFits += failed
 		s.firstFail = firstFail
@@ -565,7 +658,7 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 			lastCP = time.Now()
 		}
 		if cfg.Progress != nil {
-			cfg.Progress(round, cfg.Rounds, list[0].Bound)
+			cfg.Progress(round, cfg.Rounds, list[0].Bound, s.rankedBy(p))
 		}
 		if cfg.Patience > 0 && s.stale >= cfg.Patience {
 			stop = "no improvement"
@@ -600,8 +693,9 @@ func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
 	if p.tilted != nil {
 		objective = "EP approximation of log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
 	}
-	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, TimesIntegrated: s.laplace, Objective: objective, StopReason: stop,
-		BoundTrace: slices.Clone(s.boundTrace), BoundTime: slices.Clone(s.boundTime), Rounds: s.round,
+	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, TimesIntegrated: s.laplace, RankedBy: s.rankedBy(p), Objective: objective, StopReason: stop,
+		LaplaceFallbacks: slices.Clone(s.laplaceFallbacks),
+		BoundTrace:       slices.Clone(s.boundTrace), BoundTime: slices.Clone(s.boundTime), Rounds: s.round,
 		Fits: s.fits, FailedFits: s.failedFits, firstFail: s.firstFail, InitialFailed: s.initialFailed}
 	if res.FailedFits > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the search's %d candidate fits failed and were dropped; the first: %v", res.FailedFits, res.Fits, res.firstFail))
@@ -619,11 +713,20 @@ func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
 	for _, t := range list {
 		res.KBestEstimates = append(res.KBestEstimates, p.estimates(t))
 	}
-	w, err := KBestWeights(res.KBest)
+	w, err := EMKBestWeights(res.KBestEstimates)
 	if err != nil {
 		return nil, fmt.Errorf("run --method em: %w", err)
 	}
 	res.KBestWeights = w
+	if n := len(res.LaplaceFallbacks); n > 0 {
+		unavailable := 0
+		for _, f := range res.LaplaceFallbacks {
+			if f.Action == laplaceUnavailable {
+				unavailable++
+			}
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the Laplace correction failed at first for %d trees (the Hessian in the times not negative definite); %d were refitted from perturbed times, %d are ranked by their bound alone after every tree with the correction (summary.json's laplace_fallbacks)", n, n-unavailable, unavailable))
+	}
 	best := res.KBestEstimates[0]
 	res.Gamma, res.Point, res.Variance = best.Gamma, best.Point, best.Variance
 	if w := starWarning(list[0].Tree); w != "" {
@@ -638,10 +741,13 @@ func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
 // list: its bound, Gamma posteriors for c and the precision and point
 // estimates for α and β, by variable name, and the mean-field variance.
 type EMEstimates struct {
-	Bound    float64                 `json:"bound"`
-	Gamma    map[string]GammaSummary `json:"gamma_posteriors"`
-	Point    map[string]float64      `json:"point_estimates"`
-	Variance float64                 `json:"variance_mean_field"`
+	Bound float64 `json:"bound"`
+	// LaplaceUnavailable is set for a tree ranked by its bound alone in a
+	// search that ranks by bound + Laplace correction (EMTree.NoLaplace).
+	LaplaceUnavailable bool                    `json:"laplace_unavailable,omitempty"`
+	Gamma              map[string]GammaSummary `json:"gamma_posteriors"`
+	Point              map[string]float64      `json:"point_estimates"`
+	Variance           float64                 `json:"variance_mean_field"`
 }
 
 // Value returns the estimate of the latent scalar name as EMResult.Value
@@ -681,10 +787,73 @@ func KBestWeights(bounds []float64) ([]float64, error) {
 	return w, nil
 }
 
+// EMKBestWeights returns the weights of the trees of an EM run's K-best
+// list (EMResult.KBestEstimates) in a model average: KBestWeights of their
+// values, except that where some trees have the Laplace correction for
+// their times and some not (LaplaceUnavailable), those without get weight
+// 0 and the others share the total: a bound and a bound plus correction
+// are not comparable.
+func EMKBestWeights(est []EMEstimates) ([]float64, error) {
+	if len(est) == 0 {
+		return nil, nil
+	}
+	some := slices.ContainsFunc(est, func(e EMEstimates) bool { return !e.LaplaceUnavailable })
+	var idx []int
+	var values []float64
+	for i, e := range est {
+		if !some || !e.LaplaceUnavailable {
+			idx = append(idx, i)
+			values = append(values, e.Bound)
+		}
+	}
+	w, err := KBestWeights(values)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(est))
+	for k, i := range idx {
+		out[i] = w[k]
+	}
+	return out, nil
+}
+
+// rankedBy is EMResult.RankedBy of the search.
+func (s *emSearch) rankedBy(p *EMPlan) string {
+	switch {
+	case p.tilted != nil:
+		return "EP approximation"
+	case s.laplace:
+		return "bound + Laplace correction"
+	}
+	return "bound"
+}
+
+// valueText describes the value of the fitted tree t for the log.
+func (p *EMPlan) valueText(t EMTree) string {
+	switch {
+	case p.tilted != nil:
+		return fmt.Sprintf("EP approximation %.6g", t.Bound)
+	case t.NoLaplace:
+		return fmt.Sprintf("bound %.6g (Laplace correction unavailable)", t.Bound)
+	case p.laplace:
+		return fmt.Sprintf("bound + Laplace correction %.6g (%.6g %+.4g)", t.Bound, t.EMBound, t.Laplace)
+	}
+	return fmt.Sprintf("bound %.6g", t.Bound)
+}
+
+// fallbackRecord returns the LaplaceFallback record of t when its Laplace
+// correction failed at first.
+func (t EMTree) fallbackRecord(start string, index, round int, name string) (LaplaceFallback, bool) {
+	if t.fallback == "" {
+		return LaplaceFallback{}, false
+	}
+	return LaplaceFallback{Start: start, Index: index, Round: round, Tree: name, Action: t.fallback, Error: t.fallbackErr}, true
+}
+
 // estimates returns the EM estimates of the tree t by variable name.
 func (p *EMPlan) estimates(t EMTree) EMEstimates {
 	h := t.hyper
-	e := EMEstimates{Bound: t.Bound, Gamma: map[string]GammaSummary{}, Point: map[string]float64{}, Variance: h.Variance}
+	e := EMEstimates{Bound: t.Bound, LaplaceUnavailable: t.NoLaplace, Gamma: map[string]GammaSummary{}, Point: map[string]float64{}, Variance: h.Variance}
 	if g := h.QC; g != nil && p.C != nil {
 		e.Gamma[p.C.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
 	}
@@ -717,8 +886,20 @@ type emHyper struct {
 	Iters int `json:"em_iterations"`
 }
 
-// fitTree runs EM on tr (which it keeps) from the hyperparameters start
-// (nil: the plan's starts).
+// fitTree runs EM on tr from the hyperparameters start (nil: the plan's
+// starts) and returns the fitted tree (tr, or with the Laplace fallback a
+// refitted copy).
+//
+// Where the search ranks by the Laplace correction and the Hessian in the
+// times is not negative definite at the fit (em.ErrNotMaximum), the times
+// are not at a maximum: a fit cut short, or a saddle point. Then: up to
+// three more EM runs (of one iteration each once the deadline has
+// passed); then one refit from the fitted times perturbed in their log
+// gaps (laplaceRefit, which leaves a saddle); and if the Hessian is still
+// not negative definite the tree is kept with its correction unavailable
+// (laplaceUnavailable): ranked by its bound alone, after every tree with
+// the correction (EMTree.ranksAbove), never dropped for it. A correction
+// or bound that is not finite is an error.
 func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, error) {
 	fit, lik, err := p.newFit(tr, start, iters)
 	if err != nil {
@@ -728,25 +909,42 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, erro
 		return EMTree{}, err
 	}
 	var lap float64
+	var noLap bool
+	var fallback, fallbackErr string
 	if p.laplace {
-		lap, err = fit.Laplace()
-		// The times are not at a maximum (a fit cut short by its
-		// iterations or the deadline): up to three more EM runs (of one
-		// iteration each once the deadline has passed), then again; a
-		// tree still not at a maximum is a failed fit.
+		lap, err = p.laplaceOf(fit)
 		for try := 0; errors.Is(err, em.ErrNotMaximum) && try < 3; try++ {
 			if err = p.runFit(fit); err != nil {
 				return EMTree{}, err
 			}
-			lap, err = fit.Laplace()
+			lap, err = p.laplaceOf(fit)
+		}
+		if errors.Is(err, em.ErrNotMaximum) {
+			fallbackErr = err.Error()
+			var rfit *em.EM
+			var rlik *bp.Model
+			var rtr *pydt.Tree
+			rfit, rlik, rtr, lap, err = p.perturbedRefit(fit, iters)
+			switch {
+			case err == nil:
+				fit, lik, tr = rfit, rlik, rtr
+				fallback = laplaceRefit
+			case errors.Is(err, em.ErrNotMaximum):
+				// Keep the first fit, ranked by its bound alone.
+				lap, noLap, err = 0, true, nil
+				fallback = laplaceUnavailable
+			}
 		}
 		if err != nil {
 			return EMTree{}, err
 		}
+		if math.IsNaN(lap) || math.IsInf(lap, 0) {
+			return EMTree{}, fmt.Errorf("the tree's Laplace correction is %v", lap)
+		}
 	}
 	bound := fit.Bound()
 	if math.IsNaN(bound) || math.IsInf(bound, 0) {
-		return EMTree{}, fmt.Errorf("the bound is %v", bound)
+		return EMTree{}, fmt.Errorf("the tree's bound is %v", bound)
 	}
 	tr.Labels = p.m.Labels
 	h := emHyper{C: fit.MeanC(), Variance: fit.MeanVariance(), Alpha: fit.Alpha(), Beta: fit.Beta(), Iters: fit.Iterations()}
@@ -756,13 +954,64 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, erro
 	if g, ok := fit.QPrec(); ok {
 		h.QPrec = &g
 	}
-	t := EMTree{Tree: tr, Bound: bound + lap, EMBound: bound, Laplace: lap, hyper: h, key: topologyKey(tr)}
+	t := EMTree{Tree: tr, Bound: bound + lap, EMBound: bound, Laplace: lap, NoLaplace: noLap, fallback: fallback, fallbackErr: fallbackErr,
+		hyper: h, key: topologyKey(tr)}
 	if p.tilted != nil {
 		// The EP sites the fit ended with: the leaf evidence that the
 		// search's re-attachment scores use.
 		t.ev = leafEvidence(lik, p.m.N, p.m.D)
 	}
 	return t, nil
+}
+
+// laplaceOf is fit's Laplace correction (em.EM.Laplace, or the tests'
+// replacement).
+func (p *EMPlan) laplaceOf(fit *em.EM) (float64, error) {
+	if p.laplaceFn != nil {
+		return p.laplaceFn(fit)
+	}
+	return fit.Laplace()
+}
+
+// perturbedRefit fits a copy of fit's tree again, from its times with
+// every log gap u_b = log(s_b − s_parent(b)) moved by 0.5·z_b (z_b
+// standard normal, from a fixed seed: the search stays deterministic) and
+// from its hyperparameters, for iters EM iterations, and returns the fit
+// with its Laplace correction (an error wrapping em.ErrNotMaximum when the
+// Hessian is still not negative definite). At a saddle point of the times
+// EM does not move (the gradient is zero); from a perturbed start it
+// climbs to a maximum.
+func (p *EMPlan) perturbedRefit(fit *em.EM, iters int) (*em.EM, *bp.Model, *pydt.Tree, float64, error) {
+	tr := fit.Tree().Clone()
+	rng := rand.New(rand.NewPCG(0x6c61706c, 0x61636521))
+	s := map[pydt.NodeID]float64{}
+	for _, v := range tr.PreOrder(nil) {
+		if tr.IsLeaf(v) {
+			continue
+		}
+		ps := 0.0
+		if par := tr.Parent(v); par != pydt.NoNode {
+			ps = s[par]
+		}
+		gap := tr.Time(v).S() - tr.ParentTime(v).S()
+		s[v] = ps + gap*math.Exp(0.5*rng.NormFloat64())
+	}
+	for v, sv := range s {
+		tr.SetTime(v, pydt.TimeFromS(sv))
+	}
+	if err := tr.Validate(); err != nil {
+		return nil, nil, nil, 0, fmt.Errorf("perturbed times: %w", err)
+	}
+	h := &emHyper{C: fit.MeanC(), Variance: fit.MeanVariance(), Alpha: fit.Alpha(), Beta: fit.Beta()}
+	rfit, lik, err := p.newFit(tr, h, iters)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	if err := p.runFit(rfit); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	lap, err := p.laplaceOf(rfit)
+	return rfit, lik, tr, lap, err
 }
 
 // leafEvidence returns the leaf evidence of lik, (mean, precision) per
@@ -778,24 +1027,25 @@ func leafEvidence(lik *bp.Model, n, d int) []float64 {
 	return ev
 }
 
-// insertKBest adds t to the list (sorted by bound, best first, at most k
-// trees, one per topology) and reports whether it became the best.
+// insertKBest adds t to the list (sorted by EMTree.ranksAbove, best first,
+// at most k trees, one per topology) and reports whether it became the
+// best.
 func insertKBest(list []EMTree, t EMTree, k int) ([]EMTree, bool) {
 	for i, u := range list {
 		if u.key == t.key {
-			if t.Bound <= u.Bound {
+			if !t.ranksAbove(u) {
 				return list, false
 			}
 			list = slices.Delete(list, i, i+1)
 			break
 		}
 	}
-	i := sort.Search(len(list), func(i int) bool { return list[i].Bound < t.Bound })
+	i := sort.Search(len(list), func(i int) bool { return t.ranksAbove(list[i]) })
 	list = slices.Insert(list, i, t)
 	if len(list) > k {
 		list = list[:k]
 	}
-	return list, i == 0 && (len(list) == 1 || list[1].Bound < t.Bound)
+	return list, i == 0 && (len(list) == 1 || t.ranksAbove(list[1]))
 }
 
 // propose detaches a random subtree of parent's tree, scores its
@@ -980,7 +1230,17 @@ func (p *EMPlan) write(dir string, res *EMResult) error {
 	}
 	var sb strings.Builder
 	for _, t := range res.Trees {
-		fmt.Fprintf(&sb, "[bound=%.10g] %s\n", t.Bound, t.Tree.Newick())
+		// "bound=" is the value the list ranks by (its name from before
+		// the Laplace correction, kept for readers of the file); with the
+		// correction its parts follow in a second comment.
+		switch {
+		case t.NoLaplace:
+			fmt.Fprintf(&sb, "[bound=%.10g][em_bound=%.10g laplace_correction=unavailable] %s\n", t.Bound, t.EMBound, t.Tree.Newick())
+		case res.TimesIntegrated:
+			fmt.Fprintf(&sb, "[bound=%.10g][em_bound=%.10g laplace_correction=%.10g] %s\n", t.Bound, t.EMBound, t.Laplace, t.Tree.Newick())
+		default:
+			fmt.Fprintf(&sb, "[bound=%.10g] %s\n", t.Bound, t.Tree.Newick())
+		}
 	}
 	if err := atomicfile.Write(filepath.Join(dir, KBestFile), []byte(sb.String())); err != nil {
 		return fmt.Errorf("run --method em: %w", err)

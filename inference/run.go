@@ -1103,18 +1103,34 @@ func restoreChain(m *Model, sched *Schedule, st *State, pcg *rand.PCG, aux map[s
 }
 
 // openResume locks the run directory dir, removes the temporaries an
-// interrupted write left and reads its run.json: the start of Resume and
-// ResumeEM. The caller releases the lock.
-func openResume(dir string) (*dirLock, *RunInfo, error) {
+// interrupted write left, reads its run.json, checks it with kind (the
+// run is of the kind the caller resumes) and checks that m's inputs and
+// standardization are the run's: the start of ResumeTo and ResumeEM. The
+// caller releases the lock; on an error it is released here.
+func openResume(dir string, m *Model, kind func(*RunInfo) error) (*dirLock, *RunInfo, error) {
 	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("resume: %w", err)
 	}
-	if err := removeTemporaries(dir); err != nil {
-		lock.release()
-		return nil, nil, fmt.Errorf("resume: %w", err)
-	}
-	ri, err := ReadRun(dir)
+	ri, err := func() (*RunInfo, error) {
+		if err := removeTemporaries(dir); err != nil {
+			return nil, err
+		}
+		ri, err := ReadRun(dir)
+		if err != nil {
+			return nil, err
+		}
+		if err := kind(ri); err != nil {
+			return nil, err
+		}
+		if err := sameInputs(ri.Inputs, m.Inputs); err != nil {
+			return nil, err
+		}
+		if err := sameScaling(m, ri.Standardize); err != nil {
+			return nil, err
+		}
+		return ri, nil
+	}()
 	if err != nil {
 		lock.release()
 		return nil, nil, fmt.Errorf("resume: %w", err)
@@ -1160,20 +1176,11 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 	if err := m.needTree("resume"); err != nil {
 		return nil, err
 	}
-	lock, ri, err := openResume(dir)
+	lock, ri, err := openResume(dir, m, func(ri *RunInfo) error { return ri.Resumable(dir) })
 	if err != nil {
 		return nil, err
 	}
 	defer lock.release()
-	if err := ri.Resumable(dir); err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
-	}
-	if err := sameInputs(ri.Inputs, m.Inputs); err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
-	}
-	if err := sameScaling(m, ri.Standardize); err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
-	}
 	cfg := ri.config(dir)
 	cfg.Progress = progress
 	if cfg.initNewick, err = readInitTrees(m, dir, ri.InitTrees); err != nil {

@@ -16,8 +16,13 @@ func TestRunMethodEM(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "best tree's bound") {
-		t.Errorf("output: %s", out)
+	// What is ranked is named (issue 10): up to 2000 Gaussian rows the
+	// bound plus the Laplace correction, not a bound.
+	if !strings.Contains(out, "best tree's bound + Laplace correction") || !strings.Contains(out, "not a bound") {
+		t.Errorf("output does not name the ranked value: %s", out)
+	}
+	if strings.Contains(errOut, "EM round") && !strings.Contains(errOut, "best bound + Laplace correction") {
+		t.Errorf("progress lines do not name the ranked value: %s", errOut)
 	}
 	for _, name := range []string{"map.nwk", "kbest.nwk", "summary.json"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {

@@ -241,14 +241,22 @@ into large values (docs/clustering.md).
 not a posterior): --iters is then the number of search rounds, --k the number
 of best trees kept, --time and --patience stop the search early, --em-iters
 bounds the EM iterations per candidate tree. It writes
-map.nwk (the best tree), kbest.nwk (each kept tree after "[bound=L]") and
-summary.json (method "em", Gamma posteriors of c and the precision, alpha,
-beta, the bound trace, wall time, failed candidate fits). The search starts
-from trees by sequential attachment and, up to 2000 rows, by average
-linkage. Up to 2000 rows with Gaussian data the trees are ranked by the EM
+map.nwk (the best tree), kbest.nwk (each kept tree after "[bound=L]", L the
+value it is ranked by) and summary.json (method "em", Gamma posteriors of c
+and the precision, alpha, beta, the trace of the best value, wall time,
+failed candidate fits). The search starts from trees by sequential
+attachment and, up to 2000 rows, by average linkage. What the trees are
+ranked by (summary.json's "ranked_by", named on every progress line): up to
+2000 rows with Gaussian data "bound + Laplace correction", the EM lower
 bound plus a Laplace correction for the divergence times (an approximation
-of log p(Y, alpha, beta | T) with the times integrated out; summary.json's
-"objective" says which). When the model learns alpha or beta, they are
+of log p(Y, alpha, beta | T) with the times integrated out, not a bound;
+summary.json's "bound" field, kept under its old name, holds it, and
+"em_bound" and "laplace_correction" its parts); above, "bound" (the EM
+lower bound); with EP sites (probit data) "EP approximation". A tree whose
+correction cannot be formed (its Hessian in the times is not negative
+definite even after a refit from perturbed times) is kept, ranked by its
+bound after every tree with the correction ("laplace_fallbacks" lists
+them, and a warning says so). When the model learns alpha or beta, they are
 not fitted to each tree (that made stars nearly free) but held at their
 posterior means from a short MCMC run, the trees integrated out, on
 --ab-rows random rows (all rows if there are fewer) for --ab-sweeps sweeps,
@@ -454,10 +462,10 @@ func emCallbacks(cmd *cobra.Command, emc *inference.EMConfig) {
 	stderr := cmd.ErrOrStderr()
 	if every := progressEvery(cmd); every > 0 {
 		last := time.Now()
-		emc.Progress = func(round, rounds int, best float64) {
+		emc.Progress = func(round, rounds int, best float64, rankedBy string) {
 			if time.Since(last) >= every || round == rounds {
 				last = time.Now()
-				fmt.Fprintf(stderr, "EM round %d / %d  best bound %.6g\n", round, rounds, best)
+				fmt.Fprintf(stderr, "EM round %d / %d  best %s %.6g\n", round, rounds, rankedBy, best)
 			}
 		}
 		emc.Log = func(msg string) { fmt.Fprintf(stderr, "EM %s\n", msg) }
@@ -474,15 +482,17 @@ func emDone(cmd *cobra.Command, res *inference.EMResult, err error, out string) 
 		}
 		return &exitError{code: 1, err: err}
 	}
-	kind := "lower bound"
+	value := fmt.Sprintf("bound %.6g (a lower bound)", res.Bound)
 	switch {
 	case res.Approximate:
-		kind = "EP approximation"
+		value = fmt.Sprintf("EP approximation %.6g", res.Bound)
+	case res.TimesIntegrated && res.Trees[0].NoLaplace:
+		value = fmt.Sprintf("bound %.6g (its Laplace correction unavailable)", res.Bound)
 	case res.TimesIntegrated:
-		kind = fmt.Sprintf("Laplace approximation, times integrated out: lower bound %.6g plus correction %.4g", res.EMBound, res.Laplace)
+		value = fmt.Sprintf("bound + Laplace correction %.6g (lower bound %.6g plus correction %.4g; an approximation of log p(Y, alpha, beta | T), not a bound)", res.Bound, res.EMBound, res.Laplace)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "EM: best tree's bound %.6g (%s) after %d rounds (stopped: %s), %d trees kept, %.1fs; wrote %s, %s and %s in %s\n",
-		res.Bound, kind, res.Rounds, res.StopReason, len(res.Trees), res.WallTime, inference.MapFile, inference.KBestFile, inference.SummaryFile, out)
+	fmt.Fprintf(cmd.OutOrStdout(), "EM: best tree's %s after %d rounds (stopped: %s), %d trees kept, %.1fs; wrote %s, %s and %s in %s\n",
+		value, res.Rounds, res.StopReason, len(res.Trees), res.WallTime, inference.MapFile, inference.KBestFile, inference.SummaryFile, out)
 	for _, w := range res.Warnings {
 		fmt.Fprintf(cmd.OutOrStdout(), "warning: %s\n", w)
 	}

@@ -289,7 +289,12 @@ func emTrees(m *inference.Model, dir string, k int) ([]*draw, []int, error) {
 	if k > 0 && k < len(est) {
 		est = est[:k]
 	}
-	bounds := make([]float64, len(est))
+	// A tree without the Laplace correction, in a list ranked with it,
+	// weighs 0 (inference.EMKBestWeights) and is left out.
+	w, err := inference.EMKBestWeights(est)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", sum, err)
+	}
 	var draws []*draw
 	var pick []int
 	for i := range est {
@@ -297,16 +302,11 @@ func emTrees(m *inference.Model, dir string, k int) ([]*draw, []int, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		bounds[i] = est[i].Bound
+		d.logw = math.Log(w[i])
 		draws = append(draws, d)
-		pick = append(pick, i)
-	}
-	w, err := inference.KBestWeights(bounds)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", sum, err)
-	}
-	for i := range w {
-		draws[i].logw = math.Log(w[i])
+		if w[i] > 0 || !est[i].LaplaceUnavailable {
+			pick = append(pick, i)
+		}
 	}
 	path := filepath.Join(dir, inference.KBestFile)
 	err = m.ForEachTree(path, "", func(n int, tr *pydt.Tree) error {

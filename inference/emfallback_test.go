@@ -1,0 +1,340 @@
+package inference
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/dataset"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/em"
+)
+
+// TestInsertKBestNoLaplace checks the K-best list's rule for a tree whose
+// Laplace correction is unavailable: it ranks below every tree with the
+// correction whatever its value (a bound and a bound plus correction are
+// not comparable), among such trees by value, and it never becomes the best
+// while a tree with the correction is listed.
+func TestInsertKBestNoLaplace(t *testing.T) {
+	tr := func(key string, b float64, no bool) EMTree { return EMTree{Bound: b, NoLaplace: no, key: key} }
+	var list []EMTree
+	steps := []struct {
+		t      EMTree
+		better bool
+		want   []string
+	}{
+		{tr("a", -10, false), true, []string{"a"}},
+		{tr("n1", 50, true), false, []string{"a", "n1"}}, // far higher, but no correction
+		{tr("b", -12, false), false, []string{"a", "b", "n1"}},
+		{tr("n2", 60, true), false, []string{"a", "b", "n2", "n1"}},
+		{tr("n1", 70, true), false, []string{"a", "b", "n1", "n2"}}, // same topology, higher: replaced
+	}
+	for i, s := range steps {
+		var better bool
+		list, better = insertKBest(list, s.t, 5)
+		var got []string
+		for _, u := range list {
+			got = append(got, u.key)
+		}
+		if better != s.better || !slices.Equal(got, s.want) {
+			t.Fatalf("step %d: got %v (better %v), want %v (better %v)", i, got, better, s.want, s.better)
+		}
+	}
+	// The same topology with the correction replaces it without.
+	list, _ = insertKBest(list, tr("n2", -100, false), 5)
+	if got := list[2]; got.key != "n2" || got.NoLaplace {
+		t.Errorf("n2 with the correction: list %v", list)
+	}
+	// With no tree that has the correction, the first such tree is best.
+	l2, better := insertKBest(nil, tr("x", 1, true), 3)
+	if !better || len(l2) != 1 {
+		t.Errorf("first tree without the correction: better %v", better)
+	}
+	// The weights: 0 for the trees without the correction when some have it.
+	w, err := EMKBestWeights([]EMEstimates{{Bound: -1}, {Bound: 5, LaplaceUnavailable: true}, {Bound: -1}})
+	if err != nil || !slices.Equal(w, []float64{0.5, 0, 0.5}) {
+		t.Errorf("weights %v, %v; want [0.5 0 0.5]", w, err)
+	}
+	w, err = EMKBestWeights([]EMEstimates{{Bound: 0, LaplaceUnavailable: true}, {Bound: 0, LaplaceUnavailable: true}})
+	if err != nil || !slices.Equal(w, []float64{0.5, 0.5}) {
+		t.Errorf("weights of trees all without the correction %v, %v; want [0.5 0.5]", w, err)
+	}
+}
+
+// fallbackHook returns an EMConfig.laplace that makes the correction fail
+// (em.ErrNotMaximum) for every fit of the topology never, and for the
+// first `first` fits of the topology once, otherwise em.EM.Laplace.
+func fallbackHook(never, once string, first int) func(*em.EM) (float64, error) {
+	calls := map[string]int{}
+	return func(fit *em.EM) (float64, error) {
+		key := topologyKey(fit.Tree())
+		calls[key]++
+		if key == never || key == once && calls[key] <= first {
+			return math.NaN(), em.ErrNotMaximum
+		}
+		return fit.Laplace()
+	}
+}
+
+// TestRunEMLaplaceFallback checks that an initial tree whose Laplace
+// correction cannot be formed is not dropped (before, 4 of ccle's 12
+// initial trees were, as failed fits): the average-linkage tree, whose
+// correction always fails here, is kept with it marked unavailable,
+// ranked after every tree with the correction, weighted 0, marked in
+// kbest.nwk; the cut into 4 clusters, whose correction fails for the four
+// tries on its first fit, is refitted from perturbed times and ranked with
+// its correction. summary.json records both (start, index, action), a
+// warning says so, and the run resumes exactly.
+func TestRunEMLaplaceFallback(t *testing.T) {
+	x := fourClusters(24, 0.3, 2)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := m.Trees[0]
+	xd := p.initialData()
+	lt, err := linkageTree(xd, b.N, b.D, columnVariance(xd, b.N, b.D))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := cutTree(lt, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut4, err := collapseTree(ct, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	never, once := topologyKey(lt), topologyKey(cut4)
+	cfg := func(dir string, rounds int) EMConfig {
+		return EMConfig{Rounds: rounds, K: 20, Patience: -1, Seed: 1, Out: dir, EMIters: 20, laplace: fallbackHook(never, once, 4)}
+	}
+	dir := t.TempDir()
+	res, err := RunEM(context.Background(), m, cfg(dir, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.InitialFailed != 0 {
+		t.Errorf("%d initial trees dropped", res.InitialFailed)
+	}
+	var got []LaplaceFallback
+	for _, f := range res.LaplaceFallbacks {
+		if f.Start != "candidate" {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 2 || got[0].Start != "linkage" || got[0].Index != 1 || got[0].Action != laplaceUnavailable ||
+		got[1].Start != "linkage" || got[1].Index != 4 || got[1].Action != laplaceRefit || !strings.Contains(got[1].Tree, "cut into 4") ||
+		!strings.Contains(got[0].Error, "not at a maximum") {
+		t.Errorf("laplace_fallbacks of the initial trees: %+v", got)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "Laplace correction failed at first") }) {
+		t.Errorf("no warning: %v", res.Warnings)
+	}
+	seenNo := false
+	for i, tr := range res.Trees {
+		key := topologyKey(tr.Tree)
+		if key == never != tr.NoLaplace {
+			t.Errorf("tree %d: NoLaplace %v", i, tr.NoLaplace)
+		}
+		if key == once && (tr.NoLaplace || tr.Laplace == 0 || tr.Bound != tr.EMBound+tr.Laplace) {
+			t.Errorf("the refitted cut: %+v", tr)
+		}
+		if tr.NoLaplace {
+			seenNo = true
+			if tr.Laplace != 0 || tr.Bound != tr.EMBound || res.KBestWeights[i] != 0 || !res.KBestEstimates[i].LaplaceUnavailable {
+				t.Errorf("tree %d without the correction: value %v, bound %v, correction %v, weight %v", i, tr.Bound, tr.EMBound, tr.Laplace, res.KBestWeights[i])
+			}
+		} else if seenNo {
+			t.Errorf("tree %d has the correction but ranks after a tree without it", i)
+		}
+	}
+	if !seenNo {
+		t.Fatal("the linkage tree is not in the K-best list")
+	}
+	kb, err := os.ReadFile(filepath.Join(dir, KBestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(kb), "laplace_correction=unavailable]"); n != 1 {
+		t.Errorf("kbest.nwk marks %d trees without the correction, want 1:\n%s", n, kb)
+	}
+	// Resumed from its checkpoint after 1 round: the same outputs as 2
+	// rounds in one go.
+	one := t.TempDir()
+	if _, err := RunEM(context.Background(), m, cfg(one, 1)); err != nil {
+		t.Fatal(err)
+	}
+	c2 := cfg("", 2)
+	c2.Rounds = 2
+	if _, err := ResumeEM(context.Background(), m, one, EMConfig{Rounds: 2, laplace: c2.laplace}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{KBestFile, MapFile} {
+		a, _ := os.ReadFile(filepath.Join(dir, f))
+		b, _ := os.ReadFile(filepath.Join(one, f))
+		if string(a) != string(b) {
+			t.Errorf("%s after a resume differs:\n%s\nwant\n%s", f, b, a)
+		}
+	}
+	a, _ := ReadEMResult(dir)
+	r, _ := ReadEMResult(one)
+	if !slices.Equal(fallbackKeys(a.LaplaceFallbacks), fallbackKeys(r.LaplaceFallbacks)) {
+		t.Errorf("laplace_fallbacks after a resume: %v, want %v", r.LaplaceFallbacks, a.LaplaceFallbacks)
+	}
+}
+
+func fallbackKeys(fs []LaplaceFallback) []string {
+	var out []string
+	for _, f := range fs {
+		b, _ := json.Marshal(f)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// TestFitTreeLaplaceNotFinite checks that a correction that is not finite
+// is an error naming the tree, not a tree ranked at NaN or ±Inf.
+func TestFitTreeLaplaceNotFinite(t *testing.T) {
+	x := fourClusters(12, 0.3, 2)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		_, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Patience: -1, Seed: 1, Out: t.TempDir(), EMIters: 3,
+			laplace: func(*em.EM) (float64, error) { return v, nil }})
+		if err == nil || !strings.Contains(err.Error(), "initial tree at variance factor 1: the tree's Laplace correction is") {
+			t.Errorf("correction %v: error %v, want one naming the tree and the correction", v, err)
+		}
+	}
+}
+
+// TestRunEMInitTreeLaplace checks that a given initial tree (--init-tree)
+// is ranked as the search's candidates are: with the Laplace correction
+// where the search uses it (it was fitted before the search decided, and
+// ranked by its bound alone against candidates with the correction).
+func TestRunEMInitTreeLaplace(t *testing.T) {
+	x := fourClusters(12, 0.3, 2)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := m.Trees[0]
+	xd := p.initialData()
+	lt, err := linkageTree(xd, b.N, b.D, columnVariance(xd, b.N, b.D))
+	if err != nil {
+		t.Fatal(err)
+	}
+	given, err := pydt.ParseNewick(lt.Newick(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Patience: -1, Seed: 1, Out: t.TempDir(), EMIters: 10, InitTree: given})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimesIntegrated {
+		t.Fatal("the search does not use the correction")
+	}
+	found := false
+	for _, tr := range res.Trees {
+		if topologyKey(tr.Tree) == topologyKey(lt) {
+			found = true
+			if tr.Laplace == 0 || tr.Bound != tr.EMBound+tr.Laplace {
+				t.Errorf("the given tree: value %v, bound %v, correction %v; want the correction", tr.Bound, tr.EMBound, tr.Laplace)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the given tree is not in the list")
+	}
+}
+
+// TestRestoreDamagedCheckpoint is a table test of the checks of an EM
+// checkpoint on resume: each damage (counts out of range, more trees than
+// K, values that are NaN or infinite, a list not best first, impossible
+// hyperparameters, a trace that does not end at the best value) is an
+// error naming the file and the field, never a panic or a resume from a
+// wrong state. The checkpoint of a real run is read, damaged in memory
+// (JSON cannot hold NaN) and restored.
+func TestRestoreDamagedCheckpoint(t *testing.T) {
+	x := fourClusters(12, 0.3, 2)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	dir := t.TempDir()
+	if _, err := RunEM(context.Background(), m, EMConfig{Rounds: 2, Patience: -1, Seed: 1, Out: dir, EMIters: 3}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, CheckpointFile)
+	read := func() *emCheckpoint {
+		cp, err := readEMCheckpoint(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cp.Trees) < 2 || cp.Rounds != 2 || !cp.TimesIntegrated {
+			t.Fatalf("the run's checkpoint: %d trees, %d rounds, times_integrated %v", len(cp.Trees), cp.Rounds, cp.TimesIntegrated)
+		}
+		return cp
+	}
+	if _, err := p.restore(read(), path); err != nil {
+		t.Fatalf("the undamaged checkpoint: %v", err)
+	}
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, tc := range []struct {
+		field  string
+		damage func(cp *emCheckpoint)
+	}{
+		{"k is 0", func(cp *emCheckpoint) { cp.K = 0 }},
+		{"trees for k = 1", func(cp *emCheckpoint) { cp.K = 1 }},
+		{"rounds -1", func(cp *emCheckpoint) { cp.Rounds = -1; cp.BoundTrace, cp.BoundTime = nil, nil }},
+		{"rounds_without_improvement 3", func(cp *emCheckpoint) { cp.Stale = 3 }},
+		{"bound_trace and", func(cp *emCheckpoint) { cp.BoundTrace = cp.BoundTrace[:1] }},
+		{"failed_fits", func(cp *emCheckpoint) { cp.FailedFits = cp.Fits + 1 }},
+		{"initial_failed", func(cp *emCheckpoint) { cp.InitialFailed = -1 }},
+		{"wall_time_seconds", func(cp *emCheckpoint) { cp.Wall = nan }},
+		{"bound_trace[1] is NaN", func(cp *emCheckpoint) { cp.BoundTrace[1] = nan }},
+		{"bound_time_seconds[0]", func(cp *emCheckpoint) { cp.BoundTime[0] = -1 }},
+		{"rng", func(cp *emCheckpoint) { cp.RNG = cp.RNG[:3] }},
+		{"trees[1].tree is missing", func(cp *emCheckpoint) { cp.Trees[1].Tree = nil }},
+		{"trees[0].bound is NaN", func(cp *emCheckpoint) {
+			cp.Trees[0].Bound, cp.Trees[0].EMBound = nan, nan
+		}},
+		{"trees[1].em_bound is +Inf", func(cp *emCheckpoint) { cp.Trees[1].EMBound = inf }},
+		{"trees[0].laplace_correction is -Inf", func(cp *emCheckpoint) { cp.Trees[0].Laplace = -inf }},
+		{"trees[0]: value", func(cp *emCheckpoint) { cp.Trees[0].Laplace++ }},
+		{"trees[1] ranks above trees[0]", func(cp *emCheckpoint) { cp.Trees[0], cp.Trees[1] = cp.Trees[1], cp.Trees[0] }},
+		{"trees[1]: laplace_unavailable", func(cp *emCheckpoint) { cp.Trees[1].NoLaplace = true }},
+		{"trees[0].hyperparameters: c is 0", func(cp *emCheckpoint) { cp.Trees[0].Hyper.C = 0 }},
+		{"trees[1].hyperparameters: variance is NaN", func(cp *emCheckpoint) { cp.Trees[1].Hyper.Variance = nan }},
+		{"trees[0].hyperparameters: ", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Beta = 1.5 }},
+		{"trees[0].hyperparameters: q_precision", func(cp *emCheckpoint) { cp.Trees[0].Hyper.QPrec = &em.Gamma{Shape: -1, Rate: 1} }},
+		{"bound_trace[2] = ", func(cp *emCheckpoint) { cp.BoundTrace[2]-- }},
+		{"trees[0].evidence has", func(cp *emCheckpoint) { cp.Trees[0].Evidence = []float64{1} }},
+	} {
+		cp := read()
+		tc.damage(cp)
+		s, err := p.restore(cp, path)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: restored %v, error %v; want one naming %s and the field", tc.field, s != nil, err, path)
+		}
+	}
+	// Through ResumeEM, as a user meets it: a damaged file is refused.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), `"rounds_without_improvement":`, `"rounds_without_improvement":7`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 3}); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("resume from a damaged checkpoint: %v", err)
+	}
+}
