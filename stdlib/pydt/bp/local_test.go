@@ -139,6 +139,25 @@ func TestRejectRestores(t *testing.T) {
 	}
 }
 
+// attachPoints returns the attachment points at u for a detached subtree
+// whose root has time tv: u itself if it is a branch point before tv, and
+// the point at the fraction frac() of the edge above u, cut at tv, if
+// any of it is left (frac is called only then).
+func attachPoints(tr *pydt.Tree, u pydt.NodeID, tv pydt.Time, frac func() float64) []pydt.Position {
+	var cands []pydt.Position
+	if !tr.IsLeaf(u) && tr.Time(u).Before(tv) {
+		cands = append(cands, pydt.Position{Node: u, AtNode: true})
+	}
+	lo, hi := tr.ParentTime(u), tr.Time(u)
+	if tv.Before(hi) {
+		hi = tv
+	}
+	if lo.Before(hi) {
+		cands = append(cands, pydt.Position{Node: u, Time: interp(lo, hi, frac())})
+	}
+	return cands
+}
+
 // TestLogLikIfAttachedEverywhere scores every edge and branch point of a
 // tree for a detached subtree and compares with attaching there.
 func TestLogLikIfAttachedEverywhere(t *testing.T) {
@@ -151,18 +170,7 @@ func TestLogLikIfAttachedEverywhere(t *testing.T) {
 		old := m.Detach(v)
 		tv := tr.Time(v)
 		for _, u := range tr.PreOrder(nil) {
-			var cands []pydt.Position
-			if !tr.IsLeaf(u) && tr.Time(u).Before(tv) {
-				cands = append(cands, pydt.Position{Node: u, AtNode: true})
-			}
-			lo, hi := tr.ParentTime(u), tr.Time(u)
-			if tv.Before(hi) {
-				hi = tv
-			}
-			if lo.Before(hi) {
-				cands = append(cands, pydt.Position{Node: u, Time: interp(lo, hi, 0.5)})
-			}
-			for _, pos := range cands {
+			for _, pos := range attachPoints(tr, u, tv, func() float64 { return 0.5 }) {
 				guess := m.LogLikIfAttached(v, pos)
 				m.Attach(v, pos)
 				if got := m.LogLik(); !relClose(got, guess, 1e-12) {

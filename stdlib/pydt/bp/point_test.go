@@ -100,18 +100,8 @@ func TestPointMarginalMatchesDense(t *testing.T) {
 						mean, vari := make([]float64, D), make([]float64, D)
 						checked := 0
 						for _, u := range tr.PreOrder(nil) {
-							var cands []pydt.Position
-							if !tr.IsLeaf(u) && tr.Time(u).Before(tv) {
-								cands = append(cands, pydt.Position{Node: u, AtNode: true})
-							}
-							lo, hi := tr.ParentTime(u), tr.Time(u)
-							if tv.Before(hi) {
-								hi = tv
-							}
-							if lo.Before(hi) {
-								cands = append(cands, pydt.Position{Node: u, Time: interp(lo, hi, 0.1+0.8*rng.Float64())})
-							}
-							for _, pos := range cands {
+							frac := func() float64 { return 0.1 + 0.8*rng.Float64() }
+							for _, pos := range attachPoints(tr, u, tv, frac) {
 								if err := m.PointMarginal(pos, mean, vari); err != nil {
 									t.Fatal(err)
 								}
