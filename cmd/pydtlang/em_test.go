@@ -146,7 +146,10 @@ func TestInitTreeFlag(t *testing.T) {
 // TestRunEMABFlags: --ab-rows and --ab-sweeps are checked (usage errors,
 // status 2), and the estimate they set is recorded in summary.json:
 // "subsample MCMC" by default, "per tree" with --ab-sweeps -1, "fixed"
-// when --set clamps alpha and beta.
+// when --set clamps alpha and beta. From the subsample, every tree of the
+// K-best list is fitted at the held alpha and beta (its point estimates
+// are those of "alpha_beta", to the bit), and a beta clamped by --set is
+// held at its value with standard deviation 0.
 func TestRunEMABFlags(t *testing.T) {
 	base := []string{"run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv", "--method", "em", "--iters", "1", "--seed", "1"}
 	for _, tc := range []struct {
@@ -155,13 +158,15 @@ func TestRunEMABFlags(t *testing.T) {
 		code    int
 		errText string
 		source  string
+		beta    float64 // the held beta when clamped by --set (0: not checked)
 	}{
-		{"rows 1", []string{"--ab-rows", "1"}, 2, "--ab-rows must be at least 2", ""},
-		{"sweeps 0", []string{"--ab-sweeps", "0"}, 2, "--ab-sweeps must be positive, or -1", ""},
-		{"sweeps -2", []string{"--ab-sweeps", "-2"}, 2, "--ab-sweeps must be positive, or -1", ""},
-		{"subsample", []string{"--ab-rows", "40", "--ab-sweeps", "20"}, 0, "", "subsample MCMC"},
-		{"per tree", []string{"--ab-sweeps", "-1"}, 0, "", "per tree"},
-		{"fixed", []string{"--set", "alpha=0.5,beta=0.1"}, 0, "", "fixed"},
+		{"rows 1", []string{"--ab-rows", "1"}, 2, "--ab-rows must be at least 2", "", 0},
+		{"sweeps 0", []string{"--ab-sweeps", "0"}, 2, "--ab-sweeps must be positive, or -1", "", 0},
+		{"sweeps -2", []string{"--ab-sweeps", "-2"}, 2, "--ab-sweeps must be positive, or -1", "", 0},
+		{"subsample", []string{"--ab-rows", "40", "--ab-sweeps", "20"}, 0, "", "subsample MCMC", 0},
+		{"subsample, beta clamped", []string{"--ab-rows", "40", "--ab-sweeps", "20", "--set", "beta=0.2"}, 0, "", "subsample MCMC", 0.2},
+		{"per tree", []string{"--ab-sweeps", "-1"}, 0, "", "per tree", 0},
+		{"fixed", []string{"--set", "alpha=0.5,beta=0.1"}, 0, "", "fixed", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "em")
@@ -178,16 +183,36 @@ func TestRunEMABFlags(t *testing.T) {
 			}
 			var s struct {
 				AB struct {
-					Source string `json:"source"`
-					Rows   int    `json:"rows"`
-					Sweeps int    `json:"sweeps"`
+					Source string  `json:"source"`
+					Rows   int     `json:"rows"`
+					Sweeps int     `json:"sweeps"`
+					Alpha  float64 `json:"alpha"`
+					Beta   float64 `json:"beta"`
+					BetaSD float64 `json:"beta_sd"`
 				} `json:"alpha_beta"`
+				KBest []struct {
+					Point map[string]float64 `json:"point_estimates"`
+				} `json:"kbest_estimates"`
 			}
 			if err := json.Unmarshal(b, &s); err != nil {
 				t.Fatal(err)
 			}
 			if s.AB.Source != tc.source || tc.source == "subsample MCMC" && (s.AB.Rows != 40 || s.AB.Sweeps != 20) {
 				t.Errorf("alpha_beta %+v, want source %q", s.AB, tc.source)
+			}
+			if tc.beta != 0 && (s.AB.Beta != tc.beta || s.AB.BetaSD != 0) {
+				t.Errorf("alpha_beta %+v, want beta held at the clamped %v", s.AB, tc.beta)
+			}
+			if tc.source != "subsample MCMC" {
+				return
+			}
+			if len(s.KBest) == 0 {
+				t.Fatal("summary.json has no kbest_estimates")
+			}
+			for k, e := range s.KBest {
+				if e.Point["alpha"] != s.AB.Alpha || tc.beta == 0 && e.Point["beta"] != s.AB.Beta {
+					t.Errorf("tree %d fitted at %v, want alpha and beta held at %+v", k+1, e.Point, s.AB)
+				}
 			}
 		})
 	}
