@@ -15,15 +15,27 @@ import (
 // emFigures makes the pictures of an EM run (see RunFigures).
 func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err error) {
 	if opt.Tree != "" && opt.Tree != "map" {
-		return nil, nil, fmt.Errorf("%s holds an EM run, which has one tree to draw, map.nwk (the best tree by its bound): --tree map, or leave --tree out", dir)
+		return nil, nil, fmt.Errorf("%s holds an EM run, which has one tree to draw, map.nwk (the best tree by the value it is ranked by): --tree map, or leave --tree out", dir)
 	}
 	res, err := inference.ReadEMResult(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w (did the EM run stop before its end?)", dir, err)
 	}
 	kind := "a lower bound on log p(Y, u, alpha, beta | tree), u the log gaps of s = -log(1-t)"
-	if res.Approximate {
+	switch {
+	case res.Approximate:
 		kind = "EP's approximation of log p(Y, u, alpha, beta | tree), u the log gaps of s = -log(1-t)"
+	case res.TimesIntegrated:
+		kind = "the EM bound plus the Laplace correction for the times, an approximation of log p(Y, alpha, beta | tree) (not a bound)"
+	}
+	// The short name of the ranked value (summary.json's ranked_by; absent
+	// in runs written before it, which ranked by a bound or EP's value).
+	short := res.RankedBy
+	if short == "" {
+		short = "bound"
+		if res.Approximate {
+			short = "EP approximation"
+		}
 	}
 	file := inference.MapFile
 	var labels []string
@@ -64,7 +76,7 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 			notes = append(notes, note)
 		}
 	}
-	bp, err := BoundPlot(res.BoundTrace, res.BoundTime, "Best bound of the EM search ("+inference.SummaryFile+")", kind)
+	bp, err := BoundPlot(res.BoundTrace, res.BoundTime, "Best "+short+" of the EM search ("+inference.SummaryFile+")", kind, "best "+short)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -76,15 +88,16 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 // trace[0] after the initial tree, trace[r] after round r; and, when
 // times holds the wall time of each entry (summary.json's
 // bound_time_seconds), in a second panel against the wall time, the curve
-// the benchmarks ask for. what names the bound.
-func BoundPlot(trace, times []float64, title, what string) (*Figure, error) {
+// the benchmarks ask for. what names the value (the bound, or
+// bound + Laplace correction, or EP's value) and ylabel is its short name.
+func BoundPlot(trace, times []float64, title, what, ylabel string) (*Figure, error) {
 	if len(trace) == 0 {
 		return nil, fmt.Errorf("no bound to draw")
 	}
 	panel := func(xlabel string, x func(r int) float64) (*gplot.Plot, error) {
 		p := newPlot()
 		p.X.Label.Text = xlabel
-		p.Y.Label.Text = "best bound"
+		p.Y.Label.Text = ylabel
 		xys := make(plotter.XYs, len(trace))
 		for r, b := range trace {
 			xys[r].X, xys[r].Y = x(r), b

@@ -20,7 +20,7 @@ func TestBoundPlotWallTime(t *testing.T) {
 		{nil, false},
 		{[]float64{1}, false},
 	} {
-		f, err := BoundPlot(trace, tc.times, "title", "lower bound")
+		f, err := BoundPlot(trace, tc.times, "title", "lower bound", "best bound + Laplace correction")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,6 +31,9 @@ func TestBoundPlotWallTime(t *testing.T) {
 		svg := buf.String()
 		if got := strings.Contains(svg, "wall time (s)"); got != tc.wall {
 			t.Errorf("times %v: wall-time panel %v, want %v", tc.times, got, tc.wall)
+		}
+		if !strings.Contains(svg, "best bound + Laplace correction") {
+			t.Errorf("times %v: the y axis does not name the value", tc.times)
 		}
 		if !strings.Contains(svg, "search round") {
 			t.Errorf("times %v: no panel against the round", tc.times)
