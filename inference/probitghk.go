@@ -103,31 +103,21 @@ type ghkScratch struct {
 
 // cholesky writes into l (n×n, row major, lower triangle) the Cholesky
 // factor of K = s2·C[rows, rows] + I for the given rows of the n0×n0 matrix
-// c, and reports false when K is not numerically positive definite.
+// c, and reports false when K is not numerically positive definite. It
+// writes K's lower triangle into l and factorises it in place
+// (choleskyDense).
 func cholesky(l, c []float64, n0 int, rows []int, s2 float64) bool {
 	n := len(rows)
 	for j := range n {
 		for i := j; i < n; i++ {
-			ri := rows[i] * n0
-			s := s2 * c[ri+rows[j]]
+			s := s2 * c[rows[i]*n0+rows[j]]
 			if i == j {
 				s++
 			}
-			li, lj := l[i*n:i*n+j], l[j*n:j*n+j]
-			for k := range j {
-				s -= li[k] * lj[k]
-			}
-			if i == j {
-				if !(s > 0) {
-					return false
-				}
-				l[j*n+j] = math.Sqrt(s)
-			} else {
-				l[i*n+j] = s / l[j*n+j]
-			}
+			l[i*n+j] = s
 		}
 	}
-	return true
+	return choleskyDense(l, l, n)
 }
 
 // ghkEncode returns the log quantile of ê in the standard normal truncated

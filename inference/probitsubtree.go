@@ -210,7 +210,8 @@ func (sc *subtreeScratch) factorAt(l []float64, ta pydt.Time, w, s2 float64) boo
 
 // choleskyDense writes into l the lower Cholesky factor of the m×m matrix
 // a (lower triangle read, row major) and reports false when a is not
-// numerically positive definite.
+// numerically positive definite. l may be a itself: each entry of a is
+// read just before the same entry of l is written.
 func choleskyDense(l, a []float64, m int) bool {
 	for j := range m {
 		for i := j; i < m; i++ {
