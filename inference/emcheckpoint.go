@@ -195,7 +195,7 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 		if ts.Tree == nil {
 			return nil, damaged("%s.tree is missing", field)
 		}
-		if err := ts.Tree.MatchRows(b.N, b.Labels(), "the rows of "+b.Leaves.Name); err != nil {
+		if err := ts.Tree.MatchRows(b.N, b.Labels(), "the data "+b.Leaves.Name); err != nil {
 			return nil, fmt.Errorf("%s: %s.tree: %w", path, field, err)
 		}
 		if err := ts.Tree.Validate(); err != nil {

@@ -77,7 +77,7 @@ func (m *Model) ForEachTree(path, v string, fn func(n int, tr *pydt.Tree) error)
 // checkTree checks that tr, read with the row labels of b, has b's rows as
 // its leaves and is a valid tree.
 func checkTree(b *TreeBinding, tr *pydt.Tree) error {
-	if err := tr.MatchRows(b.N, b.Labels(), "the rows of "+b.Leaves.Name); err != nil {
+	if err := tr.MatchRows(b.N, b.Labels(), "the data "+b.Leaves.Name); err != nil {
 		return err
 	}
 	return tr.Validate()
@@ -114,7 +114,7 @@ func initNewick(m *Model, trees map[string]*pydt.Tree) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("initial tree: %w", err)
 		}
-		if err := tr.MatchRows(b.N, b.Labels(), "the rows of "+b.Leaves.Name); err != nil {
+		if err := tr.MatchRows(b.N, b.Labels(), "the data "+b.Leaves.Name); err != nil {
 			return nil, fmt.Errorf("initial tree of %s: %w", b.Leaves.Name, err)
 		}
 		if err := tr.Validate(); err != nil {

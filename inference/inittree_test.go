@@ -234,7 +234,7 @@ func TestNewChainAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewChainAt(m, sched, 3, 1, map[string]*pydt.Tree{"": three}); err == nil || !strings.Contains(err.Error(), "rows") {
+	if _, err := NewChainAt(m, sched, 3, 1, map[string]*pydt.Tree{"": three}); err == nil || !strings.Contains(err.Error(), "initial tree of X: has 3 leaves but the data X has 8 rows") {
 		t.Errorf("a tree of 3 leaves for 8 rows: error %v", err)
 	}
 }
