@@ -29,12 +29,17 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 		kind = "the EM bound plus the Laplace correction for the times, an approximation of log p(Y, alpha, beta | tree) (not a bound)"
 	}
 	// The short name of the ranked value (summary.json's ranked_by; absent
-	// in runs written before it, which ranked by a bound or EP's value).
+	// in runs written before it, whose times_integrated and approximate say
+	// the same).
 	short := res.RankedBy
 	if short == "" {
-		short = "bound"
-		if res.Approximate {
+		switch {
+		case res.Approximate:
 			short = "EP approximation"
+		case res.TimesIntegrated:
+			short = "bound + Laplace correction"
+		default:
+			short = "bound"
 		}
 	}
 	file := inference.MapFile

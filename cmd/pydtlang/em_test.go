@@ -88,6 +88,21 @@ func TestEMRunDirectory(t *testing.T) {
 		!strings.Contains(string(svg), "best bound + Laplace correction") || strings.Contains(string(svg), "p(Y, s,") {
 		t.Errorf("bound.svg does not name the value ranked by (bound + Laplace correction): %v", err)
 	}
+	// A summary.json written before ranked_by (times_integrated alone)
+	// names it the same (it said "best bound").
+	sum := filepath.Join(dir, "summary.json")
+	if b, err := os.ReadFile(sum); err != nil || !strings.Contains(string(b), `"ranked_by": "bound + Laplace correction",`) {
+		t.Errorf("summary.json has no ranked_by: %v", err)
+	} else if err := os.WriteFile(sum, []byte(strings.Replace(string(b), `"ranked_by": "bound + Laplace correction",`, "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oldPlots := filepath.Join(t.TempDir(), "plots")
+	if code, out, errOut := runCmd(t, "plot", dir, "--out", oldPlots); code != 0 {
+		t.Errorf("plot of a summary without ranked_by: status %d\n%s%s", code, out, errOut)
+	}
+	if svg, err := os.ReadFile(filepath.Join(oldPlots, "bound.svg")); err != nil || !strings.Contains(string(svg), "best bound + Laplace correction") {
+		t.Errorf("bound.svg of a summary without ranked_by does not name bound + Laplace correction: %v", err)
+	}
 	test := filepath.Join(t.TempDir(), "test.csv")
 	if err := os.WriteFile(test, []byte("label,x,y\nnew1,1.1,0.9\nnew2,-1,\n"), 0o644); err != nil {
 		t.Fatal(err)
