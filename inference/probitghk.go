@@ -257,9 +257,14 @@ func (g *ghkScratch) factor(n, dim int, s2 float64, fullVar *float64) ([]float64
 
 // condMean returns m_j = Σ_{k<j} L_jk e_k for row j of the m×m factor l.
 func (g *ghkScratch) condMean(l []float64, m, j int) float64 {
-	lj := l[j*m : j*m+j]
-	mu := 0.0
-	for k, ek := range g.e[:j] {
+	return addCondMean(0, l[j*m:j*m+j], g.e[:j])
+}
+
+// addCondMean returns mu + Σ_k lj[k]·e[k], summed in order: the
+// conditional mean of a GHK entry from its row lj of the Cholesky factor
+// and the whitened entries e before it.
+func addCondMean(mu float64, lj, e []float64) float64 {
+	for k, ek := range e {
 		mu += lj[k] * ek
 	}
 	return mu

@@ -289,10 +289,7 @@ func (sc *subtreeScratch) Ratio(v pydt.NodeID, old, pos pydt.Position) float64 {
 		lst := &sc.last[dim]
 		for a, j := range sc.obs {
 			i := sc.leaves[j]
-			mu := sc.mu0[dim]
-			for c := range a {
-				mu += l[a*m+c] * sc.e[c]
-			}
+			mu := addCondMean(sc.mu0[dim], l[a*m:a*m+a], sc.e[:a])
 			s, ljj := sc.th.Side(sc.y[i*d+dim]), l[a*m+a]
 			e := (t.aux[i*d+dim] - mu) / ljj
 			lo := -s * mu / ljj
@@ -315,10 +312,7 @@ func (sc *subtreeScratch) Ratio(v pydt.NodeID, old, pos pydt.Position) float64 {
 		l = sc.l1
 		for a, j := range sc.obs {
 			i := sc.leaves[j]
-			mu := sc.mu1[dim]
-			for c := range a {
-				mu += l[a*m+c] * sc.e[c]
-			}
+			mu := addCondMean(sc.mu1[dim], l[a*m:a*m+a], sc.e[:a])
 			s, ljj := sc.th.Side(sc.y[i*d+dim]), l[a*m+a]
 			lo := -s * mu / ljj
 			if a == m-1 {
