@@ -281,9 +281,10 @@ four sequential trees and average linkage of all rows; the K-best list is
 shortened when its trees would hold more than 800 MB (2 trees at 10^5 x 10),
 and the search scores re-attachments in O(depth) each. EM on the whole tree
 costs O(N·D) per iteration (about 0.5 s of CPU at N = 10^4, D = 10), so at
-N = 10^4 and beyond give --time: it bounds the whole run, EM on the initial
-tree included (at least one iteration), e.g. --time 25s at N = 10^4 or
---time 4m at N = 10^5 (docs/em.md, "Scale"). Progress lines on stderr name
+N = 10^4 and beyond give --time: it bounds every EM fit, the initial trees'
+included (at least one iteration), and the rounds, though not the subsample
+MCMC for alpha and beta or the building of the initial trees; e.g. --time
+25s at N = 10^4 or --time 4m at N = 10^5 (docs/em.md, "Scale"). Progress lines on stderr name
 each stage.
 
 Load the trace in Python with ArviZ:
