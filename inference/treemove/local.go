@@ -124,7 +124,7 @@ func (s *Sampler) drawOnPiece(p piece) (pydt.Position, bool) {
 // atomValid reports whether b's atom is a piece of the line: b is a branch
 // point before t_v with prior mass.
 func (s *Sampler) atomValid(b pydt.NodeID) bool {
-	return s.open(b) && s.alpha+s.beta*float64(s.tr.Degree(b)) > 0
+	return s.open(b) && s.atomHasMass(b)
 }
 
 // neighbourhood collects in s.lbuf the valid pieces within LocalRadius

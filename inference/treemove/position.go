@@ -59,9 +59,15 @@ func (s *Sampler) edgeEnd(u pydt.NodeID) pydt.Time {
 	return s.tv
 }
 
+// atomHasMass reports whether branch point b's atom has prior mass,
+// α + βK_b > 0 (never for the DDT, α = β = 0).
+func (s *Sampler) atomHasMass(b pydt.NodeID) bool {
+	return s.alpha+s.beta*float64(s.tr.Degree(b)) > 0
+}
+
 func (s *Sampler) pieceLen(p piece) float64 {
 	if p.atom {
-		if s.alpha+s.beta*float64(s.tr.Degree(p.node)) > 0 {
+		if s.atomHasMass(p.node) {
 			return s.AtomLen
 		}
 		// An atom of no prior mass (α + βK_b = 0: always for the DDT,
