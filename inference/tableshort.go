@@ -25,6 +25,20 @@ func arrayOf(name string) string {
 	return ""
 }
 
+// firstOfArray reports whether a list shortened to MaxArrayRows elements
+// of each array keeps the scalar name: a plain scalar always, an array
+// element when it is among the first MaxArrayRows elements of its array
+// met so far (seen counts them, by array, and is updated). It also returns
+// the array's name ("" for a plain scalar).
+func firstOfArray(seen map[string]int, name string) (string, bool) {
+	a := arrayOf(name)
+	if a == "" {
+		return "", true
+	}
+	seen[a]++
+	return a, seen[a] <= MaxArrayRows
+}
+
 // shortArray is an array whose table rows were cut.
 type shortArray struct {
 	name       string
@@ -36,24 +50,13 @@ type shortArray struct {
 // shortenTable keeps at most MaxArrayRows elements of each array and
 // describes the rest.
 func shortenTable(sums []diagnostics.Summary) ([]diagnostics.Summary, []shortArray) {
-	count := map[string]int{}
-	for _, s := range sums {
-		if a := arrayOf(s.Name); a != "" {
-			count[a]++
-		}
-	}
 	var kept []diagnostics.Summary
 	var cut []shortArray
 	at := map[string]int{}
 	seen := map[string]int{}
 	for _, s := range sums {
-		a := arrayOf(s.Name)
-		if a == "" || count[a] <= MaxArrayRows {
-			kept = append(kept, s)
-			continue
-		}
-		seen[a]++
-		if seen[a] <= MaxArrayRows {
+		a, keep := firstOfArray(seen, s.Name)
+		if keep {
 			kept = append(kept, s)
 			continue
 		}
@@ -108,13 +111,8 @@ func nameList(names []string) string {
 	var order []string
 	var out []string
 	for _, n := range names {
-		a := arrayOf(n)
-		if a == "" {
-			out = append(out, n)
-			continue
-		}
-		perArray[a]++
-		if perArray[a] <= MaxArrayRows {
+		a, keep := firstOfArray(perArray, n)
+		if keep {
 			out = append(out, n)
 			continue
 		}
