@@ -509,15 +509,7 @@ func (s *dirichletStep) targets() []siteTarget {
 // variable, laid out as counts is. A value that is not a category 1..K is
 // an error.
 func addCategoryCounts(env *graph.Env, f *graph.Factor, r graph.Row, K int, counts []float64) error {
-	return f.ForEach(env, func(off int) error {
-		x := env.Values[f.Target.ID][off]
-		if math.IsNaN(x) {
-			return nil
-		}
-		at, err := r.Offset(env)
-		if err != nil {
-			return err
-		}
+	return forEachObserved(env, f, r, func(x float64, at int) error {
 		if x != math.Trunc(x) || x < 1 || x > float64(K) {
 			return fmt.Errorf("%s = %v is not a category 1..%d", f.Target.Name, x, K)
 		}

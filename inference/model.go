@@ -427,15 +427,7 @@ func logitsLogDensity(f *graph.Factor, r graph.Row, env *graph.Env, lse []float6
 	}
 	eta := env.Values[r.V.ID]
 	var sum float64
-	err := f.ForEach(env, func(off int) error {
-		x := env.Values[f.Target.ID][off]
-		if math.IsNaN(x) {
-			return nil
-		}
-		at, err := r.Offset(env)
-		if err != nil {
-			return err
-		}
+	err := forEachObserved(env, f, r, func(x float64, at int) error {
 		row := at / n
 		if math.IsNaN(lse[row]) {
 			lse[row] = stdlib.LogSoftmaxNorm(eta[at : at+n])
@@ -454,6 +446,24 @@ func logitsLogDensity(f *graph.Factor, r graph.Row, env *graph.Env, lse []float6
 		sum = math.Inf(-1)
 	}
 	return sum, err
+}
+
+// forEachObserved calls fn for each element of the categorical factor f
+// whose value x is not missing, with at the offset of the element's row r
+// (its probability or logit vector) in r's variable. An error of r's
+// index or of fn is returned.
+func forEachObserved(env *graph.Env, f *graph.Factor, r graph.Row, fn func(x float64, at int) error) error {
+	return f.ForEach(env, func(off int) error {
+		x := env.Values[f.Target.ID][off]
+		if math.IsNaN(x) {
+			return nil
+		}
+		at, err := r.Offset(env)
+		if err != nil {
+			return err
+		}
+		return fn(x, at)
+	})
 }
 
 // drawVector draws every element (row, for a vector value) of the vector
