@@ -182,11 +182,7 @@ func TestPlanEMPerDim(t *testing.T) {
 func TestInsertKBest(t *testing.T) {
 	tr := func(key string, b float64) EMTree { return EMTree{Bound: b, key: key} }
 	var list []EMTree
-	steps := []struct {
-		t      EMTree
-		better bool
-		want   []float64
-	}{
+	steps := []kbestStep[float64]{
 		{tr("a", -10), true, []float64{-10}},
 		{tr("b", -12), false, []float64{-10, -12}},
 		{tr("c", -5), true, []float64{-5, -10, -12}},
@@ -195,15 +191,55 @@ func TestInsertKBest(t *testing.T) {
 		{tr("d", -20), false, []float64{-5, -7, -10}},  // below the K = 3 best
 		{tr("e", -5), false, []float64{-5, -5, -7}},    // a tie is not better
 	}
+	checkKBestSteps(t, list, 3, steps, func(u EMTree) float64 { return u.Bound })
+}
+
+// kbestStep is one insertion into a K-best list: the tree inserted,
+// whether it must be the new best, and what the list must then hold (one
+// value a tree, best first).
+type kbestStep[T comparable] struct {
+	t      EMTree
+	better bool
+	want   []T
+}
+
+// checkKBestSteps inserts the steps' trees into list (at most k trees) in
+// turn, checking after each that insertKBest reports a new best as the
+// step says and that the list holds the step's values (of each tree,
+// value), and returns the list.
+func checkKBestSteps[T comparable](t *testing.T, list []EMTree, k int, steps []kbestStep[T], value func(EMTree) T) []EMTree {
+	t.Helper()
 	for i, s := range steps {
 		var better bool
-		list, better = insertKBest(list, s.t, 3)
-		var got []float64
+		list, better = insertKBest(list, s.t, k)
+		var got []T
 		for _, u := range list {
-			got = append(got, u.Bound)
+			got = append(got, value(u))
 		}
 		if better != s.better || !slices.Equal(got, s.want) {
 			t.Fatalf("step %d: got %v (better %v), want %v (better %v)", i, got, better, s.want, s.better)
 		}
 	}
+	return list
+}
+
+// gaussianLinkage compiles examples/gaussian.pydt on four clusters of
+// n/4 rows each in two dimensions (fourClusters(n, 0.3, 2)) and returns
+// the model and the average-linkage tree the EM search starts from (on the
+// plan's initial data, with its column variance).
+func gaussianLinkage(t *testing.T, n int) (*Model, *pydt.Tree) {
+	t.Helper()
+	x := fourClusters(n, 0.3, 2)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := m.Trees[0]
+	xd := p.initialData()
+	lt, err := linkageTree(xd, b.N, b.D, columnVariance(xd, b.N, b.D))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, lt
 }

@@ -23,28 +23,14 @@ import (
 func TestInsertKBestNoLaplace(t *testing.T) {
 	tr := func(key string, b float64, no bool) EMTree { return EMTree{Bound: b, NoLaplace: no, key: key} }
 	var list []EMTree
-	steps := []struct {
-		t      EMTree
-		better bool
-		want   []string
-	}{
+	steps := []kbestStep[string]{
 		{tr("a", -10, false), true, []string{"a"}},
 		{tr("n1", 50, true), false, []string{"a", "n1"}}, // far higher, but no correction
 		{tr("b", -12, false), false, []string{"a", "b", "n1"}},
 		{tr("n2", 60, true), false, []string{"a", "b", "n2", "n1"}},
 		{tr("n1", 70, true), false, []string{"a", "b", "n1", "n2"}}, // same topology, higher: replaced
 	}
-	for i, s := range steps {
-		var better bool
-		list, better = insertKBest(list, s.t, 5)
-		var got []string
-		for _, u := range list {
-			got = append(got, u.key)
-		}
-		if better != s.better || !slices.Equal(got, s.want) {
-			t.Fatalf("step %d: got %v (better %v), want %v (better %v)", i, got, better, s.want, s.better)
-		}
-	}
+	list = checkKBestSteps(t, list, 5, steps, func(u EMTree) string { return u.key })
 	// The same topology with the correction replaces it without.
 	list, _ = insertKBest(list, tr("n2", -100, false), 5)
 	if got := list[2]; got.key != "n2" || got.NoLaplace {
@@ -91,18 +77,7 @@ func fallbackHook(never, once string, first int) func(*em.EM) (float64, error) {
 // its correction. summary.json records both (start, index, action), a
 // warning says so, and the run resumes exactly.
 func TestRunEMLaplaceFallback(t *testing.T) {
-	x := fourClusters(24, 0.3, 2)
-	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
-	p, err := PlanEM(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := m.Trees[0]
-	xd := p.initialData()
-	lt, err := linkageTree(xd, b.N, b.D, columnVariance(xd, b.N, b.D))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, lt := gaussianLinkage(t, 24)
 	ct, err := cutTree(lt, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -217,18 +192,7 @@ func TestFitTreeLaplaceNotFinite(t *testing.T) {
 // where the search uses it (it was fitted before the search decided, and
 // ranked by its bound alone against candidates with the correction).
 func TestRunEMInitTreeLaplace(t *testing.T) {
-	x := fourClusters(12, 0.3, 2)
-	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
-	p, err := PlanEM(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := m.Trees[0]
-	xd := p.initialData()
-	lt, err := linkageTree(xd, b.N, b.D, columnVariance(xd, b.N, b.D))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, lt := gaussianLinkage(t, 12)
 	given, err := pydt.ParseNewick(lt.Newick(), nil)
 	if err != nil {
 		t.Fatal(err)
