@@ -211,6 +211,28 @@ func compileProbit(t testing.TB, y *dataset.Matrix) *Model {
 	return compileSource(t, "probit.pydt", []byte(probitModel), map[string]*dataset.Matrix{"Y": y}, nil)
 }
 
+// probitSetup compiles the probit test model on an n×d Y of zeros, with
+// the prior of prec replaced by prior ("" keeps probitModel's
+// Gamma(3, 3)), and returns it with its schedule and the variable prec.
+func probitSetup(t *testing.T, prior string, n, d int) (*Model, *Schedule, *graph.Var) {
+	t.Helper()
+	src := probitModel
+	if prior != "" {
+		src = strings.Replace(src, "prec ~ Gamma(3, 3)", prior, 1)
+	}
+	m := compileSource(t, "probit.pydt", []byte(src),
+		map[string]*dataset.Matrix{"Y": {Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"}}, nil)
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, ok := m.G.Lookup("prec")
+	if !ok {
+		t.Fatal("no prec")
+	}
+	return m, sched, pv
+}
+
 // traceColumns reads dir's trace.csv and returns a function giving one
 // named column's values in row order; a missing column or an unparsable
 // value fails t.

@@ -70,17 +70,7 @@ func TestProbitGHKInvariance(t *testing.T) {
 		{"missing entries", "prec ~ Gamma(3, 3)", 0.25},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			src := strings.Replace(probitModel, "prec ~ Gamma(3, 3)", c.prior, 1)
-			m := compileSource(t, "probit.pydt", []byte(src),
-				map[string]*dataset.Matrix{"Y": {Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"}}, nil)
-			sched, err := NewSchedule(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pv, ok := m.G.Lookup("prec")
-			if !ok {
-				t.Fatal("no prec")
-			}
+			m, sched, pv := probitSetup(t, c.prior, n, d)
 			g, ok := probitGHK(m, 0)
 			if !ok {
 				t.Fatal("no ghk move")

@@ -24,15 +24,7 @@ import (
 // replaced by (n-1)·δ, or log v' dropped) shifts log prec by many.
 func TestProbitScaleInvariance(t *testing.T) {
 	const n, d, reps, moves = 5, 3, 4000, 3
-	m := compileProbit(t, &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"})
-	sched, err := NewSchedule(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pv, ok := m.G.Lookup("prec")
-	if !ok {
-		t.Fatal("no prec")
-	}
+	m, sched, pv := probitSetup(t, "", n, d)
 	us, ok := probitScale(m, 0)
 	if !ok {
 		t.Fatal("no scale move on u")
