@@ -107,6 +107,28 @@ func cutFileVar(dir, of string) (string, []string, error) {
 	return of, pydts, nil
 }
 
+// RowNamesFromFile returns names, row names read from a file (cut and
+// plot --names FILE), as the names of a run's n rows, which the run itself
+// names have (as its file from does: a tree or coclust.csv). A run made
+// without row names has have nil or each row's number 1..n; names equal to
+// have are accepted too. A run that names its rows otherwise is an error
+// (names from a file are for a run made without them), as is a count of
+// names other than n; both errors name from.
+func RowNamesFromFile(have, names []string, n int, from string) ([]string, error) {
+	if slices.Equal(have, names) {
+		return names, nil
+	}
+	for i, s := range have {
+		if s != strconv.Itoa(i+1) {
+			return nil, fmt.Errorf("the run already names its rows (row %d of %s is %q): row names from a file are for a run made without them", i+1, from, s)
+		}
+	}
+	if len(names) != n {
+		return nil, fmt.Errorf("%d row names for the %d rows (leaves) of %s", len(names), n, from)
+	}
+	return names, nil
+}
+
 // runRowNames returns the row names in the header of dir's coclust.csv
 // (of the PYDT of variable v: FileOf(CoclustFile, v)), or nil when there
 // is no such file.
@@ -201,16 +223,10 @@ func CutRun(dir string, opt CutOptions) (*RunCut, error) {
 			names[i] = strconv.Itoa(i + 1)
 		}
 	}
-	if opt.RowNames != nil && !slices.Equal(names, opt.RowNames) {
-		for i, s := range names {
-			if s != strconv.Itoa(i+1) {
-				return nil, fmt.Errorf("cut: the run already names its rows (row %d is %q): row names from a file are for a run made without them", i+1, s)
-			}
+	if opt.RowNames != nil {
+		if names, err = RowNamesFromFile(names, opt.RowNames, n, opt.Tree); err != nil {
+			return nil, fmt.Errorf("cut: %w", err)
 		}
-		if len(opt.RowNames) != n {
-			return nil, fmt.Errorf("cut: %d row names for the %d rows (leaves) of %s", len(opt.RowNames), n, opt.Tree)
-		}
-		names = opt.RowNames
 	}
 	var cut cluster.Cutter
 	res := &RunCut{Rows: names, Tree: opt.Tree, Exact: true, SummaryTree: tr, PYDTs: pydts, Of: opt.Of}

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/pydtlang/pydtlang/inference"
@@ -49,11 +48,9 @@ func nameRows(tr *pydt.Tree, file string, opt *RunOptions, cm *Matrix) error {
 	if names == nil {
 		return nil
 	}
-	if tr.Labels != nil && !slices.Equal(tr.Labels, names) {
-		return fmt.Errorf("the run already names its rows (leaf %q of %s): row names from a file are for a run made without them", tr.Labels[0], file)
-	}
-	if len(names) != tr.NumLeaves() {
-		return fmt.Errorf("%d row names for the %d leaves (rows) of %s", len(names), tr.NumLeaves(), file)
+	names, err := inference.RowNamesFromFile(tr.Labels, names, tr.NumLeaves(), file)
+	if err != nil {
+		return err
 	}
 	tr.Labels = names
 	if opt.Model != nil {
