@@ -60,14 +60,7 @@ func (m *Model) ForEachTree(path, v string, fn func(n int, tr *pydt.Tree) error)
 	if err != nil {
 		return err
 	}
-	n := 0
-	err = forEachTreeInFile(path, b.Labels(), func(tr *pydt.Tree) error {
-		n++
-		if err := checkTree(b, tr); err != nil {
-			return fmt.Errorf("%s tree %d: %w", path, n, err)
-		}
-		return fn(n, tr)
-	})
+	n, err := forEachCheckedTree(path, b.N, b.Labels(), "the data "+b.Leaves.Name, fn)
 	if err == nil && n == 0 {
 		err = fmt.Errorf("%s: no trees", path)
 	}
@@ -77,10 +70,33 @@ func (m *Model) ForEachTree(path, v string, fn func(n int, tr *pydt.Tree) error)
 // checkTree checks that tr, read with the row labels of b, has b's rows as
 // its leaves and is a valid tree.
 func checkTree(b *TreeBinding, tr *pydt.Tree) error {
-	if err := tr.MatchRows(b.N, b.Labels(), "the data "+b.Leaves.Name); err != nil {
+	return checkTreeRows(tr, b.N, b.Labels(), "the data "+b.Leaves.Name)
+}
+
+// checkTreeRows checks that tr has the n rows of data (named so in the
+// error; labels their labels as ParseNewick takes them) as its leaves and
+// is a valid tree.
+func checkTreeRows(tr *pydt.Tree, n int, labels []string, data string) error {
+	if err := tr.MatchRows(n, labels, data); err != nil {
 		return err
 	}
 	return tr.Validate()
+}
+
+// forEachCheckedTree calls fn on each tree of the Newick file at path, one
+// a line, with its number k from 1, each read with labels and checked by
+// checkTreeRows (an error names path and k), and returns how many trees it
+// read. fn's error is returned as it is.
+func forEachCheckedTree(path string, n int, labels []string, data string, fn func(k int, tr *pydt.Tree) error) (int, error) {
+	k := 0
+	err := forEachTreeInFile(path, labels, func(tr *pydt.Tree) error {
+		k++
+		if err := checkTreeRows(tr, n, labels, data); err != nil {
+			return fmt.Errorf("%s tree %d: %w", path, k, err)
+		}
+		return fn(k, tr)
+	})
+	return k, err
 }
 
 // binding returns the PYDT of variable v ("" for the first).

@@ -68,17 +68,7 @@ type TreeSource func(fn func(tr *pydt.Tree) error) error
 func NewickFiles(n int, labels []string, paths ...string) TreeSource {
 	return func(fn func(*pydt.Tree) error) error {
 		for _, path := range paths {
-			k := 0
-			err := forEachTreeInFile(path, labels, func(tr *pydt.Tree) error {
-				k++
-				if err := tr.MatchRows(n, labels, "the data"); err != nil {
-					return fmt.Errorf("%s tree %d %w", path, k, err)
-				}
-				if err := tr.Validate(); err != nil {
-					return fmt.Errorf("%s tree %d: %w", path, k, err)
-				}
-				return fn(tr)
-			})
+			_, err := forEachCheckedTree(path, n, labels, "the data", func(_ int, tr *pydt.Tree) error { return fn(tr) })
 			if err != nil {
 				return err
 			}
