@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pydtlang/pydtlang/internal/bounded"
 	"github.com/pydtlang/pydtlang/internal/brown"
 	"github.com/pydtlang/pydtlang/internal/tagreport"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -110,13 +111,20 @@ func score(out io.Writer, data, run string, trace bool, K int, tree string) erro
 	return nil
 }
 
+// maxTreeBytes is the largest tree file over the states read: one tree,
+// so the longest Newick line pydtlang reads (a variable so that a test can
+// lower it).
+var maxTreeBytes int64 = bounded.MaxNewickLineBytes
+
 // readStateTree reads the tree over the states at path (named tree in
 // errors), whose leaf k is state k, and returns it with the number of
 // states: K, the largest state read (or --states, when fixed), or, when
 // --states was not given, the tree's leaves where they are more (the states
 // above the largest read are never the modal state of a token).
+// The file is read bounded by maxTreeBytes: a larger one (not a tree over
+// the states, which is one line) is an error naming it, not read whole.
 func readStateTree(path, tree string, K int, fixed bool) (*pydt.Tree, int, error) {
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, bounded.Options{Name: tree, What: "tree file over the states", Max: maxTreeBytes})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -94,3 +94,35 @@ func TestReadStateTree(t *testing.T) {
 		}
 	}
 }
+
+// TestReadStateTreeBounded checks that the tree file is read bounded: one
+// larger than maxTreeBytes is an error naming it and the limit (it was
+// read whole with os.ReadFile, whatever its size), and a file holding a
+// NUL byte is refused.
+func TestReadStateTreeBounded(t *testing.T) {
+	old := maxTreeBytes
+	maxTreeBytes = 64
+	t.Cleanup(func() { maxTreeBytes = old })
+	dir := t.TempDir()
+	tree := "((1:0.5,2:0.5):0.3,(3:0.4,4:0.4):0.4):0.2;\n" // 43 bytes
+	for _, c := range []struct {
+		name, text, err string
+	}{
+		{"within the bound", tree, ""},
+		{"at the bound", tree + strings.Repeat(" ", 21), ""},
+		{"over the bound", tree + strings.Repeat(" ", 22), "big.nwk: larger than 64 bytes, the largest tree file over the states"},
+		{"a NUL byte", "((1:0.5,2:0.5):0.3,\x00(3:0.4,4:0.4):0.4):0.2;\n", "big.nwk: line 1"},
+	} {
+		path := filepath.Join(dir, "big.nwk")
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, K, err := readStateTree(path, "big.nwk", 4, false)
+		switch {
+		case c.err == "" && (err != nil || K != 4):
+			t.Errorf("%s: K = %d, error %v", c.name, K, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.err)
+		}
+	}
+}
