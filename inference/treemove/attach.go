@@ -107,10 +107,12 @@ func (s *Sampler) propose(v pydt.NodeID, tv pydt.Time) (pydt.Position, float64, 
 	al, be := s.alpha, s.beta
 	root := tr.Root()
 	for range s.MaxTries {
+		s.Stats.Tries++
 		u := root
 		ta := pydt.Origin
 		corr := 0.0
 		for {
+			s.Stats.Steps++
 			tu := tr.Time(u)
 			// Divergence on (ta, tu) where A reaches A(ta) + E/h_m,
 			// found in s from ta (Divergence.Advance), which keeps its

@@ -239,6 +239,7 @@ func (s *Sampler) posLogDensity(pos pydt.Position, n int, ll float64) float64 {
 
 // posEval returns the position at offset d and log f there.
 func (s *Sampler) posEval(v pydt.NodeID, n int, d float64) (pydt.Position, float64) {
+	s.Stats.PositionEvals++
 	pos, ok := s.locate(d)
 	if !ok {
 		return pos, math.Inf(-1)

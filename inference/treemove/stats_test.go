@@ -1,12 +1,19 @@
 package treemove
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
 
 // TestStatsAdd checks that Add sums every counter, field by field, against
 // sums written out by hand.
 func TestStatsAdd(t *testing.T) {
-	a := Stats{Subtree: MoveStats{10, 3}, Time: MoveStats{20, 7}, Position: MoveStats{5, 1}, GaveUp: 2, NonFinite: 4}
-	b := Stats{Subtree: MoveStats{1, 1}, Time: MoveStats{2, 0}, Position: MoveStats{30, 9}, GaveUp: 5, NonFinite: 6}
+	a := Stats{Subtree: MoveStats{10, 3}, Time: MoveStats{20, 7}, Position: MoveStats{5, 1}, Local: MoveStats{4, 2}, GaveUp: 2, NonFinite: 4,
+		Tries: 30, Steps: 300, PositionEvals: 25}
+	b := Stats{Subtree: MoveStats{1, 1}, Time: MoveStats{2, 0}, Position: MoveStats{30, 9}, Local: MoveStats{8, 3}, GaveUp: 5, NonFinite: 6,
+		Tries: 1, Steps: 7, PositionEvals: 150}
 	for _, tc := range []struct {
 		name       string
 		start, add Stats
@@ -14,12 +21,45 @@ func TestStatsAdd(t *testing.T) {
 	}{
 		{"into zero", Stats{}, a, a},
 		{"zero added", a, Stats{}, a},
-		{"two counts", a, b, Stats{Subtree: MoveStats{11, 4}, Time: MoveStats{22, 7}, Position: MoveStats{35, 10}, GaveUp: 7, NonFinite: 10}},
+		{"two counts", a, b, Stats{Subtree: MoveStats{11, 4}, Time: MoveStats{22, 7}, Position: MoveStats{35, 10}, Local: MoveStats{12, 5},
+			GaveUp: 7, NonFinite: 10, Tries: 31, Steps: 307, PositionEvals: 175}},
 	} {
 		s := tc.start
 		s.Add(tc.add)
 		if s != tc.want {
 			t.Errorf("%s: got %+v, want %+v", tc.name, s, tc.want)
+		}
+	}
+}
+
+// TestWorkCounters checks the work counters against what the moves must
+// do: with MaxTries = 1 one proposal attempt per subtree move, each
+// passing at least the root; with more tries at least one attempt per
+// move and MaxTries per move that gave up; at least one evaluation per
+// position move (its shrinkage evaluates until it lands in the slice) and
+// at most MaxSteps + maxShrink.
+func TestWorkCounters(t *testing.T) {
+	c := priorCase{"ddt", 0, 0, pydt.DivInv{C: 1}}
+	for _, tries := range []int{1, 1000} {
+		s := dataSampler(t, c, 60, 2, rand.New(rand.NewPCG(uint64(tries), 8)))
+		s.MaxTries = tries
+		for range 20 {
+			if err := s.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st := s.Stats
+		if tries == 1 && st.Tries != st.Subtree.Proposed {
+			t.Errorf("MaxTries 1: %d attempts in %d subtree moves", st.Tries, st.Subtree.Proposed)
+		}
+		if st.Tries < st.Subtree.Proposed+(tries-1)*st.GaveUp || st.Tries > tries*st.Subtree.Proposed {
+			t.Errorf("MaxTries %d: %d attempts in %d subtree moves, %d gave up", tries, st.Tries, st.Subtree.Proposed, st.GaveUp)
+		}
+		if st.Steps < st.Tries {
+			t.Errorf("MaxTries %d: %d nodes passed in %d attempts", tries, st.Steps, st.Tries)
+		}
+		if p := st.Position.Proposed; p == 0 || st.PositionEvals < p || st.PositionEvals > p*(s.MaxSteps+maxShrink) {
+			t.Errorf("%d evaluations in %d position moves", st.PositionEvals, p)
 		}
 	}
 }

@@ -73,6 +73,12 @@ type Stats struct {
 	// moves not started because the current state's density was not
 	// finite.
 	NonFinite int
+	// Tries counts the attempts of SubtreeMove's proposal at drawing a
+	// point (between 1 and MaxTries per move), and Steps the nodes those
+	// attempts passed on their walks down from the root; PositionEvals
+	// counts the density evaluations of the position moves. They measure
+	// the moves' work (docs/benchmarks.md, "Growth per sweep").
+	Tries, Steps, PositionEvals int
 }
 
 // Add adds o's counters to s's, as when the counts of several chains or
@@ -88,6 +94,9 @@ func (s *Stats) Add(o Stats) {
 	s.Local.Accepted += o.Local.Accepted
 	s.GaveUp += o.GaveUp
 	s.NonFinite += o.NonFinite
+	s.Tries += o.Tries
+	s.Steps += o.Steps
+	s.PositionEvals += o.PositionEvals
 }
 
 // Evaluable reports whether a log density may be accepted by a move: finite,

@@ -23,6 +23,17 @@
 //	go run ./internal/mixbench -compare -skip K tr-1.csv tr-2.csv ...
 //
 // (each chain's halves, and the chains' R-hat) before trusting its ESS.
+//
+// For the cost of a sweep at stationarity, at any N, draw the data from the
+// model itself and start at the tree they were drawn from, a draw of the
+// posterior (c and prec clamped to the values the data were drawn with):
+//
+//	nice -n 10 go run ./internal/mixbench -n 30000 -d 2 -data ddt -set c=2,prec=2 -init truth -burn 0 -sweeps 8 -seeds 1
+//
+// Each run also prints the work of its recorded sweeps: the mean depth of
+// a leaf and of a non-root node, the subtree moves' proposal attempts per
+// move and nodes passed per attempt, and the evaluations per position
+// move (treemove.Stats; docs/benchmarks.md, "Growth per sweep").
 package main
 
 import (
@@ -50,6 +61,7 @@ import (
 	"github.com/pydtlang/pydtlang/internal/cputime"
 	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
 
 // fourClusters returns the paper's synthetic data (Knowles & Ghahramani
@@ -85,6 +97,15 @@ type config struct {
 	DataSeed uint64
 	// Set clamps further scalars (besides alpha = beta = 0), as --set.
 	Set map[string]float64
+	// Data is where the data come from: "four" (or "") for the
+	// four-cluster data (fourClusters), "ddt" for a draw of the model
+	// itself (a tree from Neal's DDT prior with a(t) = c/(1-t) and the
+	// leaves' locations by Brownian diffusion of variance 1/prec), which
+	// needs c and prec in Set. The drawn tree is then a draw of the
+	// posterior given the data, so a chain started there (Init "truth")
+	// is at stationarity from its first sweep: costs measured from it are
+	// those of stationary sweeps, at any N.
+	Data string
 	// Local, Radius and Position, when not nil, set the tree sampler's
 	// LocalMovesPerLeaf, LocalRadius and PositionMovesPerLeaf (the
 	// defaults otherwise).
@@ -101,7 +122,8 @@ type config struct {
 	// Init is where the chain starts: "prior" (or "") for a draw of the
 	// prior, "em" for the best tree of an EM search (RunEM, EMRounds
 	// rounds of at most EMIters EM iterations per tree, at most EMTime)
-	// on the same data, or the path of a Newick file whose leaves are
+	// on the same data, "truth" for the tree the data were drawn from
+	// (Data "ddt" only), or the path of a Newick file whose leaves are
 	// labelled 1..N (the data's rows).
 	Init              string
 	EMRounds, EMIters int
@@ -132,51 +154,103 @@ type result struct {
 	InitCPU, InitLogLik float64
 	// Moves are the tree sampler's counters over the recorded sweeps.
 	Moves treemove.Stats
+	// Depth is the shape of the trees after the recorded sweeps, averaged
+	// over them (see depthStats).
+	Depth depth
 }
 
-// data draws the four-cluster data of c, with c.DataSeed or else c.Seed.
-func data(c config) *dataset.Matrix {
+// depth describes how deep a tree is: the mean number of edges from the
+// root down to a leaf and to a non-root node (the nodes the subtree and
+// position moves draw uniformly), and the largest.
+type depth struct {
+	Leaf, Node, Max float64
+}
+
+// depthStats returns the depths of tr, reusing buf (O(N)).
+func depthStats(tr *pydt.Tree, buf []pydt.NodeID, d []int) depth {
+	buf = tr.PreOrder(buf[:0])
+	var leaf, node, mx int
+	for _, v := range buf {
+		p := tr.Parent(v)
+		if p == pydt.NoNode {
+			d[v] = 0
+			continue
+		}
+		d[v] = d[p] + 1
+		node += d[v]
+		mx = max(mx, d[v])
+		if tr.IsLeaf(v) {
+			leaf += d[v]
+		}
+	}
+	return depth{Leaf: float64(leaf) / float64(tr.NumLeaves()), Node: float64(node) / float64(len(buf)-1), Max: float64(mx)}
+}
+
+// data draws the data of c (see config.Data), with c.DataSeed or else
+// c.Seed, and for Data "ddt" also returns the tree they were drawn from.
+func data(c config) (*dataset.Matrix, *pydt.Tree, error) {
 	ds := c.Seed
 	if c.DataSeed != 0 {
 		ds = c.DataSeed
 	}
-	rows := fourClusters(rand.New(rand.NewPCG(ds, 2011)), c.N, c.D)
 	x := &dataset.Matrix{Rows: c.N, Cols: c.D, Source: "four-clusters"}
-	for _, r := range rows {
-		x.Data = append(x.Data, r...)
+	switch c.Data {
+	case "", "four":
+		for _, r := range fourClusters(rand.New(rand.NewPCG(ds, 2011)), c.N, c.D) {
+			x.Data = append(x.Data, r...)
+		}
+		return x, nil, nil
+	case "ddt":
+		cc, ok1 := c.Set["c"]
+		prec, ok2 := c.Set["prec"]
+		if !ok1 || !ok2 {
+			return nil, nil, fmt.Errorf("-data ddt: clamp c and prec (-set c=X,prec=Y): the data are drawn with them")
+		}
+		tr, locs, err := sim.Draw(rand.New(rand.NewPCG(ds, 2012)), c.N,
+			sim.Params{Div: pydt.DivInv{C: cc}, Variance: 1 / prec, Dims: c.D})
+		if err != nil {
+			return nil, nil, fmt.Errorf("-data ddt: %w", err)
+		}
+		x.Source = "ddt-draw"
+		x.Data = append(x.Data, locs[:c.N*c.D]...) // leaf i is row i
+		return x, tr, nil
 	}
-	return x
+	return nil, nil, fmt.Errorf("-data: want four or ddt, got %q", c.Data)
 }
 
 // model compiles the DDT-clamped model on the four-cluster data of c.
-func model(c config) (*inference.Model, error) {
-	x := data(c)
+func model(c config) (*inference.Model, *pydt.Tree, error) {
+	x, truth, err := data(c)
+	if err != nil {
+		return nil, nil, err
+	}
 	sets := map[string]float64{"alpha": 0, "beta": 0}
 	for k, v := range c.Set {
 		sets[k] = v
 	}
 	src, err := os.ReadFile(c.Model)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := lang.Parse(c.Model, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g, err := graph.Compile(f, graph.Options{
 		Data: map[string]*dataset.Matrix{"X": x},
 		Set:  sets,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return inference.NewModel(g)
+	m, err := inference.NewModel(g)
+	return m, truth, err
 }
 
 // run makes one measurement.
 func run(c config) (result, error) {
 	res := result{config: c}
-	m, err := model(c)
+	m, truth, err := model(c)
 	if err != nil {
 		return res, err
 	}
@@ -192,7 +266,7 @@ func run(c config) (result, error) {
 		sched.Steps = append(sched.Steps, ts...)
 	}
 	c0 := cputime.Process()
-	trees, err := initTrees(c, m)
+	trees, err := initTrees(c, m, truth)
 	if err != nil {
 		return res, err
 	}
@@ -245,6 +319,8 @@ func run(c config) (result, error) {
 		trace.WriteString(",cpu_s\n")
 	}
 	var cpu, wall time.Duration
+	var dbuf []pydt.NodeID
+	dd := make([]int, ch.Tree(0).Cap())
 	for k := range c.Sweeps {
 		if k >= 4 && stopped(c.Stop) {
 			res.Sweeps = k
@@ -266,6 +342,10 @@ func run(c config) (result, error) {
 			sums[i] += x
 		}
 		rt = append(rt, ch.Tree(0).Time(ch.Tree(0).Root()).T())
+		ds := depthStats(ch.Tree(0), dbuf, dd)
+		res.Depth.Leaf += ds.Leaf
+		res.Depth.Node += ds.Node
+		res.Depth.Max += ds.Max
 		if trace != nil {
 			fmt.Fprintf(trace, "%d,%g,%g,%g", c.Burn+k+1, ll[k], cs[k], rt[k])
 			for _, x := range p.Scalars {
@@ -278,6 +358,9 @@ func run(c config) (result, error) {
 		}
 	}
 	res.CPU, res.Wall = cpu.Seconds(), wall.Seconds()
+	res.Depth.Leaf /= float64(res.Sweeps)
+	res.Depth.Node /= float64(res.Sweeps)
+	res.Depth.Max /= float64(res.Sweeps)
 	res.RidgeProposed, res.RidgeAccepted = ch.RidgeProposed-rp0, ch.RidgeAccepted-ra0
 	res.Moves = tm.Stats
 	res.ESSLogLik = diagnostics.ESSMean([][]float64{ll})
@@ -291,11 +374,17 @@ func run(c config) (result, error) {
 }
 
 // initTrees returns the start tree c.Init asks for, as the argument of
-// inference.NewChainAt (nil for a draw of the prior).
-func initTrees(c config, m *inference.Model) (map[string]*pydt.Tree, error) {
+// inference.NewChainAt (nil for a draw of the prior); truth is the tree the
+// data were drawn from (nil for the four-cluster data).
+func initTrees(c config, m *inference.Model, truth *pydt.Tree) (map[string]*pydt.Tree, error) {
 	switch c.Init {
 	case "", "prior":
 		return nil, nil
+	case "truth":
+		if truth == nil {
+			return nil, fmt.Errorf("-init truth: only with -data ddt")
+		}
+		return map[string]*pydt.Tree{"": truth}, nil
 	case "em":
 		dir, err := os.MkdirTemp("", "mixbench-em-")
 		if err != nil {
@@ -325,6 +414,14 @@ func stopped(stop <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// ratio returns a/b, NaN for b = 0.
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
 }
 
 func mean(x []float64) float64 {
@@ -396,7 +493,8 @@ func main() {
 	dataSeed := flag.Uint64("data-seed", 0, "draw the data of every run with this `SEED` instead of the run's seed (0: the run's seed)")
 	trace := flag.String("trace", "", "write each seed's draws to `PREFIX`-SEED.csv")
 	set := flag.String("set", "", "clamp scalars besides alpha = beta = 0, as `NAME=X,...` (e.g. c=2 to see the tree moves alone)")
-	initFrom := flag.String("init", "prior", "start each chain from `FROM`: prior (a draw), em (the EM search's best tree on the same data), or a Newick FILE whose leaves are labelled 1..N")
+	dataFrom := flag.String("data", "four", "the data: `KIND` four (the four-cluster data) or ddt (drawn from the model with the -set values of c and prec; see -init truth)")
+	initFrom := flag.String("init", "prior", "start each chain from `FROM`: prior (a draw), em (the EM search's best tree on the same data), truth (with -data ddt: the tree the data were drawn from, a draw of the posterior, so the chain is stationary from the start), or a Newick FILE whose leaves are labelled 1..N")
 	emRounds := flag.Int("em-rounds", 10, "rounds of the EM search of -init em")
 	emIters := flag.Int("em-iters", 50, "EM iterations per tree of the EM search of -init em")
 	emTime := flag.Duration("em-time", 5*time.Minute, "time bound of the EM search of -init em")
@@ -472,7 +570,7 @@ func main() {
 		if stopped(stop) {
 			break
 		}
-		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets,
+		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets, Data: *dataFrom,
 			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime, Stop: stop,
 			Local: nonNegative(*local), Radius: nonNegative(*radius), Position: nonNegative(*position),
 			TimeScale: *timeScale}
@@ -489,6 +587,11 @@ func main() {
 			"acceptance: subtree %.3f, local %.3f, position %.3f\n",
 			s, cfg.Init, r.InitCPU, r.InitLogLik, r.CPU, r.Wall, r.Means, r.RidgeAccepted, r.RidgeProposed,
 			r.Moves.Subtree.Rate(), r.Moves.Local.Rate(), r.Moves.Position.Rate())
+		mv := r.Moves
+		fmt.Fprintf(os.Stderr, "seed %d: work: depth of a leaf %.1f, of a non-root node %.1f, largest %.1f (means over the recorded sweeps); "+
+			"subtree moves %d: %.2f proposal attempts per move, %.1f nodes passed per attempt; position moves %d: %.1f evaluations per move\n",
+			s, r.Depth.Leaf, r.Depth.Node, r.Depth.Max, mv.Subtree.Proposed, ratio(mv.Tries, mv.Subtree.Proposed), ratio(mv.Steps, mv.Tries),
+			mv.Position.Proposed, ratio(mv.PositionEvals, mv.Position.Proposed))
 		rs = append(rs, r)
 	}
 	table(os.Stdout, rs)

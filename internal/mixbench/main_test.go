@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
 
 // TestSmoke runs a tiny measurement: the statistics are finite, the table
@@ -88,11 +91,11 @@ func TestInit(t *testing.T) {
 		t.Errorf("start log lik: EM tree %v, prior draw %v", fromEM.InitLogLik, prior.InitLogLik)
 	}
 
-	m, err := model(em)
+	m, _, err := model(em)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trees, err := initTrees(em, m)
+	trees, err := initTrees(em, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +106,7 @@ func TestInit(t *testing.T) {
 	}
 	byFile := base
 	byFile.Init = file
-	got, err := initTrees(byFile, m)
+	got, err := initTrees(byFile, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,14 +137,23 @@ func TestInit(t *testing.T) {
 // TestDataSeed: the data follow the run's seed unless DataSeed is set.
 func TestDataSeed(t *testing.T) {
 	c := config{N: 8, D: 2, Seed: 1}
-	d1 := data(c).Data
+	d1 := mustData(t, c)
 	c.Seed = 2
-	d2 := data(c).Data
+	d2 := mustData(t, c)
 	c.DataSeed = 1
-	d3 := data(c).Data
+	d3 := mustData(t, c)
 	if slices.Equal(d1, d2) || !slices.Equal(d1, d3) {
 		t.Errorf("seed 1: %v\nseed 2: %v\nseed 2, data seed 1: %v", d1, d2, d3)
 	}
+}
+
+func mustData(t *testing.T, c config) []float64 {
+	t.Helper()
+	x, _, err := data(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x.Data
 }
 
 // TestTrace: the trace has a header and one row per recorded sweep, whose
@@ -258,5 +270,93 @@ func TestTimeScale(t *testing.T) {
 	}
 	if plain.MeanLogLik == scaled.MeanLogLik {
 		t.Errorf("-timescale left the chain unchanged (mean log lik %v)", plain.MeanLogLik)
+	}
+}
+
+// TestDepthStats checks depthStats against depths counted edge by edge
+// (pydt.Tree.Depth) on prior draws, and on a tree written out by hand.
+func TestDepthStats(t *testing.T) {
+	tr, err := pydt.ParseNewick("((1:0.6,(2:0.3,3:0.3):0.3):0.2,4:0.8):0.2;", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Leaves at depths 2, 3, 3, 1; branch points at 0 (the root, not
+	// counted), 1, 2.
+	if got, want := depthStats(tr, nil, make([]int, tr.Cap())), (depth{Leaf: 9.0 / 4, Node: 12.0 / 6, Max: 3}); got != want {
+		t.Errorf("hand tree: %+v, want %+v", got, want)
+	}
+	for seed := range uint64(3) {
+		tr, err := sim.DrawTree(newRand(seed), 200, sim.Params{Div: pydt.DivInv{C: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var leaf, node, mx, nodes int
+		for id := range tr.Cap() {
+			v := pydt.NodeID(id)
+			if !tr.InUse(v) || v == tr.Root() {
+				continue
+			}
+			d := tr.Depth(v)
+			node += d
+			nodes++
+			mx = max(mx, d)
+			if tr.IsLeaf(v) {
+				leaf += d
+			}
+		}
+		want := depth{Leaf: float64(leaf) / 200, Node: float64(node) / float64(nodes), Max: float64(mx)}
+		got := depthStats(tr, nil, make([]int, tr.Cap()))
+		if math.Abs(got.Leaf-want.Leaf) > 1e-12 || math.Abs(got.Node-want.Node) > 1e-12 || got.Max != want.Max {
+			t.Errorf("seed %d: %+v, want %+v", seed, got, want)
+		}
+	}
+}
+
+// TestDDTData: -data ddt needs c and prec, draws the data from the tree it
+// returns (the same for the same data seed), and -init truth starts the
+// chain at that tree: its first log likelihood is the tree's, which a
+// prior draw does not reach.
+func TestDDTData(t *testing.T) {
+	base := config{Model: "../../examples/gaussian.pydt", N: 30, D: 2, Burn: 0, Sweeps: 4, Seed: 1, Data: "ddt"}
+	if _, _, err := data(base); err == nil || !strings.Contains(err.Error(), "c and prec") {
+		t.Errorf("no c, prec: error %v", err)
+	}
+	bad := base
+	bad.Data = "other"
+	if _, _, err := data(bad); err == nil || !strings.Contains(err.Error(), "-data") {
+		t.Errorf("-data other: error %v", err)
+	}
+	base.Set = map[string]float64{"c": 1, "prec": 4}
+	x1, tr1, err := data(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x2, tr2, _ := data(base)
+	if !slices.Equal(x1.Data, x2.Data) || tr1.Newick() != tr2.Newick() || x1.Rows != 30 || len(x1.Data) != 60 {
+		t.Errorf("-data ddt is not reproducible, or of the wrong size (%d values)", len(x1.Data))
+	}
+	m, _, err := model(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := base
+	truth.Init = "truth"
+	trees, err := initTrees(truth, m, tr1)
+	if err != nil || trees[""] != tr1 {
+		t.Fatalf("-init truth: %v", err)
+	}
+	if _, err := initTrees(truth, m, nil); err == nil || !strings.Contains(err.Error(), "-data ddt") {
+		t.Errorf("-init truth on the four-cluster data: error %v", err)
+	}
+	r, err := run(truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior, err := run(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(r.InitLogLik > prior.InitLogLik) || r.Depth.Leaf <= 0 {
+		t.Errorf("start log lik: true tree %v, prior draw %v; depth %+v", r.InitLogLik, prior.InitLogLik, r.Depth)
 	}
 }
