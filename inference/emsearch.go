@@ -168,6 +168,11 @@ type LaplaceFallback struct {
 	Error string `json:"error"`
 }
 
+// Refitted reports whether the tree was refitted from perturbed times and
+// ranked with its correction at the new fit; otherwise its correction is
+// unavailable and it is ranked by its bound alone.
+func (f LaplaceFallback) Refitted() bool { return f.Action == laplaceRefit }
+
 // GammaSummary is a variational Gamma posterior.
 type GammaSummary struct {
 	Shape float64 `json:"shape"`

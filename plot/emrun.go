@@ -21,10 +21,11 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w (did the EM run stop before its end?)", dir, err)
 	}
-	kind := "a lower bound on log p(Y, u, alpha, beta | tree), u the log gaps of s = -log(1-t)"
+	// g, not u: u also names a probit layer's auxiliaries.
+	kind := "a lower bound on log p(Y, g, alpha, beta | tree), g the log gaps of s = -log(1-t)"
 	switch {
 	case res.Approximate:
-		kind = "EP's approximation of log p(Y, u, alpha, beta | tree), u the log gaps of s = -log(1-t)"
+		kind = "EP's approximation of log p(Y, g, alpha, beta | tree), g the log gaps of s = -log(1-t)"
 	case res.TimesIntegrated:
 		kind = "the EM bound plus the Laplace correction for the times, an approximation of log p(Y, alpha, beta | tree) (not a bound)"
 	}
@@ -81,7 +82,7 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 			notes = append(notes, note)
 		}
 	}
-	bp, err := BoundPlot(res.BoundTrace, res.BoundTime, "Best "+short+" of the EM search ("+inference.SummaryFile+")", kind, "best "+short)
+	bp, err := BoundPlot(res.BoundTrace, res.BoundTime, "Best "+short+" of the EM search ("+inference.SummaryFile+")", kind, "best "+short, res.LaplaceFallbacks)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,9 +96,43 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 // bound_time_seconds), in a second panel against the wall time, the curve
 // the benchmarks ask for. what names the value (the bound, or
 // bound + Laplace correction, or EP's value) and ylabel is its short name.
-func BoundPlot(trace, times []float64, title, what, ylabel string) (*Figure, error) {
+// fallbacks (summary.json's laplace_fallbacks) are the trees whose Laplace
+// correction failed at first: each round with one is marked on the curve
+// (a ring where a tree was refitted from perturbed times, a cross where
+// one was kept without the correction, ranked by its bound alone), and the
+// subtitle counts them.
+func BoundPlot(trace, times []float64, title, what, ylabel string, fallbacks []inference.LaplaceFallback) (*Figure, error) {
 	if len(trace) == 0 {
 		return nil, fmt.Errorf("no bound to draw")
+	}
+	// The rounds with a fallback of each kind (an initial tree's is round
+	// 0); a round past the trace (a damaged summary) is not drawn.
+	var refit, kept []int
+	nRefit := 0
+	for _, f := range fallbacks {
+		r := 0
+		if f.Start == "candidate" {
+			r = f.Round
+		}
+		if f.Refitted() {
+			nRefit++
+		}
+		if r < 0 || r >= len(trace) {
+			continue
+		}
+		if f.Refitted() {
+			refit = append(refit, r)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	marks := []struct {
+		rounds []int
+		label  string
+		shape  draw.GlyphDrawer
+	}{
+		{refit, "Laplace correction failed, tree refitted", draw.RingGlyph{}},
+		{kept, "Laplace correction unavailable, ranked by bound", draw.CrossGlyph{}},
 	}
 	panel := func(xlabel string, x func(r int) float64) (*gplot.Plot, error) {
 		p := newPlot()
@@ -114,6 +149,23 @@ func BoundPlot(trace, times []float64, title, what, ylabel string) (*Figure, err
 		l.Color = qualitative[0]
 		l.Width = 0.7
 		p.Add(l)
+		for i, m := range marks {
+			if len(m.rounds) == 0 {
+				continue
+			}
+			pts := make(plotter.XYs, len(m.rounds))
+			for j, r := range m.rounds {
+				pts[j].X, pts[j].Y = x(r), trace[r]
+			}
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return nil, fmt.Errorf("bound: %w", err)
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: qualitative[1+i], Radius: vg.Points(3.5), Shape: m.shape}
+			p.Add(sc)
+			p.Legend.Add(m.label, sc)
+		}
+		// The legend stays at the bottom right, below a rising curve.
 		return p, nil
 	}
 	rounds, err := panel("search round (0: the initial tree)", func(r int) float64 { return float64(r) })
@@ -127,6 +179,14 @@ func BoundPlot(trace, times []float64, title, what, ylabel string) (*Figure, err
 			return nil, err
 		}
 		sub += "; right: against the wall time of the run"
+	}
+	if n := len(fallbacks); n > 0 {
+		trees := "trees"
+		if n == 1 {
+			trees = "tree"
+		}
+		sub += fmt.Sprintf(". The Laplace correction failed at first for %d %s (summary.json laplace_fallbacks): %d refitted from perturbed times, %d kept without it, ranked by the bound alone after every tree with it; marked at their round",
+			n, trees, nRefit, n-nRefit)
 	}
 	width := 7 * vg.Inch
 	if wall != nil {

@@ -103,6 +103,26 @@ func TestEMRunDirectory(t *testing.T) {
 	if svg, err := os.ReadFile(filepath.Join(oldPlots, "bound.svg")); err != nil || !strings.Contains(string(svg), "best bound + Laplace correction") {
 		t.Errorf("bound.svg of a summary without ranked_by does not name bound + Laplace correction: %v", err)
 	}
+	// A run ranked by the bound alone names the log gaps g, not u (which
+	// also names a probit layer's auxiliaries), and summary.json's
+	// laplace_fallbacks are counted on bound.svg (they were not shown).
+	var js map[string]any
+	if b, err := os.ReadFile(sum); err != nil || json.Unmarshal(b, &js) != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	js["times_integrated"] = false
+	js["laplace_fallbacks"] = []map[string]any{{"start": "linkage", "index": 1, "action": "correction unavailable; ranked by the bound alone, after every tree with the correction", "error": "not a maximum"}}
+	if b, err := json.Marshal(js); err != nil || os.WriteFile(sum, b, 0o644) != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	gapPlots := filepath.Join(t.TempDir(), "plots")
+	if code, out, errOut := runCmd(t, "plot", dir, "--out", gapPlots); code != 0 {
+		t.Errorf("plot of a summary ranked by the bound: status %d\n%s%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(gapPlots, "bound.svg")); err != nil || !strings.Contains(string(b), "g the log gaps of s") ||
+		strings.Contains(string(b), "p(Y, u,") || !strings.Contains(string(b), "laplace_fallbacks") {
+		t.Errorf("bound.svg of a run ranked by the bound: want the log gaps named g and the fallbacks counted: %v", err)
+	}
 	test := filepath.Join(t.TempDir(), "test.csv")
 	if err := os.WriteFile(test, []byte("label,x,y\nnew1,1.1,0.9\nnew2,-1,\n"), 0o644); err != nil {
 		t.Fatal(err)
