@@ -145,45 +145,10 @@ func TestPredictRunEMKBest(t *testing.T) {
 			e.(map[string]any)["bound"] = bounds[j]
 		}
 	})
-	var sum struct {
-		KBest []struct {
-			Gamma map[string]struct{ Mean float64 } `json:"gamma_posteriors"`
-			Point map[string]float64                `json:"point_estimates"`
-		} `json:"kbest_estimates"`
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
-	nwk, err := os.ReadFile(filepath.Join(dir, "kbest.nwk"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(nwk)), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("kbest.nwk has %d lines", len(lines))
-	}
 	w1 := 1 / (1 + math.Exp(-1))
 	weights := []float64{w1, 1 - w1}
 	test := [][]float64{{0.1, 3.2}, {2.3, math.NaN()}, {-1, 5}, {math.NaN(), 0.4}}
-	dens := make([][]float64, len(test)) // per row, per tree: p_j(x_obs)
-	means := make([][]float64, len(test))
-	for j, line := range lines {
-		lik := observedTree(t, line, raw)
-		e := sum.KBest[j]
-		p := Params{Alpha: e.Point["alpha"], Beta: e.Point["beta"], Div: pydt.DivInv{C: e.Gamma["c"].Mean}, Variance: 1 / e.Gamma["prec"].Mean}
-		if !(p.Variance > 0) {
-			t.Fatalf("tree %d: no estimates in summary.json", j+1)
-		}
-		mx, err := Tree(lik, p, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, row := range test {
-			dst := make([]float64, 2)
-			dens[i] = append(dens[i], math.Exp(mx.Conditional(row, dst)))
-			means[i] = append(means[i], dst[0], dst[1])
-		}
-	}
+	dens, means := kbestByHand(t, dir, b, raw, test, 2)
 	res, err := PredictRun(m, dir, test, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -212,6 +177,117 @@ func TestPredictRunEMKBest(t *testing.T) {
 				continue
 			}
 			wantM := (weights[0]*dens[i][0]*means[i][k] + weights[1]*dens[i][1]*means[i][2+k]) / mix
+			if math.Abs(res.Imputed[i][k]-wantM) > 1e-9*(1+math.Abs(wantM)) {
+				t.Errorf("row %d, column %d: imputed %v, by hand %v", i, k, res.Imputed[i][k], wantM)
+			}
+		}
+	}
+}
+
+// kbestByHand returns, for each test row and each of the k trees of the
+// EM run in dir (kbest.nwk, its summary.json's bytes b), the tree's
+// predictive density p_j(x_obs) of the row's observed entries, dens[i][j],
+// and its conditional means of the row's entries given them,
+// means[i][2j+k], computed by hand: read without the package's readers,
+// each tree with its own estimates (kbest_estimates: c and prec at their
+// variational posterior means, alpha and beta at their point estimates).
+func kbestByHand(t *testing.T, dir string, b []byte, raw []float64, test [][]float64, k int) (dens, means [][]float64) {
+	t.Helper()
+	var sum struct {
+		KBest []struct {
+			Gamma map[string]struct{ Mean float64 } `json:"gamma_posteriors"`
+			Point map[string]float64                `json:"point_estimates"`
+		} `json:"kbest_estimates"`
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	nwk, err := os.ReadFile(filepath.Join(dir, "kbest.nwk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(nwk)), "\n")
+	if len(lines) != k || len(sum.KBest) != k {
+		t.Fatalf("kbest.nwk has %d lines and summary.json %d kbest_estimates, want %d", len(lines), len(sum.KBest), k)
+	}
+	dens = make([][]float64, len(test))
+	means = make([][]float64, len(test))
+	for j, line := range lines {
+		lik := observedTree(t, line, raw)
+		e := sum.KBest[j]
+		p := Params{Alpha: e.Point["alpha"], Beta: e.Point["beta"], Div: pydt.DivInv{C: e.Gamma["c"].Mean}, Variance: 1 / e.Gamma["prec"].Mean}
+		if !(p.Variance > 0) {
+			t.Fatalf("tree %d: no estimates in summary.json", j+1)
+		}
+		mx, err := Tree(lik, p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, row := range test {
+			dst := make([]float64, 2)
+			dens[i] = append(dens[i], math.Exp(mx.Conditional(row, dst)))
+			means[i] = append(means[i], dst[0], dst[1])
+		}
+	}
+	return dens, means
+}
+
+// TestPredictRunEMWeightZero checks PredictRun on an EM run whose K-best
+// list holds trees of weight 0, against the mixture computed by hand
+// (kbestByHand) over the trees that weigh: the best-ranked tree marked
+// laplace_unavailable (its correction failed, so it is ranked by its bound
+// alone, here far above the others) is left out, however high its bound;
+// a tree with the correction whose bound is so far below the others' that
+// its weight underflows to 0 is averaged in with weight 0 and changes
+// nothing (no NaN from its log weight of -Inf).
+func TestPredictRunEMWeightZero(t *testing.T) {
+	x := toyData(8, 2, 4)
+	raw := append([]float64(nil), x.Data...)
+	m := compile(t, gaussianSrc, x)
+	dir := t.TempDir()
+	if _, err := inference.RunEM(context.Background(), m, inference.EMConfig{Rounds: 4, K: 4, Seed: 2, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	b := editSummary(t, dir, func(sum map[string]any) {
+		ests, _ := sum["kbest_estimates"].([]any)
+		if len(ests) != 4 {
+			t.Fatalf("summary.json has %d kbest_estimates, want 4", len(ests))
+		}
+		bounds := []float64{50, -10, -11, -5000}
+		for j, e := range ests {
+			e.(map[string]any)["bound"] = bounds[j]
+		}
+		ests[0].(map[string]any)["laplace_unavailable"] = true
+	})
+	test := [][]float64{{0.1, 3.2}, {2.3, math.NaN()}, {-1, 5}, {math.NaN(), 0.4}}
+	dens, means := kbestByHand(t, dir, b, raw, test, 4)
+	w1 := 1 / (1 + math.Exp(-1))
+	weights := []float64{0, w1, 1 - w1, 0}
+	res, err := PredictRun(m, dir, test, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trees != 3 {
+		t.Errorf("averaged %d trees, want 3 (the tree without the correction left out)", res.Trees)
+	}
+	for i, row := range test {
+		var mix float64
+		for j, w := range weights {
+			mix += w * dens[i][j]
+		}
+		want := math.Log(mix)
+		if math.Abs(res.LogDensity[i]-want) > 1e-9*(1+math.Abs(want)) {
+			t.Errorf("row %d: log density %v, mixture of trees 2 and 3 by hand %v", i, res.LogDensity[i], want)
+		}
+		for k := range 2 {
+			if !math.IsNaN(row[k]) {
+				continue
+			}
+			var wantM float64
+			for j, w := range weights {
+				wantM += w * dens[i][j] * means[i][2*j+k]
+			}
+			wantM /= mix
 			if math.Abs(res.Imputed[i][k]-wantM) > 1e-9*(1+math.Abs(wantM)) {
 				t.Errorf("row %d, column %d: imputed %v, by hand %v", i, k, res.Imputed[i][k], wantM)
 			}
