@@ -128,23 +128,7 @@ func editSummary(t *testing.T, dir string, edit func(map[string]any)) []byte {
 // weigh (1/(1+e^−1) and e^−1/(1+e^−1)); the predictive must then differ
 // from the best tree's alone.
 func TestPredictRunEMKBest(t *testing.T) {
-	x := toyData(8, 2, 4)
-	raw := append([]float64(nil), x.Data...)
-	m := compile(t, gaussianSrc, x)
-	dir := t.TempDir()
-	if _, err := inference.RunEM(context.Background(), m, inference.EMConfig{Rounds: 4, K: 2, Seed: 2, Out: dir}); err != nil {
-		t.Fatal(err)
-	}
-	b := editSummary(t, dir, func(sum map[string]any) {
-		ests, _ := sum["kbest_estimates"].([]any)
-		if len(ests) != 2 {
-			t.Fatalf("summary.json has %d kbest_estimates, want 2", len(ests))
-		}
-		bounds := []float64{-10, -11}
-		for j, e := range ests {
-			e.(map[string]any)["bound"] = bounds[j]
-		}
-	})
+	m, raw, dir, b := emRunBounds(t, []float64{-10, -11}, nil)
 	w1 := 1 / (1 + math.Exp(-1))
 	weights := []float64{w1, 1 - w1}
 	test := [][]float64{{0.1, 3.2}, {2.3, math.NaN()}, {-1, 5}, {math.NaN(), 0.4}}
@@ -182,6 +166,35 @@ func TestPredictRunEMKBest(t *testing.T) {
 			}
 		}
 	}
+}
+
+// emRunBounds runs EM with a K-best list of len(bounds) trees on 8 rows of
+// toy data, sets the trees' bounds in summary.json's kbest_estimates to
+// bounds and applies edit (nil: none) to the estimates, and returns the
+// model, the raw data (8×2, row-major), the run directory and the new
+// summary.json's bytes.
+func emRunBounds(t *testing.T, bounds []float64, edit func(ests []any)) (*inference.Model, []float64, string, []byte) {
+	t.Helper()
+	x := toyData(8, 2, 4)
+	raw := append([]float64(nil), x.Data...)
+	m := compile(t, gaussianSrc, x)
+	dir := t.TempDir()
+	if _, err := inference.RunEM(context.Background(), m, inference.EMConfig{Rounds: 4, K: len(bounds), Seed: 2, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	b := editSummary(t, dir, func(sum map[string]any) {
+		ests, _ := sum["kbest_estimates"].([]any)
+		if len(ests) != len(bounds) {
+			t.Fatalf("summary.json has %d kbest_estimates, want %d", len(ests), len(bounds))
+		}
+		for j, e := range ests {
+			e.(map[string]any)["bound"] = bounds[j]
+		}
+		if edit != nil {
+			edit(ests)
+		}
+	})
+	return m, raw, dir, b
 }
 
 // kbestByHand returns, for each test row and each of the k trees of the
@@ -241,22 +254,7 @@ func kbestByHand(t *testing.T, dir string, b []byte, raw []float64, test [][]flo
 // its weight underflows to 0 is averaged in with weight 0 and changes
 // nothing (no NaN from its log weight of -Inf).
 func TestPredictRunEMWeightZero(t *testing.T) {
-	x := toyData(8, 2, 4)
-	raw := append([]float64(nil), x.Data...)
-	m := compile(t, gaussianSrc, x)
-	dir := t.TempDir()
-	if _, err := inference.RunEM(context.Background(), m, inference.EMConfig{Rounds: 4, K: 4, Seed: 2, Out: dir}); err != nil {
-		t.Fatal(err)
-	}
-	b := editSummary(t, dir, func(sum map[string]any) {
-		ests, _ := sum["kbest_estimates"].([]any)
-		if len(ests) != 4 {
-			t.Fatalf("summary.json has %d kbest_estimates, want 4", len(ests))
-		}
-		bounds := []float64{50, -10, -11, -5000}
-		for j, e := range ests {
-			e.(map[string]any)["bound"] = bounds[j]
-		}
+	m, raw, dir, b := emRunBounds(t, []float64{50, -10, -11, -5000}, func(ests []any) {
 		ests[0].(map[string]any)["laplace_unavailable"] = true
 	})
 	test := [][]float64{{0.1, 3.2}, {2.3, math.NaN()}, {-1, 5}, {math.NaN(), 0.4}}
