@@ -14,6 +14,9 @@ type InitOptions struct {
 	// C is the smoothness of a(t) = c/(1-t), Variance the diffusion
 	// variance σ², Alpha and Beta the Pitman-Yor parameters.
 	C, Variance, Alpha, Beta float64
+	// Variances, when not nil, gives a diffusion variance per dimension
+	// (length D; Variance is then ignored), as Options.Variances.
+	Variances []float64
 	// Exhaustive scores every edge and branch point for every point (the
 	// paper's construction, O(N) scores per point, O(N²) in all) instead
 	// of descending the tree.
@@ -128,7 +131,11 @@ func sequentialFrom(x []float64, n, d int, opt InitOptions, start *pydt.Tree, ro
 	}
 	tr := pydt.New(n)
 	m := bp.New(tr, d)
-	if err := m.SetVariance(opt.Variance); err != nil {
+	if opt.Variances != nil {
+		if err := m.SetVariances(opt.Variances); err != nil {
+			return nil, fmt.Errorf("em: SequentialTree: %w", err)
+		}
+	} else if err := m.SetVariance(opt.Variance); err != nil {
 		return nil, fmt.Errorf("em: SequentialTree: %w", err)
 	}
 	if err := m.ObserveMatrix(x); err != nil {
@@ -286,7 +293,8 @@ func (a *attacher) nearest(leaf, v pydt.NodeID) []nearChild {
 		}
 		return a.near
 	}
-	s2 := a.opt.Variance * tr.Time(v).OneMinus()
+	om := tr.Time(v).OneMinus()
+	s2 := a.opt.Variance * om
 	nd := m.Dims()
 	x := a.xbuf
 	for d := range nd {
@@ -307,6 +315,9 @@ func (a *attacher) nearest(leaf, v pydt.NodeID) []nearChild {
 				continue
 			}
 			e := xd - r[2*d]
+			if a.opt.Variances != nil {
+				s2 = a.opt.Variances[d] * om
+			}
 			dist += e * e / (cv + s2)
 			if dist >= worst {
 				break // the partial sums only grow
@@ -355,8 +366,17 @@ func (a *attacher) edgeTime(leaf, v pydt.NodeID) pydt.Time {
 		if math.IsInf(xv, 1) || math.IsInf(vv, 1) {
 			continue
 		}
-		d2 += (xm - vm) * (xm - vm)
+		if a.opt.Variances != nil {
+			// Each dimension on its own scale: Σ_d (x_d − m_d)²/σ²_d.
+			d2 += (xm - vm) * (xm - vm) / a.opt.Variances[d]
+		} else {
+			d2 += (xm - vm) * (xm - vm)
+		}
 		k++
+	}
+	s2 := a.opt.Variance
+	if a.opt.Variances != nil {
+		s2 = 1
 	}
 	var st float64
 	switch {
@@ -365,7 +385,7 @@ func (a *attacher) edgeTime(leaf, v pydt.NodeID) pydt.Time {
 	case k == 0:
 		st = sa + (sv-sa)/2
 	default:
-		st = -math.Log(d2 / (2 * float64(k) * a.opt.Variance))
+		st = -math.Log(d2 / (2 * float64(k) * s2))
 		lo, hi := sa+0.05*(sv-sa), sa+0.95*(sv-sa)
 		st = math.Min(math.Max(st, lo), hi)
 	}

@@ -49,6 +49,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
@@ -71,6 +72,16 @@ type Options struct {
 	// PrecPrior is the Gamma prior of the precision τ = 1/σ², or nil to
 	// hold σ² at Variance.
 	PrecPrior *Gamma
+	// Variances, when not nil, gives each dimension d its own diffusion
+	// variance σ²_d (length D; bp.Model.SetVariances), as Neal's Dirichlet
+	// diffusion tree learns a scale per dimension: the fixed values when
+	// PrecPriors is nil, otherwise the starts (q(τ_d) has mean
+	// 1/Variances[d]). Variance and PrecPrior are then ignored.
+	Variances []float64
+	// PrecPriors, with Variances, are the Gamma priors of the precisions
+	// τ_d = 1/σ²_d (length D), each with its own variational posterior
+	// q(τ_d); nil holds the variances at Variances.
+	PrecPriors []Gamma
 	// Alpha and Beta are the concentration and discount: the fixed values,
 	// or the starts of those that are learned.
 	Alpha, Beta float64
@@ -115,8 +126,18 @@ type EM struct {
 	qc, qt      Gamma // q(c), q(τ) when learned
 	alpha, beta float64
 
+	// With a variance per dimension (Options.Variances): perDim is set,
+	// qts holds q(τ_d) when learned, bd the per-dimension edge statistics
+	// b_vd = ½ E[(x_vd - x_parent(v),d)²] (Cap()·D), and be the
+	// precision-weighted Σ_d E[τ_d] b_vd, so that the time terms read it
+	// with E[τ] = 1 (edgePrec).
+	perDim bool
+	qts    []Gamma
+	bd     []float64
+	vbuf   []float64 // 1/E[τ_d], the variances of the E-step
+
 	// q(x), summarised by what L needs of it once the E-step is done.
-	be   []float64 // per node v: ½ Σ_d E[(x_v - x_parent(v))²]
+	be   []float64 // per node v: ½ Σ_d E[(x_v - x_parent(v))²] (per dimension: weighted, see bd)
 	hx   float64   // H[q(x)] + Σ E_q[log evidence] (+ EP constants)
 	mean []float64 // marginals, Cap()·D
 	vari []float64
@@ -153,7 +174,15 @@ func New(m *bp.Model, opt Options) (*EM, error) {
 	} else if !(opt.C > 0) || math.IsInf(opt.C, 1) {
 		return nil, fmt.Errorf("em: smoothness c = %v must be positive and finite", opt.C)
 	}
-	if !(opt.Variance > 0) || math.IsInf(opt.Variance, 1) {
+	perDim := opt.Variances != nil
+	if perDim {
+		if err := checkPerDim(m, opt); err != nil {
+			return nil, err
+		}
+		opt.Variance, opt.PrecPrior = math.NaN(), nil
+	} else if opt.PrecPriors != nil {
+		return nil, errors.New("em: priors of the precisions per dimension (PrecPriors) need Variances, their starts")
+	} else if !(opt.Variance > 0) || math.IsInf(opt.Variance, 1) {
 		return nil, fmt.Errorf("em: variance %v must be positive and finite", opt.Variance)
 	}
 	if opt.PrecPrior != nil {
@@ -192,7 +221,7 @@ func New(m *bp.Model, opt Options) (*EM, error) {
 	if opt.MStepIters == 0 {
 		opt.MStepIters = 50
 	}
-	e := &EM{m: m, tr: tr, d: m.Dims(), opt: opt, h: h, alpha: opt.Alpha, beta: opt.Beta}
+	e := &EM{m: m, tr: tr, d: m.Dims(), opt: opt, h: h, alpha: opt.Alpha, beta: opt.Beta, perDim: perDim}
 	if e.alpha < 0 && opt.AlphaPrior != nil && opt.LearnAlpha {
 		return nil, fmt.Errorf("em: alpha = %v is outside the support of its Gamma prior", e.alpha)
 	}
@@ -209,7 +238,44 @@ func New(m *bp.Model, opt Options) (*EM, error) {
 		a := opt.PrecPrior.Shape + float64(len(e.order)*e.d)/2
 		e.qt = Gamma{Shape: a, Rate: a * opt.Variance}
 	}
+	if perDim {
+		e.opt.Variances = slices.Clone(opt.Variances)
+		e.bd = make([]float64, n*e.d)
+		e.vbuf = make([]float64, e.d)
+		if opt.PrecPriors != nil {
+			e.opt.PrecPriors = slices.Clone(opt.PrecPriors)
+			e.qts = make([]Gamma, e.d)
+			for k, p := range opt.PrecPriors {
+				a := p.Shape + float64(len(e.order))/2
+				e.qts[k] = Gamma{Shape: a, Rate: a * opt.Variances[k]}
+			}
+		}
+	}
 	return e, nil
+}
+
+// checkPerDim checks the per-dimension variances and priors of opt.
+func checkPerDim(m *bp.Model, opt Options) error {
+	if len(opt.Variances) != m.Dims() {
+		return fmt.Errorf("em: %d variances for %d dimensions", len(opt.Variances), m.Dims())
+	}
+	for k, v := range opt.Variances {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("em: variance %v of dimension %d must be positive and finite", v, k+1)
+		}
+	}
+	if opt.PrecPriors == nil {
+		return nil
+	}
+	if len(opt.PrecPriors) != m.Dims() {
+		return fmt.Errorf("em: %d priors of the precisions for %d dimensions", len(opt.PrecPriors), m.Dims())
+	}
+	for k, p := range opt.PrecPriors {
+		if err := p.Check(); err != nil {
+			return fmt.Errorf("em: prior of 1/σ² of dimension %d: %w", k+1, err)
+		}
+	}
+	return nil
 }
 
 // structure records the pre-order, the branch points and their parents.
@@ -259,12 +325,64 @@ func (e *EM) meanC() (float64, float64) {
 	return e.qc.Mean(), e.qc.MeanLog()
 }
 
-// meanPrec returns E[τ] and E[log τ].
+// meanPrec returns E[τ] and E[log τ] (with a variance per dimension,
+// those of dimension 0: use meanPrecDim).
 func (e *EM) meanPrec() (float64, float64) {
+	if e.perDim {
+		return e.meanPrecDim(0)
+	}
 	if e.opt.PrecPrior == nil {
 		return 1 / e.opt.Variance, -math.Log(e.opt.Variance)
 	}
 	return e.qt.Mean(), e.qt.MeanLog()
+}
+
+// meanPrecDim returns E[τ_d] and E[log τ_d] of dimension k (the shared
+// precision's without a variance per dimension).
+func (e *EM) meanPrecDim(k int) (float64, float64) {
+	switch {
+	case !e.perDim:
+		return e.meanPrec()
+	case e.opt.PrecPriors == nil:
+		v := e.opt.Variances[k]
+		return 1 / v, -math.Log(v)
+	}
+	return e.qts[k].Mean(), e.qts[k].MeanLog()
+}
+
+// edgePrec is the precision by which the time terms multiply the edge
+// statistics be: E[τ], or 1 with a variance per dimension (be is then
+// weighted by E[τ_d] already).
+func (e *EM) edgePrec() float64 {
+	if e.perDim {
+		return 1
+	}
+	et, _ := e.meanPrec()
+	return et
+}
+
+// PerDim reports whether the fit has a diffusion variance per dimension
+// (Options.Variances).
+func (e *EM) PerDim() bool { return e.perDim }
+
+// QPrecs returns q(1/σ²_d) of every dimension and true when the fit has a
+// variance per dimension and learns it; otherwise nil and false.
+func (e *EM) QPrecs() ([]Gamma, bool) {
+	if !e.perDim || e.opt.PrecPriors == nil {
+		return nil, false
+	}
+	return slices.Clone(e.qts), true
+}
+
+// MeanVariances returns 1/E[1/σ²_d] for every dimension d, the variances
+// the E-step uses (all equal without a variance per dimension).
+func (e *EM) MeanVariances() []float64 {
+	v := make([]float64, e.d)
+	for k := range v {
+		t, _ := e.meanPrecDim(k)
+		v[k] = 1 / t
+	}
+	return v
 }
 
 // Tree returns the tree being fitted; Step changes its times.
@@ -280,14 +398,22 @@ func (e *EM) Beta() float64 { return e.beta }
 // zero Gamma and false.
 func (e *EM) QC() (Gamma, bool) { return e.qc, e.opt.CPrior != nil }
 
-// QPrec returns q(1/σ²) and true when the precision is learned.
+// QPrec returns q(1/σ²) and true when the precision is learned (false
+// with a variance per dimension: see QPrecs).
 func (e *EM) QPrec() (Gamma, bool) { return e.qt, e.opt.PrecPrior != nil }
 
 // MeanC returns E[c] (the fixed c when c is not learned).
 func (e *EM) MeanC() float64 { c, _ := e.meanC(); return c }
 
-// MeanVariance returns 1/E[1/σ²], the variance the E-step uses.
-func (e *EM) MeanVariance() float64 { t, _ := e.meanPrec(); return 1 / t }
+// MeanVariance returns 1/E[1/σ²], the variance the E-step uses; with a
+// variance per dimension, NaN (see MeanVariances).
+func (e *EM) MeanVariance() float64 {
+	if e.perDim {
+		return math.NaN()
+	}
+	t, _ := e.meanPrec()
+	return 1 / t
+}
 
 // Bound returns L after the last step (NaN before the first).
 func (e *EM) Bound() float64 {
@@ -312,7 +438,7 @@ func (e *EM) Step() (float64, error) {
 		return math.NaN(), fmt.Errorf("em: E-step: %w", err)
 	}
 	e.record()
-	if e.opt.PrecPrior != nil {
+	if e.opt.PrecPrior != nil || e.opt.PrecPriors != nil {
 		e.updatePrec()
 		e.record()
 	}
@@ -380,7 +506,15 @@ func (e *EM) estep() error { return e.estepWith(true) }
 func (e *EM) estepWith(entropy bool) error {
 	m, tr, d := e.m, e.tr, e.d
 	et, _ := e.meanPrec()
-	if err := m.SetVariance(1 / et); err != nil {
+	if e.perDim {
+		for k := range e.vbuf {
+			tk, _ := e.meanPrecDim(k)
+			e.vbuf[k] = 1 / tk
+		}
+		if err := m.SetVariances(e.vbuf); err != nil {
+			return err
+		}
+	} else if err := m.SetVariance(1 / et); err != nil {
 		return err
 	}
 	epConst := 0.0
@@ -398,9 +532,13 @@ func (e *EM) estepWith(entropy bool) error {
 	hx := epConst
 	for _, c := range e.order {
 		p := tr.Parent(c)
-		s := s2 * tr.BranchLength(c)
+		bl := tr.BranchLength(c)
+		s := s2 * bl
 		var b float64
 		for k := range d {
+			if e.perDim {
+				s = e.vbuf[k] * bl
+			}
 			mp, vp := 0.0, 0.0
 			if p != pydt.NoNode {
 				mp, vp = e.mean[int(p)*d+k], e.vari[int(p)*d+k]
@@ -424,6 +562,9 @@ func (e *EM) estepWith(entropy bool) error {
 				ex, cond = a*a*(diff*diff+vp)+s*w, s*w
 			}
 			b += ex
+			if e.perDim {
+				e.bd[int(c)*d+k] = ex / 2
+			}
 			if !entropy {
 				continue
 			}
@@ -444,6 +585,27 @@ func (e *EM) estepWith(entropy bool) error {
 	if entropy {
 		e.hx = hx
 	}
+	e.weightB()
+	return nil
+}
+
+// weightB sets, with a variance per dimension, be[v] = Σ_d E[τ_d] b_vd
+// from the per-dimension statistics, and the sums over leaf children.
+func (e *EM) weightB() {
+	tr, d := e.tr, e.d
+	if e.perDim {
+		for k := range e.vbuf {
+			// vbuf holds E[τ_d] here; the E-step refills it with 1/E[τ_d].
+			e.vbuf[k], _ = e.meanPrecDim(k)
+		}
+		for _, c := range e.order {
+			var b float64
+			for k, tk := range e.vbuf {
+				b += tk * e.bd[int(c)*d+k]
+			}
+			e.be[c] = b
+		}
+	}
 	for i := range e.leafB {
 		e.leafB[i] = 0
 	}
@@ -454,7 +616,6 @@ func (e *EM) estepWith(entropy bool) error {
 			}
 		}
 	}
-	return nil
 }
 
 // timeTerms returns the part of L that depends on the times given q(x),
@@ -467,7 +628,7 @@ func (e *EM) estepWith(entropy bool) error {
 // (indexed as e.internal); the edge from the origin to a lone leaf (N = 1)
 // is the constant -E[τ] b.
 func (e *EM) timeTerms(s []float64) float64 {
-	et, _ := e.meanPrec()
+	et := e.edgePrec()
 	ec, _ := e.meanC()
 	hd := float64(e.d) / 2
 	if len(e.internal) == 0 {
@@ -498,11 +659,23 @@ func (e *EM) timeTerms(s []float64) float64 {
 
 // objective returns L at the current state (see the package doc).
 func (e *EM) objective() float64 {
-	_, elt := e.meanPrec()
 	_, elc := e.meanC()
 	s := e.currentS(nil)
 	edges := float64(len(e.order))
-	l := e.hx + edges*float64(e.d)/2*(elt-log2Pi) + e.timeTerms(s)
+	var l float64
+	if e.perDim {
+		l = e.hx + e.timeTerms(s)
+		for k := range e.d {
+			_, elt := e.meanPrecDim(k)
+			l += edges / 2 * (elt - log2Pi)
+		}
+		for k, q := range e.qts {
+			l -= q.KL(e.opt.PrecPriors[k])
+		}
+	} else {
+		_, elt := e.meanPrec()
+		l = e.hx + edges*float64(e.d)/2*(elt-log2Pi) + e.timeTerms(s)
+	}
 	l += float64(len(e.internal)) * elc
 	l += pydt.LogStructure(e.tr, e.alpha, e.beta)
 	if e.opt.CPrior != nil {
@@ -536,8 +709,21 @@ func (e *EM) currentS(buf []float64) []float64 {
 	return buf
 }
 
-// updatePrec sets q(τ) to its optimum given q(x) and the times.
+// updatePrec sets q(τ) (or every q(τ_d)) to its optimum given q(x) and
+// the times.
 func (e *EM) updatePrec() {
+	if e.perDim {
+		d := e.d
+		for k, p := range e.opt.PrecPriors {
+			rate := p.Rate
+			for _, v := range e.order {
+				rate += e.bd[int(v)*d+k] / e.tr.BranchLength(v)
+			}
+			e.qts[k] = Gamma{Shape: p.Shape + float64(len(e.order))/2, Rate: rate}
+		}
+		e.weightB()
+		return
+	}
 	p := e.opt.PrecPrior
 	rate := p.Rate
 	for _, v := range e.order {

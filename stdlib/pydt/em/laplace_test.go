@@ -18,7 +18,7 @@ import (
 
 // collapsed returns the collapsed objective of e's tree as a function of
 // the log gaps u, computed independently of EM's statistics: bp's LogLik
-// at σ² = 1/E[τ] plus pydt.LogPriorS at c = E[c] plus the log-gap
+// at σ² = 1/E[τ] (σ²_d = 1/E[τ_d] with a variance per dimension) plus pydt.LogPriorS at c = E[c] plus the log-gap
 // Jacobian (the terms of L that depend on the times when q(x) is optimal;
 // for fixed hyperparameters, log p(Y, u | T) itself). It changes the times
 // of a clone of the tree, not e's.
@@ -28,6 +28,11 @@ func collapsed(t *testing.T, e *EM) (func(u []float64) float64, []float64) {
 	et, _ := e.meanPrec()
 	ec, _ := e.meanC()
 	m := evidenceModel(t, e, tr, 1/et)
+	if e.perDim {
+		if err := m.SetVariances(e.MeanVariances()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h, err := pydt.NewHarmonic(e.alpha, e.beta)
 	if err != nil {
 		t.Fatal(err)

@@ -57,7 +57,7 @@ func (e *EM) uFromS(u, s []float64) {
 // both formed with expm1; an edge into a leaf has dlog l/ds_p = -1. The
 // node term -E[c] J_b s_b adds its coefficient.
 func (e *EM) gradS(g, s []float64) {
-	et, _ := e.meanPrec()
+	et := e.edgePrec()
 	ec, _ := e.meanC()
 	hd := float64(e.d) / 2
 	for i := range g {
