@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +33,11 @@ type EMPlan struct {
 	// C, Prec, Alpha and Beta are the latent variables learned as c,
 	// 1/σ², α and β, or nil when that parameter is fixed.
 	C, Prec, Alpha, Beta *graph.Var
+	// PrecDims is the latent vector learned as the precisions 1/σ²_d of a
+	// variance per dimension (the PYDT's variance 1 / prec[d]), or nil.
+	// With a variance per dimension Opt.Variances holds the starts (or
+	// the fixed values) and Opt.PrecPriors the priors.
+	PrecDims *graph.Var
 	// tilted is the leaf likelihood's EP capability (nil: Gaussian
 	// evidence).
 	tilted stdlib.TiltedLeaf
@@ -69,7 +75,9 @@ func emUnsupported(format string, args ...any) error {
 }
 
 // PlanEM checks that EM supports every part of m and returns its schedule.
-// EM supports one PYDT with one diffusion variance, the divergence function
+// EM supports one PYDT with one diffusion variance or a variance per
+// dimension (fixed, or 1 / prec[d] with elementwise Gamma priors on prec),
+// the divergence function
 // c/(1-t), leaves observed directly or through a likelihood with Gaussian
 // evidence (exact) or one offering stdlib.TiltedLeaf (by EP, e.g. Probit),
 // and, as latent variables, only c under a Gamma prior that only scales the
@@ -81,9 +89,6 @@ func PlanEM(m *Model) (*EMPlan, error) {
 		return nil, emUnsupported("the model has %d PYDTs; EM fits one tree", len(m.Trees))
 	}
 	b := m.Trees[0]
-	if m.Tree.DimLoop != nil {
-		return nil, emUnsupported("PYDT node %s has a variance per dimension; EM fits one diffusion variance", m.Leaves.Name)
-	}
 	p := &EMPlan{m: m, env: m.NewState().Env}
 	switch {
 	case b.Data == nil:
@@ -120,6 +125,22 @@ func PlanEM(m *Model) (*EMPlan, error) {
 		return nil, emUnsupported("the divergence function %s of %s; EM supports c/(1-t) only", m.Tree.Divergence, m.Leaves.Name)
 	}
 	p.Opt.C, p.Opt.Variance, p.Opt.Alpha, p.Opt.Beta = div.C, tp.Variance, tp.Alpha, tp.Beta
+	if m.Tree.DimLoop != nil {
+		// A variance per dimension: learned as q(prec[d]) when the
+		// variance is 1 / prec[d] with elementwise Gamma priors (bind),
+		// otherwise fixed at its values.
+		p.Opt.Variance = 0
+		p.Opt.Variances = slices.Clone(tp.DimVariances())
+		if len(p.Opt.Variances) != b.D {
+			return nil, fmt.Errorf("run --method em: %d variances for the %d columns of %s", len(p.Opt.Variances), b.D, m.Leaves.Name)
+		}
+		if p.PrecDims == nil {
+			p.steps = append(p.steps, fmt.Sprintf("a diffusion variance per dimension of %s, fixed at its values", m.Leaves.Name))
+		}
+	}
+	if p.PrecDims != nil {
+		hyper = append(hyper, fmt.Sprintf("q(%s[d]) Gamma for each dimension d: variational posteriors of the diffusion precisions per dimension", p.PrecDims.Name))
+	}
 	if p.C != nil {
 		hyper = append(hyper, fmt.Sprintf("q(%s) Gamma: variational posterior (closed form, the Gibbs conditional's statistics)", p.C.Name))
 	}
@@ -145,8 +166,26 @@ func PlanEM(m *Model) (*EMPlan, error) {
 // returns why it cannot.
 func (p *EMPlan) bind(v *graph.Var) error {
 	m := p.m
+	if g, ok := gibbsPrecisionDims(m, v); ok {
+		// The precisions of a variance per dimension: q(prec[d]) under
+		// each element's Gamma prior, started at the prior means.
+		shape, rate, err := g.gammaParams(p.env)
+		if err != nil {
+			return fmt.Errorf("run --method em: prior of %s: %w", v.Name, err)
+		}
+		p.Opt.PrecPriors = make([]em.Gamma, len(shape))
+		for k := range shape {
+			p.Opt.PrecPriors[k] = em.Gamma{Shape: shape[k], Rate: rate[k]}
+			if err := p.Opt.PrecPriors[k].Check(); err != nil {
+				return fmt.Errorf("run --method em: prior of %s[%d]: %w", v.Name, k+1, err)
+			}
+			p.env.Values[v.ID][k] = shape[k] / rate[k]
+		}
+		p.PrecDims = v
+		return nil
+	}
 	if !v.Scalar() {
-		return emUnsupported("latent array %s: EM learns only the PYDT's scalar hyperparameters", v.Name)
+		return emUnsupported("latent array %s: EM learns only the PYDT's scalar hyperparameters and the precisions 1/prec[d] of a variance per dimension under elementwise Gamma priors", v.Name)
 	}
 	set := func(x float64) { p.env.Values[v.ID][0] = x }
 	// c and the precision: the Gamma priors that select their Gibbs
@@ -244,8 +283,18 @@ func (p *EMPlan) newFit(tr *pydt.Tree, start *emHyper, maxIter int) (*em.EM, *bp
 	opt.MaxIter = maxIter
 	if start != nil {
 		opt.C, opt.Variance, opt.Alpha, opt.Beta = start.C, start.Variance, start.Alpha, start.Beta
+		if opt.Variances != nil {
+			if len(start.Variances) != b.D {
+				return nil, nil, fmt.Errorf("%d variances per dimension for %d columns", len(start.Variances), b.D)
+			}
+			opt.Variances = start.Variances
+		}
 	}
-	if err := lik.SetVariance(opt.Variance); err != nil {
+	if opt.Variances != nil {
+		if err := lik.SetVariances(opt.Variances); err != nil {
+			return nil, nil, err
+		}
+	} else if err := lik.SetVariance(opt.Variance); err != nil {
 		return nil, nil, err
 	}
 	if p.tilted != nil {

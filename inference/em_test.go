@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -167,15 +169,101 @@ X ~ PYDT(alpha, 0.2, 1, 1)`, "alpha"},
 	}
 }
 
-func TestPlanEMPerDim(t *testing.T) {
-	x := fourClusters(8, 0.3, 1)
-	src, err := os.ReadFile("../examples/gaussian-perdim.pydt")
+// noisyClusters is fourClusters (bounded noise w) with a third column of
+// pure noise, uniform on [-scale, scale], independent of the clusters.
+func noisyClusters(n int, w, scale float64, seed uint64) *dataset.Matrix {
+	x2 := fourClusters(n, w, seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	x := &dataset.Matrix{Rows: n, Cols: 3, Data: make([]float64, 3*n), Source: "x.csv"}
+	for i := range n {
+		x.Data[3*i], x.Data[3*i+1] = x2.Data[2*i], x2.Data[2*i+1]
+		x.Data[3*i+2] = scale * (2*rng.Float64() - 1)
+	}
+	return x
+}
+
+// TestRunEMPerDim runs EM on examples/gaussian-perdim.pydt (a precision per
+// column, prec : pos[D]) with four clusters in two columns and a third
+// column of noise on a larger scale: the plan learns q(prec[d]) per
+// column, summary.json reports each, the noise column gets a small
+// precision (a large variance). (Before, PlanEM refused the model.)
+func TestRunEMPerDim(t *testing.T) {
+	const n = 32
+	x := noisyClusters(n, 0.25, 4, 3)
+	m := compileExampleFile(t, "gaussian-perdim.pydt", map[string]*dataset.Matrix{"X": x})
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatalf("PlanEM: %v", err)
+	}
+	if p.PrecDims == nil || p.PrecDims.Name != "prec" || len(p.Opt.Variances) != 3 || len(p.Opt.PrecPriors) != 3 {
+		t.Fatalf("plan: PrecDims %v, Variances %v, PrecPriors %v", p.PrecDims, p.Opt.Variances, p.Opt.PrecPriors)
+	}
+	if ex := p.Explain(); !strings.Contains(ex, "q(prec[d]) Gamma for each dimension") {
+		t.Errorf("Explain does not name the per-dimension posteriors:\n%s", ex)
+	}
+	dir := t.TempDir()
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 10, Patience: -1, Seed: 1, Out: dir, EMIters: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := compileSource(t, "perdim", src, map[string]*dataset.Matrix{"X": x}, nil)
-	if _, err := PlanEM(m); err == nil || !strings.Contains(err.Error(), "per dimension") {
-		t.Fatalf("PlanEM: %v, want a refusal of the per-dimension variance", err)
+	var sum struct {
+		Gamma     map[string]GammaSummary `json:"gamma_posteriors"`
+		Variance  *float64                `json:"variance_mean_field"`
+		Variances []float64               `json:"variances_mean_field"`
+		KBest     []EMEstimates           `json:"kbest_estimates"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Variance != nil || len(sum.Variances) != 3 {
+		t.Errorf("summary.json: variance_mean_field %v, variances_mean_field %v; want three variances only", sum.Variance, sum.Variances)
+	}
+	var prec [3]float64
+	for k := range 3 {
+		g, ok := sum.Gamma[fmt.Sprintf("prec[%d]", k+1)]
+		if !ok {
+			t.Fatalf("summary.json has no posterior of prec[%d]: %s", k+1, b)
+		}
+		prec[k] = g.Mean
+		if v := sum.Variances[k]; math.Abs(v*g.Mean-1) > 1e-9 {
+			t.Errorf("variance %d %v is not 1/E[prec[%d]] = %v", k+1, v, k+1, 1/g.Mean)
+		}
+	}
+	if len(sum.KBest) != len(res.Trees) || len(sum.KBest[0].Variances) != 3 {
+		t.Errorf("kbest_estimates: %d entries for %d trees, first %+v", len(sum.KBest), len(res.Trees), sum.KBest[0])
+	}
+	if !(prec[2] < prec[0]/5 && prec[2] < prec[1]/5) {
+		t.Errorf("E[prec] = %v: the noise column's precision is not well below the cluster columns'", prec)
+	}
+	t.Logf("E[prec] %v; best tree %s", prec, res.Trees[0].Tree.Newick())
+}
+
+// TestPlanEMPerDimFixed plans EM for a variance per dimension given as
+// data (observed, so fixed): the fit holds it, and no precision is learned.
+func TestPlanEMPerDimFixed(t *testing.T) {
+	src := `dim N, D
+data X : real[N, D]
+data v : pos[D]
+v ~ Gamma(1, 1)
+X ~ PYDT(1, 0.2, 1, v)`
+	x := noisyClusters(8, 0.3, 4, 1)
+	v := &dataset.Matrix{Rows: 3, Cols: 1, Data: []float64{0.5, 0.5, 8}, Source: "v.csv"}
+	m := compileSource(t, "fixed", []byte(src), map[string]*dataset.Matrix{"X": x, "v": v}, nil)
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatalf("PlanEM: %v", err)
+	}
+	want := []float64{0.5, 0.5, 8}
+	if p.PrecDims != nil || p.Opt.PrecPriors != nil || !slices.Equal(p.Opt.Variances, want) {
+		t.Errorf("plan: PrecDims %v, PrecPriors %v, Variances %v", p.PrecDims, p.Opt.PrecPriors, p.Opt.Variances)
+	}
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 2, Seed: 1, Out: t.TempDir(), EMIters: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Variances, want) {
+		t.Errorf("variances %v, want the fixed %v", res.Variances, want)
 	}
 }
 

@@ -227,7 +227,7 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 		if ts.NoLaplace && (!cp.TimesIntegrated || ts.Laplace != 0) {
 			return nil, damaged("%s: laplace_unavailable with a correction of %v (times_integrated %v)", field, ts.Laplace, cp.TimesIntegrated)
 		}
-		if err := checkHyper(ts.Hyper); err != nil {
+		if err := checkHyper(ts.Hyper, p.Opt.Variances != nil, p.m.D); err != nil {
 			return nil, damaged("%s.hyperparameters: %v", field, err)
 		}
 		t := EMTree{Tree: ts.Tree, Bound: ts.Bound, EMBound: ts.EMBound, Laplace: ts.Laplace, NoLaplace: ts.NoLaplace, hyper: ts.Hyper, ev: ts.Evidence, key: topologyKey(ts.Tree)}
@@ -243,13 +243,23 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 }
 
 // checkHyper checks the hyperparameters of a tree read from a checkpoint:
-// c and the variance positive and finite, (α, β) a Pitman-Yor pair, q(c)
-// and q(τ) proper Gamma distributions.
-func checkHyper(h emHyper) error {
+// c and the variance positive and finite (with a variance per dimension,
+// perDim, d variances), (α, β) a Pitman-Yor pair, q(c), q(τ) and the q(τ_d)
+// proper Gamma distributions.
+func checkHyper(h emHyper, perDim bool, d int) error {
 	if !finite(h.C) || h.C <= 0 {
 		return fmt.Errorf("c is %v", h.C)
 	}
-	if !finite(h.Variance) || h.Variance <= 0 {
+	if perDim != (h.Variances != nil) || perDim && len(h.Variances) != d || len(h.QPrecs) > d {
+		return fmt.Errorf("variances has %d values, q_precisions %d, for a model with %d columns and a variance per dimension %v", len(h.Variances), len(h.QPrecs), d, perDim)
+	}
+	if h.Variances != nil {
+		for k, v := range h.Variances {
+			if !finite(v) || v <= 0 {
+				return fmt.Errorf("variances[%d] is %v", k, v)
+			}
+		}
+	} else if !finite(h.Variance) || h.Variance <= 0 {
 		return fmt.Errorf("variance is %v", h.Variance)
 	}
 	if !finite(h.Alpha) || !finite(h.Beta) {
@@ -264,6 +274,11 @@ func checkHyper(h emHyper) error {
 	}{{"q_c", h.QC}, {"q_precision", h.QPrec}} {
 		if g.q != nil && (!finite(g.q.Shape) || !finite(g.q.Rate) || g.q.Shape <= 0 || g.q.Rate <= 0) {
 			return fmt.Errorf("%s has shape %v, rate %v", g.name, g.q.Shape, g.q.Rate)
+		}
+	}
+	for k, q := range h.QPrecs {
+		if !finite(q.Shape) || !finite(q.Rate) || q.Shape <= 0 || q.Rate <= 0 {
+			return fmt.Errorf("q_precisions[%d] has shape %v, rate %v", k, q.Shape, q.Rate)
 		}
 	}
 	if h.Iters < 0 {

@@ -279,6 +279,7 @@ func TestRestoreDamagedCheckpoint(t *testing.T) {
 		{"trees[1].hyperparameters: variance is NaN", func(cp *emCheckpoint) { cp.Trees[1].Hyper.Variance = nan }},
 		{"trees[0].hyperparameters: ", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Beta = 1.5 }},
 		{"trees[0].hyperparameters: q_precision", func(cp *emCheckpoint) { cp.Trees[0].Hyper.QPrec = &em.Gamma{Shape: -1, Rate: 1} }},
+		{"trees[0].hyperparameters: variances has 2 values", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances = []float64{1, 1} }},
 		{"bound_trace[2] = ", func(cp *emCheckpoint) { cp.BoundTrace[2]-- }},
 		{"trees[0].evidence has", func(cp *emCheckpoint) { cp.Trees[0].Evidence = []float64{1} }},
 	} {
@@ -299,5 +300,53 @@ func TestRestoreDamagedCheckpoint(t *testing.T) {
 	}
 	if _, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 3}); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("resume from a damaged checkpoint: %v", err)
+	}
+}
+
+// TestRestoreDamagedCheckpointPerDim checks the per-dimension
+// hyperparameters of an EM checkpoint of examples/gaussian-perdim.pydt on
+// resume: variances missing, of the wrong length, NaN or negative, and
+// improper q(τ_d), are errors naming the file and the field.
+func TestRestoreDamagedCheckpointPerDim(t *testing.T) {
+	x := noisyClusters(12, 0.3, 4, 2)
+	m := compileExampleFile(t, "gaussian-perdim.pydt", map[string]*dataset.Matrix{"X": x})
+	dir := t.TempDir()
+	if _, err := RunEM(context.Background(), m, EMConfig{Rounds: 2, Patience: -1, Seed: 1, Out: dir, EMIters: 3, ABSweeps: -1}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, CheckpointFile)
+	read := func() *emCheckpoint {
+		cp, err := readEMCheckpoint(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h := cp.Trees[0].Hyper; len(h.Variances) != 3 || len(h.QPrecs) != 3 || h.Variance != 0 {
+			t.Fatalf("the run's checkpoint: hyperparameters %+v, want three variances and q(τ_d)", h)
+		}
+		return cp
+	}
+	if _, err := p.restore(read(), path); err != nil {
+		t.Fatalf("the undamaged checkpoint: %v", err)
+	}
+	for _, tc := range []struct {
+		field  string
+		damage func(cp *emCheckpoint)
+	}{
+		{"trees[0].hyperparameters: variances has 0 values", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances = nil }},
+		{"trees[0].hyperparameters: variances has 4 values", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances = append(cp.Trees[0].Hyper.Variances, 1) }},
+		{"trees[0].hyperparameters: variances[1] is NaN", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances[1] = math.NaN() }},
+		{"trees[0].hyperparameters: variances[2] is -1", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances[2] = -1 }},
+		{"trees[0].hyperparameters: q_precisions[0] has shape 0", func(cp *emCheckpoint) { cp.Trees[0].Hyper.QPrecs[0].Shape = 0 }},
+	} {
+		cp := read()
+		tc.damage(cp)
+		s, err := p.restore(cp, path)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: restored %v, error %v; want one naming %s and the field", tc.field, s != nil, err, path)
+		}
 	}
 }

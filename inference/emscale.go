@@ -47,7 +47,7 @@ func (p *EMPlan) chooseFactor(x []float64, v0 float64, rng *rand.Rand) (float64,
 	var firstErr error
 	for _, f := range initFactors {
 		o := p.Opt
-		_, m, err := em.SequentialTree(xs, emSubsample, d, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
+		_, m, err := em.SequentialTree(xs, emSubsample, d, p.initOptions(f, x, v0))
 		var bound float64
 		if err == nil {
 			o.EP = nil

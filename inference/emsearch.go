@@ -226,7 +226,10 @@ type EMResult struct {
 	// posteriors for c and the precision, point estimates for α and β.
 	Gamma    map[string]GammaSummary `json:"gamma_posteriors"`
 	Point    map[string]float64      `json:"point_estimates"`
-	Variance float64                 `json:"variance_mean_field"`
+	Variance float64                 `json:"variance_mean_field,omitempty"`
+	// Variances are the mean-field variances 1/E[1/σ²_d] of a model with
+	// a variance per dimension (Variance is then absent).
+	Variances []float64 `json:"variances_mean_field,omitempty"`
 	// KBestEstimates holds, for each tree of the K-best list (kbest.nwk,
 	// in its order), its bound and hyperparameters, and KBestWeights the
 	// weights predict gives the trees: exp(bound), normalised to sum to
@@ -383,6 +386,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	}
 	x := p.initialData()
 	v0 := columnVariance(x, b.N, b.D)
+	initOpt := func(f float64) em.InitOptions { return p.initOptions(f, x, v0) }
 	// Trees are ranked with their times integrated out (Laplace) where
 	// that is affordable, O(K·N·D + K³) per tree of K branch points: with
 	// Gaussian evidence, up to laplaceMax rows, not on the large-data path
@@ -429,7 +433,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	}
 	var inits []initTree
 	for fi, f := range factors {
-		tr, _, err := em.SequentialTree(x, b.N, b.D, em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta})
+		tr, _, err := em.SequentialTree(x, b.N, b.D, initOpt(f))
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -479,7 +483,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		lt, err := linkageTree(large.x, k, b.D, v0)
 		if err == nil {
 			var tr *pydt.Tree
-			tr, _, err = em.ExtendTree(x, b.N, b.D, lt, large.rows, em.InitOptions{C: o.C, Variance: factors[0] * v0, Alpha: o.Alpha, Beta: o.Beta})
+			tr, _, err = em.ExtendTree(x, b.N, b.D, lt, large.rows, initOpt(factors[0]))
 			if err == nil {
 				name := fmt.Sprintf("initial tree by average linkage of %d rows, extended", k)
 				logf("%s built (%.1fs)", name, time.Since(start).Seconds())
@@ -733,7 +737,7 @@ func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the Laplace correction failed at first for %d trees (the Hessian in the times not negative definite); %d were refitted from perturbed times, %d are ranked by their bound alone after every tree with the correction (summary.json's laplace_fallbacks)", n, n-unavailable, unavailable))
 	}
 	best := res.KBestEstimates[0]
-	res.Gamma, res.Point, res.Variance = best.Gamma, best.Point, best.Variance
+	res.Gamma, res.Point, res.Variance, res.Variances = best.Gamma, best.Point, best.Variance, best.Variances
 	if w := starWarning(list[0].Tree); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
@@ -744,7 +748,9 @@ func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
 
 // EMEstimates are the EM estimates that come with one tree of the K-best
 // list: its bound, Gamma posteriors for c and the precision and point
-// estimates for α and β, by variable name, and the mean-field variance.
+// estimates for α and β, by variable name (with a precision per
+// dimension, one Gamma posterior per element, "prec[1]" …), and the
+// mean-field variance (or variances, one per dimension).
 type EMEstimates struct {
 	Bound float64 `json:"bound"`
 	// LaplaceUnavailable is set for a tree ranked by its bound alone in a
@@ -752,7 +758,8 @@ type EMEstimates struct {
 	LaplaceUnavailable bool                    `json:"laplace_unavailable,omitempty"`
 	Gamma              map[string]GammaSummary `json:"gamma_posteriors"`
 	Point              map[string]float64      `json:"point_estimates"`
-	Variance           float64                 `json:"variance_mean_field"`
+	Variance           float64                 `json:"variance_mean_field,omitempty"`
+	Variances          []float64               `json:"variances_mean_field,omitempty"`
 }
 
 // Value returns the estimate of the latent scalar name as EMResult.Value
@@ -858,12 +865,17 @@ func (t EMTree) fallbackRecord(start string, index, round int, name string) (Lap
 // estimates returns the EM estimates of the tree t by variable name.
 func (p *EMPlan) estimates(t EMTree) EMEstimates {
 	h := t.hyper
-	e := EMEstimates{Bound: t.Bound, LaplaceUnavailable: t.NoLaplace, Gamma: map[string]GammaSummary{}, Point: map[string]float64{}, Variance: h.Variance}
+	e := EMEstimates{Bound: t.Bound, LaplaceUnavailable: t.NoLaplace, Gamma: map[string]GammaSummary{}, Point: map[string]float64{}, Variance: h.Variance, Variances: slices.Clone(h.Variances)}
 	if g := h.QC; g != nil && p.C != nil {
 		e.Gamma[p.C.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
 	}
 	if g := h.QPrec; g != nil && p.Prec != nil {
 		e.Gamma[p.Prec.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
+	}
+	if p.PrecDims != nil {
+		for k, g := range h.QPrecs {
+			e.Gamma[fmt.Sprintf("%s[%d]", p.PrecDims.Name, k+1)] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
+		}
 	}
 	if p.Alpha != nil {
 		e.Point[p.Alpha.Name] = h.Alpha
@@ -882,8 +894,13 @@ type emHyper struct {
 	// values), Alpha and Beta the point estimates.
 	C        float64 `json:"c"`
 	Variance float64 `json:"variance"`
-	Alpha    float64 `json:"alpha"`
-	Beta     float64 `json:"beta"`
+	// Variances are the means of 1/q(τ_d) (or the fixed values) of a
+	// model with a variance per dimension (Variance is then 0), QPrecs
+	// the q(τ_d) when learned.
+	Variances []float64  `json:"variances,omitempty"`
+	QPrecs    []em.Gamma `json:"q_precisions,omitempty"`
+	Alpha     float64    `json:"alpha"`
+	Beta      float64    `json:"beta"`
 	// QC and QPrec are q(c) and q(τ), nil for a fixed parameter.
 	QC    *em.Gamma `json:"q_c,omitempty"`
 	QPrec *em.Gamma `json:"q_precision,omitempty"`
@@ -952,13 +969,8 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, erro
 		return EMTree{}, fmt.Errorf("the tree's bound is %v", bound)
 	}
 	tr.Labels = p.m.Labels
-	h := emHyper{C: fit.MeanC(), Variance: fit.MeanVariance(), Alpha: fit.Alpha(), Beta: fit.Beta(), Iters: fit.Iterations()}
-	if g, ok := fit.QC(); ok {
-		h.QC = &g
-	}
-	if g, ok := fit.QPrec(); ok {
-		h.QPrec = &g
-	}
+	h := fitHyper(fit)
+	h.Iters = fit.Iterations()
 	t := EMTree{Tree: tr, Bound: bound + lap, EMBound: bound, Laplace: lap, NoLaplace: noLap, fallback: fallback, fallbackErr: fallbackErr,
 		hyper: h, key: topologyKey(tr)}
 	if p.tilted != nil {
@@ -967,6 +979,24 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, erro
 		t.ev = leafEvidence(lik, p.m.N, p.m.D)
 	}
 	return t, nil
+}
+
+// fitHyper returns the hyperparameters of fit (its iterations not set).
+func fitHyper(fit *em.EM) emHyper {
+	h := emHyper{C: fit.MeanC(), Variance: fit.MeanVariance(), Alpha: fit.Alpha(), Beta: fit.Beta()}
+	if fit.PerDim() {
+		h.Variance, h.Variances = 0, fit.MeanVariances()
+		if q, ok := fit.QPrecs(); ok {
+			h.QPrecs = q
+		}
+	}
+	if g, ok := fit.QC(); ok {
+		h.QC = &g
+	}
+	if g, ok := fit.QPrec(); ok {
+		h.QPrec = &g
+	}
+	return h
 }
 
 // laplaceOf is fit's Laplace correction (em.EM.Laplace, or the tests'
@@ -1007,8 +1037,8 @@ func (p *EMPlan) perturbedRefit(fit *em.EM, iters int) (*em.EM, *bp.Model, *pydt
 	if err := tr.Validate(); err != nil {
 		return nil, nil, nil, 0, fmt.Errorf("perturbed times: %w", err)
 	}
-	h := &emHyper{C: fit.MeanC(), Variance: fit.MeanVariance(), Alpha: fit.Alpha(), Beta: fit.Beta()}
-	rfit, lik, err := p.newFit(tr, h, iters)
+	h := fitHyper(fit)
+	rfit, lik, err := p.newFit(tr, &h, iters)
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
@@ -1064,7 +1094,11 @@ func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
 	hy := parent.hyper
 	tr := parent.Tree.Clone()
 	lik := bp.New(tr, p.m.D)
-	if err := lik.SetVariance(hy.Variance); err != nil {
+	if hy.Variances != nil {
+		if err := lik.SetVariances(hy.Variances); err != nil {
+			return nil, err
+		}
+	} else if err := lik.SetVariance(hy.Variance); err != nil {
 		return nil, err
 	}
 	// The leaf evidence of the fit: the data's (exact or Gaussian), or
@@ -1262,18 +1296,8 @@ func columnVariance(x []float64, n, d int) float64 {
 	var sum float64
 	cols := 0
 	for j := range d {
-		var s, s2 float64
-		k := 0
-		for i := range n {
-			if v := x[i*d+j]; !math.IsNaN(v) {
-				s += v
-				s2 += v * v
-				k++
-			}
-		}
-		if k > 1 {
-			m := s / float64(k)
-			sum += (s2 - float64(k)*m*m) / float64(k-1)
+		if v, ok := oneColumnVariance(x, n, d, j); ok {
+			sum += v
 			cols++
 		}
 	}
@@ -1281,4 +1305,45 @@ func columnVariance(x []float64, n, d int) float64 {
 		return v
 	}
 	return 1
+}
+
+// oneColumnVariance is the sample variance of column j of x (NaN entries
+// skipped), and false with fewer than two values.
+func oneColumnVariance(x []float64, n, d, j int) (float64, bool) {
+	var s, s2 float64
+	k := 0
+	for i := range n {
+		if v := x[i*d+j]; !math.IsNaN(v) {
+			s += v
+			s2 += v * v
+			k++
+		}
+	}
+	if k < 2 {
+		return 0, false
+	}
+	m := s / float64(k)
+	return (s2 - float64(k)*m*m) / float64(k-1), true
+}
+
+// initOptions are the options of the sequential construction of an
+// initial tree at variance factor f: the diffusion variance f·v0, v0 the
+// average column variance of x; with a variance per dimension, f times each
+// column's own variance (v0 for a column whose variance is not positive
+// and finite), so that each column is compared on its own scale.
+func (p *EMPlan) initOptions(f float64, x []float64, v0 float64) em.InitOptions {
+	o := p.Opt
+	io := em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta}
+	if o.Variances != nil {
+		b := p.m.Trees[0]
+		io.Variances = make([]float64, b.D)
+		for j := range b.D {
+			v, ok := oneColumnVariance(x, b.N, b.D, j)
+			if !ok || !(v > 0) || math.IsInf(v, 1) {
+				v = v0
+			}
+			io.Variances[j] = f * v
+		}
+	}
+	return io
 }
