@@ -244,7 +244,10 @@ bounds the EM iterations per candidate tree. It writes
 map.nwk (the best tree), kbest.nwk (each kept tree after "[bound=L]", L the
 value it is ranked by) and summary.json (method "em", Gamma posteriors of c
 and the precision, alpha, beta, the trace of the best value, wall time,
-failed candidate fits). The search starts from trees by sequential
+failed candidate fits). A model with a variance per column (1 / prec with
+param prec : pos[D], examples/gaussian-perdim.pydt) gets a Gamma posterior
+per column, prec[1] ... prec[D], and the initial trees compare each column
+on its own scale. The search starts from trees by sequential
 attachment and, up to 2000 rows, by average linkage. What the trees are
 ranked by (summary.json's "ranked_by", named on every progress line): up to
 2000 rows with Gaussian data "bound + Laplace correction", the EM lower
