@@ -39,6 +39,13 @@
 //  5. α, then β, by golden-section search on the terms of L that depend on
 //     them (structure and not-diverging terms, and their priors if given).
 //
+// With Options.Variances each dimension d has its own variance σ²_d = 1/τ_d
+// (Neal's DDT), with its own q(τ_d) under Options.PrecPriors: step 2 is
+// then q(τ_d) = Gamma(a_d + |S|/2, b_d + Σ_i b_id / (t_i - t_p)) with the
+// per-dimension statistics b_id, and the M-step reads Σ_d E[τ_d] b_id
+// where it read E[τ] b_i (docs/em.md, "A diffusion variance per
+// dimension").
+//
 // Any of c, τ, α and β may instead be held fixed. With all four fixed and
 // Gaussian evidence, L after the E-step is exactly log p(Y, u | T) =
 // log p(Y, s | T) + Σ_b log(s_b - s_parent(b)), and the fixed points of EM
