@@ -195,10 +195,7 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 		if ts.Tree == nil {
 			return nil, damaged("%s.tree is missing", field)
 		}
-		if err := ts.Tree.MatchRows(b.N, b.Labels(), "the data "+b.Leaves.Name); err != nil {
-			return nil, fmt.Errorf("%s: %s.tree: %w", path, field, err)
-		}
-		if err := ts.Tree.Validate(); err != nil {
+		if err := checkTree(b, ts.Tree); err != nil {
 			return nil, fmt.Errorf("%s: %s.tree: %w", path, field, err)
 		}
 		if (p.tilted != nil) != (ts.Evidence != nil) || ts.Evidence != nil && len(ts.Evidence) != 2*b.N*b.D {

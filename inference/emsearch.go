@@ -1210,10 +1210,7 @@ func topologyKey(tr *pydt.Tree) string {
 
 // copyTree returns a copy of tr, checked to be a tree of b's rows.
 func copyTree(tr *pydt.Tree, b *TreeBinding) (*pydt.Tree, error) {
-	if err := tr.MatchRows(b.N, b.Labels(), "the data "+b.Leaves.Name); err != nil {
-		return nil, err
-	}
-	if err := tr.Validate(); err != nil {
+	if err := checkTree(b, tr); err != nil {
 		return nil, err
 	}
 	return pydt.ParseNewick(tr.Newick(), b.Labels())

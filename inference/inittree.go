@@ -130,10 +130,7 @@ func initNewick(m *Model, trees map[string]*pydt.Tree) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("initial tree: %w", err)
 		}
-		if err := tr.MatchRows(b.N, b.Labels(), "the data "+b.Leaves.Name); err != nil {
-			return nil, fmt.Errorf("initial tree of %s: %w", b.Leaves.Name, err)
-		}
-		if err := tr.Validate(); err != nil {
+		if err := checkTree(b, tr); err != nil {
 			return nil, fmt.Errorf("initial tree of %s: %w", b.Leaves.Name, err)
 		}
 		out[slices.Index(m.Trees, b)] = tr.Newick()

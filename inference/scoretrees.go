@@ -67,7 +67,7 @@ func (m *Model) ScoreTreeFilesIn(paths []string, k int, env *graph.Env) ([]Score
 		}
 		for n, tr := range trs {
 			if err := tr.MatchRows(b.N, b.Labels(), "the data "+b.Leaves.Name); err != nil {
-				return nil, fmt.Errorf("%s tree %d %w", paths[j], n+1, err)
+				return nil, fmt.Errorf("%s tree %d: %w", paths[j], n+1, err)
 			}
 		}
 		further[j] = trs
@@ -81,7 +81,7 @@ func (m *Model) ScoreTreeFilesIn(paths []string, k int, env *graph.Env) ([]Score
 			return nil
 		}
 		if err := m.MatchTree(tr); err != nil {
-			return fmt.Errorf("%s tree %d %w", path, n, err)
+			return fmt.Errorf("%s tree %d: %w", path, n, err)
 		}
 		st := m.NewState()
 		if env != nil {

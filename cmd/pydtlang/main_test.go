@@ -248,9 +248,9 @@ func TestScoreErrors(t *testing.T) {
 		{[]string{"--tree", filepath.Join(dir, "t3.nwk"), "--set", "alpha=1"}, "score needs a value for every stochastic scalar: --set beta=VALUE,c=VALUE,prec=VALUE"},
 		{[]string{"--set", "alpha=1"}, "--tree FILE is required"},
 		{[]string{"--tree", filepath.Join(dir, "t13.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1"},
-			filepath.Join(dir, "t13.nwk") + ` tree 1 has a leaf "3", but the data X has no row labels, so the leaves must be its row numbers 1..2, each once`},
-		{[]string{"--tree", filepath.Join(dir, "tcat.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1"}, `tree 1 has a leaf "cat", but`},
-		{[]string{"--tree", filepath.Join(dir, "t01.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1"}, `tree 1 has a leaf "01", but`},
+			filepath.Join(dir, "t13.nwk") + ` tree 1: has a leaf "3", but the data X has no row labels, so the leaves must be its row numbers 1..2, each once`},
+		{[]string{"--tree", filepath.Join(dir, "tcat.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1"}, `tree 1: has a leaf "cat", but`},
+		{[]string{"--tree", filepath.Join(dir, "t01.nwk"), "--set", "alpha=1,beta=0.2,c=1,prec=1"}, `tree 1: has a leaf "01", but`},
 	}
 	for _, c := range cases {
 		args := append([]string{"score", "../../examples/gaussian.pydt", "--data", "X=" + filepath.Join(dir, "x.csv")}, c.args...)
