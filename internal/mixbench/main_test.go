@@ -360,3 +360,32 @@ func TestDDTData(t *testing.T) {
 		t.Errorf("start log lik: true tree %v, prior draw %v; depth %+v", r.InitLogLik, prior.InitLogLik, r.Depth)
 	}
 }
+
+// TestTruthIsStationary checks the premise of -init truth: the tree the
+// -data ddt data were drawn from is a draw of the posterior, so the chain's
+// log likelihood has the same expectation at its start as after any number
+// of sweeps. Over many seeds, the mean over 20 sweeps less the start's must
+// average 0 within 4 standard errors. It would fail if the data were drawn
+// with other parameters than the model's clamped ones, or if the start
+// tree lost precision on its way into the chain.
+func TestTruthIsStationary(t *testing.T) {
+	const seeds = 200
+	var d []float64
+	for s := range uint64(seeds) {
+		r, err := run(config{Model: "../../examples/gaussian.pydt", N: 30, D: 2, Sweeps: 20, Seed: s + 1,
+			Data: "ddt", Init: "truth", Set: map[string]float64{"c": 2, "prec": 2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d = append(d, r.MeanLogLik-r.InitLogLik)
+	}
+	m := mean(d)
+	v := 0.0
+	for _, x := range d {
+		v += (x - m) * (x - m)
+	}
+	se := math.Sqrt(v / float64(seeds-1) / seeds)
+	if math.Abs(m) > 4*se {
+		t.Errorf("mean log lik over 20 sweeps less the start's: %.3f ± %.3f, want 0", m, se)
+	}
+}
