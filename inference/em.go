@@ -93,6 +93,11 @@ func PlanEM(m *Model) (*EMPlan, error) {
 	switch {
 	case b.Data == nil:
 		return nil, emUnsupported("no data are observed at the leaves of %s", m.Leaves.Name)
+	case b.index != nil:
+		// The leaves are not the data's rows: the initial trees, the
+		// subsample and the leaf evidence all need one row per leaf.
+		return nil, emUnsupported("the data %s reach the leaves %s through the index %s; EM fits trees whose leaves are the data's rows (use MCMC)",
+			b.Data.Name, m.Leaves.Name, b.index)
 	case b.Leaf == nil:
 		p.steps = append(p.steps, fmt.Sprintf("E-step: belief propagation over the locations of %s, observed directly (exact)", m.Leaves.Name))
 	case b.gaussian != nil:
@@ -144,7 +149,11 @@ func PlanEM(m *Model) (*EMPlan, error) {
 	if p.C != nil {
 		hyper = append(hyper, fmt.Sprintf("q(%s) Gamma: variational posterior (closed form, the Gibbs conditional's statistics)", p.C.Name))
 	}
-	if p.Prec != nil {
+	switch {
+	case p.Prec != nil && p.tilted != nil:
+		hyper = append(hyper, fmt.Sprintf("%s (the diffusion precision): with EP sites, held at its posterior mean from the same MCMC run as alpha and beta "+
+			"(with --ab-sweeps -1 a variational Gamma posterior per tree)", p.Prec.Name))
+	case p.Prec != nil:
 		hyper = append(hyper, fmt.Sprintf("q(%s) Gamma: variational posterior of the diffusion precision", p.Prec.Name))
 	}
 	if p.Alpha != nil {

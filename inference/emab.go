@@ -10,6 +10,8 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/diagnostics"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // This file estimates the PYDT's α and β for the EM search with the trees
@@ -47,7 +49,9 @@ type ABEstimate struct {
 	Source string `json:"source"`
 	// Rows is the size of the subsample (all rows when there are no more
 	// than EMConfig.ABRows), Sweeps the MCMC sweeps and Burn the first of
-	// them discarded; zero unless Source is ABSubsample.
+	// them discarded; zero when no MCMC run was made (ABPerTree, and
+	// ABFixed with EMConfig.ABSweeps negative). With α and β fixed the run
+	// is made for its trees, the search's starting trees.
 	Rows   int `json:"rows,omitempty"`
 	Sweeps int `json:"sweeps,omitempty"`
 	Burn   int `json:"burn_in,omitempty"`
@@ -59,55 +63,108 @@ type ABEstimate struct {
 	Beta    float64 `json:"beta"`
 	AlphaSD float64 `json:"alpha_sd"`
 	BetaSD  float64 `json:"beta_sd"`
+	// Variance, when positive, is the diffusion variance σ² that the
+	// search holds in every fit: for EP data with a learned precision,
+	// 1 / the posterior mean of the precision 1/σ² in the same MCMC run
+	// (Precision, with its standard deviation PrecisionSD). EP's value
+	// drifts towards larger σ² over hundreds of EM iterations, so trees
+	// fitted for 50 iterations were compared at different σ² (docs/em.md,
+	// "Why the animals purity fell"). 0: σ² has its variational update.
+	Variance    float64 `json:"variance,omitempty"`
+	Precision   float64 `json:"precision,omitempty"`
+	PrecisionSD float64 `json:"precision_sd,omitempty"`
 }
 
-// abStream is the random stream of the subsample's MCMC run.
-const abStream = 0x616c7068
+// The subsample MCMC run draws from two independent streams of the seed:
+// one chooses the rows, the other drives the chain, so that the chain's
+// draws are not the numbers that chose its rows, and changing how the rows
+// are chosen (--ab-rows) does not shift the chain's stream.
+const (
+	abStream     = 0x616c7068 // the chain
+	abPickStream = 0x7069636b // the choice of rows
+)
+
+// abSample is what the subsample's MCMC run gives besides α and β: its
+// kept trees, the search's starting trees from the posterior (docs/em.md,
+// "Starting trees from the subsample's MCMC run").
+type abSample struct {
+	// trees are the kept sweeps' trees, leaf j standing for row rows[j]
+	// of the data; rows is ascending (0, …, N−1 when the subsample is the
+	// data).
+	trees []*pydt.Tree
+	rows  []int
+	// c and variance are the posterior means of c and of the diffusion
+	// variance σ² (with a variance per dimension, of their average over
+	// the dimensions, and variances those per dimension; nil otherwise),
+	// prec that of the precision 1/σ² (the values at which the trees are
+	// extended to all rows).
+	c, variance, prec float64
+	variances         []float64
+	// precSD is the posterior standard deviation of 1/σ².
+	precSD float64
+}
+
+// abPick returns the rows of the subsample: k of the n rows chosen at
+// random (ascending) from the seed's abPickStream, or all rows when
+// there are no more than k.
+func abPick(seed uint64, n, k int) []int {
+	if n <= k {
+		rows := make([]int, n)
+		for i := range rows {
+			rows[i] = i
+		}
+		return rows
+	}
+	rng := rand.New(rand.NewPCG(seed, abPickStream))
+	pick := rng.Perm(n)[:k]
+	slices.Sort(pick)
+	return pick
+}
 
 // estimateAB sets the α and β that the search holds: with α or β learned
 // and cfg.ABSweeps ≥ 0, the posterior means of an MCMC run of
 // cfg.ABSweeps sweeps (half burn-in) on cfg.ABRows random rows (all rows
 // when there are no more), after which the plan treats them as fixed
 // (em.Options.LearnAlpha, LearnBeta off). A parameter fixed in the model
-// stays at its value.
-func (p *EMPlan) estimateAB(ctx context.Context, cfg EMConfig) (*ABEstimate, error) {
+// stays at its value. The same run is made when both are fixed (for its
+// trees), unless cfg.ABSweeps is negative; its kept trees are returned
+// (nil without the run).
+func (p *EMPlan) estimateAB(ctx context.Context, cfg EMConfig) (*ABEstimate, *abSample, error) {
 	o := p.Opt
-	if !o.LearnAlpha && !o.LearnBeta {
-		return &ABEstimate{Source: ABFixed, Alpha: o.Alpha, Beta: o.Beta}, nil
-	}
+	learned := o.LearnAlpha || o.LearnBeta
 	if cfg.ABSweeps < 0 {
-		return &ABEstimate{Source: ABPerTree, Alpha: o.Alpha, Beta: o.Beta}, nil
+		if !learned {
+			return &ABEstimate{Source: ABFixed, Alpha: o.Alpha, Beta: o.Beta}, nil, nil
+		}
+		return &ABEstimate{Source: ABPerTree, Alpha: o.Alpha, Beta: o.Beta}, nil, nil
 	}
 	b := p.m.Trees[0]
 	sub := p.m
-	rows := b.N
-	if b.N > cfg.ABRows {
-		rng := rand.New(rand.NewPCG(cfg.Seed, abStream))
-		pick := rng.Perm(b.N)[:cfg.ABRows]
-		slices.Sort(pick)
+	rows := abPick(cfg.Seed, b.N, cfg.ABRows)
+	if len(rows) < b.N {
 		var err error
-		if sub, err = p.subModel(pick); err != nil {
-			return nil, fmt.Errorf("run --method em: alpha and beta from a subsample of %d rows: %w", cfg.ABRows, err)
+		if sub, err = p.subModel(rows); err != nil {
+			return nil, nil, fmt.Errorf("run --method em: alpha and beta from a subsample of %d rows: %w", cfg.ABRows, err)
 		}
-		rows = cfg.ABRows
 	}
 	sched, err := NewSchedule(sub)
 	if err != nil {
-		return nil, fmt.Errorf("run --method em: alpha and beta from a subsample: %w", err)
+		return nil, nil, fmt.Errorf("run --method em: alpha and beta from a subsample: %w", err)
 	}
 	ch, err := NewChain(sub, sched, cfg.Seed, abStream)
 	if err != nil {
-		return nil, fmt.Errorf("run --method em: alpha and beta from a subsample: %w", err)
+		return nil, nil, fmt.Errorf("run --method em: alpha and beta from a subsample: %w", err)
 	}
 	burn := cfg.ABSweeps / 2
-	var as, bs []float64
+	var as, bs, cs, vs, ps []float64
+	smp := &abSample{rows: rows}
 	for it := range cfg.ABSweeps {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("run --method em: %w while estimating alpha and beta (%v); run --resume %s starts the run again", ErrInterrupted, err, cfg.Out)
+			return nil, nil, fmt.Errorf("run --method em: %w while estimating alpha and beta (%v); run --resume %s starts the run again", ErrInterrupted, err, cfg.Out)
 		}
 		ch.tuning = it < burn
 		if err := ch.Sweep(); err != nil {
-			return nil, fmt.Errorf("run --method em: alpha and beta from a subsample, sweep %d: %w", it+1, err)
+			return nil, nil, fmt.Errorf("run --method em: alpha and beta from a subsample, sweep %d: %w", it+1, err)
 		}
 		if it < burn {
 			continue
@@ -118,8 +175,30 @@ func (p *EMPlan) estimateAB(ctx context.Context, cfg EMConfig) (*ABEstimate, err
 		if p.Beta != nil {
 			bs = append(bs, ch.Values(sub.G.ByName[p.Beta.Name])[0])
 		}
+		tp, err := sub.TreeParams(ch.st.Env)
+		if err != nil {
+			return nil, nil, fmt.Errorf("run --method em: alpha and beta from a subsample, sweep %d: %w", it+1, err)
+		}
+		if div, ok := tp.Div.(pydt.DivInv); ok {
+			cs = append(cs, div.C)
+		}
+		dv := tp.DimVariances()
+		if smp.variances == nil {
+			smp.variances = make([]float64, len(dv))
+		}
+		var v float64
+		for k, x := range dv {
+			smp.variances[k] += x
+			v += x / float64(len(dv))
+		}
+		vs = append(vs, v)
+		ps = append(ps, 1/v)
+		smp.trees = append(smp.trees, ch.Tree(0).Clone())
 	}
-	e := &ABEstimate{Source: ABSubsample, Rows: rows, Sweeps: cfg.ABSweeps, Burn: burn, Alpha: o.Alpha, Beta: o.Beta}
+	e := &ABEstimate{Source: ABSubsample, Rows: len(rows), Sweeps: cfg.ABSweeps, Burn: burn, Alpha: o.Alpha, Beta: o.Beta}
+	if !learned {
+		e.Source = ABFixed
+	}
 	if len(as) > 0 {
 		e.Alpha, e.AlphaSD = meanSD(as)
 	}
@@ -127,16 +206,46 @@ func (p *EMPlan) estimateAB(ctx context.Context, cfg EMConfig) (*ABEstimate, err
 		e.Beta, e.BetaSD = meanSD(bs)
 	}
 	if !(e.Alpha+2*e.Beta >= 0) || !(e.Beta >= 0 && e.Beta < 1) || math.IsInf(e.Alpha, 0) {
-		return nil, fmt.Errorf("run --method em: alpha and beta from a subsample: the estimates alpha %v, beta %v are not valid PYDT parameters", e.Alpha, e.Beta)
+		return nil, nil, fmt.Errorf("run --method em: alpha and beta from a subsample: the estimates alpha %v, beta %v are not valid PYDT parameters", e.Alpha, e.Beta)
 	}
-	return e, nil
+	smp.c, smp.variance = o.C, o.Variance
+	if len(cs) > 0 {
+		smp.c, _ = meanSD(cs)
+	}
+	if len(vs) > 0 {
+		smp.variance, _ = meanSD(vs)
+		smp.prec, smp.precSD = meanSD(ps)
+		for k := range smp.variances {
+			smp.variances[k] /= float64(len(vs))
+		}
+	}
+	if p.Opt.Variances == nil {
+		smp.variances = nil
+	}
+	if !(smp.c > 0) || !(smp.variance > 0) || math.IsInf(smp.c, 0) || math.IsInf(smp.variance, 0) {
+		return nil, nil, fmt.Errorf("run --method em: the subsample's MCMC run: posterior means c %v, variance %v are not valid", smp.c, smp.variance)
+	}
+	if p.tilted != nil && p.Prec != nil {
+		if !(smp.prec > 0) || math.IsInf(smp.prec, 0) {
+			return nil, nil, fmt.Errorf("run --method em: the subsample's MCMC run: posterior mean of %s %v is not valid", p.Prec.Name, smp.prec)
+		}
+		e.Variance, e.Precision, e.PrecisionSD = 1/smp.prec, smp.prec, smp.precSD
+	}
+	return e, smp, nil
 }
 
 // holdAB makes the plan hold α and β at e's values in every fit (when e
-// comes from the subsample; otherwise it leaves the plan as it is).
+// comes from the subsample; otherwise it leaves them as they are), and
+// the diffusion variance at e.Variance when that is set.
 func (p *EMPlan) holdAB(e *ABEstimate) {
 	p.ab = e
-	if e == nil || e.Source != ABSubsample {
+	if e == nil {
+		return
+	}
+	if e.Variance > 0 {
+		p.Opt.Variance, p.Opt.PrecPrior = e.Variance, nil
+	}
+	if e.Source != ABSubsample {
 		return
 	}
 	p.Opt.Alpha, p.Opt.Beta = e.Alpha, e.Beta
@@ -144,21 +253,13 @@ func (p *EMPlan) holdAB(e *ABEstimate) {
 }
 
 // meanSD returns the mean and sample standard deviation of x (0 for one
-// value).
+// value), by diagnostics.MeanVar.
 func meanSD(x []float64) (float64, float64) {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	m := s / float64(len(x))
+	m, v := diagnostics.MeanVar(x)
 	if len(x) < 2 {
 		return m, 0
 	}
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return m, math.Sqrt(ss / float64(len(x)-1))
+	return m, math.Sqrt(v)
 }
 
 // subModel binds the plan's model again with the data restricted to the

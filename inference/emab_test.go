@@ -1,9 +1,15 @@
 package inference
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/dataset"
@@ -84,5 +90,102 @@ func TestSubModelRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestABStreams: the subsample's rows and its MCMC chain draw from
+// independent streams of the seed. Before, both were the stream abStream
+// of the seed, so the chain's first draws were the very numbers that had
+// chosen its rows.
+func TestABStreams(t *testing.T) {
+	for seed := range uint64(5) {
+		n, k := 50, 10
+		pick := abPick(seed, n, k)
+		if len(pick) != k || !slices.IsSorted(pick) || pick[0] < 0 || pick[k-1] >= n {
+			t.Fatalf("seed %d: pick %v, want %d ascending rows of %d", seed, pick, k, n)
+		}
+		same := rand.New(rand.NewPCG(seed, abStream)).Perm(n)[:k]
+		slices.Sort(same)
+		if slices.Equal(pick, same) {
+			t.Errorf("seed %d: the rows %v were chosen from the chain's stream", seed, pick)
+		}
+		if all := abPick(seed, 8, 10); len(all) != 8 || all[7] != 7 {
+			t.Errorf("seed %d: 8 rows, 10 asked for: %v, want all rows", seed, all)
+		}
+	}
+}
+
+// TestRunEMIndexed: a model whose data reach the leaves through an index
+// (Y[t, d] ~ Normal(Z[z[t], d], ...)) is refused by EM with an error naming
+// the index, whether or not the leaves exceed --ab-rows. Before, with more
+// leaves than --ab-rows it failed choosing the subsample ("the data reach
+// the leaves through an index"), and with fewer it ran the subsample MCMC
+// and failed building the initial trees ("data of length 120 for 12 rows").
+func TestRunEMIndexed(t *testing.T) {
+	src := []byte(`dim T, K, D
+data y : real[T, D]
+data z : int[T]
+param mu : real[K, D]
+c ~ Gamma(1, 1)
+mu ~ PYDT(1, 0.2, c, 1)
+for t in 1:T, d in 1:D {
+  y[t, d] ~ Normal(mu[z[t], d], 0.3)
+}
+`)
+	y := fourClusters(30, 0.3, 3)
+	z := &dataset.Matrix{Rows: 30, Cols: 1, Data: make([]float64, 30), Source: "z.csv"}
+	for i := range z.Data {
+		z.Data[i] = float64(1 + i%6)
+	}
+	m := compileSource(t, "indexed", src, map[string]*dataset.Matrix{"y": y, "z": z}, map[string]float64{"K": 6})
+	for _, rows := range []int{2, 300} {
+		_, err := RunEM(context.Background(), m, EMConfig{Out: t.TempDir(), Rounds: 1, ABRows: rows})
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "through the index z[t]") {
+			t.Errorf("--ab-rows %d: %v, want ErrUnsupported naming the index z[t]", rows, err)
+		}
+	}
+}
+
+// TestMeanSD: the subsample estimate's mean and standard deviation
+// (diagnostics.MeanVar, divisor n − 1), 0 for one value.
+func TestMeanSD(t *testing.T) {
+	for _, tc := range []struct {
+		x        []float64
+		mean, sd float64
+	}{
+		{[]float64{1, 2, 3, 4}, 2.5, math.Sqrt(5.0 / 3)},
+		{[]float64{7}, 7, 0},
+		{[]float64{1e9 + 1, 1e9 + 2, 1e9 + 3}, 1e9 + 2, 1},
+	} {
+		m, sd := meanSD(tc.x)
+		if math.Abs(m-tc.mean) > 1e-12*math.Abs(tc.mean) || math.Abs(sd-tc.sd) > 1e-9 {
+			t.Errorf("meanSD(%v) = %v, %v, want %v, %v", tc.x, m, sd, tc.mean, tc.sd)
+		}
+	}
+}
+
+// TestReadEMResultRankedBy: a summary.json written before ranked_by gets
+// it from approximate and times_integrated when read (the name the plot
+// and every reader use; it was derived in package plot).
+func TestReadEMResultRankedBy(t *testing.T) {
+	for _, tc := range []struct {
+		json, want string
+	}{
+		{`{"method": "em", "approximate": true}`, "EP approximation"},
+		{`{"method": "em", "times_integrated": true}`, "bound + Laplace correction"},
+		{`{"method": "em"}`, "bound"},
+		{`{"method": "em", "times_integrated": true, "ranked_by": "bound"}`, "bound"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte(tc.json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := ReadEMResult(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RankedBy != tc.want {
+			t.Errorf("%s: ranked_by %q, want %q", tc.json, res.RankedBy, tc.want)
+		}
 	}
 }

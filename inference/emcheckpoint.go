@@ -78,6 +78,11 @@ type emTreeState struct {
 	NoLaplace bool      `json:"laplace_unavailable,omitempty"`
 	Hyper     emHyper   `json:"hyperparameters"`
 	Evidence  []float64 `json:"evidence,omitempty"`
+	// Start, StartIndex and Round are EMTree's (absent in older
+	// checkpoints).
+	Start      string `json:"start,omitempty"`
+	StartIndex int    `json:"start_index,omitempty"`
+	Round      int    `json:"round,omitempty"`
 }
 
 // checkpoint writes the state s to dir's checkpoint.json, atomically.
@@ -97,7 +102,8 @@ func (p *EMPlan) checkpoint(dir string, s *emSearch) error {
 		cp.InitialErr = s.initialErr.Error()
 	}
 	for _, t := range s.list {
-		cp.Trees = append(cp.Trees, emTreeState{Tree: t.Tree, Bound: t.Bound, EMBound: t.EMBound, Laplace: t.Laplace, NoLaplace: t.NoLaplace, Hyper: t.hyper, Evidence: t.ev})
+		cp.Trees = append(cp.Trees, emTreeState{Tree: t.Tree, Bound: t.Bound, EMBound: t.EMBound, Laplace: t.Laplace, NoLaplace: t.NoLaplace, Hyper: t.hyper, Evidence: t.ev,
+			Start: t.Start, StartIndex: t.StartIndex, Round: t.Round})
 	}
 	b, err := json.Marshal(cp) // compact: the trees are long arrays
 	if err != nil {
@@ -227,7 +233,11 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 		if err := checkHyper(ts.Hyper, p.Opt.Variances != nil, p.m.D); err != nil {
 			return nil, damaged("%s.hyperparameters: %v", field, err)
 		}
-		t := EMTree{Tree: ts.Tree, Bound: ts.Bound, EMBound: ts.EMBound, Laplace: ts.Laplace, NoLaplace: ts.NoLaplace, hyper: ts.Hyper, ev: ts.Evidence, key: topologyKey(ts.Tree)}
+		if ts.Round < 0 || ts.Round > cp.Rounds || ts.StartIndex < 0 {
+			return nil, damaged("%s: round %d (of %d), start_index %d", field, ts.Round, cp.Rounds, ts.StartIndex)
+		}
+		t := EMTree{Tree: ts.Tree, Bound: ts.Bound, EMBound: ts.EMBound, Laplace: ts.Laplace, NoLaplace: ts.NoLaplace, hyper: ts.Hyper, ev: ts.Evidence, key: topologyKey(ts.Tree),
+			Start: ts.Start, StartIndex: ts.StartIndex, Round: ts.Round}
 		if k > 0 && t.ranksAbove(s.list[k-1]) {
 			return nil, damaged("%s ranks above trees[%d] (the list is best first)", field, k-1)
 		}

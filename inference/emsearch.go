@@ -125,7 +125,15 @@ type EMTree struct {
 	// failed ("" when it did not): laplaceRefit or laplaceUnavailable;
 	// fallbackErr is that try's error.
 	fallback, fallbackErr string
-	hyper                 emHyper
+	// Start and StartIndex name the initial tree the tree descends from
+	// (LaplaceFallback.Start and Index: "sequential", "linkage",
+	// "linkage-extended", "given", "mcmc-summary", "mcmc-consensus",
+	// "mcmc-last"), Round the search round that made it (0: the initial
+	// tree itself). A candidate inherits its parent's start.
+	Start      string
+	StartIndex int
+	Round      int
+	hyper      emHyper
 	// ev is the leaf evidence of an EP fit (its sites: leafEvidence);
 	// nil for Gaussian evidence, which is the data's.
 	ev  []float64
@@ -207,7 +215,8 @@ type EMResult struct {
 	// "bound + Laplace correction" (TimesIntegrated), "bound" (the EM
 	// lower bound) or "EP approximation". (The field "bound" keeps its
 	// name from before the correction; it holds this value.) Absent in
-	// summaries written before it.
+	// summaries written before it, for which ReadEMResult sets it from
+	// Approximate and TimesIntegrated.
 	RankedBy string `json:"ranked_by,omitempty"`
 	// LaplaceFallbacks lists the trees (initial trees and the search's
 	// candidates) whose Laplace correction failed at first (the Hessian
@@ -370,14 +379,20 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		}
 	}
 	s := &emSearch{start: start, k: cfg.K}
-	ab, err := p.estimateAB(ctx, cfg)
+	ab, smp, err := p.estimateAB(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	p.holdAB(ab)
-	if ab.Source == ABSubsample {
+	switch {
+	case ab.Source == ABSubsample:
 		logf("alpha %.4g (sd %.2g), beta %.4g (sd %.2g): posterior means of %d MCMC sweeps (%d burn-in) on %d rows, held in every fit (%.1fs)",
 			ab.Alpha, ab.AlphaSD, ab.Beta, ab.BetaSD, ab.Sweeps, ab.Burn, ab.Rows, time.Since(start).Seconds())
+	case smp != nil:
+		logf("%d MCMC sweeps (%d burn-in) on %d rows for starting trees (%.1fs)", ab.Sweeps, ab.Burn, ab.Rows, time.Since(start).Seconds())
+	}
+	if ab.Variance > 0 {
+		logf("diffusion variance %.4g held in every fit: 1 / the posterior mean %.4g (sd %.2g) of %s in the same run (EP)", ab.Variance, ab.Precision, ab.PrecisionSD, p.Prec.Name)
 	}
 	o := p.Opt
 	if k := keepLimit(cfg.K, b.N, b.D); k < cfg.K {
@@ -405,6 +420,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		if err == nil {
 			var t EMTree
 			if t, err = p.fitTree(tr, nil, cfg.EMIters); err == nil {
+				t.Start, t.StartIndex = "given", 1
 				if f, ok := t.fallbackRecord("given", 1, 0, "initial tree (given)"); ok {
 					s.laplaceFallbacks = append(s.laplaceFallbacks, f)
 					logf("initial tree (given): %s: %s", f.Error, f.Action)
@@ -452,6 +468,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	// lowers the bound), so the list starts with trees of all kinds and
 	// keeps the best by bound (docs/em.md, "Why EM ended at a near-star").
 	if cfg.InitTree == nil && large == nil && b.N <= linkageInitMax && b.N >= 3 {
+		before := len(inits)
 		lt, err := linkageTree(x, b.N, b.D, v0)
 		if err != nil {
 			return nil, fmt.Errorf("run --method em: %w", err)
@@ -473,7 +490,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 				inits = append(inits, initTree{fmt.Sprintf("initial tree by average linkage cut into %d clusters", k), "linkage", ki + 2, cc})
 			}
 		}
-		logf("%d initial trees by average linkage built (%.1fs)", len(inits)-len(factors), time.Since(start).Seconds())
+		logf("%d initial trees by average linkage built (%.1fs)", len(inits)-before, time.Since(start).Seconds())
 	}
 	// On the large-data path, average linkage of the subsample extended
 	// to all rows by sequential attachment (em.ExtendTree): O(subsample²)
@@ -492,6 +509,26 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		}
 		if err != nil && firstErr == nil {
 			firstErr = err
+		}
+	}
+	// The subsample MCMC run's trees (docs/em.md, "Starting trees from
+	// the subsample's MCMC run"): its summary tree, its majority-rule
+	// consensus and its last tree, extended to all rows when the
+	// subsample is smaller; on the large-data path the summary tree alone
+	// (each extension costs a sequential construction).
+	if smp != nil && cfg.InitTree == nil && len(smp.trees) > 0 {
+		mc, err := p.mcmcStarts(smp, x, large != nil)
+		if err != nil {
+			logf("no starting trees from the MCMC run: %v", err)
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
+		for _, it := range mc {
+			inits = append(inits, initTree{it.name, it.start, 1, it.tr})
+		}
+		if len(mc) > 0 {
+			logf("%d initial trees from the MCMC run built (%.1fs)", len(mc), time.Since(start).Seconds())
 		}
 	}
 	for _, it := range inits {
@@ -527,6 +564,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			logf("%s (%s %d): the Laplace correction failed (%s): %s", it.name, it.start, it.index, f.Error, f.Action)
 		}
 		logf("%s fitted: %s (%.1fs)", it.name, p.valueText(t), time.Since(start).Seconds())
+		t.Start, t.StartIndex = it.start, it.index
 		list, _ = insertKBest(list, t, s.k)
 	}
 	if err := ctx.Err(); err != nil {
@@ -629,6 +667,7 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 					cfg.Log(fmt.Sprintf("round %d, candidate %d: the Laplace correction failed (%s): %s", round, fits, f.Error, f.Action))
 				}
 			}
+			t.Start, t.StartIndex, t.Round = parent.Start, parent.StartIndex, round
 			var better bool
 			list, better = insertKBest(list, t, s.k)
 			improved = improved || better
@@ -755,11 +794,17 @@ type EMEstimates struct {
 	Bound float64 `json:"bound"`
 	// LaplaceUnavailable is set for a tree ranked by its bound alone in a
 	// search that ranks by bound + Laplace correction (EMTree.NoLaplace).
-	LaplaceUnavailable bool                    `json:"laplace_unavailable,omitempty"`
-	Gamma              map[string]GammaSummary `json:"gamma_posteriors"`
-	Point              map[string]float64      `json:"point_estimates"`
-	Variance           float64                 `json:"variance_mean_field,omitempty"`
-	Variances          []float64               `json:"variances_mean_field,omitempty"`
+	LaplaceUnavailable bool `json:"laplace_unavailable,omitempty"`
+	// Start and StartIndex name the initial tree this tree descends from,
+	// Round the search round that made it (EMTree); Start is empty in
+	// summaries written before it.
+	Start      string                  `json:"start,omitempty"`
+	StartIndex int                     `json:"start_index,omitempty"`
+	Round      int                     `json:"round"`
+	Gamma      map[string]GammaSummary `json:"gamma_posteriors"`
+	Point      map[string]float64      `json:"point_estimates"`
+	Variance   float64                 `json:"variance_mean_field,omitempty"`
+	Variances  []float64               `json:"variances_mean_field,omitempty"`
 }
 
 // Value returns the estimate of the latent scalar name as EMResult.Value
@@ -831,10 +876,17 @@ func EMKBestWeights(est []EMEstimates) ([]float64, error) {
 
 // rankedBy is EMResult.RankedBy of the search.
 func (s *emSearch) rankedBy(p *EMPlan) string {
+	return rankedByName(p.tilted != nil, s.laplace)
+}
+
+// rankedByName is EMResult.RankedBy of a search whose values are EP's
+// approximation (approximate) or the EM bound plus the Laplace correction
+// (timesIntegrated), else the EM bound.
+func rankedByName(approximate, timesIntegrated bool) string {
 	switch {
-	case p.tilted != nil:
+	case approximate:
 		return "EP approximation"
-	case s.laplace:
+	case timesIntegrated:
 		return "bound + Laplace correction"
 	}
 	return "bound"
@@ -865,12 +917,16 @@ func (t EMTree) fallbackRecord(start string, index, round int, name string) (Lap
 // estimates returns the EM estimates of the tree t by variable name.
 func (p *EMPlan) estimates(t EMTree) EMEstimates {
 	h := t.hyper
-	e := EMEstimates{Bound: t.Bound, LaplaceUnavailable: t.NoLaplace, Gamma: map[string]GammaSummary{}, Point: map[string]float64{}, Variance: h.Variance, Variances: slices.Clone(h.Variances)}
+	e := EMEstimates{Bound: t.Bound, LaplaceUnavailable: t.NoLaplace, Start: t.Start, StartIndex: t.StartIndex, Round: t.Round,
+		Gamma: map[string]GammaSummary{}, Point: map[string]float64{}, Variance: h.Variance, Variances: slices.Clone(h.Variances)}
 	if g := h.QC; g != nil && p.C != nil {
 		e.Gamma[p.C.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
 	}
 	if g := h.QPrec; g != nil && p.Prec != nil {
 		e.Gamma[p.Prec.Name] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
+	} else if p.Prec != nil {
+		// Held at the subsample's estimate (ABEstimate.Variance).
+		e.Point[p.Prec.Name] = 1 / h.Variance
 	}
 	if p.PrecDims != nil {
 		for k, g := range h.QPrecs {
@@ -1225,6 +1281,11 @@ func ReadEMResult(dir string) (*EMResult, error) {
 	if res.Method != MethodEM {
 		return nil, fmt.Errorf("%s: method %q, not an EM run's summary", filepath.Join(dir, SummaryFile), res.Method)
 	}
+	if res.RankedBy == "" {
+		// Written before ranked_by: its approximate and times_integrated
+		// say the same.
+		res.RankedBy = rankedByName(res.Approximate, res.TimesIntegrated)
+	}
 	return &res, nil
 }
 
@@ -1271,12 +1332,18 @@ func (p *EMPlan) write(dir string, res *EMResult) error {
 		// correction its parts follow in a second comment.
 		switch {
 		case t.NoLaplace:
-			fmt.Fprintf(&sb, "[bound=%.10g][em_bound=%.10g laplace_correction=unavailable] %s\n", t.Bound, t.EMBound, t.Tree.Newick())
+			fmt.Fprintf(&sb, "[bound=%.10g][em_bound=%.10g laplace_correction=unavailable]", t.Bound, t.EMBound)
 		case res.TimesIntegrated:
-			fmt.Fprintf(&sb, "[bound=%.10g][em_bound=%.10g laplace_correction=%.10g] %s\n", t.Bound, t.EMBound, t.Laplace, t.Tree.Newick())
+			fmt.Fprintf(&sb, "[bound=%.10g][em_bound=%.10g laplace_correction=%.10g]", t.Bound, t.EMBound, t.Laplace)
 		default:
-			fmt.Fprintf(&sb, "[bound=%.10g] %s\n", t.Bound, t.Tree.Newick())
+			fmt.Fprintf(&sb, "[bound=%.10g]", t.Bound)
 		}
+		// Where the tree's line of descent began (summary.json's
+		// kbest_estimates: start, start_index, round).
+		if t.Start != "" {
+			fmt.Fprintf(&sb, "[start=%s %d round=%d]", t.Start, t.StartIndex, t.Round)
+		}
+		fmt.Fprintf(&sb, " %s\n", t.Tree.Newick())
 	}
 	if err := atomicfile.Write(filepath.Join(dir, KBestFile), []byte(sb.String())); err != nil {
 		return fmt.Errorf("run --method em: %w", err)

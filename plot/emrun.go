@@ -29,20 +29,9 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 	case res.TimesIntegrated:
 		kind = "the EM bound plus the Laplace correction for the times, an approximation of log p(Y, alpha, beta | tree) (not a bound)"
 	}
-	// The short name of the ranked value (summary.json's ranked_by; absent
-	// in runs written before it, whose times_integrated and approximate say
-	// the same).
+	// The short name of the ranked value (summary.json's ranked_by, which
+	// ReadEMResult supplies for runs written before it).
 	short := res.RankedBy
-	if short == "" {
-		switch {
-		case res.Approximate:
-			short = "EP approximation"
-		case res.TimesIntegrated:
-			short = "bound + Laplace correction"
-		default:
-			short = "bound"
-		}
-	}
 	file := inference.MapFile
 	var labels []string
 	if opt.Model != nil {

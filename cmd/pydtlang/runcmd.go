@@ -265,7 +265,12 @@ posterior means from a short MCMC run, the trees integrated out, on
 --ab-rows random rows (all rows if there are fewer) for --ab-sweeps sweeps,
 half of them burn-in; summary.json's "alpha_beta" records the estimate and
 its source; --time counts the time of that run too. --ab-sweeps -1 fits
-them to each tree instead (golden-section search under their priors). The
+them to each tree instead (golden-section search under their priors). For
+probit data the diffusion variance is held likewise (1 / the posterior
+mean of the precision). The same run's summary tree, majority-rule
+consensus and last tree (extended to all rows) are among the search's
+initial trees (also when alpha and beta are fixed); kbest.nwk and
+summary.json's kbest_estimates say which start each tree descends from. The
 best tree is the one of highest value: where many trees fit about equally
 well it can be a near-star, and the run then warns (use MCMC).
 Models with parts EM cannot fit are refused naming the variable. An EM run

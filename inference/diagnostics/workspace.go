@@ -413,3 +413,8 @@ func minNaN(a, b float64) float64 {
 	}
 	return min(a, b)
 }
+
+// MeanVar returns the mean of x and its unbiased variance (divisor n−1,
+// NaN for fewer than two values) by the corrected two-pass algorithm, as
+// the summaries use them.
+func MeanVar(x []float64) (mean, variance float64) { return meanVar(x) }

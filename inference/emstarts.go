@@ -1,0 +1,70 @@
+package inference
+
+import (
+	"fmt"
+
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/em"
+)
+
+// This file makes starting trees for the EM search from the trees of the
+// subsample's MCMC run (estimateAB): the run that estimates α and β
+// samples trees of the subsample's rows from their posterior, and on small
+// data sets its summary tree is better than any tree the search builds
+// (docs/em.md, "Starting trees from the subsample's MCMC run").
+
+// Starts of the initial trees from the subsample's MCMC run
+// (LaplaceFallback.Start, EMEstimates.Start).
+const (
+	// StartMCMCSummary: the average-linkage tree of the posterior mean
+	// times of the rows' most recent common ancestors (what run writes as
+	// summary.nwk; TreeSummary.Linkage).
+	StartMCMCSummary = "mcmc-summary"
+	// StartMCMCConsensus: the majority-rule consensus tree
+	// (TreeSummary.Consensus).
+	StartMCMCConsensus = "mcmc-consensus"
+	// StartMCMCLast: the last tree of the run.
+	StartMCMCLast = "mcmc-last"
+)
+
+// mcmcStart is an initial tree from the subsample's MCMC run.
+type mcmcStart struct {
+	name, start string
+	tr          *pydt.Tree
+}
+
+// mcmcStarts returns the initial trees from the subsample's MCMC run smp:
+// its summary tree, its majority-rule consensus and its last tree (only
+// the summary tree when summaryOnly), each over all rows: when the
+// subsample is smaller than the data, extended to the other rows by
+// sequential attachment (em.ExtendTree) at the run's posterior means of
+// c and σ² (per dimension, with a variance per dimension) and the held α, β, on x (the rows as SequentialTree takes
+// them). Their times are where EM starts; it fits them.
+func (p *EMPlan) mcmcStarts(smp *abSample, x []float64, summaryOnly bool) ([]mcmcStart, error) {
+	b := p.m.Trees[0]
+	m := len(smp.rows)
+	sum, err := SummarizeTrees(TreeSlice(smp.trees), m, true)
+	if err != nil {
+		return nil, err
+	}
+	what := fmt.Sprintf("of %d MCMC sweeps on %d rows", len(smp.trees), m)
+	out := []mcmcStart{{"initial tree: the summary tree " + what, StartMCMCSummary, sum.Linkage.Tree}}
+	if !summaryOnly {
+		out = append(out,
+			mcmcStart{"initial tree: the majority-rule consensus " + what, StartMCMCConsensus, sum.Consensus.Tree},
+			mcmcStart{"initial tree: the last tree " + what, StartMCMCLast, smp.trees[len(smp.trees)-1].Clone()})
+	}
+	if m == b.N {
+		return out, nil
+	}
+	o := p.Opt
+	for i := range out {
+		tr, _, err := em.ExtendTree(x, b.N, b.D, out[i].tr, smp.rows, em.InitOptions{C: smp.c, Variance: smp.variance, Variances: smp.variances, Alpha: o.Alpha, Beta: o.Beta})
+		if err != nil {
+			return nil, fmt.Errorf("%s, extended to all %d rows: %w", out[i].name, b.N, err)
+		}
+		out[i].tr = tr
+		out[i].name += fmt.Sprintf(", extended to all %d rows", b.N)
+	}
+	return out, nil
+}
