@@ -944,12 +944,18 @@ func (ch *Chain) set(v *graph.Var, x float64) error {
 // once its sampler is done (the density is then -Inf).
 func (ch *Chain) setOrRecord(v *graph.Var, x float64) bool {
 	if err := ch.set(v, x); err != nil {
-		if ch.setErr == nil {
-			ch.setErr = err
-		}
+		ch.record(err)
 		return false
 	}
 	return true
+}
+
+// record keeps err in ch.setErr unless an earlier error is there: the
+// update under way returns it once its sampler is done.
+func (ch *Chain) record(err error) {
+	if ch.setErr == nil {
+		ch.setErr = err
+	}
 }
 
 func (ch *Chain) tuner(v *graph.Var) *scalar.Tuner {

@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
 // probitScaleStep is a generalised Gibbs move (Liu & Sabatti 2000,
@@ -361,7 +363,22 @@ func (s *timeScaleStep) at(ch *Chain, c0, delta float64) float64 {
 	if !ch.setOrRecord(s.v, c) {
 		return math.Inf(-1)
 	}
-	if !validTimes(tr, ch.internal) || t.syncPrior(ch.st.Env) != nil || t.lik.Recompute() != nil {
+	if !validTimes(tr, ch.internal) {
+		return math.Inf(-1)
+	}
+	// The prior's parameters and the messages at a valid state: an error
+	// here is not a point of zero density but a state the chain cannot
+	// score, and the update stops with it (sampleOrbit returns what was
+	// recorded). An infinite likelihood (bp.ErrNoDensity) is rejected, as
+	// every proposal of +Inf density is.
+	if err := t.syncPrior(ch.st.Env); err != nil {
+		ch.record(fmt.Errorf("the tree prior at c = %g: %w", c, err))
+		return math.Inf(-1)
+	}
+	if err := t.lik.Recompute(); err != nil {
+		if !errors.Is(err, bp.ErrNoDensity) {
+			ch.record(fmt.Errorf("the likelihood at times scaled by %g: %w", g, err))
+		}
 		return math.Inf(-1)
 	}
 	// The tree prior in the coordinates s (LogPrior times Π(1-t'_b)); c
@@ -396,9 +413,12 @@ func (s *timeScaleStep) update(ch *Chain) error {
 			return fmt.Errorf("%s: %w", s.Name(), err)
 		}
 		if err := t.syncPrior(ch.st.Env); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", s.Name(), err)
 		}
-		return t.lik.Recompute()
+		if err := t.lik.Recompute(); err != nil {
+			return fmt.Errorf("%s: %w", s.Name(), err)
+		}
+		return nil
 	}
 	_, ok, err := sampleOrbit(ch, s.slice, func(dl float64) float64 { return s.at(ch, c0, dl) })
 	if err != nil {

@@ -59,3 +59,28 @@ func TestStepsReturnRefreshError(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeScaleReturnsPriorError checks that scale(c, times) stops with
+// the error of a tree prior it cannot set (alpha outside its range, put in
+// the state directly so that every Refresh succeeds), naming the step and
+// the cause. Its log target turned that error into -Inf, a silent
+// rejection: the update counted a skipped move and its restore returned
+// the bare error without the step's name.
+func TestTimeScaleReturnsPriorError(t *testing.T) {
+	m := compileProbit(t, dataMat(5, 2, func(i, d int) float64 { return float64((i + d) % 2) }))
+	ch := newTestChain(t, m)
+	step := stepNamed(t, ch, "scale(c, times)")
+	if err := step.update(ch); err != nil {
+		t.Fatalf("a valid state: %v", err)
+	}
+	alpha, _ := m.G.Lookup("alpha")
+	ch.st.Env.Values[alpha.ID][0] = -5
+	skipped := ch.Skipped
+	err := step.update(ch)
+	if err == nil || !strings.HasPrefix(err.Error(), "scale(c, times): the tree prior at c = ") || !strings.Contains(err.Error(), "alpha") {
+		t.Errorf("got %v, want an error of scale(c, times) naming the tree prior and alpha", err)
+	}
+	if ch.Skipped != skipped {
+		t.Errorf("the failed update was counted as a skipped move (%d, was %d)", ch.Skipped, skipped)
+	}
+}
