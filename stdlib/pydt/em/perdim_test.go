@@ -445,7 +445,9 @@ func TestPerDimLaplace(t *testing.T) {
 // column d by k_d with σ²_d = k_d² σ² builds the tree of the unscaled data
 // (the belief-propagation scores change by a constant, −Σ log k_d per
 // value, the candidate times and the cheap distances not at all), in the
-// beam search and the exhaustive construction alike.
+// beam search and the exhaustive construction alike. The beam search runs
+// at the default width and at width 1, where the cheap distance to the
+// children's messages (scaled per dimension) picks the one child scored.
 func TestSequentialTreePerDim(t *testing.T) {
 	const n, d = 60, 3
 	scale := []float64{1, 30, 0.02}
@@ -455,8 +457,12 @@ func TestSequentialTreePerDim(t *testing.T) {
 		for i := range x {
 			xs[i] = x[i] * scale[i%d]
 		}
-		for _, exh := range []bool{false, true} {
-			opt := InitOptions{C: 0.5, Variance: 0.7, Alpha: 0.5, Beta: 0.1, Exhaustive: exh}
+		for _, search := range []struct {
+			exh   bool
+			width int
+		}{{false, 0}, {false, 1}, {true, 0}} {
+			exh := search.exh
+			opt := InitOptions{C: 0.5, Variance: 0.7, Alpha: 0.5, Beta: 0.1, Exhaustive: exh, Width: search.width}
 			want, _, err := SequentialTree(x, n, d, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -475,7 +481,7 @@ func TestSequentialTreePerDim(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !sameTree(got, want, 1e-6) {
-					t.Errorf("seed %d exhaustive %v %s:\n%s\nwant (one variance, unscaled)\n%s", seed, exh, c.name, got.Newick(), want.Newick())
+					t.Errorf("seed %d exhaustive %v width %d %s:\n%s\nwant (one variance, unscaled)\n%s", seed, exh, search.width, c.name, got.Newick(), want.Newick())
 				}
 			}
 			// ExtendTree from the first 20 rows' tree, likewise.
@@ -496,7 +502,7 @@ func TestSequentialTreePerDim(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !sameTree(gotX, wantX, 1e-6) {
-				t.Errorf("seed %d exhaustive %v: ExtendTree on scaled columns\n%s\nwant\n%s", seed, exh, gotX.Newick(), wantX.Newick())
+				t.Errorf("seed %d exhaustive %v width %d: ExtendTree on scaled columns\n%s\nwant\n%s", seed, exh, search.width, gotX.Newick(), wantX.Newick())
 			}
 		}
 	}
