@@ -541,3 +541,64 @@ func sameTree(a, b *pydt.Tree, tol float64) bool {
 	}
 	return true
 }
+
+// TestPerDimEP checks EM with EP sites and a variance per dimension. With
+// every hyperparameter fixed, L after the E-step is EP's estimate of
+// log p(Y | T) plus the prior terms; given the tree the dimensions are
+// independent, so that estimate must be the sum over columns of EPLogLik of
+// each column alone at its own variance (one-dimensional fits, independent
+// of the per-dimension code). Then a fit with learned precisions runs with
+// a finite objective, and converges to a valid tree.
+func TestPerDimEP(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		const n, d = 12, 3
+		tr, y := probitFixture(t, seed, n, d, 2)
+		s2 := []float64{0.4, 2, 7}
+		ep, err := NewEP(Probit{}, y, n, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := fixedAll()
+		opt.Variances, opt.EP = s2, ep
+		e := estepped(t, bp.New(tr, d), opt)
+		want := 0.0
+		for k := range d {
+			col := make([]float64, n)
+			for i := range n {
+				col[i] = y[i*d+k]
+			}
+			l, err := EPLogLik(tr, s2[k], col, 1, Probit{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want += l
+		}
+		h, _ := pydt.NewHarmonic(opt.Alpha, opt.Beta)
+		want += pydt.LogPriorS(tr, opt.Alpha, opt.Beta, pydt.DivInv{C: opt.C}, h) + logGapJacobian(tr)
+		if got := e.objective(); math.Abs(got-want) > 1e-6*(1+math.Abs(want)) {
+			t.Errorf("seed %d: L = %v, sum of the columns' EP estimates and the prior %v", seed, got, want)
+		}
+
+		ep2, err := NewEP(Probit{}, y, n, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo := learnPerDim(d)
+		lo.EP, lo.MaxIter = ep2, 30
+		f, err := New(bp.New(tr.Clone(), d), lo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Tree().Validate(); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range f.Trace() {
+			if math.IsNaN(l) || math.IsInf(l, 0) {
+				t.Fatalf("seed %d: objective %v in trace %v", seed, l, f.Trace())
+			}
+		}
+	}
+}
