@@ -8,7 +8,8 @@
 # ROUNDS (default 100) and SEED (1) set the search, TIME (e.g. 4m; default
 # none) bounds each run's wall time (run --time). A finished run
 # directory (one with a summary.json) is kept. About 15 minutes of one core,
-# most of it on ccle; the runs use nice -n 10.
+# most of it on ccle, and 5 more for the per-column runs (the probit one
+# most); the runs use nice -n 10.
 set -eu
 ROUNDS=${ROUNDS:-100}
 SEED=${SEED:-1}
@@ -35,5 +36,19 @@ fitem animals-em-probit examples/binary.pydt Y="$DIR/animals.csv"
 fitem animals-z-em-gauss $G X="$DIR/animals.csv" --standardize
 fitem ccle-em-gauss $G X="$DIR/ccle.csv"
 fitem ccle-z-em-gauss $G X="$DIR/ccle.csv" --standardize
+
+# A diffusion variance per column (docs/em.md, "A diffusion variance per
+# dimension"): the same sets with examples/gaussian-perdim.pydt, and the
+# probit model with prec : pos[D] (written to DIR).
+P=examples/gaussian-perdim.pydt
+sed 's/^param Z : real\[N, D\]$/param Z : real[N, D]\nparam prec : pos[D]/' examples/binary.pydt >"$DIR/binary-perdim.pydt"
+fitem synthetic-em-perdim $P X="$DIR/synthetic.csv"
+fitem synthetic-em-ddt-perdim $P X="$DIR/synthetic.csv" --set alpha=0,beta=0
+fitem stretch-em-perdim $P X="$DIR/stretch.csv"
+fitem stretch-z-em-perdim $P X="$DIR/stretch.csv" --standardize
+fitem synnoise-z-em-perdim $P X="$DIR/synnoise.csv" --standardize
+fitem synth8-em-perdim $P X="$DIR/synth8.csv"
+fitem animals-em-probit-perdim "$DIR/binary-perdim.pydt" Y="$DIR/animals.csv"
+fitem animals-z-em-perdim $P X="$DIR/animals.csv" --standardize
 
 go run ./internal/clusterstudy table "$DIR"
