@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
@@ -264,6 +266,56 @@ X ~ PYDT(1, 0.2, 1, v)`
 	}
 	if !slices.Equal(res.Variances, want) {
 		t.Errorf("variances %v, want the fixed %v", res.Variances, want)
+	}
+}
+
+// TestInitOptionsPerDim checks the options of the initial trees' sequential
+// construction: with a variance per dimension, f times each column's own
+// sample variance (gonum's stat.Variance of its observed values), and f·v0
+// for a column with fewer than two values or a variance of 0; with one
+// variance, f·v0 and no variances per dimension.
+func TestInitOptionsPerDim(t *testing.T) {
+	const n, f, v0 = 8, 0.3, 2.5
+	nan := math.NaN()
+	// Column 1 with a missing value, column 2 constant, column 3 observed
+	// once.
+	x := []float64{
+		0.1, 5, nan,
+		-2, 5, nan,
+		nan, 5, 7,
+		3.5, 5, nan,
+		0.7, 5, nan,
+		-1.2, 5, nan,
+		9, 5, nan,
+		0.25, 5, nan,
+	}
+	var col []float64
+	for i := range n {
+		if v := x[3*i]; !math.IsNaN(v) {
+			col = append(col, v)
+		}
+	}
+	want := []float64{f * stat.Variance(col, nil), f * v0, f * v0}
+	xm := noisyClusters(n, 0.3, 4, 1)
+	p, err := PlanEM(compileExampleFile(t, "gaussian-perdim.pydt", map[string]*dataset.Matrix{"X": xm}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io := p.initOptions(f, x, v0)
+	if len(io.Variances) != 3 {
+		t.Fatalf("variances %v, want %v", io.Variances, want)
+	}
+	for k := range want {
+		if math.Abs(io.Variances[k]-want[k]) > 1e-12*want[k] {
+			t.Errorf("variance of column %d: %v, want %v", k+1, io.Variances[k], want[k])
+		}
+	}
+	p, err = PlanEM(compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": fourClusters(n, 0.3, 1)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if io := p.initOptions(f, x[:2*n], v0); io.Variances != nil || io.Variance != f*v0 {
+		t.Errorf("one variance: Variance %v, Variances %v; want %v and none per dimension", io.Variance, io.Variances, f*v0)
 	}
 }
 
