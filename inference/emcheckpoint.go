@@ -230,7 +230,7 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 		if ts.NoLaplace && (!cp.TimesIntegrated || ts.Laplace != 0) {
 			return nil, damaged("%s: laplace_unavailable with a correction of %v (times_integrated %v)", field, ts.Laplace, cp.TimesIntegrated)
 		}
-		if err := checkHyper(ts.Hyper, p.Opt.Variances != nil, p.m.D); err != nil {
+		if err := checkHyper(ts.Hyper, p.Opt.Variances != nil, p.PrecDims != nil, p.m.D); err != nil {
 			return nil, damaged("%s.hyperparameters: %v", field, err)
 		}
 		if ts.Round < 0 || ts.Round > cp.Rounds || ts.StartIndex < 0 {
@@ -251,13 +251,18 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 
 // checkHyper checks the hyperparameters of a tree read from a checkpoint:
 // c and the variance positive and finite (with a variance per dimension,
-// perDim, d variances), (α, β) a Pitman-Yor pair, q(c), q(τ) and the q(τ_d)
-// proper Gamma distributions.
-func checkHyper(h emHyper, perDim bool, d int) error {
+// perDim, d variances, and d q(τ_d) when they are learned, learnDims),
+// (α, β) a Pitman-Yor pair, q(c), q(τ) and the q(τ_d) proper Gamma
+// distributions.
+func checkHyper(h emHyper, perDim, learnDims bool, d int) error {
 	if !finite(h.C) || h.C <= 0 {
 		return fmt.Errorf("c is %v", h.C)
 	}
-	if perDim != (h.Variances != nil) || perDim && len(h.Variances) != d || len(h.QPrecs) > d {
+	wantQ := 0
+	if learnDims {
+		wantQ = d
+	}
+	if perDim != (h.Variances != nil) || perDim && len(h.Variances) != d || len(h.QPrecs) != wantQ {
 		return fmt.Errorf("variances has %d values, q_precisions %d, for a model with %d columns and a variance per dimension %v", len(h.Variances), len(h.QPrecs), d, perDim)
 	}
 	if h.Variances != nil {

@@ -306,7 +306,7 @@ func TestRestoreDamagedCheckpoint(t *testing.T) {
 // TestRestoreDamagedCheckpointPerDim checks the per-dimension
 // hyperparameters of an EM checkpoint of examples/gaussian-perdim.pydt on
 // resume: variances missing, of the wrong length, NaN or negative, and
-// improper q(τ_d), are errors naming the file and the field.
+// improper or missing q(τ_d), are errors naming the file and the field.
 func TestRestoreDamagedCheckpointPerDim(t *testing.T) {
 	x := noisyClusters(12, 0.3, 4, 2)
 	m := compileExampleFile(t, "gaussian-perdim.pydt", map[string]*dataset.Matrix{"X": x})
@@ -341,6 +341,8 @@ func TestRestoreDamagedCheckpointPerDim(t *testing.T) {
 		{"trees[0].hyperparameters: variances[1] is NaN", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances[1] = math.NaN() }},
 		{"trees[0].hyperparameters: variances[2] is -1", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances[2] = -1 }},
 		{"trees[0].hyperparameters: q_precisions[0] has shape 0", func(cp *emCheckpoint) { cp.Trees[0].Hyper.QPrecs[0].Shape = 0 }},
+		// Fewer q(τ_d) than columns: summary.json would lack prec[3].
+		{"trees[0].hyperparameters: variances has 3 values, q_precisions 2,", func(cp *emCheckpoint) { cp.Trees[0].Hyper.QPrecs = cp.Trees[0].Hyper.QPrecs[:2] }},
 	} {
 		cp := read()
 		tc.damage(cp)
