@@ -147,10 +147,10 @@ func TestPredictRunEMKBest(t *testing.T) {
 	for i, row := range test {
 		mix := weights[0]*dens[i][0] + weights[1]*dens[i][1]
 		want := math.Log(mix)
-		if math.Abs(res.LogDensity[i]-want) > 1e-9*(1+math.Abs(want)) {
+		if !(math.Abs(res.LogDensity[i]-want) <= 1e-9*(1+math.Abs(want))) { // NaN fails
 			t.Errorf("row %d: log density %v, two-tree mixture by hand %v", i, res.LogDensity[i], want)
 		}
-		if math.Abs(best.LogDensity[i]-math.Log(dens[i][0])) > 1e-9*(1+math.Abs(want)) {
+		if !(math.Abs(best.LogDensity[i]-math.Log(dens[i][0])) <= 1e-9*(1+math.Abs(want))) {
 			t.Errorf("row %d: best tree alone %v, by hand %v", i, best.LogDensity[i], math.Log(dens[i][0]))
 		}
 		if math.Abs(res.LogDensity[i]-best.LogDensity[i]) < 1e-6 {
@@ -161,7 +161,7 @@ func TestPredictRunEMKBest(t *testing.T) {
 				continue
 			}
 			wantM := (weights[0]*dens[i][0]*means[i][k] + weights[1]*dens[i][1]*means[i][2+k]) / mix
-			if math.Abs(res.Imputed[i][k]-wantM) > 1e-9*(1+math.Abs(wantM)) {
+			if !(math.Abs(res.Imputed[i][k]-wantM) <= 1e-9*(1+math.Abs(wantM))) {
 				t.Errorf("row %d, column %d: imputed %v, by hand %v", i, k, res.Imputed[i][k], wantM)
 			}
 		}
@@ -274,7 +274,7 @@ func TestPredictRunEMWeightZero(t *testing.T) {
 			mix += w * dens[i][j]
 		}
 		want := math.Log(mix)
-		if math.Abs(res.LogDensity[i]-want) > 1e-9*(1+math.Abs(want)) {
+		if !(math.Abs(res.LogDensity[i]-want) <= 1e-9*(1+math.Abs(want))) { // NaN fails
 			t.Errorf("row %d: log density %v, mixture of trees 2 and 3 by hand %v", i, res.LogDensity[i], want)
 		}
 		for k := range 2 {
@@ -286,7 +286,7 @@ func TestPredictRunEMWeightZero(t *testing.T) {
 				wantM += w * dens[i][j] * means[i][2*j+k]
 			}
 			wantM /= mix
-			if math.Abs(res.Imputed[i][k]-wantM) > 1e-9*(1+math.Abs(wantM)) {
+			if !(math.Abs(res.Imputed[i][k]-wantM) <= 1e-9*(1+math.Abs(wantM))) {
 				t.Errorf("row %d, column %d: imputed %v, by hand %v", i, k, res.Imputed[i][k], wantM)
 			}
 		}
