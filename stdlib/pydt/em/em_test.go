@@ -189,6 +189,30 @@ func estepped(t testing.TB, m *bp.Model, opt Options) *EM {
 	return e
 }
 
+// checkGradient checks e's analytic gradient of the M-step objective in
+// the free coordinates u (gradU) at the current times against central
+// finite differences of timeTerms.
+func checkGradient(t *testing.T, e *EM) {
+	t.Helper()
+	k := len(e.internal)
+	u := make([]float64, k)
+	e.uFromS(u, e.currentS(nil))
+	s, gs, got := make([]float64, k), make([]float64, k), make([]float64, k)
+	f := func(u []float64) float64 {
+		ss := make([]float64, k)
+		e.sFromU(ss, u)
+		return e.timeTerms(ss)
+	}
+	e.sFromU(s, u)
+	e.gradU(got, u, s, gs)
+	want := fd.Gradient(nil, f, u, &fd.Settings{Formula: fd.Central, Step: 1e-5})
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > 1e-5*(1+math.Abs(want[i])) {
+			t.Errorf("dL/du[%d] = %v, finite differences %v", i, got[i], want[i])
+		}
+	}
+}
+
 // TestGradient checks the analytic gradient of the M-step objective in the
 // free coordinates u against central finite differences.
 func TestGradient(t *testing.T) {
@@ -198,23 +222,7 @@ func TestGradient(t *testing.T) {
 	}{{2, 1, exact, 1}, {5, 2, exact, 2}, {9, 3, noisy, 3}, {12, 2, missing, 4}, {20, 1, exact, 5}} {
 		t.Run(fmt.Sprintf("N%d_D%d_kind%d", c.n, c.d, c.kind), func(t *testing.T) {
 			e := estepped(t, fixture(t, c.seed, c.n, c.d, 1, 0.2, c.kind), learnAll())
-			k := len(e.internal)
-			u := make([]float64, k)
-			e.uFromS(u, e.currentS(nil))
-			s, gs, got := make([]float64, k), make([]float64, k), make([]float64, k)
-			f := func(u []float64) float64 {
-				ss := make([]float64, k)
-				e.sFromU(ss, u)
-				return e.timeTerms(ss)
-			}
-			e.sFromU(s, u)
-			e.gradU(got, u, s, gs)
-			want := fd.Gradient(nil, f, u, &fd.Settings{Formula: fd.Central, Step: 1e-5})
-			for i := range got {
-				if math.Abs(got[i]-want[i]) > 1e-5*(1+math.Abs(want[i])) {
-					t.Errorf("dL/du[%d] = %v, finite differences %v", i, got[i], want[i])
-				}
-			}
+			checkGradient(t, e)
 		})
 	}
 }

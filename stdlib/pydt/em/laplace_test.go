@@ -54,6 +54,30 @@ func collapsed(t *testing.T, e *EM) (func(u []float64) float64, []float64) {
 	return phi, u0
 }
 
+// collapsedHessian returns the negated Hessian of e's collapsed objective
+// (collapsed) in the log gaps u at the current times, by central second
+// differences, with the objective and those u.
+func collapsedHessian(t *testing.T, e *EM) (*mat.SymDense, func(u []float64) float64, []float64) {
+	t.Helper()
+	phi, u0 := collapsed(t, e)
+	h := mat.NewSymDense(len(u0), nil)
+	fd.Hessian(h, func(u []float64) float64 { return -phi(u) }, u0, &fd.Settings{Formula: fd.Central, Step: 1e-3})
+	return h, phi, u0
+}
+
+// collapsedLaplace returns the Laplace correction ½ K log 2π − ½ log det H
+// of e's current times with H from collapsedHessian, independent of EM's
+// statistics; the test fails when H is not positive definite.
+func collapsedLaplace(t *testing.T, e *EM) float64 {
+	t.Helper()
+	h, _, u0 := collapsedHessian(t, e)
+	var ch mat.Cholesky
+	if !ch.Factorize(h) {
+		t.Fatal("the collapsed objective's Hessian is not negative definite at EM's fixed point")
+	}
+	return 0.5*float64(len(u0))*log2Pi - 0.5*ch.LogDet()
+}
+
 // TestLaplace checks Laplace against the log-determinant of the Hessian
 // of the independently computed collapsed objective (second differences
 // of bp's LogLik and the prior), at EM's fixed point, with fixed and with
@@ -101,15 +125,7 @@ func TestLaplace(t *testing.T) {
 			if err0 != nil || err1 != nil || math.Abs(l0-l1) > 1e-9*(1+math.Abs(l1)) {
 				t.Errorf("a step after Laplace: %v (%v), without: %v (%v)", l0, err0, l1, err1)
 			}
-			phi, u0 := collapsed(t, e)
-			k := len(u0)
-			h := mat.NewSymDense(k, nil)
-			fd.Hessian(h, func(u []float64) float64 { return -phi(u) }, u0, &fd.Settings{Formula: fd.Central, Step: 1e-3})
-			var ch mat.Cholesky
-			if !ch.Factorize(h) {
-				t.Fatal("the collapsed objective's Hessian is not negative definite at EM's fixed point")
-			}
-			want := 0.5*float64(k)*log2Pi - 0.5*ch.LogDet()
+			want := collapsedLaplace(t, e)
 			if math.Abs(got-want) > 1e-4*(1+math.Abs(want)) {
 				t.Errorf("Laplace %v, from second differences of the collapsed objective %v", got, want)
 			}
@@ -371,9 +387,7 @@ func fitExact(t *testing.T, tr *pydt.Tree, x []float64, opt Options, m int, seed
 	if err != nil {
 		t.Fatal(err)
 	}
-	phi, u0 := collapsed(t, e)
-	h := mat.NewSymDense(len(u0), nil)
-	fd.Hessian(h, func(u []float64) float64 { return -phi(u) }, u0, &fd.Settings{Formula: fd.Central, Step: 1e-3})
+	h, phi, u0 := collapsedHessian(t, e)
 	lz, se := logEvidenceIS(t, phi, u0, h, m, seed)
 	return e, lap, lz, se
 }
