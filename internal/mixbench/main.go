@@ -276,9 +276,11 @@ func run(c config) (result, error) {
 		return res, err
 	}
 	scalars := m.Scalars()
-	if p, err := ch.Measure(scalars); err == nil {
-		res.InitLogLik = p.LogLik
+	p0, err := ch.Measure(scalars)
+	if err != nil {
+		return res, fmt.Errorf("the start: %w", err)
 	}
+	res.InitLogLik = p0.LogLik
 	ci := slices.IndexFunc(scalars, func(v *graph.Var) bool { return v.Name == "c" })
 	if ci < 0 {
 		return res, fmt.Errorf("the model has no scalar c")
@@ -319,7 +321,7 @@ func run(c config) (result, error) {
 		trace.WriteString(",cpu_s\n")
 	}
 	var cpu, wall time.Duration
-	var dbuf []pydt.NodeID
+	dbuf := make([]pydt.NodeID, 0, ch.Tree(0).Cap())
 	dd := make([]int, ch.Tree(0).Cap())
 	for k := range c.Sweeps {
 		if k >= 4 && stopped(c.Stop) {
