@@ -207,6 +207,35 @@ func TestPerDimBoundMonotone(t *testing.T) {
 	}
 }
 
+// TestPerDimPrecOptimum checks the closed-form q(τ_d) update against the
+// bound itself (whose terms in q(τ_d) TestPerDimBoundAfterEStep checks
+// independently): after updatePrec, moving the shape or the rate of any
+// one q(τ_d) by a factor 1 ± 1% or 1 ± 10%, q(x) and the times held, must
+// lower L (exact and missing values, columns on different scales).
+func TestPerDimPrecOptimum(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		s2 := []float64{1, 0.02, 9}
+		m, _ := perDimFixture(t, seed, 4+3*int(seed), s2, seed%2 == 0)
+		e := estepped(t, m, learnPerDim(len(s2)))
+		e.updatePrec()
+		l0 := e.objective()
+		for k := range s2 {
+			best := e.qts[k]
+			for _, f := range []float64{0.9, 0.99, 1.01, 1.1} {
+				for _, q := range []Gamma{{best.Shape * f, best.Rate}, {best.Shape, best.Rate * f}, {best.Shape * f, best.Rate * f}} {
+					e.qts[k] = q
+					e.weightB()
+					if l := e.objective(); !(l < l0) {
+						t.Errorf("seed %d dimension %d: q(τ_d) = %+v gives L = %v, the update %+v gives %v", seed, k, q, l, best, l0)
+					}
+				}
+			}
+			e.qts[k] = best
+			e.weightB()
+		}
+	}
+}
+
 // TestPerDimGradient checks the analytic gradient of the M-step objective
 // with a variance per dimension against central finite differences.
 func TestPerDimGradient(t *testing.T) {
