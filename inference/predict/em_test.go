@@ -62,10 +62,10 @@ func TestPredictRunEM(t *testing.T) {
 	for i, row := range test {
 		dst := make([]float64, 2)
 		want := mx.Conditional(row, dst)
-		if math.Abs(res.LogDensity[i]-want) > 1e-9*(1+math.Abs(want)) {
+		if !(math.Abs(res.LogDensity[i]-want) <= 1e-9*(1+math.Abs(want))) { // NaN fails
 			t.Errorf("row %d: log density %v, by hand %v", i, res.LogDensity[i], want)
 		}
-		if math.IsNaN(row[1]) && math.Abs(res.Imputed[i][1]-dst[1]) > 1e-9 {
+		if math.IsNaN(row[1]) && !(math.Abs(res.Imputed[i][1]-dst[1]) <= 1e-9) {
 			t.Errorf("row %d: imputed %v, by hand %v", i, res.Imputed[i][1], dst[1])
 		}
 	}
