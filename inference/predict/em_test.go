@@ -71,6 +71,64 @@ func TestPredictRunEM(t *testing.T) {
 	}
 }
 
+// TestPredictRunEMPerDim checks PredictRun on an EM run of
+// examples/gaussian-perdim.pydt (a variance per column), asked for one
+// tree, against the predictive density computed by hand from map.nwk and
+// summary.json, read without the package's own readers: column d at the
+// variance 1/E[prec[d]] of its own Gamma posterior (not one shared
+// variance), c at its posterior mean, alpha and beta at their point
+// estimates.
+func TestPredictRunEMPerDim(t *testing.T) {
+	x := toyData(8, 2, 4)
+	raw := append([]float64(nil), x.Data...)
+	m := compile(t, perdimSrc, x)
+	dir := t.TempDir()
+	if _, err := inference.RunEM(context.Background(), m, inference.EMConfig{Rounds: 3, Seed: 2, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	test := [][]float64{{0.1, 3.2}, {2.3, math.NaN()}, {math.NaN(), 5}}
+	res, err := PredictRun(m, dir, test, RunOptions{Trees: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Gamma map[string]struct{ Mean float64 } `json:"gamma_posteriors"`
+		Point map[string]float64                `json:"point_estimates"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &sum)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	nwk, err := os.ReadFile(filepath.Join(dir, "map.nwk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := []float64{1 / sum.Gamma["prec[1]"].Mean, 1 / sum.Gamma["prec[2]"].Mean}
+	if !(s2[0] > 0) || !(s2[1] > 0) || s2[0] == s2[1] {
+		t.Fatalf("summary.json lacks two distinct per-column estimates: %+v", sum)
+	}
+	p := Params{Alpha: sum.Point["alpha"], Beta: sum.Point["beta"], Div: pydt.DivInv{C: sum.Gamma["c"].Mean}, Variances: s2}
+	mx, err := Tree(observedTree(t, string(nwk), raw), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range test {
+		dst := make([]float64, 2)
+		want := mx.Conditional(row, dst)
+		if !(math.Abs(res.LogDensity[i]-want) <= 1e-9*(1+math.Abs(want))) { // NaN fails
+			t.Errorf("row %d: log density %v, by hand %v", i, res.LogDensity[i], want)
+		}
+		for k, v := range row {
+			if math.IsNaN(v) && !(math.Abs(res.Imputed[i][k]-dst[k]) <= 1e-9) {
+				t.Errorf("row %d: imputed column %d %v, by hand %v", i, k+1, res.Imputed[i][k], dst[k])
+			}
+		}
+	}
+}
+
 // TestPredictRunEMTreeMissesRows checks that PredictRun refuses an EM run
 // whose kbest.nwk (or, for a summary.json without kbest_estimates, as
 // written before them, map.nwk) lacks some of the model's data rows (here
