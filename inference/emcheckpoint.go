@@ -195,6 +195,10 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 	if err := pydt.CheckPitmanYor(ab.Alpha, ab.Beta); err != nil || !finite(ab.Alpha) || !finite(ab.Beta) {
 		return nil, damaged("alpha_beta: alpha %v, beta %v", ab.Alpha, ab.Beta)
 	}
+	if ab.Variance != 0 && (!(ab.Variance > 0) || !finite(ab.Variance) || p.tilted == nil || p.Prec == nil) {
+		// Held only for EP data with a learned precision (estimateAB).
+		return nil, damaged("alpha_beta: variance %v (held only for EP data with a learned precision)", ab.Variance)
+	}
 	p.holdAB(ab)
 	for k, ts := range cp.Trees {
 		field := fmt.Sprintf("trees[%d]", k)

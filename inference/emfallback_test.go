@@ -282,6 +282,10 @@ func TestRestoreDamagedCheckpoint(t *testing.T) {
 		{"trees[0].hyperparameters: variances has 2 values", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances = []float64{1, 1} }},
 		{"bound_trace[2] = ", func(cp *emCheckpoint) { cp.BoundTrace[2]-- }},
 		{"trees[0].evidence has", func(cp *emCheckpoint) { cp.Trees[0].Evidence = []float64{1} }},
+		{"trees[1]: round 3", func(cp *emCheckpoint) { cp.Trees[1].Round = 3 }},
+		{"trees[0]: round -1", func(cp *emCheckpoint) { cp.Trees[0].Round = -1 }},
+		{"alpha_beta: variance 2", func(cp *emCheckpoint) { cp.AlphaBeta.Variance = 2 }}, // Gaussian data: σ² is not held
+		{"alpha_beta: variance NaN", func(cp *emCheckpoint) { cp.AlphaBeta.Variance = nan }},
 	} {
 		cp := read()
 		tc.damage(cp)
