@@ -53,10 +53,6 @@ func NewSchedule(m *Model) (*Schedule, error) {
 	s := &Schedule{}
 	for k := range m.Trees {
 		s.Steps = append(s.Steps, treeStep{m: m, k: k})
-		// probitSubtree (ghk(tree, u), subtree moves that carry the
-		// moved leaves' auxiliaries along) is exact but not scheduled:
-		// on animals it cost more CPU than it gained in ESS
-		// (docs/probit-mixing.md, session 19).
 	}
 	var later []Updater // steps that condition on sampled locations
 	needLocs := false
@@ -639,7 +635,7 @@ func (t treeStep) update(ch *Chain) error {
 
 // treeAccepted counts the accepted moves that changed the chain's trees.
 func (ch *Chain) treeAccepted() int {
-	n := ch.RidgeAccepted + ch.jointAccepted
+	n := ch.RidgeAccepted
 	for _, t := range ch.trees {
 		s := t.moves.Stats
 		n += s.Subtree.Accepted + s.Time.Accepted + s.Position.Accepted
@@ -758,12 +754,9 @@ type Chain struct {
 	// RidgeProposed and RidgeAccepted count the ridge moves.
 	RidgeProposed, RidgeAccepted int
 	// Steps counts the Metropolis-Hastings proposals and acceptances of
-	// the other steps that report theirs (ghk, the probit subtree move),
+	// the other steps that report theirs (ghk(prec, u)),
 	// by step name; nil until one counts.
 	Steps map[string]*treemove.MoveStats
-	// jointAccepted counts the accepted subtree moves of
-	// probitSubtreeStep, for treeAccepted.
-	jointAccepted int
 	// Stall is the number of consecutive sweeps, up to the last one, in
 	// which the tree accepted no move; LongestStall the longest such run.
 	Stall, LongestStall int

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
@@ -155,36 +154,6 @@ func TestGewekeProbit(t *testing.T) {
 	}
 	names := append(treeStatNames(m), "number of ones")
 	setup := gewekeSetup{priorSeed: [2]uint64{21, 22}, chainSeed: 23, firstStream: 0, chains: 8, burn: 500, iters: 4000}
-	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, func(ch *Chain) { redrawProbit(t, ch) })
-	compareMeans(t, names, prior, chainMeans)
-}
-
-// TestGewekeProbitSubtree is TestGewekeProbit with ghk(tree, u), which
-// the default schedule leaves out (docs/probit-mixing.md), right after the
-// tree moves.
-func TestGewekeProbitSubtree(t *testing.T) {
-	const n, d = 4, 2
-	m := compileProbit(t, &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"})
-	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
-		out := treeStats(m, env, tr)
-		var ones float64
-		for _, v := range env.Values[m.Data.ID] {
-			ones += v
-		}
-		return append(out, ones)
-	}
-	names := append(treeStatNames(m), "number of ones")
-	edit := func(s *Schedule) {
-		step, ok := probitSubtree(m, 0)
-		if !ok {
-			t.Fatal("no ghk(tree, u) step")
-		}
-		s.Steps = slices.Insert(s.Steps, 1, step)
-		if s.Steps[0].Name() != "tree" {
-			t.Fatalf("schedule starts with %s", s.Steps[0].Name())
-		}
-	}
-	setup := gewekeSetup{priorSeed: [2]uint64{24, 25}, chainSeed: 26, firstStream: 0, chains: 8, burn: 500, iters: 4000, edit: edit}
 	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, func(ch *Chain) { redrawProbit(t, ch) })
 	compareMeans(t, names, prior, chainMeans)
 }

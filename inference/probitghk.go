@@ -486,3 +486,28 @@ func (p *probitGHKStep) update(ch *Chain) error {
 	}
 	return nil
 }
+
+// choleskyDense writes into l the lower Cholesky factor of the m×m matrix
+// a (lower triangle read, row major) and reports false when a is not
+// numerically positive definite. l may be a itself: each entry of a is
+// read just before the same entry of l is written.
+func choleskyDense(l, a []float64, m int) bool {
+	for j := range m {
+		for i := j; i < m; i++ {
+			s := a[i*m+j]
+			li, lj := l[i*m:i*m+j], l[j*m:j*m+j]
+			for k := range j {
+				s -= li[k] * lj[k]
+			}
+			if i == j {
+				if !(s > 0) || math.IsInf(s, 1) {
+					return false
+				}
+				l[j*m+j] = math.Sqrt(s)
+			} else {
+				l[i*m+j] = s / l[j*m+j]
+			}
+		}
+	}
+	return true
+}

@@ -129,8 +129,6 @@ type probitScratch struct {
 	hmc hmcScratch
 	// ghk is the scratch space of probitGHKStep.
 	ghk ghkScratch
-	// sub is the scratch space of probitSubtreeStep.
-	sub subtreeScratch
 }
 
 // observed lists the entries k = i·D + d of Y, the data of the binding b,
