@@ -69,9 +69,12 @@ type EMConfig struct {
 	// learns them: by an MCMC run of ABSweeps sweeps (half burn-in) on
 	// ABRows random rows (all rows when there are no more), whose
 	// posterior means the search then holds in every tree's fit
-	// (ABEstimate; docs/em.md, "α and β from a subsample"). Zero means
-	// 300 rows and 400 sweeps; ABSweeps negative fits α and β to each
-	// tree instead (golden-section search, as before).
+	// (ABEstimate; docs/em.md, "α and β from a subsample"), with, for EP
+	// data, the diffusion variance; the run's summary, consensus and last
+	// trees are initial trees of the search (made also when α and β are
+	// fixed). Zero means 300 rows and 400 sweeps; ABSweeps negative makes
+	// no run: α and β are fitted to each tree instead (golden-section
+	// search, as before), and there are no such initial trees.
 	ABRows, ABSweeps int
 	// laplace, when set (tests), replaces em.EM.Laplace in the search's
 	// fits.
