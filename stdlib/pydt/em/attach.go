@@ -280,10 +280,11 @@ func (a *attacher) store(c pydt.NodeID) {
 }
 
 // nearest returns up to Width children of v whose upward messages are
-// nearest the leaf's values: the smallest Σ_d (x_d - m_cd)² / (v_cd + σ²
-// (1 - t_v)) over the dimensions observed on both sides, a cheap proxy for
-// the predictive density of the new point below c. Cost O(K_v · D) with no
-// exp or log, against O(K_v) BP scores for all.
+// nearest the leaf's values: the smallest Σ_d (x_d - m_cd)² / (v_cd + σ²_d
+// (1 - t_v)) over the dimensions observed on both sides (σ²_d = σ² without
+// InitOptions.Variances), a cheap proxy for the predictive density of the
+// new point below c. Cost O(K_v · D) with no exp or log, against O(K_v) BP
+// scores for all.
 func (a *attacher) nearest(leaf, v pydt.NodeID) []nearChild {
 	tr, m, w := a.tr, a.m, a.opt.Width
 	a.near = a.near[:0]
@@ -345,7 +346,7 @@ func (a *attacher) nearest(leaf, v pydt.NodeID) []nearChild {
 
 // edgeTime returns the candidate divergence time for a new point on the
 // edge above v: where the Brownian motion's expected squared distance
-// matches the data, 1 - t = ||x_new - m_v||² / (2 D σ²), m_v the mean of
+// matches the data, 1 - t = Σ_d (x_new,d - m_vd)²/σ²_d / (2 D), m_v the mean of
 // v's upward message (for a leaf, its value), clamped to the middle 90% of
 // the edge in s (dimensions missing on either side are left out; with none
 // left, the midpoint in s, or t halfway to 1 on an edge into a leaf).
