@@ -3,6 +3,7 @@ package inference
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -228,33 +229,14 @@ func TestRunEMInitTreeLaplace(t *testing.T) {
 func TestRestoreDamagedCheckpoint(t *testing.T) {
 	x := fourClusters(12, 0.3, 2)
 	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
-	dir := t.TempDir()
-	if _, err := RunEM(context.Background(), m, EMConfig{Rounds: 2, Patience: -1, Seed: 1, Out: dir, EMIters: 3}); err != nil {
-		t.Fatal(err)
-	}
-	p, err := PlanEM(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, CheckpointFile)
-	read := func() *emCheckpoint {
-		cp, err := readEMCheckpoint(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+	want := func(cp *emCheckpoint) error {
 		if len(cp.Trees) < 2 || cp.Rounds != 2 || !cp.TimesIntegrated {
-			t.Fatalf("the run's checkpoint: %d trees, %d rounds, times_integrated %v", len(cp.Trees), cp.Rounds, cp.TimesIntegrated)
+			return fmt.Errorf("%d trees, %d rounds, times_integrated %v", len(cp.Trees), cp.Rounds, cp.TimesIntegrated)
 		}
-		return cp
-	}
-	if _, err := p.restore(read(), path); err != nil {
-		t.Fatalf("the undamaged checkpoint: %v", err)
+		return nil
 	}
 	nan, inf := math.NaN(), math.Inf(1)
-	for _, tc := range []struct {
-		field  string
-		damage func(cp *emCheckpoint)
-	}{
+	dir := checkDamagedCheckpoint(t, m, EMConfig{Rounds: 2, Patience: -1, Seed: 1, EMIters: 3}, want, []checkpointDamage{
 		{"k is 0", func(cp *emCheckpoint) { cp.K = 0 }},
 		{"trees for k = 1", func(cp *emCheckpoint) { cp.K = 1 }},
 		{"rounds -1", func(cp *emCheckpoint) { cp.Rounds = -1; cp.BoundTrace, cp.BoundTime = nil, nil }},
@@ -286,15 +268,9 @@ func TestRestoreDamagedCheckpoint(t *testing.T) {
 		{"trees[0]: round -1", func(cp *emCheckpoint) { cp.Trees[0].Round = -1 }},
 		{"alpha_beta: variance 2", func(cp *emCheckpoint) { cp.AlphaBeta.Variance = 2 }}, // Gaussian data: σ² is not held
 		{"alpha_beta: variance NaN", func(cp *emCheckpoint) { cp.AlphaBeta.Variance = nan }},
-	} {
-		cp := read()
-		tc.damage(cp)
-		s, err := p.restore(cp, path)
-		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.field) {
-			t.Errorf("%s: restored %v, error %v; want one naming %s and the field", tc.field, s != nil, err, path)
-		}
-	}
+	})
 	// Through ResumeEM, as a user meets it: a damaged file is refused.
+	path := filepath.Join(dir, CheckpointFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -314,8 +290,40 @@ func TestRestoreDamagedCheckpoint(t *testing.T) {
 func TestRestoreDamagedCheckpointPerDim(t *testing.T) {
 	x := noisyClusters(12, 0.3, 4, 2)
 	m := compileExampleFile(t, "gaussian-perdim.pydt", map[string]*dataset.Matrix{"X": x})
+	want := func(cp *emCheckpoint) error {
+		if h := cp.Trees[0].Hyper; len(h.Variances) != 3 || len(h.QPrecs) != 3 || h.Variance != 0 {
+			return fmt.Errorf("hyperparameters %+v, want three variances and q(τ_d)", h)
+		}
+		return nil
+	}
+	checkDamagedCheckpoint(t, m, EMConfig{Rounds: 2, Patience: -1, Seed: 1, EMIters: 3, ABSweeps: -1}, want, []checkpointDamage{
+		{"trees[0].hyperparameters: variances has 0 values", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances = nil }},
+		{"trees[0].hyperparameters: variances has 4 values", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances = append(cp.Trees[0].Hyper.Variances, 1) }},
+		{"trees[0].hyperparameters: variances[1] is NaN", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances[1] = math.NaN() }},
+		{"trees[0].hyperparameters: variances[2] is -1", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances[2] = -1 }},
+		{"trees[0].hyperparameters: q_precisions[0] has shape 0", func(cp *emCheckpoint) { cp.Trees[0].Hyper.QPrecs[0].Shape = 0 }},
+		// Fewer q(τ_d) than columns: summary.json would lack prec[3].
+		{"trees[0].hyperparameters: variances has 3 values, q_precisions 2,", func(cp *emCheckpoint) { cp.Trees[0].Hyper.QPrecs = cp.Trees[0].Hyper.QPrecs[:2] }},
+	})
+}
+
+// checkpointDamage is a damage done to an EM checkpoint in memory and the
+// words (the field) the error of restoring it must contain.
+type checkpointDamage struct {
+	field  string
+	damage func(cp *emCheckpoint)
+}
+
+// checkDamagedCheckpoint runs EM on m with cfg (its Out set here), checks
+// that the run's checkpoint is as the test expects (want returns why not)
+// and restores, and that each damage of it is refused on restore with an error
+// naming the file and the damage's field, never a panic or a resume from a
+// wrong state. It returns the run's directory.
+func checkDamagedCheckpoint(t *testing.T, m *Model, cfg EMConfig, want func(cp *emCheckpoint) error, damages []checkpointDamage) string {
+	t.Helper()
 	dir := t.TempDir()
-	if _, err := RunEM(context.Background(), m, EMConfig{Rounds: 2, Patience: -1, Seed: 1, Out: dir, EMIters: 3, ABSweeps: -1}); err != nil {
+	cfg.Out = dir
+	if _, err := RunEM(context.Background(), m, cfg); err != nil {
 		t.Fatal(err)
 	}
 	p, err := PlanEM(m)
@@ -328,26 +336,15 @@ func TestRestoreDamagedCheckpointPerDim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h := cp.Trees[0].Hyper; len(h.Variances) != 3 || len(h.QPrecs) != 3 || h.Variance != 0 {
-			t.Fatalf("the run's checkpoint: hyperparameters %+v, want three variances and q(τ_d)", h)
+		if err := want(cp); err != nil {
+			t.Fatalf("the run's checkpoint: %v", err)
 		}
 		return cp
 	}
 	if _, err := p.restore(read(), path); err != nil {
 		t.Fatalf("the undamaged checkpoint: %v", err)
 	}
-	for _, tc := range []struct {
-		field  string
-		damage func(cp *emCheckpoint)
-	}{
-		{"trees[0].hyperparameters: variances has 0 values", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances = nil }},
-		{"trees[0].hyperparameters: variances has 4 values", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances = append(cp.Trees[0].Hyper.Variances, 1) }},
-		{"trees[0].hyperparameters: variances[1] is NaN", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances[1] = math.NaN() }},
-		{"trees[0].hyperparameters: variances[2] is -1", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances[2] = -1 }},
-		{"trees[0].hyperparameters: q_precisions[0] has shape 0", func(cp *emCheckpoint) { cp.Trees[0].Hyper.QPrecs[0].Shape = 0 }},
-		// Fewer q(τ_d) than columns: summary.json would lack prec[3].
-		{"trees[0].hyperparameters: variances has 3 values, q_precisions 2,", func(cp *emCheckpoint) { cp.Trees[0].Hyper.QPrecs = cp.Trees[0].Hyper.QPrecs[:2] }},
-	} {
+	for _, tc := range damages {
 		cp := read()
 		tc.damage(cp)
 		s, err := p.restore(cp, path)
@@ -355,4 +352,5 @@ func TestRestoreDamagedCheckpointPerDim(t *testing.T) {
 			t.Errorf("%s: restored %v, error %v; want one naming %s and the field", tc.field, s != nil, err, path)
 		}
 	}
+	return dir
 }
