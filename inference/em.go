@@ -143,7 +143,11 @@ func PlanEM(m *Model) (*EMPlan, error) {
 			p.steps = append(p.steps, fmt.Sprintf("a diffusion variance per dimension of %s, fixed at its values", m.Leaves.Name))
 		}
 	}
-	if p.PrecDims != nil {
+	switch {
+	case p.PrecDims != nil && p.tilted != nil:
+		hyper = append(hyper, fmt.Sprintf("%s[d] (the diffusion precision of dimension d): with EP sites, each held at its posterior mean from the same MCMC run as alpha and beta "+
+			"(with --ab-sweeps -1 q(%s[d]) Gamma per tree)", p.PrecDims.Name, p.PrecDims.Name))
+	case p.PrecDims != nil:
 		hyper = append(hyper, fmt.Sprintf("q(%s[d]) Gamma for each dimension d: variational posteriors of the diffusion precisions per dimension", p.PrecDims.Name))
 	}
 	if p.C != nil {

@@ -383,3 +383,75 @@ func gaussianLinkage(t *testing.T, n int) (*Model, *pydt.Tree) {
 	}
 	return m, lt
 }
+
+// TestRunEMPerDimProbitHeld runs EM on the probit model with a precision
+// per column (examples/binary.pydt with param prec : pos[D]): as the
+// shared σ² of probit data, each column's variance is held at 1 / the
+// posterior mean of prec[d] in the subsample's MCMC run (EP's value drifts
+// with the variances: docs/em.md), so every kept tree has those variances,
+// summary.json reports them as point estimates prec[d] and in alpha_beta,
+// and a resume keeps them; a damaged held variance is refused.
+func TestRunEMPerDimProbitHeld(t *testing.T) {
+	src, err := os.ReadFile("../examples/binary.pydt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := strings.Replace(string(src), "param Z : real[N, D]\n", "param Z : real[N, D]\nparam prec : pos[D]\n", 1)
+	y := binaryRows(10, 4, 1)
+	m := compileSource(t, "binary-perdim", []byte(model), map[string]*dataset.Matrix{"Y": y}, nil)
+	dir := t.TempDir()
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 2, Patience: -1, Seed: 1, Out: dir, EMIters: 5, ABSweeps: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab := res.AlphaBeta
+	if ab == nil || len(ab.Variances) != 4 || len(ab.Precisions) != 4 || ab.Variance != 0 {
+		t.Fatalf("alpha_beta %+v: want four held variances", ab)
+	}
+	for i, est := range res.KBestEstimates {
+		if !slices.Equal(est.Variances, ab.Variances) {
+			t.Errorf("tree %d: variances %v, want the held %v", i+1, est.Variances, ab.Variances)
+		}
+		for k, v := range ab.Variances {
+			name := fmt.Sprintf("prec[%d]", k+1)
+			if got, ok := est.Value(name); !ok || math.Abs(got*v-1) > 1e-12 {
+				t.Errorf("tree %d: %s = %v, %v; want 1/%v", i+1, name, got, ok, v)
+			}
+			if _, ok := est.Gamma[name]; ok {
+				t.Errorf("tree %d: %s has a Gamma posterior, but it is held", i+1, name)
+			}
+		}
+	}
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex := p.Explain(); !strings.Contains(ex, "prec[d] (the diffusion precision of dimension d): with EP sites, each held") {
+		t.Errorf("Explain does not say the precisions are held:\n%s", ex)
+	}
+	path := filepath.Join(dir, CheckpointFile)
+	for _, tc := range []struct {
+		field  string
+		damage func(cp *emCheckpoint)
+	}{
+		{"alpha_beta: 3 variances", func(cp *emCheckpoint) { cp.AlphaBeta.Variances = cp.AlphaBeta.Variances[:3] }},
+		{"alpha_beta: variances[2] is NaN", func(cp *emCheckpoint) { cp.AlphaBeta.Variances[2] = math.NaN() }},
+		{"alpha_beta: variances[0] is 0", func(cp *emCheckpoint) { cp.AlphaBeta.Variances[0] = 0 }},
+	} {
+		cp, err := readEMCheckpoint(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.damage(cp)
+		if _, err := p.restore(cp, path); err == nil || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: error %v", tc.field, err)
+		}
+	}
+	res2, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res2.AlphaBeta.Variances, ab.Variances) || !slices.Equal(res2.KBestEstimates[0].Variances, ab.Variances) {
+		t.Errorf("resumed: alpha_beta variances %v, best tree's %v; want %v", res2.AlphaBeta.Variances, res2.KBestEstimates[0].Variances, ab.Variances)
+	}
+}

@@ -73,6 +73,13 @@ type ABEstimate struct {
 	Variance    float64 `json:"variance,omitempty"`
 	Precision   float64 `json:"precision,omitempty"`
 	PrecisionSD float64 `json:"precision_sd,omitempty"`
+	// Variances, when set, are the diffusion variances per dimension that
+	// the search holds in every fit, likewise for EP data with learned
+	// precisions per dimension (1 / prec[d]): 1 / the posterior means
+	// Precisions of prec[d], with their standard deviations PrecisionSDs.
+	Variances    []float64 `json:"variances,omitempty"`
+	Precisions   []float64 `json:"precisions,omitempty"`
+	PrecisionSDs []float64 `json:"precision_sds,omitempty"`
 }
 
 // The subsample MCMC run draws from two independent streams of the seed:
@@ -157,6 +164,7 @@ func (p *EMPlan) estimateAB(ctx context.Context, cfg EMConfig) (*ABEstimate, *ab
 	}
 	burn := cfg.ABSweeps / 2
 	var as, bs, cs, vs, ps []float64
+	var pds [][]float64 // per dimension: the kept draws of prec[d] (PrecDims)
 	smp := &abSample{rows: rows}
 	for it := range cfg.ABSweeps {
 		if err := ctx.Err(); err != nil {
@@ -193,6 +201,14 @@ func (p *EMPlan) estimateAB(ctx context.Context, cfg EMConfig) (*ABEstimate, *ab
 		}
 		vs = append(vs, v)
 		ps = append(ps, 1/v)
+		if p.PrecDims != nil {
+			if pds == nil {
+				pds = make([][]float64, len(dv))
+			}
+			for k, x := range dv {
+				pds[k] = append(pds[k], 1/x)
+			}
+		}
 		smp.trees = append(smp.trees, ch.Tree(0).Clone())
 	}
 	e := &ABEstimate{Source: ABSubsample, Rows: len(rows), Sweeps: cfg.ABSweeps, Burn: burn, Alpha: o.Alpha, Beta: o.Beta}
@@ -231,6 +247,16 @@ func (p *EMPlan) estimateAB(ctx context.Context, cfg EMConfig) (*ABEstimate, *ab
 		}
 		e.Variance, e.Precision, e.PrecisionSD = 1/smp.prec, smp.prec, smp.precSD
 	}
+	if p.tilted != nil && p.PrecDims != nil && len(pds) == p.m.D {
+		e.Variances, e.Precisions, e.PrecisionSDs = make([]float64, len(pds)), make([]float64, len(pds)), make([]float64, len(pds))
+		for k, x := range pds {
+			m, sd := meanSD(x)
+			if !(m > 0) || math.IsInf(m, 0) {
+				return nil, nil, fmt.Errorf("run --method em: the subsample's MCMC run: posterior mean of %s[%d] %v is not valid", p.PrecDims.Name, k+1, m)
+			}
+			e.Variances[k], e.Precisions[k], e.PrecisionSDs[k] = 1/m, m, sd
+		}
+	}
 	return e, smp, nil
 }
 
@@ -244,6 +270,9 @@ func (p *EMPlan) holdAB(e *ABEstimate) {
 	}
 	if e.Variance > 0 {
 		p.Opt.Variance, p.Opt.PrecPrior = e.Variance, nil
+	}
+	if e.Variances != nil {
+		p.Opt.Variances, p.Opt.PrecPriors = slices.Clone(e.Variances), nil
 	}
 	if e.Source != ABSubsample {
 		return

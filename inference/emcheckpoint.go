@@ -199,6 +199,16 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 		// Held only for EP data with a learned precision (estimateAB).
 		return nil, damaged("alpha_beta: variance %v (held only for EP data with a learned precision)", ab.Variance)
 	}
+	if ab.Variances != nil {
+		if p.tilted == nil || p.PrecDims == nil || len(ab.Variances) != p.m.D {
+			return nil, damaged("alpha_beta: %d variances (held only for EP data with learned precisions per dimension, one per column)", len(ab.Variances))
+		}
+		for k, v := range ab.Variances {
+			if !(v > 0) || !finite(v) {
+				return nil, damaged("alpha_beta: variances[%d] is %v", k, v)
+			}
+		}
+	}
 	p.holdAB(ab)
 	for k, ts := range cp.Trees {
 		field := fmt.Sprintf("trees[%d]", k)
@@ -234,7 +244,7 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 		if ts.NoLaplace && (!cp.TimesIntegrated || ts.Laplace != 0) {
 			return nil, damaged("%s: laplace_unavailable with a correction of %v (times_integrated %v)", field, ts.Laplace, cp.TimesIntegrated)
 		}
-		if err := checkHyper(ts.Hyper, p.Opt.Variances != nil, p.PrecDims != nil, p.m.D); err != nil {
+		if err := checkHyper(ts.Hyper, p.Opt.Variances != nil, p.Opt.PrecPriors != nil, p.m.D); err != nil {
 			return nil, damaged("%s.hyperparameters: %v", field, err)
 		}
 		if ts.Round < 0 || ts.Round > cp.Rounds || ts.StartIndex < 0 {

@@ -394,6 +394,9 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	case smp != nil:
 		logf("%d MCMC sweeps (%d burn-in) on %d rows for starting trees (%.1fs)", ab.Sweeps, ab.Burn, ab.Rows, time.Since(start).Seconds())
 	}
+	if ab.Variances != nil {
+		logf("diffusion variances per dimension held in every fit: 1 / the posterior means of %s[d] in the same run (EP), from %.4g to %.4g", p.PrecDims.Name, slices.Min(ab.Variances), slices.Max(ab.Variances))
+	}
 	if ab.Variance > 0 {
 		logf("diffusion variance %.4g held in every fit: 1 / the posterior mean %.4g (sd %.2g) of %s in the same run (EP)", ab.Variance, ab.Precision, ab.PrecisionSD, p.Prec.Name)
 	}
@@ -934,6 +937,12 @@ func (p *EMPlan) estimates(t EMTree) EMEstimates {
 	if p.PrecDims != nil {
 		for k, g := range h.QPrecs {
 			e.Gamma[fmt.Sprintf("%s[%d]", p.PrecDims.Name, k+1)] = GammaSummary{Shape: g.Shape, Rate: g.Rate, Mean: g.Mean()}
+		}
+		if h.QPrecs == nil {
+			// Held at the subsample's estimate (ABEstimate.Variances).
+			for k, v := range h.Variances {
+				e.Point[fmt.Sprintf("%s[%d]", p.PrecDims.Name, k+1)] = 1 / v
+			}
 		}
 	}
 	if p.Alpha != nil {
