@@ -52,7 +52,7 @@ func (s *Schedule) Explain() string {
 func NewSchedule(m *Model) (*Schedule, error) {
 	s := &Schedule{}
 	for k := range m.Trees {
-		s.Steps = append(s.Steps, treeStep{m: m, k: k})
+		s.Steps = append(s.Steps, treeStep{m: m, k: k, local: treemove.DefaultLocalMovesPerLeaf})
 	}
 	var later []Updater // steps that condition on sampled locations
 	needLocs := false
@@ -605,6 +605,38 @@ func (ch *Chain) sliceTarget(s *sliceStep, x float64) float64 {
 type treeStep struct {
 	m *Model
 	k int
+	// local is the number of local prune-and-regraft moves
+	// (treemove.Sampler.LocalMove) per leaf of the sweep.
+	local float64
+}
+
+// SetLocalMoves sets the number of local prune-and-regraft moves
+// (treemove.Sampler.LocalMove: a subtree re-attached within two edges of
+// where it was, with the Metropolis-Hastings correction) per leaf in every
+// tree sweep of s; 0 turns them off. NewSchedule sets
+// treemove.DefaultLocalMovesPerLeaf. x must be finite and not negative.
+func (s *Schedule) SetLocalMoves(x float64) error {
+	if !(x >= 0) || math.IsInf(x, 1) {
+		return fmt.Errorf("local moves per leaf must be 0 or more, got %v", x)
+	}
+	for i, st := range s.Steps {
+		if t, ok := st.(treeStep); ok {
+			t.local = x
+			s.Steps[i] = t
+		}
+	}
+	return nil
+}
+
+// LocalMoves returns the number of local moves per leaf of the schedule's
+// tree sweeps (SetLocalMoves); 0 when it has no tree step.
+func (s *Schedule) LocalMoves() float64 {
+	for _, st := range s.Steps {
+		if t, ok := st.(treeStep); ok {
+			return t.local
+		}
+	}
+	return 0
 }
 
 // Name is "tree" in a model with one PYDT, "tree(X)" for the PYDT of X in
@@ -617,8 +649,12 @@ func (t treeStep) Name() string {
 }
 
 func (t treeStep) Explain() string {
-	out := "subtree moves (detach, re-attach by the generative process, Metropolis-Hastings), " +
-		"slice moves of divergence times, slice moves over re-attachment positions; " +
+	out := "subtree moves (detach, re-attach by the generative process, Metropolis-Hastings), "
+	if t.local > 0 {
+		out += fmt.Sprintf("local moves (%s per leaf: detach, re-attach within %d edges of the old point, Metropolis-Hastings; --local-moves), ",
+			fmtFloat(t.local), treemove.DefaultLocalRadius)
+	}
+	out += "slice moves of divergence times, slice moves over re-attachment positions; " +
 		"internal locations integrated out by belief propagation with local updates"
 	if t.m.Several() {
 		out = "the tree of " + t.m.Trees[t.k].Leaves.Name + ": " + out
@@ -627,7 +663,9 @@ func (t treeStep) Explain() string {
 }
 
 func (t treeStep) update(ch *Chain) error {
-	if err := ch.trees[t.k].moves.Sweep(); err != nil {
+	mv := ch.trees[t.k].moves
+	mv.LocalMovesPerLeaf = t.local
+	if err := mv.Sweep(); err != nil {
 		return fmt.Errorf("%s: %w", t.Name(), err)
 	}
 	return nil
@@ -638,7 +676,7 @@ func (ch *Chain) treeAccepted() int {
 	n := ch.RidgeAccepted
 	for _, t := range ch.trees {
 		s := t.moves.Stats
-		n += s.Subtree.Accepted + s.Time.Accepted + s.Position.Accepted
+		n += s.Subtree.Accepted + s.Local.Accepted + s.Time.Accepted + s.Position.Accepted
 	}
 	return n
 }

@@ -101,6 +101,9 @@ func allMissingRecoversPrior(t *testing.T, model string) {
 		for name := range want {
 			freq[name] = append(freq[name], counts[name]/iters)
 		}
+		if ch.trees[0].moves.Stats.Local.Proposed == 0 {
+			t.Errorf("chain %d: the schedule made no local move", k+1)
+		}
 	}
 	for name, p := range want {
 		got, se := meanSE(freq[name])
@@ -238,6 +241,12 @@ func gewekeStates(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats fu
 		}
 		for i := range sums {
 			chainMeans[i] = append(chainMeans[i], sums[i]/float64(setup.iters))
+		}
+		// The whole schedule runs, local moves included (on by default).
+		for _, tr := range ch.trees {
+			if sched.LocalMoves() > 0 && tr.Tree.NumLeaves() > 1 && tr.moves.Stats.Local.Proposed == 0 {
+				t.Errorf("chain %d: no local move was proposed in %d sweeps", k+1, setup.burn+setup.iters)
+			}
 		}
 	}
 	return prior, chainMeans

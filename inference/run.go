@@ -86,6 +86,12 @@ type Config struct {
 	// The trees are copied to the run directory (InitTreeFile), so that a
 	// resume before the first checkpoint starts from them again.
 	InitTrees map[string]*pydt.Tree
+	// LocalMoves is the number of local prune-and-regraft moves
+	// (treemove.Sampler.LocalMove) per leaf in every sweep of every PYDT's
+	// tree (Schedule.SetLocalMoves). Zero means
+	// treemove.DefaultLocalMovesPerLeaf (1); use a negative value for
+	// none. run.json records the number used, and Resume goes on with it.
+	LocalMoves float64
 
 	// initNewick are the start trees as the chains parse them, indexed
 	// like Model.Trees (set by start from InitTrees, or by Resume from
@@ -136,8 +142,19 @@ func (c Config) validate() error {
 		return fmt.Errorf("run: the chain offset must be 0 or more, got %d", c.ChainOffset)
 	case c.CheckpointEvery < 1:
 		return fmt.Errorf("run: checkpoint interval must be positive, got %d", c.CheckpointEvery)
+	case math.IsNaN(c.LocalMoves) || math.IsInf(c.LocalMoves, 0):
+		return fmt.Errorf("run: local moves per leaf must be a finite number, got %v", c.LocalMoves)
 	}
 	return nil
+}
+
+// localMoves returns the number of local moves per leaf that c asks for:
+// the default for 0, none for a negative value.
+func (c Config) localMoves() float64 {
+	if c.LocalMoves == 0 {
+		return treemove.DefaultLocalMovesPerLeaf
+	}
+	return max(0, c.LocalMoves)
 }
 
 // ErrInterrupted is returned when the context is cancelled (Ctrl-C): the
@@ -325,6 +342,9 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sched.SetLocalMoves(cfg.localMoves()); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 	if err := m.CheckProper(m.NewState().Env); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
@@ -377,6 +397,19 @@ func seedStream(k int) uint64 { return 0x9e3779b97f4a7c15 + uint64(k)*0x632be59b
 func Explain(m *Model) (string, error) {
 	s, err := NewSchedule(m)
 	if err != nil {
+		return "", err
+	}
+	return s.Explain(), nil
+}
+
+// ExplainRun is Explain for a run of cfg: the schedule with cfg's settings
+// (Config.LocalMoves).
+func ExplainRun(m *Model, cfg Config) (string, error) {
+	s, err := NewSchedule(m)
+	if err != nil {
+		return "", err
+	}
+	if err := s.SetLocalMoves(cfg.localMoves()); err != nil {
 		return "", err
 	}
 	return s.Explain(), nil
@@ -758,7 +791,7 @@ func (res *Result) WriteTable(w io.Writer) error {
 			if v != "" {
 				fmt.Fprintf(w, "\n  tree %s:", v)
 			}
-			for _, n := range []string{"subtree", "time", "position"} {
+			for _, n := range []string{"subtree", "local", "time", "position"} {
 				key := n
 				if v != "" {
 					key = n + "(" + v + ")"
@@ -901,10 +934,11 @@ func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 func (r *runner) writeRunFile() error {
 	c := r.cfg
+	local := c.localMoves()
 	return writeJSONFile(filepath.Join(c.Out, RunFile), RunInfo{Version: RunVersion,
 		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, TreeThin: c.TreeThin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
 		Seed: c.Seed, ChainOffset: c.ChainOffset, Impute: c.Impute, Coclust: c.Coclust, AllowStuck: c.AllowStuck, Inputs: r.inputs, Standardize: r.m.Scaling,
-		InitTrees: r.initVars,
+		InitTrees: r.initVars, LocalMoves: &local,
 	})
 }
 
@@ -1200,6 +1234,9 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 	if err != nil {
 		return nil, err
 	}
+	if err := sched.SetLocalMoves(cfg.localMoves()); err != nil {
+		return nil, fmt.Errorf("resume: %s: %w", RunFile, err)
+	}
 	cp, err := ReadCheckpoint(dir, m)
 	if errors.Is(err, fs.ErrNotExist) {
 		inputs := m.Inputs
@@ -1415,7 +1452,7 @@ func (res *Result) setAcceptance(st treemove.Stats, ridge treemove.MoveStats) {
 // a model with several: the keys are "subtree(V)" and so on ("" for the
 // plain names).
 func (res *Result) setAcceptanceOf(st treemove.Stats, ridge treemove.MoveStats, v string) {
-	for name, ms := range map[string]treemove.MoveStats{"subtree": st.Subtree, "time": st.Time, "position": st.Position, "ridge": ridge} {
+	for name, ms := range map[string]treemove.MoveStats{"subtree": st.Subtree, "local": st.Local, "time": st.Time, "position": st.Position, "ridge": ridge} {
 		if v != "" {
 			name += "(" + v + ")"
 		}

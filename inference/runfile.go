@@ -76,6 +76,11 @@ type RunInfo struct {
 	// Its Rounds is the number of search rounds (version 4 also wrote it
 	// as Iters).
 	EM *EMSettings `json:"em,omitempty"`
+	// LocalMoves is the number of local moves per leaf of the run's tree
+	// sweeps (Config.LocalMoves; 0 for none). A run.json without it was
+	// written before they were a setting, when they were off: such a run
+	// resumes without them, as it was made.
+	LocalMoves *float64 `json:"local_moves_per_leaf,omitempty"`
 }
 
 // EMSettings are the settings of an EM run recorded in run.json: those of
@@ -121,6 +126,10 @@ func (ri *RunInfo) config(dir string) Config {
 		Seed: ri.Seed, ChainOffset: ri.ChainOffset, Impute: ri.Impute, Coclust: ri.Coclust, AllowStuck: ri.AllowStuck, Out: dir}
 	if cfg.Burn == 0 {
 		cfg.Burn = -1 // stored burn-in of 0 means none
+	}
+	cfg.LocalMoves = -1 // none, when run.json does not say
+	if ri.LocalMoves != nil && *ri.LocalMoves != 0 {
+		cfg.LocalMoves = *ri.LocalMoves
 	}
 	return cfg.withDefaults()
 }

@@ -410,3 +410,45 @@ func TestRunExtraArgument(t *testing.T) {
 		t.Errorf("status %d, stderr %q", code, errOut)
 	}
 }
+
+// TestRunLocalMovesFlag checks --local-moves: --explain names the number
+// (none for 0), run.json records it and the acceptance table lists the local
+// moves' rate when they are on, and a negative or non-numeric value is a
+// usage error.
+func TestRunLocalMovesFlag(t *testing.T) {
+	args := []string{"run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv"}
+	for _, tc := range []struct {
+		flag    []string
+		explain string // in --explain, "" for no local moves
+		want    float64
+	}{
+		{nil, "local moves (1 per leaf", 1},
+		{[]string{"--local-moves", "0"}, "", 0},
+		{[]string{"--local-moves", "2"}, "local moves (2 per leaf", 2},
+	} {
+		t.Run(strings.Join(tc.flag, " "), func(t *testing.T) {
+			code, out, errOut := runCmd(t, append(append(append([]string{}, args...), tc.flag...), "--explain")...)
+			if code != 0 || strings.Contains(out, "local moves (") != (tc.explain != "") || !strings.Contains(out, tc.explain) {
+				t.Fatalf("--explain: status %d, want %q in\n%s%s", code, tc.explain, out, errOut)
+			}
+			dir := t.TempDir()
+			code, out, errOut = runCmd(t, append(append(append([]string{}, args...), tc.flag...), "--iters", "10", "--chains", "1", "--out", dir)...)
+			if code != 0 {
+				t.Fatalf("run: status %d\n%s", code, errOut)
+			}
+			ri, err := inference.ReadRun(dir)
+			if err != nil || ri.LocalMoves == nil || *ri.LocalMoves != tc.want {
+				t.Errorf("run.json local moves %v (%v), want %v", ri.LocalMoves, err, tc.want)
+			}
+			if strings.Contains(out, "  local ") != (tc.want > 0) {
+				t.Errorf("acceptance table (local moves %v):\n%s", tc.want, out)
+			}
+		})
+	}
+	for _, bad := range []string{"-1", "x", "NaN", "+Inf"} {
+		code, _, errOut := runCmd(t, append(append([]string{}, args...), "--local-moves", bad, "--explain")...)
+		if code != 2 || !strings.Contains(errOut, "local-moves") {
+			t.Errorf("--local-moves %s: status %d, stderr %q", bad, code, errOut)
+		}
+	}
+}

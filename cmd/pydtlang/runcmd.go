@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/inference/treemove"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -30,6 +32,7 @@ func newRun() *cobra.Command {
 		explain bool
 		resume  string
 		burn    int
+		local   float64
 		force   bool
 		stdz    bool
 		method  string
@@ -45,7 +48,10 @@ func newRun() *cobra.Command {
 The engine chooses an update for each latent variable, scalar or array, from
 the capabilities of the factors around it (run --explain prints the choice
 and why): the paper's subtree move with slice moves of divergence times and
-of re-attachment positions for the tree, conjugate Gibbs updates where a
+of re-attachment positions for the tree, and local moves that re-attach a
+subtree within two edges of where it was (--local-moves per leaf per sweep,
+1 by default; 0 turns them off; run.json records the number and a resumed
+run keeps it), conjugate Gibbs updates where a
 Gamma prior meets factors conjugate in it (c of the divergence function, a
 precision written 1 / sqrt(tau) in a Normal, a Gamma's rate; element by
 element for arrays), slice sampling (log, logit or real scale) for everything
@@ -338,6 +344,9 @@ and in R with posterior:
 			if err := runFlags(cmd, &cfg, burn); err != nil {
 				return err
 			}
+			if err := localFlag(&cfg, local); err != nil {
+				return err
+			}
 			l, m, err := loadModel(args[0], &b, stderr)
 			if err != nil {
 				return err
@@ -355,7 +364,7 @@ and in R with posterior:
 				return runEM(cmd, args[0], m, l.Graph, emc, cfg, explain, force, stdz)
 			}
 			if explain {
-				text, err := inference.Explain(m)
+				text, err := inference.ExplainRun(m, cfg)
 				if err != nil {
 					return &exitError{code: 1, err: err}
 				}
@@ -405,6 +414,7 @@ and in R with posterior:
 	f.BoolVar(&cfg.Impute, "impute", false, "write posterior draws of missing data entries to impute.csv")
 	f.BoolVar(&cfg.Coclust, "coclust", false, "write coclust.csv and summary.nwk also for more than 2000 rows (O(N²) memory and file)")
 	f.BoolVar(&explain, "explain", false, "print the chosen updates of one sweep and exit")
+	f.Float64Var(&local, "local-moves", treemove.DefaultLocalMovesPerLeaf, "local prune-and-regraft tree moves (a subtree re-attached within 2 edges of where it was) per leaf per sweep; 0 turns them off")
 	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags but --iters M, which extends it to M sweeps)")
 	f.BoolVar(&force, "force", false, "replace the run already in --out DIR, deleting its output files")
 	f.BoolVar(&stdz, "standardize", false, "fit the data with every column shifted and scaled to mean 0 and sd 1 (recorded in run.json)")
@@ -602,6 +612,19 @@ func runFlags(cmd *cobra.Command, cfg *inference.Config, burn int) error {
 	return nil
 }
 
+// localFlag sets cfg.LocalMoves from --local-moves: 0 turns the local
+// moves off (the library's negative value).
+func localFlag(cfg *inference.Config, local float64) error {
+	if !(local >= 0) || math.IsInf(local, 1) {
+		return &exitError{code: 2, err: fmt.Errorf("run: --local-moves must be 0 (none) or a positive number, got %v", local)}
+	}
+	cfg.LocalMoves = local
+	if local == 0 {
+		cfg.LocalMoves = -1
+	}
+	return nil
+}
+
 // resumeAlone rejects a MODEL argument or any flag other than --resume
 // given with --resume: a run's settings are fixed when it starts.
 // runArgs accepts at most the model file, and says where the rest
@@ -622,7 +645,7 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 	}
 	named := 0
 	for _, name := range []string{"data", "draw", "labels", "set", "burn", "thin", "tree-thin", "chains", "chain-offset", "seed", "out",
-		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize", "allow-stuck"} {
+		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize", "allow-stuck", "local-moves"} {
 		if cmd.Flags().Changed(name) {
 			extra = append(extra, "--"+name)
 			named++

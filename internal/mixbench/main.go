@@ -265,6 +265,13 @@ func run(c config) (result, error) {
 		}
 		sched.Steps = append(sched.Steps, ts...)
 	}
+	if c.Local != nil {
+		// The schedule's tree step sets the sampler's LocalMovesPerLeaf
+		// before every sweep.
+		if err := sched.SetLocalMoves(*c.Local); err != nil {
+			return res, fmt.Errorf("-local: %w", err)
+		}
+	}
 	c0 := cputime.Process()
 	trees, err := initTrees(c, m, truth)
 	if err != nil {
@@ -286,9 +293,6 @@ func run(c config) (result, error) {
 		return res, fmt.Errorf("the model has no scalar c")
 	}
 	tm := ch.TreeMoves(0)
-	if c.Local != nil {
-		tm.LocalMovesPerLeaf = *c.Local
-	}
 	if c.Radius != nil {
 		tm.LocalRadius = *c.Radius
 	}

@@ -233,22 +233,27 @@ func TestBatchMeansESS(t *testing.T) {
 
 // TestMoveSettings: -local, -radius and -position reach the tree sampler
 // (LocalMove runs N times a sweep, position moves N/2 times), and without
-// them the sampler's defaults hold (no local moves).
+// them the defaults hold (one local move per leaf).
 func TestMoveSettings(t *testing.T) {
 	c := config{Model: "../../examples/gaussian.pydt", N: 20, D: 2, Burn: 1, Sweeps: 5, Seed: 2}
 	r, err := run(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Moves.Local.Proposed != 0 || r.Moves.Subtree.Proposed != 100 || r.Moves.Position.Proposed != 10 {
+	if r.Moves.Local.Proposed != 100 || r.Moves.Subtree.Proposed != 100 || r.Moves.Position.Proposed != 10 {
 		t.Errorf("defaults: local %d, subtree %d, position %d moves", r.Moves.Local.Proposed, r.Moves.Subtree.Proposed, r.Moves.Position.Proposed)
 	}
-	c.Local, c.Radius, c.Position = nonNegative(1.0), nonNegative(1), nonNegative(0.5)
-	if r, err = run(c); err != nil {
-		t.Fatal(err)
-	}
-	if r.Moves.Local.Proposed != 100 || r.Moves.Position.Proposed != 50 {
-		t.Errorf("-local 1 -position 0.5: local %d, position %d moves", r.Moves.Local.Proposed, r.Moves.Position.Proposed)
+	for _, tc := range []struct {
+		local, position float64
+		wantLocal       int
+	}{{0, 0.5, 0}, {2, 0.5, 200}} {
+		c.Local, c.Radius, c.Position = nonNegative(tc.local), nonNegative(1), nonNegative(tc.position)
+		if r, err = run(c); err != nil {
+			t.Fatal(err)
+		}
+		if r.Moves.Local.Proposed != tc.wantLocal || r.Moves.Position.Proposed != 50 {
+			t.Errorf("-local %v -position 0.5: local %d, position %d moves", tc.local, r.Moves.Local.Proposed, r.Moves.Position.Proposed)
+		}
 	}
 	if nonNegative(-1) != nil {
 		t.Error("nonNegative(-1) is not nil")
