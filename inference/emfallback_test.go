@@ -89,7 +89,10 @@ func TestRunEMLaplaceFallback(t *testing.T) {
 	}
 	never, once := topologyKey(lt), topologyKey(cut4)
 	cfg := func(dir string, rounds int) EMConfig {
-		return EMConfig{Rounds: rounds, K: 20, Patience: -1, Seed: 1, Out: dir, EMIters: 20, laplace: fallbackHook(never, once, 4)}
+		// K keeps every tree of the run (21 with local moves in the
+		// subsample MCMC, whose trees start the search): the linkage
+		// tree, ranked last, must not fall off the list.
+		return EMConfig{Rounds: rounds, K: 100, Patience: -1, Seed: 1, Out: dir, EMIters: 20, laplace: fallbackHook(never, once, 4)}
 	}
 	dir := t.TempDir()
 	res, err := RunEM(context.Background(), m, cfg(dir, 2))
