@@ -168,7 +168,10 @@ type EM struct {
 // New prepares a fit of the times of m's tree and of the hyperparameters
 // chosen in opt. The tree must be complete and valid and its leaf evidence
 // set in m (unless opt.EP supplies it). It returns an error for invalid
-// options or tree.
+// options or tree. A branch point that starts beyond s = -log(1-t) = 30
+// (within about 1e-13 of t = 1, where the bound's e^s terms overflow; a tree
+// from an MCMC chain can be there) has its time in m's tree pulled back
+// first, keeping the order of the times (see pullBackStart).
 func New(m *bp.Model, opt Options) (*EM, error) {
 	tr := m.Tree()
 	if err := tr.Validate(); err != nil {
@@ -233,6 +236,11 @@ func New(m *bp.Model, opt Options) (*EM, error) {
 		return nil, fmt.Errorf("em: alpha = %v is outside the support of its Gamma prior", e.alpha)
 	}
 	e.structure()
+	if e.pullBackStart() {
+		if err := m.Recompute(); err != nil {
+			return nil, fmt.Errorf("em: the start's times pulled back from t = 1: %w", err)
+		}
+	}
 	e.refreshJ()
 	n := tr.Cap()
 	e.be = make([]float64, n)
@@ -744,4 +752,39 @@ func (e *EM) updateC() {
 	p := e.opt.CPrior
 	k, s := pydt.CStats(e.tr, e.alpha, e.beta, e.h)
 	e.qc = Gamma{Shape: p.Shape + float64(k), Rate: p.Rate + s}
+}
+
+// sStartMax is the largest s = -log(1 - t) at which New leaves a branch
+// point's starting time (1 - t = e^-30, about 1e-13). The time terms of the
+// bound hold e^s: beyond about s = 709 it overflows, and a tree from an MCMC
+// chain near t = 1 can have branch points at s in the thousands, whose bound
+// would be -Inf or NaN before the first iteration.
+const sStartMax = 30
+
+// pullBackStart moves the starting time of every branch point beyond
+// sStartMax back to sStartMax + H_k, where k counts it and its ancestors
+// beyond sStartMax and H_k is the k-th harmonic number: the order of the
+// times is kept, the largest s is sStartMax + ln(depth) + 1, and the
+// M-step fits the times from there. It reports whether any time moved.
+// e.internal is in preorder, so a parent is moved before its children.
+func (e *EM) pullBackStart() bool {
+	moved := false
+	newS := make([]float64, len(e.internal))
+	level := make([]int, len(e.internal))
+	for i, v := range e.internal {
+		s := e.tr.Time(v).S()
+		if s <= sStartMax {
+			newS[i] = s
+			continue
+		}
+		sp, k := 0.0, 1
+		if p := e.par[i]; p >= 0 {
+			sp, k = newS[p], level[p]+1
+		}
+		newS[i] = max(sp, sStartMax) + 1/float64(k)
+		level[i] = k
+		e.tr.SetTime(v, pydt.TimeFromS(newS[i]))
+		moved = true
+	}
+	return moved
 }

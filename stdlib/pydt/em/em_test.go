@@ -535,3 +535,61 @@ func TestRunUntil(t *testing.T) {
 		})
 	}
 }
+
+// TestNewPullsBackStartNearOne checks that New moves branch points that
+// start within about 1e-13 of t = 1 back to where the bound is finite: from
+// a tree whose inner branch points sit at s = 3000 and 3200 (an MCMC chain's
+// last tree can be there), the first Step used to give a bound of -Inf or
+// NaN (e^s overflows). The times after New must keep their order and lie
+// in (30, 30 + H_depth]; a tree with every s <= 30 keeps its times exactly.
+func TestNewPullsBackStartNearOne(t *testing.T) {
+	const tree5 = "((1:0.3,2:0.3):0.4,(3:0.2,(4:0.1,5:0.1):0.1):0.5):0.3;"
+	for _, learned := range []bool{false, true} {
+		m := brownian(t, tree5, 3, 4, noisy)
+		tr := m.Tree()
+		inner := tr.PreOrder(nil)
+		var deep []pydt.NodeID
+		for _, v := range inner {
+			if !tr.IsLeaf(v) && tr.Parent(v) != pydt.NoNode {
+				deep = append(deep, v)
+			}
+		}
+		// Preorder: parents first, so each gets a later time than its parent.
+		for i, v := range deep {
+			tr.SetTime(v, pydt.TimeFromS(3000+100*float64(i)))
+		}
+		if err := m.Recompute(); err != nil {
+			t.Fatal(err)
+		}
+		opt := fixedAll()
+		if learned {
+			opt = learnAll()
+		}
+		e, err := New(m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range deep {
+			s, sp := tr.Time(v).S(), tr.Time(tr.Parent(v)).S()
+			if !(s > sStartMax && s <= sStartMax+1+math.Log(float64(len(deep)))+1 && s > sp) {
+				t.Errorf("learned %v: node %d at s = %v after New (parent %v)", learned, v, s, sp)
+			}
+		}
+		for range 3 {
+			b, err := e.Step()
+			if err != nil || math.IsNaN(b) || math.IsInf(b, 0) {
+				t.Fatalf("learned %v: Step = %v, %v", learned, b, err)
+			}
+		}
+	}
+	m := brownian(t, tree5, 3, 4, noisy)
+	before := m.Tree().Clone()
+	if _, err := New(m, fixedAll()); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range m.Tree().PreOrder(nil) {
+		if m.Tree().Time(v) != before.Time(v) {
+			t.Errorf("node %d: time %v changed to %v by New", v, before.Time(v), m.Tree().Time(v))
+		}
+	}
+}
