@@ -247,6 +247,9 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 		if err := checkHyper(ts.Hyper, p.Opt.Variances != nil, p.Opt.PrecPriors != nil, p.m.D); err != nil {
 			return nil, damaged("%s.hyperparameters: %v", field, err)
 		}
+		if err := checkHeldVariance(ts.Hyper, ab.Variance, p.Prec != nil); err != nil {
+			return nil, damaged("%s.hyperparameters: %v", field, err)
+		}
 		if ts.Round < 0 || ts.Round > cp.Rounds || ts.StartIndex < 0 {
 			return nil, damaged("%s: round %d (of %d), start_index %d", field, ts.Round, cp.Rounds, ts.StartIndex)
 		}
@@ -309,6 +312,25 @@ func checkHyper(h emHyper, perDim, learnDims bool, d int) error {
 	}
 	if h.Iters < 0 {
 		return fmt.Errorf("em_iterations is %d", h.Iters)
+	}
+	return nil
+}
+
+// checkHeldVariance checks a tree's shared diffusion variance against the
+// checkpoint's alpha_beta: with σ² held (held > 0, EP data) every fit was
+// made at it, so the tree has that variance and no q(1/σ²); otherwise a
+// model that learns the shared precision (learned) has q(1/σ²) in every
+// fit, and one that does not has none. A tree fitted otherwise would seed
+// the search's candidates (EMPlan.newFit starts them at their parent's
+// variance) and summary.json at another σ² than the one held.
+func checkHeldVariance(h emHyper, held float64, learned bool) error {
+	switch {
+	case held > 0 && h.QPrec != nil:
+		return fmt.Errorf("q_precision present, but the variance is held at %v (alpha_beta.variance)", held)
+	case held > 0 && !(math.Abs(h.Variance-held) <= 1e-9*held):
+		return fmt.Errorf("variance %v, not the held %v (alpha_beta.variance)", h.Variance, held)
+	case held == 0 && learned != (h.QPrec != nil):
+		return fmt.Errorf("q_precision present %v, for a model that learns the precision %v", h.QPrec != nil, learned)
 	}
 	return nil
 }

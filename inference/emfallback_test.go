@@ -267,6 +267,7 @@ func TestRestoreDamagedCheckpoint(t *testing.T) {
 		{"trees[0].hyperparameters: variances has 2 values", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances = []float64{1, 1} }},
 		{"bound_trace[2] = ", func(cp *emCheckpoint) { cp.BoundTrace[2]-- }},
 		{"trees[0].evidence has", func(cp *emCheckpoint) { cp.Trees[0].Evidence = []float64{1} }},
+		{"trees[1].hyperparameters: q_precision present false", func(cp *emCheckpoint) { cp.Trees[1].Hyper.QPrec = nil }},
 		{"trees[1]: round 3", func(cp *emCheckpoint) { cp.Trees[1].Round = 3 }},
 		{"trees[0]: round -1", func(cp *emCheckpoint) { cp.Trees[0].Round = -1 }},
 		{"alpha_beta: variance 2", func(cp *emCheckpoint) { cp.AlphaBeta.Variance = 2 }}, // Gaussian data: σ² is not held
@@ -283,6 +284,72 @@ func TestRestoreDamagedCheckpoint(t *testing.T) {
 	}
 	if _, err := ResumeEM(context.Background(), m, dir, EMConfig{Rounds: 3}); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("resume from a damaged checkpoint: %v", err)
+	}
+}
+
+// TestRestoreHeldVariance: an EM run on probit data (EP sites, prec
+// learned) holds σ² at the subsample MCMC's 1 / E[prec] in every fit, the
+// initial trees' and the rounds' candidates': each tree of the K-best list
+// has that variance and no q(prec), summary.json's point estimate of prec
+// is its inverse; a checkpoint whose tree was fitted at another σ², or
+// with q(prec), is damaged (it would seed candidates at that σ²), and an
+// undamaged one restores the plan to hold σ² again.
+func TestRestoreHeldVariance(t *testing.T) {
+	m := compileExampleFile(t, "binary.pydt", map[string]*dataset.Matrix{"Y": binaryRows(10, 6, 1)})
+	dir := t.TempDir()
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 2, Patience: -1, Seed: 1, Out: dir, EMIters: 3, K: 4, ABSweeps: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab := res.AlphaBeta
+	if ab == nil || !(ab.Variance > 0) || math.Abs(ab.Variance*ab.Precision-1) > 1e-12 {
+		t.Fatalf("alpha_beta %+v: want a held variance 1 / precision", ab)
+	}
+	rounds := 0
+	for i, e := range res.KBestEstimates {
+		if math.Abs(e.Variance-ab.Variance) > 1e-9*ab.Variance {
+			t.Errorf("kbest_estimates[%d]: variance %v, want the held %v", i, e.Variance, ab.Variance)
+		}
+		if _, ok := e.Gamma["prec"]; ok {
+			t.Errorf("kbest_estimates[%d]: a q(prec) with σ² held", i)
+		}
+		if pe := e.Point["prec"]; math.Abs(pe*ab.Variance-1) > 1e-9 {
+			t.Errorf("kbest_estimates[%d]: point estimate of prec %v, want 1/%v", i, pe, ab.Variance)
+		}
+		rounds = max(rounds, e.Round)
+	}
+	t.Logf("%d trees, latest from round %d, σ² %v", len(res.KBestEstimates), rounds, ab.Variance)
+	path := filepath.Join(dir, CheckpointFile)
+	read := func() (*EMPlan, *emCheckpoint) {
+		cp, err := readEMCheckpoint(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := PlanEM(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, cp
+	}
+	p, cp := read()
+	if _, err := p.restore(cp, path); err != nil {
+		t.Fatalf("the undamaged checkpoint: %v", err)
+	}
+	if p.Opt.PrecPrior != nil || p.Opt.Variance != ab.Variance {
+		t.Errorf("restored plan: variance %v, prior %v; want σ² held at %v", p.Opt.Variance, p.Opt.PrecPrior, ab.Variance)
+	}
+	for _, tc := range []struct {
+		field  string
+		damage func(cp *emCheckpoint)
+	}{
+		{"trees[0].hyperparameters: variance", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variance *= 1.01 }},
+		{"trees[1].hyperparameters: q_precision present", func(cp *emCheckpoint) { cp.Trees[1].Hyper.QPrec = &em.Gamma{Shape: 2, Rate: 1} }},
+	} {
+		p, cp := read()
+		tc.damage(cp)
+		if _, err := p.restore(cp, path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: error %v; want one naming %s and the field", tc.field, err, path)
+		}
 	}
 }
 
