@@ -141,7 +141,8 @@ type EM struct {
 	perDim bool
 	qts    []Gamma
 	bd     []float64
-	vbuf   []float64 // 1/E[τ_d], the variances of the E-step
+	vbuf   []float64 // 1/E[τ_d], the variances of the E-step (estepWith)
+	tbuf   []float64 // E[τ_d], the weights of bd in be (weightB)
 
 	// q(x), summarised by what L needs of it once the E-step is done.
 	be   []float64 // per node v: ½ Σ_d E[(x_v - x_parent(v))²] (per dimension: weighted, see bd)
@@ -257,6 +258,7 @@ func New(m *bp.Model, opt Options) (*EM, error) {
 		e.opt.Variances = slices.Clone(opt.Variances)
 		e.bd = make([]float64, n*e.d)
 		e.vbuf = make([]float64, e.d)
+		e.tbuf = make([]float64, e.d)
 		if opt.PrecPriors != nil {
 			e.opt.PrecPriors = slices.Clone(opt.PrecPriors)
 			e.qts = make([]Gamma, e.d)
@@ -340,11 +342,13 @@ func (e *EM) meanC() (float64, float64) {
 	return e.qc.Mean(), e.qc.MeanLog()
 }
 
-// meanPrec returns E[τ] and E[log τ] (with a variance per dimension,
-// those of dimension 0: use meanPrecDim).
+// meanPrec returns E[τ] and E[log τ] of the shared precision. With a
+// variance per dimension there is none: it returns NaNs, so that a caller
+// that should have used meanPrecDim (or edgePrec) makes a bound that Step
+// refuses rather than a silent wrong answer.
 func (e *EM) meanPrec() (float64, float64) {
 	if e.perDim {
-		return e.meanPrecDim(0)
+		return math.NaN(), math.NaN()
 	}
 	if e.opt.PrecPrior == nil {
 		return 1 / e.opt.Variance, -math.Log(e.opt.Variance)
@@ -520,7 +524,9 @@ func (e *EM) estep() error { return e.estepWith(true) }
 // time terms' gradient needs (Laplace).
 func (e *EM) estepWith(entropy bool) error {
 	m, tr, d := e.m, e.tr, e.d
-	et, _ := e.meanPrec()
+	// s2 is the shared variance 1/E[τ]; with a variance per dimension
+	// vbuf holds each 1/E[τ_d] instead.
+	s2 := math.NaN()
 	if e.perDim {
 		for k := range e.vbuf {
 			tk, _ := e.meanPrecDim(k)
@@ -529,8 +535,12 @@ func (e *EM) estepWith(entropy bool) error {
 		if err := m.SetVariances(e.vbuf); err != nil {
 			return err
 		}
-	} else if err := m.SetVariance(1 / et); err != nil {
-		return err
+	} else {
+		et, _ := e.meanPrec()
+		s2 = 1 / et
+		if err := m.SetVariance(s2); err != nil {
+			return err
+		}
 	}
 	epConst := 0.0
 	if e.opt.EP != nil {
@@ -543,7 +553,6 @@ func (e *EM) estepWith(entropy bool) error {
 	if err := m.Marginals(e.mean, e.vari); err != nil {
 		return err
 	}
-	s2 := 1 / et
 	hx := epConst
 	for _, c := range e.order {
 		p := tr.Parent(c)
@@ -609,13 +618,12 @@ func (e *EM) estepWith(entropy bool) error {
 func (e *EM) weightB() {
 	tr, d := e.tr, e.d
 	if e.perDim {
-		for k := range e.vbuf {
-			// vbuf holds E[τ_d] here; the E-step refills it with 1/E[τ_d].
-			e.vbuf[k], _ = e.meanPrecDim(k)
+		for k := range e.tbuf {
+			e.tbuf[k], _ = e.meanPrecDim(k)
 		}
 		for _, c := range e.order {
 			var b float64
-			for k, tk := range e.vbuf {
+			for k, tk := range e.tbuf {
 				b += tk * e.bd[int(c)*d+k]
 			}
 			e.be[c] = b

@@ -25,9 +25,8 @@ import (
 func collapsed(t *testing.T, e *EM) (func(u []float64) float64, []float64) {
 	t.Helper()
 	tr := e.tr.Clone()
-	et, _ := e.meanPrec()
 	ec, _ := e.meanC()
-	m := evidenceModel(t, e, tr, 1/et)
+	m := evidenceModel(t, e, tr, e.MeanVariances()[0])
 	if e.perDim {
 		if err := m.SetVariances(e.MeanVariances()); err != nil {
 			t.Fatal(err)
@@ -149,7 +148,7 @@ func TestLaplace(t *testing.T) {
 // + g ∂²_xy log l. A leaf child of i adds −E[τ] b e^(s_i) to (i, i); the
 // Jacobian term log Δ adds −1/Δ² to (i, i) and (p, p) and +1/Δ² to (i, p).
 func hessS(e *EM, diag, off, s []float64) {
-	et, _ := e.meanPrec()
+	et := e.edgePrec()
 	hd := float64(e.d) / 2
 	for i := range diag {
 		diag[i], off[i] = 0, 0
