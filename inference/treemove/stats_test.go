@@ -63,3 +63,49 @@ func TestWorkCounters(t *testing.T) {
 		}
 	}
 }
+
+// TestTopologyFixed: with TopologyFixed a Sweep makes time updates only:
+// no subtree, local or position move is proposed, every node keeps its
+// parent, and the times change. Without it the same sweeps change the
+// topology.
+func TestTopologyFixed(t *testing.T) {
+	c := priorCase{"ddt", 0, 0, pydt.DivInv{C: 1}}
+	for _, fixed := range []bool{true, false} {
+		s := dataSampler(t, c, 40, 2, rand.New(rand.NewPCG(3, 21)))
+		s.TopologyFixed = fixed
+		tr := s.Tree()
+		parents := make([]pydt.NodeID, tr.Cap())
+		times := make([]float64, tr.Cap())
+		for v := range pydt.NodeID(tr.Cap()) {
+			if tr.InUse(v) {
+				parents[v], times[v] = tr.Parent(v), tr.Time(v).S()
+			}
+		}
+		for range 10 {
+			if err := s.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		moved, timed := 0, 0
+		for v := range pydt.NodeID(tr.Cap()) {
+			if !tr.InUse(v) {
+				continue
+			}
+			if tr.Parent(v) != parents[v] {
+				moved++
+			}
+			if !tr.IsLeaf(v) && tr.Time(v).S() != times[v] {
+				timed++
+			}
+		}
+		st := s.Stats
+		topo := st.Subtree.Proposed + st.Local.Proposed + st.Position.Proposed
+		switch {
+		case fixed && (topo != 0 || moved != 0 || timed == 0 || st.Time.Accepted == 0):
+			t.Errorf("TopologyFixed: %d topology moves proposed, %d nodes with a new parent, %d times changed (%d accepted)",
+				topo, moved, timed, st.Time.Accepted)
+		case !fixed && (topo == 0 || moved == 0):
+			t.Errorf("without TopologyFixed: %d topology moves proposed, %d nodes with a new parent", topo, moved)
+		}
+	}
+}

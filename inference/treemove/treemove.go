@@ -192,6 +192,11 @@ type Sampler struct {
 	// InformedMix is the weight ε of the prior's choice in the informed
 	// proposal's mixture, in (0, 1]: it keeps every point proposable.
 	InformedMix float64
+	// TopologyFixed makes Sweep update the branch-point times only (no
+	// subtree, local or position moves): the chain then samples the times
+	// given the topology, as diagnostics of mixing need
+	// (internal/mixbench -freeze-topology).
+	TopologyFixed bool
 
 	// Stats counts proposals and acceptances since New or ResetStats.
 	Stats Stats
@@ -339,18 +344,21 @@ func (s *Sampler) LogPosterior() float64 {
 // Sweep runs N subtree moves, round(LocalMovesPerLeaf·N) local moves, about
 // TimeUpdatesPerLeaf·N time updates (as TimeSweeps, every branch point once
 // each, or with RandomScanTime as TimeMoves on random branch points) and PositionMovesPerLeaf·N position
-// moves (at least one), N being the number of leaves. Its error is that of
-// a TimeSweep that could not restore the messages (see there).
+// moves (at least one), N being the number of leaves; with TopologyFixed,
+// the time updates alone. Its error is that of a TimeSweep that could not
+// restore the messages (see there).
 func (s *Sampler) Sweep() error {
 	n := s.tr.NumLeaves()
 	if n < 2 {
 		return nil
 	}
-	for range n {
-		s.SubtreeMove()
-	}
-	for range int(s.LocalMovesPerLeaf*float64(n) + 0.5) {
-		s.LocalMove()
+	if !s.TopologyFixed {
+		for range n {
+			s.SubtreeMove()
+		}
+		for range int(s.LocalMovesPerLeaf*float64(n) + 0.5) {
+			s.LocalMove()
+		}
 	}
 	if in := s.tr.NumInternal(); in > 0 {
 		k := s.TimeUpdatesPerLeaf * float64(n)
@@ -365,6 +373,9 @@ func (s *Sampler) Sweep() error {
 				}
 			}
 		}
+	}
+	if s.TopologyFixed {
+		return nil
 	}
 	k := max(1, int(s.PositionMovesPerLeaf*float64(n)+0.5))
 	for range k {

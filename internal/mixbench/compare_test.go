@@ -12,13 +12,23 @@ import (
 
 // writeTrace writes a trace file of the columns compare reads (and a
 // scalar it does not), with cpu_s growing by 0.5 per row, and returns its
-// path; tail is appended as is (an incomplete last row).
-func writeTrace(t *testing.T, ll, c, rt []float64, tail string) string {
+// path; tail is appended as is (an incomplete last row). Its sum_s column
+// is rt+1 when withSum is set, absent otherwise (as in traces written
+// before it existed).
+func writeTrace(t *testing.T, ll, c, rt []float64, tail string, withSum bool) string {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString("sweep,log_lik,c,root_t,prec,cpu_s\n")
+	if withSum {
+		b.WriteString("sweep,log_lik,c,root_t,sum_s,prec,cpu_s\n")
+	} else {
+		b.WriteString("sweep,log_lik,c,root_t,prec,cpu_s\n")
+	}
 	for i := range ll {
-		fmt.Fprintf(&b, "%d,%g,%g,%g,1,%g\n", i+1, ll[i], c[i], rt[i], 0.5*float64(i+1))
+		if withSum {
+			fmt.Fprintf(&b, "%d,%g,%g,%g,%g,1,%g\n", i+1, ll[i], c[i], rt[i], rt[i]+1, 0.5*float64(i+1))
+		} else {
+			fmt.Fprintf(&b, "%d,%g,%g,%g,1,%g\n", i+1, ll[i], c[i], rt[i], 0.5*float64(i+1))
+		}
 	}
 	b.WriteString(tail)
 	path := filepath.Join(t.TempDir(), "tr.csv")
@@ -48,20 +58,23 @@ func ar1(n int, phi, mu float64, seed uint64) []float64 {
 // incomplete last row.
 func TestCompare(t *testing.T) {
 	const n = 4000
-	a := writeTrace(t, ar1(n, 0.9, -100, 1), ar1(n, 0.5, 2, 2), ar1(n, 0.5, 0.3, 3), "4001,-99.5,2.")
-	b := writeTrace(t, ar1(n, 0.9, -100, 4), ar1(n, 0.5, 2, 5), ar1(n, 0.5, 0.3, 6), "")
+	a := writeTrace(t, ar1(n, 0.9, -100, 1), ar1(n, 0.5, 2, 2), ar1(n, 0.5, 0.3, 3), "4001,-99.5,2.", true)
+	b := writeTrace(t, ar1(n, 0.9, -100, 4), ar1(n, 0.5, 2, 5), ar1(n, 0.5, 0.3, 6), "", false)
 	shifted := ar1(n, 0.9, -100, 7)
 	for i := n / 2; i < n; i++ {
 		shifted[i] += 3 / math.Sqrt(1-0.81)
 	}
-	s := writeTrace(t, shifted, ar1(n, 0.5, 2, 8), ar1(n, 0.5, 0.3, 9), "")
+	s := writeTrace(t, shifted, ar1(n, 0.5, 2, 8), ar1(n, 0.5, 0.3, 9), "", false)
 
 	ta, err := readTrace(a, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ta.cols[0]) != n-1000 || math.Abs(ta.cpu-0.5*(n-1000)) > 1e-9 {
-		t.Fatalf("after skipping 1000 rows: %d rows, %v CPU s", len(ta.cols[0]), ta.cpu)
+	if len(ta.cols[0]) != n-1000 || len(ta.cols[3]) != n-1000 || math.Abs(ta.cpu-0.5*(n-1000)) > 1e-9 {
+		t.Fatalf("after skipping 1000 rows: %d rows (%d of sum_s), %v CPU s", len(ta.cols[0]), len(ta.cols[3]), ta.cpu)
+	}
+	if d := ta.cols[3][0] - ta.cols[2][0]; d != 1 {
+		t.Errorf("sum_s read as root_t %+v", d)
 	}
 	table := func(paths ...string) map[string][]string {
 		var ts []traceData
@@ -99,7 +112,7 @@ func TestCompare(t *testing.T) {
 	}
 	ok := table(a, b)
 	for _, p := range []string{a, b} {
-		for _, name := range compareCols {
+		for _, name := range compareCols[:3] {
 			r := ok[filepath.Base(filepath.Dir(p))+" "+name]
 			if r == nil {
 				t.Fatalf("no row for %s %s", p, name)
@@ -108,6 +121,9 @@ func TestCompare(t *testing.T) {
 				t.Errorf("stationary %s: z = %v", name, z)
 			}
 		}
+	}
+	if ok[filepath.Base(filepath.Dir(a))+" sum_s"] == nil || ok[filepath.Base(filepath.Dir(b))+" sum_s"] != nil || ok["sum_s"] != nil {
+		t.Error("sum_s: want a row for the trace that has it only, and no R-hat row")
 	}
 	if r := num(ok["log_lik"][1]); r > 1.05 {
 		t.Errorf("R-hat of two stationary chains %v", r)

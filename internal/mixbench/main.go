@@ -114,10 +114,17 @@ type config struct {
 	// TimeScale appends the scale(c, times) move (inference.TimeScaleSteps)
 	// to the schedule.
 	TimeScale bool
+	// FreezeTopology fixes the tree's topology after the burn-in
+	// (treemove.Sampler.TopologyFixed): the recorded sweeps move the
+	// times, c, the variance and the rest only, so that their mixing can
+	// be told apart from the topology's.
+	FreezeTopology bool
 	// Trace, if not empty, names a CSV file to which the recorded draws
-	// are written as they are made (sweep, log_lik, c, root_t, every
-	// scalar by name, then cpu_s, the CPU seconds of the recorded sweeps
-	// so far), so that a long run can be read while it runs.
+	// are written as they are made (sweep, log_lik, c, root_t, sum_s (the
+	// sum of the branch points' times s = -log(1-t), the tree's overall
+	// depth in time), every scalar by name, then cpu_s, the CPU seconds of
+	// the recorded sweeps so far), so that a long run can be read while it
+	// runs.
 	Trace string
 	// Init is where the chain starts: "prior" (or "") for a draw of the
 	// prior, "em" for the best tree of an EM search (RunEM, EMRounds
@@ -139,8 +146,9 @@ type result struct {
 	config
 	// CPU and Wall are the seconds of the recorded sweeps.
 	CPU, Wall float64
-	// ESS of the log likelihood, of c and of the root time.
-	ESSLogLik, ESSC, ESSRoot float64
+	// ESS of the log likelihood, of c, of the root time and of the sum of
+	// the branch points' times s (sumS).
+	ESSLogLik, ESSC, ESSRoot, ESSSumS float64
 	// Means of the same, for a sanity check across seeds.
 	MeanLogLik, MeanC, MeanRoot float64
 	// Means lists the posterior mean of every scalar, "name=mean ...".
@@ -304,12 +312,14 @@ func run(c config) (result, error) {
 			return res, err
 		}
 	}
+	tm.TopologyFixed = c.FreezeTopology
 	rp0, ra0 := ch.RidgeProposed, ch.RidgeAccepted
 	tm.ResetStats()
 	sums := make([]float64, len(scalars))
 	ll := make([]float64, 0, c.Sweeps)
 	cs := make([]float64, 0, c.Sweeps)
 	rt := make([]float64, 0, c.Sweeps)
+	ss := make([]float64, 0, c.Sweeps)
 	var trace *bufio.Writer
 	if c.Trace != "" {
 		f, err := os.Create(c.Trace)
@@ -318,7 +328,7 @@ func run(c config) (result, error) {
 		}
 		defer f.Close()
 		trace = bufio.NewWriter(f)
-		trace.WriteString("sweep,log_lik,c,root_t")
+		trace.WriteString("sweep,log_lik,c,root_t,sum_s")
 		for _, v := range scalars {
 			trace.WriteString("," + v.Name)
 		}
@@ -348,12 +358,13 @@ func run(c config) (result, error) {
 			sums[i] += x
 		}
 		rt = append(rt, ch.Tree(0).Time(ch.Tree(0).Root()).T())
+		ss = append(ss, sumS(ch.Tree(0)))
 		ds := depthStats(ch.Tree(0), dbuf, dd)
 		res.Depth.Leaf += ds.Leaf
 		res.Depth.Node += ds.Node
 		res.Depth.Max += ds.Max
 		if trace != nil {
-			fmt.Fprintf(trace, "%d,%g,%g,%g", c.Burn+k+1, ll[k], cs[k], rt[k])
+			fmt.Fprintf(trace, "%d,%g,%g,%g,%g", c.Burn+k+1, ll[k], cs[k], rt[k], ss[k])
 			for _, x := range p.Scalars {
 				fmt.Fprintf(trace, ",%g", x)
 			}
@@ -372,11 +383,25 @@ func run(c config) (result, error) {
 	res.ESSLogLik = diagnostics.ESSMean([][]float64{ll})
 	res.ESSC = diagnostics.ESSMean([][]float64{cs})
 	res.ESSRoot = diagnostics.ESSMean([][]float64{rt})
+	res.ESSSumS = diagnostics.ESSMean([][]float64{ss})
 	res.MeanLogLik, res.MeanC, res.MeanRoot = mean(ll), mean(cs), mean(rt)
 	for i, v := range scalars {
 		res.Means += fmt.Sprintf(" %s=%.4g", v.Name, sums[i]/float64(res.Sweeps))
 	}
 	return res, nil
+}
+
+// sumS returns the sum of the branch points' times s = -log(1-t) in tr:
+// the tree's overall depth in time, which the divergence's prior term
+// (c·Σ J s for a(t) = c/(1-t)) couples with c.
+func sumS(tr *pydt.Tree) float64 {
+	sum := 0.0
+	for v := range pydt.NodeID(tr.Cap()) {
+		if tr.InUse(v) && !tr.IsLeaf(v) {
+			sum += tr.Time(v).S()
+		}
+	}
+	return sum
 }
 
 // initTrees returns the start tree c.Init asks for, as the argument of
@@ -508,6 +533,7 @@ func main() {
 	radius := flag.Int("radius", -1, "LocalMove's radius in steps (negative: the default)")
 	timeScale := flag.Bool("timescale", false, "add the scale(c, times) move (inference.TimeScaleSteps) to the schedule")
 	position := flag.Float64("position", -1, "PositionMoves per leaf in a tree sweep (negative: the default)")
+	freeze := flag.Bool("freeze-topology", false, "fix the tree's topology after the burn-in: the recorded sweeps update the times, c, prec and the rest only")
 	comp := flag.Bool("compare", false, "instead of running, compare the trace files given as arguments (one chain each): the halves of each chain, and the chains together (R-hat)")
 	skip := flag.Int("skip", 0, "with -compare, drop the first `K` rows of each trace")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
@@ -579,7 +605,7 @@ func main() {
 		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets, Data: *dataFrom,
 			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime, Stop: stop,
 			Local: nonNegative(*local), Radius: nonNegative(*radius), Position: nonNegative(*position),
-			TimeScale: *timeScale}
+			TimeScale: *timeScale, FreezeTopology: *freeze}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}
@@ -590,9 +616,9 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Fprintf(os.Stderr, "seed %d: start (%s, %.1f s CPU) log lik %.1f; %.1f s CPU, %.1f s wall; means%s; ridge moves accepted %d of %d; "+
-			"acceptance: subtree %.3f, local %.3f, position %.3f\n",
+			"acceptance: subtree %.3f, local %.3f, position %.3f, time %.3f; ESS of sum s %.0f\n",
 			s, cfg.Init, r.InitCPU, r.InitLogLik, r.CPU, r.Wall, r.Means, r.RidgeAccepted, r.RidgeProposed,
-			r.Moves.Subtree.Rate(), r.Moves.Local.Rate(), r.Moves.Position.Rate())
+			r.Moves.Subtree.Rate(), r.Moves.Local.Rate(), r.Moves.Position.Rate(), r.Moves.Time.Rate(), r.ESSSumS)
 		mv := r.Moves
 		fmt.Fprintf(os.Stderr, "seed %d: work: depth of a leaf %.1f, of a non-root node %.1f, largest %.1f (means over the recorded sweeps); "+
 			"subtree moves %d: %.2f proposal attempts per move, %.1f nodes passed per attempt; position moves %d: %.1f evaluations per move\n",

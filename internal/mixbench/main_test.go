@@ -394,3 +394,37 @@ func TestTruthIsStationary(t *testing.T) {
 		t.Errorf("mean log lik over 20 sweeps less the start's: %.3f ± %.3f, want 0", m, se)
 	}
 }
+
+// TestFreezeTopology: -freeze-topology makes the recorded sweeps time
+// updates only (the burn-in moves the topology as usual), and the trace
+// has the sum of the branch points' times, equal to sumS of a tree summed
+// by hand.
+func TestFreezeTopology(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tr.csv")
+	c := config{Model: "../../examples/gaussian.pydt", N: 20, D: 2, Burn: 2, Sweeps: 5, Seed: 2, FreezeTopology: true, Trace: file}
+	r, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mv := r.Moves
+	if mv.Subtree.Proposed+mv.Local.Proposed+mv.Position.Proposed != 0 || mv.Time.Proposed == 0 {
+		t.Errorf("frozen: subtree %d, local %d, position %d, time %d moves", mv.Subtree.Proposed, mv.Local.Proposed, mv.Position.Proposed, mv.Time.Proposed)
+	}
+	if r.Depth.Max != math.Trunc(r.Depth.Max) {
+		t.Errorf("frozen: the largest depth changed between sweeps (mean %v)", r.Depth.Max)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "sweep,log_lik,c,root_t,sum_s,") {
+		t.Errorf("trace header: %.60q", b)
+	}
+	tr, err := pydt.ParseNewick("((1:0.3,2:0.3):0.5,3:0.8):0.2;", []string{"1", "2", "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sumS(tr), -math.Log(1-0.2)-math.Log(1-0.7); math.Abs(got-want) > 1e-12 {
+		t.Errorf("sumS = %v, want %v", got, want)
+	}
+}
