@@ -301,7 +301,7 @@ func TestInitOptionsPerDim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	io := p.initOptions(f, x, v0)
+	io := p.initOptions(f, columnVariances(x, n, 3), v0)
 	if len(io.Variances) != 3 {
 		t.Fatalf("variances %v, want %v", io.Variances, want)
 	}
@@ -314,8 +314,44 @@ func TestInitOptionsPerDim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if io := p.initOptions(f, x[:2*n], v0); io.Variances != nil || io.Variance != f*v0 {
+	if io := p.initOptions(f, columnVariances(x[:2*n], n, 2), v0); io.Variances != nil || io.Variance != f*v0 {
 		t.Errorf("one variance: Variance %v, Variances %v; want %v and none per dimension", io.Variance, io.Variances, f*v0)
+	}
+}
+
+// TestColumnVariances checks the column variances the initial trees are
+// built at against exact values: a column 1e8 + {0.5, -0.5, 1.5, -1.5}
+// (every value exact in float64) has variance 5/3, which the one-pass
+// Σx² − k·mean² lost to cancellation (Σx² ≈ 4e16 is rounded to a
+// multiple of 8); NaN entries are skipped, a column with one value is
+// NaN, and the average skips it.
+func TestColumnVariances(t *testing.T) {
+	nan := math.NaN()
+	x := []float64{
+		1e8 + 0.5, 2, nan,
+		1e8 - 0.5, nan, nan,
+		nan, 4, 7,
+		1e8 + 1.5, 6, nan,
+		1e8 - 1.5, 8, nan,
+	}
+	got := columnVariances(x, 5, 3)
+	want := []float64{5.0 / 3, 20.0 / 3, nan}
+	for j := range want {
+		if math.IsNaN(want[j]) {
+			if !math.IsNaN(got[j]) {
+				t.Errorf("column %d: variance %v, want NaN (one value)", j+1, got[j])
+			}
+			continue
+		}
+		if !(math.Abs(got[j]-want[j]) <= 1e-12*want[j]) {
+			t.Errorf("column %d: variance %v, want %v", j+1, got[j], want[j])
+		}
+	}
+	if v, w := averageVariance(got), (want[0]+want[1])/2; !(math.Abs(v-w) <= 1e-12*w) {
+		t.Errorf("average variance %v, want %v", v, w)
+	}
+	if v := averageVariance([]float64{nan, nan}); v != 1 {
+		t.Errorf("average variance with no column of two values %v, want 1", v)
 	}
 }
 

@@ -31,9 +31,10 @@ var initFactors = []float64{1, 0.3, 0.1, 0.03}
 // has the highest bound after emSubsampleIters EM iterations at the
 // plan's hyperparameter starts. The subsample's rows are observed exactly
 // (for a probit model, as ±1): the choice is a heuristic for the
-// construction's variance, not a fit of the model. It returns the factor
-// and a line for the log, and the subsample.
-func (p *EMPlan) chooseFactor(x []float64, v0 float64, rng *rand.Rand) (float64, string, subsample, error) {
+// construction's variance, not a fit of the model. cols and v0 are the
+// data's column variances and their average (initOptions). It returns the
+// factor and a line for the log, and the subsample.
+func (p *EMPlan) chooseFactor(x, cols []float64, v0 float64, rng *rand.Rand) (float64, string, subsample, error) {
 	b := p.m.Trees[0]
 	n, d := b.N, b.D
 	rows := rng.Perm(n)[:emSubsample]
@@ -47,7 +48,7 @@ func (p *EMPlan) chooseFactor(x []float64, v0 float64, rng *rand.Rand) (float64,
 	var firstErr error
 	for _, f := range initFactors {
 		o := p.Opt
-		_, m, err := em.SequentialTree(xs, emSubsample, d, p.initOptions(f, x, v0))
+		_, m, err := em.SequentialTree(xs, emSubsample, d, p.initOptions(f, cols, v0))
 		var bound float64
 		if err == nil {
 			o.EP = nil

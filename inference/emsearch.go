@@ -406,8 +406,9 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		s.k = k
 	}
 	x := p.initialData()
-	v0 := columnVariance(x, b.N, b.D)
-	initOpt := func(f float64) em.InitOptions { return p.initOptions(f, x, v0) }
+	cols := columnVariances(x, b.N, b.D)
+	v0 := averageVariance(cols)
+	initOpt := func(f float64) em.InitOptions { return p.initOptions(f, cols, v0) }
 	// Trees are ranked with their times integrated out (Laplace) where
 	// that is affordable, O(K·N·D + K³) per tree of K branch points: with
 	// Gaussian evidence, up to laplaceMax rows, not on the large-data path
@@ -437,7 +438,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		}
 		firstErr = err
 	case b.N > emLargeN && p.tilted == nil:
-		f, msg, sub, err := p.chooseFactor(x, v0, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
+		f, msg, sub, err := p.chooseFactor(x, cols, v0, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
 		if err != nil {
 			return nil, fmt.Errorf("run --method em: initial tree: %w", err)
 		}
@@ -1369,10 +1370,17 @@ func (p *EMPlan) write(dir string, res *EMResult) error {
 // columnVariance is the average over columns of x's variance (NaN
 // entries skipped), or 1 when it is not positive and finite.
 func columnVariance(x []float64, n, d int) float64 {
+	return averageVariance(columnVariances(x, n, d))
+}
+
+// averageVariance is the average of the column variances vs (those of
+// columnVariances) but the NaNs of columns with fewer than two values, or 1
+// when it is not positive and finite.
+func averageVariance(vs []float64) float64 {
 	var sum float64
 	cols := 0
-	for j := range d {
-		if v, ok := oneColumnVariance(x, n, d, j); ok {
+	for _, v := range vs {
+		if !math.IsNaN(v) {
 			sum += v
 			cols++
 		}
@@ -1383,39 +1391,58 @@ func columnVariance(x []float64, n, d int) float64 {
 	return 1
 }
 
+// columnVariances returns the sample variance of each column of x (NaN
+// entries skipped), NaN for a column with fewer than two values.
+func columnVariances(x []float64, n, d int) []float64 {
+	vs := make([]float64, d)
+	for j := range d {
+		vs[j] = oneColumnVariance(x, n, d, j)
+	}
+	return vs
+}
+
 // oneColumnVariance is the sample variance of column j of x (NaN entries
-// skipped), and false with fewer than two values.
-func oneColumnVariance(x []float64, n, d, j int) (float64, bool) {
-	var s, s2 float64
+// skipped), NaN with fewer than two values. It takes two passes, the
+// deviations from the mean with the rounding error of the mean corrected
+// (as gonum's stat.Variance), so that a column with a large mean does not
+// lose its variance to cancellation as Σx² − k·mean² does.
+func oneColumnVariance(x []float64, n, d, j int) float64 {
+	var s float64
 	k := 0
 	for i := range n {
 		if v := x[i*d+j]; !math.IsNaN(v) {
 			s += v
-			s2 += v * v
 			k++
 		}
 	}
 	if k < 2 {
-		return 0, false
+		return math.NaN()
 	}
 	m := s / float64(k)
-	return (s2 - float64(k)*m*m) / float64(k-1), true
+	var ss, c float64
+	for i := range n {
+		if v := x[i*d+j]; !math.IsNaN(v) {
+			dv := v - m
+			ss += dv * dv
+			c += dv
+		}
+	}
+	return (ss - c*c/float64(k)) / float64(k-1)
 }
 
 // initOptions are the options of the sequential construction of an
 // initial tree at variance factor f: the diffusion variance f·v0, v0 the
-// average column variance of x; with a variance per dimension, f times each
-// column's own variance (v0 for a column whose variance is not positive
-// and finite), so that each column is compared on its own scale.
-func (p *EMPlan) initOptions(f float64, x []float64, v0 float64) em.InitOptions {
+// average column variance (averageVariance); with a variance per
+// dimension, f times each column's own variance cols[j] (columnVariances,
+// computed once for every factor; v0 for a column whose variance is not
+// positive and finite), so that each column is compared on its own scale.
+func (p *EMPlan) initOptions(f float64, cols []float64, v0 float64) em.InitOptions {
 	o := p.Opt
 	io := em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta}
 	if o.Variances != nil {
-		b := p.m.Trees[0]
-		io.Variances = make([]float64, b.D)
-		for j := range b.D {
-			v, ok := oneColumnVariance(x, b.N, b.D, j)
-			if !ok || !(v > 0) || math.IsInf(v, 1) {
+		io.Variances = make([]float64, len(cols))
+		for j, v := range cols {
+			if !(v > 0) || math.IsInf(v, 1) {
 				v = v0
 			}
 			io.Variances[j] = f * v
