@@ -518,10 +518,7 @@ func (al *treeAlignment) source(labels []string, n int, path string, k int) Tree
 				return bad
 			}
 			read++
-			if err := tr.MatchRows(n, base, "the states"); err != nil {
-				return fmt.Errorf("tree %d %w", read, err)
-			}
-			if err := tr.Validate(); err != nil {
+			if err := checkTreeRows(tr, n, base, "the states"); err != nil {
 				return fmt.Errorf("tree %d: %w", read, err)
 			}
 			tr.Labels = labels

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // TestLabelGroups: the label axes of the HMM are found from the graph:
@@ -475,4 +476,32 @@ func summarizeTracedAll(t *testing.T, m *Model, cols []Traced, lj [][]float64, k
 		return nil
 	}
 	return summarizeTraced(m, trace, lj, tk, draws)
+}
+
+// TestTreeAlignmentSourceErrors: a tree over the states whose leaves are
+// not the states, or that is not that of a kept draw, is an error naming
+// the file (and the tree: its line, or its number).
+func TestTreeAlignmentSourceErrors(t *testing.T) {
+	al := &treeAlignment{by: "z", perms: [][][]int{{{0, 1, 2}, {2, 0, 1}}}, treeThin: 1}
+	good := "((1:0.4,2:0.4):0.3,3:0.7):0.3;"
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"two trees", good + "\n" + good + "\n", ""},
+		{"a leaf not a state", good + "\n((1:0.4,2:0.4):0.3,4:0.7):0.3;\n", "trees.nwk: newick: line 2, offset 19: unknown leaf label \"4\""},
+		{"more trees than draws", good + "\n" + good + "\n" + good + "\n", "tree 3 of"},
+	} {
+		path := filepath.Join(t.TempDir(), "trees.nwk")
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		read := 0
+		err := al.source(nil, 3, path, 0)(func(*pydt.Tree) error { read++; return nil })
+		switch {
+		case c.want == "" && (err != nil || read != 2):
+			t.Errorf("%s: %d trees read, error %v", c.name, read, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
 }

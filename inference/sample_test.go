@@ -63,6 +63,16 @@ func TestSampleScoreRoundTrip(t *testing.T) {
 	if _, err := got.ScoreTreeFile(filepath.Join(out, SampleTreesFile), 4); err == nil || !strings.Contains(err.Error(), "but it has 3") {
 		t.Errorf("tree 4 of 3: %v", err)
 	}
+	// Every tree of the file is checked, not only the one scored: tree 2
+	// on 4 leaves of the 5 rows is an error naming it (it was skipped).
+	mixed := filepath.Join(t.TempDir(), "mixed.nwk")
+	tree1, _, _ := strings.Cut(first[SampleTreesFile], "\n")
+	if err := os.WriteFile(mixed, []byte(tree1+"\n((1:0.5,2:0.5):0.3,(3:0.5,4:0.5):0.3):0.2;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := got.ScoreTreeFile(mixed, 1); err == nil || !strings.Contains(err.Error(), "mixed.nwk tree 2: ") {
+		t.Errorf("tree 1 of a file whose tree 2 has 4 of the 5 rows: %v", err)
+	}
 	if err := os.WriteFile(filepath.Join(out, RunFile), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ func (m *Model) MatchTree(tr *pydt.Tree) error {
 
 // ScoreTreeFile scores the trees of the Newick file at path, one per line,
 // with the model's current values (Score): tree k of the file (from 1),
-// when k > 0, or every tree. Each tree's leaves must be the data's rows
-// (MatchTree). Trees are scored as they are read, so that a large file is
+// when k > 0, or every tree. Each tree of the file, scored or not, must
+// have the data's rows as its leaves (MatchTree) and be valid. Trees are scored as they are read, so that a large file is
 // never held in memory; the file is bounded all the same
 // (bounded.MaxNewickBytes).
 func (m *Model) ScoreTreeFile(path string, k int) ([]Scores, error) {
@@ -61,27 +61,22 @@ func (m *Model) ScoreTreeFilesIn(paths []string, k int, env *graph.Env) ([]Score
 	further := make([][]*pydt.Tree, len(paths))
 	for j := 1; j < len(paths); j++ {
 		b := m.Trees[j]
-		trs, err := readTreeFile(paths[j], b.Labels())
+		_, err := forEachCheckedTree(paths[j], b.N, b.Labels(), "the data "+b.Leaves.Name, func(_ int, tr *pydt.Tree) error {
+			further[j] = append(further[j], tr)
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		for n, tr := range trs {
-			if err := tr.MatchRows(b.N, b.Labels(), "the data "+b.Leaves.Name); err != nil {
-				return nil, fmt.Errorf("%s tree %d: %w", paths[j], n+1, err)
-			}
+		if len(further[j]) == 0 {
+			return nil, fmt.Errorf("%s: no trees", paths[j])
 		}
-		further[j] = trs
 	}
 	path := paths[0]
 	var out []Scores
-	n := 0
-	err := forEachTreeInFile(path, m.Labels, func(tr *pydt.Tree) error {
-		n++
+	n, err := forEachCheckedTree(path, m.N, m.Labels, "the data "+m.Leaves.Name, func(n int, tr *pydt.Tree) error {
 		if k > 0 && n != k {
 			return nil
-		}
-		if err := m.MatchTree(tr); err != nil {
-			return fmt.Errorf("%s tree %d: %w", path, n, err)
 		}
 		st := m.NewState()
 		if env != nil {
@@ -113,23 +108,6 @@ func (m *Model) ScoreTreeFilesIn(paths []string, k int, env *graph.Env) ([]Score
 		if k == 0 && len(further[j]) != n {
 			return nil, fmt.Errorf("%s has %d trees and %s %d: the trees of the PYDTs are scored in pairs", path, n, paths[j], len(further[j]))
 		}
-	}
-	return out, nil
-}
-
-// readTreeFile reads every tree of the Newick file at path (bounded by
-// bounded.MaxNewickBytes) with the row labels labels.
-func readTreeFile(path string, labels []string) ([]*pydt.Tree, error) {
-	var out []*pydt.Tree
-	err := forEachTreeInFile(path, labels, func(tr *pydt.Tree) error {
-		out = append(out, tr)
-		return nil
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case len(out) == 0:
-		return nil, fmt.Errorf("%s: no trees", path)
 	}
 	return out, nil
 }
