@@ -20,6 +20,7 @@ package main
 import (
 	"bufio"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -148,10 +149,16 @@ func readStateTree(path, tree string, K int, fixed bool) (*pydt.Tree, int, error
 	return tr, K, nil
 }
 
+// maxStatesBytes is the largest states file read, that of the data
+// files pydtlang reads (a variable so that a test can lower it): a row of
+// about 20 bytes per token, so some ten million tokens.
+var maxStatesBytes int64 = bounded.MaxDataBytes
+
 // readStates reads the 0-based states of states-z.csv (header t, state,
-// prob; t running 1..T in order).
+// prob; t running 1..T in order), bounded by maxStatesBytes: a larger
+// file is an error naming it and the limit, not read whole.
 func readStates(path string) ([]int, error) {
-	rows, err := readCSV(path)
+	rows, err := readCSV(path, bounded.Options{Name: path, What: "states file", Max: maxStatesBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -219,15 +226,20 @@ func readTrace(path string) ([]int, error) {
 	return z, nil
 }
 
-func readCSV(path string) ([][]string, error) {
+// readCSV reads every row of the CSV file at path through a
+// bounded.Reader with the options opts (whose errors name the file).
+func readCSV(path string, opts bounded.Options) ([][]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	r := csv.NewReader(bounded.NewReader(f, opts))
 	r.FieldsPerRecord = -1
 	rows, err := r.ReadAll()
+	if be := (*bounded.Error)(nil); errors.As(err, &be) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -126,3 +126,33 @@ func TestReadStateTreeBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestReadStatesBounded checks that states-z.csv is read bounded: one
+// larger than maxStatesBytes is an error naming it and the limit (it was
+// read whole by csv.ReadAll, whatever its size), and a NUL byte is refused.
+func TestReadStatesBounded(t *testing.T) {
+	old := maxStatesBytes
+	maxStatesBytes = 64
+	t.Cleanup(func() { maxStatesBytes = old })
+	states := "t,state,prob\n1,3,0.5\n2,1,1\n3,2,0.7\n" // 38 bytes
+	path := filepath.Join(t.TempDir(), "states-z.csv")
+	for _, c := range []struct {
+		name, text, err string
+	}{
+		{"within the bound", states, ""},
+		{"at the bound", states + strings.Repeat("\n", 29), ""},
+		{"over the bound", states + strings.Repeat("\n", 30), "states-z.csv: larger than 64 bytes, the largest states file"},
+		{"a NUL byte", "t,state,prob\n1,3,0.5\n2,\x001,1\n", "states-z.csv: line 3"},
+	} {
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		z, err := readStates(path)
+		switch {
+		case c.err == "" && (err != nil || !slices.Equal(z, []int{2, 0, 1})):
+			t.Errorf("%s: states %v, error %v", c.name, z, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.err)
+		}
+	}
+}
