@@ -275,7 +275,7 @@ func TestRunEMFailedFits(t *testing.T) {
 			if err := json.Unmarshal(b, &sum); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(sum.Objective, "lower bound on log p(Y, u, alpha, beta | T)") {
+			if !strings.Contains(sum.Objective, "lower bound on log p(Y, g, alpha, beta | T)") {
 				t.Errorf("summary.json objective %q does not name what the bound bounds", sum.Objective)
 			}
 			if sum.Fits != res.Fits || sum.Failed != res.FailedFits {

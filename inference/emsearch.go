@@ -111,8 +111,8 @@ type EMTree struct {
 	// it): EMBound + Laplace.
 	Bound float64
 	// EMBound is the EM objective at convergence (a lower bound on
-	// log p(Y, u, α, β | T) for Gaussian evidence; EP's approximation for
-	// EP sites).
+	// log p(Y, g, α, β | T), g the log gaps of the times, for Gaussian
+	// evidence; EP's approximation for EP sites).
 	EMBound float64
 	// Laplace is the Laplace correction for the times (em.EM.Laplace), or
 	// 0 when the search does not use it.
@@ -231,8 +231,8 @@ type EMResult struct {
 	// Objective names what the search ranks trees by: with Gaussian
 	// evidence and at most laplaceMax rows, the Laplace approximation of
 	// log p(Y, α, β | T), the times integrated out (the EM bound plus the
-	// Laplace correction); otherwise the EM bound on log p(Y, u, α, β | T),
-	// u the times' log gaps (or, with EP, its approximation).
+	// Laplace correction); otherwise the EM bound on log p(Y, g, α, β | T),
+	// g the times' log gaps (or, with EP, its approximation).
 	Objective string `json:"objective"`
 	// Hyperparameters of the best tree, by variable name: Gamma
 	// posteriors for c and the precision, point estimates for α and β.
@@ -741,12 +741,14 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 
 // result is the search's outcome from its state s.
 func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
-	objective := "lower bound on log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
+	// g, not u (the name of the log gaps in docs/em.md): u also names a
+	// probit layer's auxiliaries (as in bound.svg).
+	objective := "lower bound on log p(Y, g, alpha, beta | T), g_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
 	if s.laplace {
-		objective = "Laplace approximation of log p(Y, alpha, beta | T), the times integrated out: the lower bound on log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t), plus the Laplace correction in u (docs/em.md)"
+		objective = "Laplace approximation of log p(Y, alpha, beta | T), the times integrated out: the lower bound on log p(Y, g, alpha, beta | T), g_b = log(s_b - s_parent(b)), s = -log(1-t), plus the Laplace correction in g (docs/em.md)"
 	}
 	if p.tilted != nil {
-		objective = "EP approximation of log p(Y, u, alpha, beta | T), u_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
+		objective = "EP approximation of log p(Y, g, alpha, beta | T), g_b = log(s_b - s_parent(b)), s = -log(1-t) (docs/em.md)"
 	}
 	res := &EMResult{Method: MethodEM, Approximate: p.tilted != nil, TimesIntegrated: s.laplace, RankedBy: s.rankedBy(p), Objective: objective, StopReason: stop,
 		LaplaceFallbacks: slices.Clone(s.laplaceFallbacks),
@@ -827,7 +829,7 @@ func (e *EMEstimates) Value(name string) (float64, bool) {
 // KBestWeights returns the weights of trees with these bounds in a model
 // average: exp(bound), normalised to sum to 1. With the bound the value
 // the search ranks trees by (EMTree.Bound: the lower bound on, or EP's
-// approximation of, log p(Y, u, α, β | T), plus the Laplace correction
+// approximation of, log p(Y, g, α, β | T), plus the Laplace correction
 // for the times where the search uses it), this approximates the
 // posterior probabilities of the trees among those listed: it takes that
 // value for the log evidence of each tree, ignoring the bound's gap, the

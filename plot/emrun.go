@@ -89,7 +89,9 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 // correction failed at first: each round with one is marked on the curve
 // (a ring where a tree was refitted from perturbed times, a cross where
 // one was kept without the correction, ranked by its bound alone), and the
-// subtitle counts them.
+// subtitle counts them. A mark sits at the round's best value, on the
+// curve, not at the tree's own value: laplace_fallbacks records the round,
+// not the value, and the tree need not have made the K-best list.
 func BoundPlot(trace, times []float64, title, what, ylabel string, fallbacks []inference.LaplaceFallback) (*Figure, error) {
 	if len(trace) == 0 {
 		return nil, fmt.Errorf("no bound to draw")
@@ -174,7 +176,7 @@ func BoundPlot(trace, times []float64, title, what, ylabel string, fallbacks []i
 		if n == 1 {
 			trees = "tree"
 		}
-		sub += fmt.Sprintf(". The Laplace correction failed at first for %d %s (summary.json laplace_fallbacks): %d refitted from perturbed times, %d kept without it, ranked by the bound alone after every tree with it; marked at their round",
+		sub += fmt.Sprintf(". The Laplace correction failed at first for %d %s (summary.json laplace_fallbacks): %d refitted from perturbed times, %d kept without it, ranked by the bound alone after every tree with it; marked on the curve at their round (not at their own value)",
 			n, trees, nRefit, n-nRefit)
 	}
 	width := 7 * vg.Inch
