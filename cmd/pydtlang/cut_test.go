@@ -127,7 +127,7 @@ func TestCutRun(t *testing.T) {
 			x, _ := strconv.ParseFloat(f, 64)
 			sum += x
 		}
-		if math.Abs(sum-1) > 1e-4 {
+		if !(math.Abs(sum-1) <= 1e-4) {
 			t.Errorf("row %s: probabilities sum to %v", r[0], sum)
 		}
 	}
@@ -217,7 +217,7 @@ func TestCutTestProbit(t *testing.T) {
 		x, _ := strconv.ParseFloat(f, 64)
 		sum += x
 	}
-	if math.Abs(sum-1) > 1e-4 {
+	if !(math.Abs(sum-1) <= 1e-4) {
 		t.Errorf("probabilities sum to %v", sum)
 	}
 	if recs[1][1] != train[1][1] {

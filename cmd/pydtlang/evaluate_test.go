@@ -53,7 +53,7 @@ func TestEvaluateCommand(t *testing.T) {
 		for j, v := range m.Rows {
 			s += *v - *rep.Models[2].Rows[j]
 		}
-		if m.VsKDE == nil || math.Abs(*m.VsKDE-s/10) > 1e-9 {
+		if m.VsKDE == nil || !(math.Abs(*m.VsKDE-s/10) <= 1e-9) {
 			t.Errorf("%s: minus_reference %v, rows give %v", m.Model, m.VsKDE, s/10)
 		}
 	}
@@ -81,7 +81,7 @@ func TestEvaluateCommand(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &p); err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(p.Mean-*rep.Models[i].Mean) > 1e-9 {
+		if !(math.Abs(p.Mean-*rep.Models[i].Mean) <= 1e-9) {
 			t.Errorf("predict %s: mean %v, evaluate %v", run, p.Mean, *rep.Models[i].Mean)
 		}
 	}
@@ -158,7 +158,7 @@ func TestEvaluateProbit(t *testing.T) {
 	if err := json.Unmarshal([]byte(pout), &p); err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(p.Mean-rep.Models[0].Mean) > 1e-9 {
+	if !(math.Abs(p.Mean-rep.Models[0].Mean) <= 1e-9) {
 		t.Errorf("predict: mean %v, evaluate %v", p.Mean, rep.Models[0].Mean)
 	}
 	code, table, _ := runCmd(t, "evaluate", "../../examples/binary.pydt", "--data", "Y=../../examples/data/animals.csv",

@@ -152,7 +152,7 @@ func TestSampleThreePointTopologies(t *testing.T) {
 	}
 	p := float64(three) / draws
 	se := math.Sqrt(pThree * (1 - pThree) / draws)
-	if math.Abs(p-pThree) > 4*se {
+	if !(math.Abs(p-pThree) <= 4*se) {
 		t.Errorf("P(three-way split) = %v, want %v ± %v", p, pThree, 4*se)
 	}
 }
@@ -227,7 +227,7 @@ func TestScoreAgreesWithIndependentFormulas(t *testing.T) {
 	wantTree := pydt.LogPrior(tr, alpha, beta, pydt.DivInv{C: c}, h)
 	for name, want := range map[string]float64{"log_lik": wantLik, "log_hyper": wantHyper, "log_tree": wantTree,
 		"log_joint": wantLik + wantHyper + wantTree} {
-		if math.Abs(got[name]-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		if !(math.Abs(got[name]-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 			t.Errorf("%s = %v, want %v", name, got[name], want)
 		}
 	}

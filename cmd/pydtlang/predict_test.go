@@ -52,11 +52,11 @@ func TestPredictCommand(t *testing.T) {
 	for _, r := range got.Rows {
 		s += r.LogDensity
 	}
-	if math.Abs(s/3-got.Mean) > 1e-9 {
+	if !(math.Abs(s/3-got.Mean) <= 1e-9) {
 		t.Errorf("mean %v, rows average %v", got.Mean, s/3)
 	}
 	im := got.Rows[1].Imputed
-	if len(im) != 1 || im[0].Column != 2 || math.Abs(math.Abs(im[0].Value-0.25)-got.RMSE) > 1e-12 {
+	if len(im) != 1 || im[0].Column != 2 || !(math.Abs(math.Abs(im[0].Value-0.25)-got.RMSE) <= 1e-12) {
 		t.Errorf("imputed %+v, rmse %v", im, got.RMSE)
 	}
 	// Text output.

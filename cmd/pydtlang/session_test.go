@@ -278,7 +278,7 @@ func TestScoreProbitEP(t *testing.T) {
 		}
 	}
 	want := 2 * math.Log(0.25+math.Asin(-0.25)/(2*math.Pi))
-	if math.Abs(ll-want) > 0.005 {
+	if !(math.Abs(ll-want) <= 0.005) {
 		t.Errorf("log_lik %v, exact %v (output %q)", ll, want, out)
 	}
 	_, js, _ := runCmd(t, append(args, "--json")...)

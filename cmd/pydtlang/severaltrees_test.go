@@ -85,7 +85,7 @@ func TestScoreSeveralTrees(t *testing.T) {
 	one := score(xModel, "--data", x, "--tree", filepath.Join(dir, "trees.nwk"), "--draw", "2", "--set", "alpha=0.7,beta=0.3,c=1.5,prec=2")
 	two := score(zModel, "--data", y, "--tree", filepath.Join(dir, "trees-Z.nwk"), "--draw", "2", "--set", "alpha=0.7,beta=0.3,c=1.5,precZ=0.8")
 	for _, part := range []string{"log_tree", "log_lik"} {
-		if want := one[part] + two[part]; math.Abs(both[part]-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		if want := one[part] + two[part]; !(math.Abs(both[part]-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 			t.Errorf("%s %v, the one-tree models' sum %v", part, both[part], want)
 		}
 	}
