@@ -133,7 +133,7 @@ func TestGeweke(t *testing.T) {
 		se := math.Sqrt(sef2 + v/float64(batches))
 		z := (mc - mf) / se
 		t.Logf("%-22s prior %8.4f  chain %8.4f  z %5.2f", name, mf, mc, z)
-		if math.Abs(z) > 4 {
+		if !(math.Abs(z) <= 4) {
 			t.Errorf("%s: prior mean %.4f, chain mean %.4f: %.1f standard errors apart", name, mf, mc, z)
 		}
 	}
@@ -193,7 +193,7 @@ func TestMessage(t *testing.T) {
 		wantVar := s2 - g[0]*ko[0] - g[1]*ko[1]
 		for dim := range cfg.V {
 			want := g[0]*s.eta[o[0]*cfg.V+dim] + g[1]*s.eta[o[1]*cfg.V+dim]
-			if math.Abs(s.mu[dim]-want) > 1e-8*(1+math.Abs(want)) || math.Abs(1/s.mp[dim]-wantVar) > 1e-8*(1+wantVar) {
+			if !(math.Abs(s.mu[dim]-want) <= 1e-8*(1+math.Abs(want))) || !(math.Abs(1/s.mp[dim]-wantVar) <= 1e-8*(1+wantVar)) {
 				t.Errorf("leaf %d dim %d: message N(%v, %v), closed form N(%v, %v)", k+1, dim, s.mu[dim], 1/s.mp[dim], want, wantVar)
 			}
 		}
