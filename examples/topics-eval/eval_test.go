@@ -23,14 +23,14 @@ func TestPredictive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := math.Exp(-(math.Log(0.2) + math.Log(0.4)) / 2); math.Abs(pp1-want) > 1e-12 {
+	if want := math.Exp(-(math.Log(0.2) + math.Log(0.4)) / 2); !(math.Abs(pp1-want) <= 1e-12) {
 		t.Errorf("draw 1 perplexity %v, want %v", pp1, want)
 	}
 	if _, err := p.add(theta2, phi2, 2, 3); err != nil {
 		t.Fatal(err)
 	}
 	want := math.Exp(-(math.Log((0.2+0.5)/2) + math.Log((0.4+0.1)/2)) / 2)
-	if got := p.Perplexity(); math.Abs(got-want) > 1e-12 {
+	if got := p.Perplexity(); !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("perplexity %v, want %v", got, want)
 	}
 	if _, err := p.add(theta2, []float64{0, 0, 0, 0, 0, 0}, 2, 3); err == nil {
@@ -41,7 +41,7 @@ func TestPredictive(t *testing.T) {
 func TestSoftmaxTopWords(t *testing.T) {
 	phi := softmaxRows([]float64{0, math.Log(3), 1000, 1000 + math.Log(3)}, 2, 2)
 	for i, want := range []float64{0.25, 0.75, 0.25, 0.75} {
-		if math.Abs(phi[i]-want) > 1e-12 {
+		if !(math.Abs(phi[i]-want) <= 1e-12) {
 			t.Errorf("softmax %v, want 0.25 0.75 0.25 0.75", phi)
 		}
 	}
