@@ -315,7 +315,7 @@ func TestVariances(t *testing.T) {
 				t.Fatal(err)
 			}
 			for d := range 3 {
-				if want := tt.want(s, prec, d); math.Abs(got[d]-want) > 1e-15*want {
+				if want := tt.want(s, prec, d); !(math.Abs(got[d]-want) <= 1e-15*want) {
 					t.Errorf("dimension %d: %v, want %v", d+1, got[d], want)
 				}
 			}
