@@ -73,7 +73,7 @@ func TestCutK(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if !slices.Equal(got.Partition, c.want) || got.Exact != c.exact || math.Abs(got.Time-c.time) > 1e-12 {
+		if !slices.Equal(got.Partition, c.want) || got.Exact != c.exact || !(math.Abs(got.Time-c.time) <= 1e-12) {
 			t.Errorf("%s: got %v at %v (exact %v), want %v at %v (exact %v)",
 				c.name, got.Partition, got.Time, got.Exact, c.want, c.time, c.exact)
 		}
@@ -107,7 +107,7 @@ func TestAdjustedRand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(got-c.want) > 1e-12 {
+		if !(math.Abs(got-c.want) <= 1e-12) {
 			t.Errorf("ARI(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
@@ -143,7 +143,7 @@ func TestPosteriorCut(t *testing.T) {
 	want := [4][4]float64{{1, 2. / 3, 0, 0}, {2. / 3, 1, 1. / 3, 1. / 3}, {0, 1. / 3, 1, 1}, {0, 1. / 3, 1, 1}}
 	for i := range 4 {
 		for j := range 4 {
-			if got := s.Together(i, j); math.Abs(got-want[i][j]) > 1e-12 {
+			if got := s.Together(i, j); !(math.Abs(got-want[i][j]) <= 1e-12) {
 				t.Errorf("P(%d, %d) = %v, want %v", i+1, j+1, got, want[i][j])
 			}
 		}
@@ -161,7 +161,7 @@ func TestPosteriorCut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(bl-c.binder) > 1e-12 || math.Abs(ar-c.ari) > 1e-12 {
+		if !(math.Abs(bl-c.binder) <= 1e-12) || !(math.Abs(ar-c.ari) <= 1e-12) {
 			t.Errorf("%v: Binder %v, ARI %v; want %v, %v", c.p, bl, ar, c.binder, c.ari)
 		}
 	}
@@ -186,7 +186,7 @@ func TestPosteriorCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ch.Partition, Partition{1, 2, 3}) || !ch.FromExtra || math.Abs(ch.ExpectedBinder-1./3) > 1e-12 {
+	if !slices.Equal(ch.Partition, Partition{1, 2, 3}) || !ch.FromExtra || !(math.Abs(ch.ExpectedBinder-1./3) <= 1e-12) {
 		t.Errorf("chose %v (extra %v, loss %v), want the singletons (extra, 1/3)", ch.Partition, ch.FromExtra, ch.ExpectedBinder)
 	}
 	if _, err := s.ExpectedBinder(Partition{1, 2}); err == nil {
@@ -221,7 +221,7 @@ func TestExpectedBinderByPairs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(got-want) > 1e-12 {
+		if !(math.Abs(got-want) <= 1e-12) {
 			t.Errorf("%v: %v, want %v", p, got, want)
 		}
 	}

@@ -112,7 +112,7 @@ func TestDendrogramPurityMatchesBruteForce(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := brutePurity(tr, class); math.Abs(got-want) > 1e-12 {
+				if want := brutePurity(tr, class); !(math.Abs(got-want) <= 1e-12) {
 					t.Fatalf("rep %d, n=%d k=%d: purity %v, brute force %v", rep, n, k, got, want)
 				}
 			}
@@ -146,7 +146,7 @@ func TestDendrogramPurityKnownValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(got-tc.want) > 1e-15 {
+			if !(math.Abs(got-tc.want) <= 1e-15) {
 				t.Fatalf("purity %v, want %v", got, tc.want)
 			}
 		})
