@@ -211,10 +211,10 @@ func TestClassicSplitRhatHandChecked(t *testing.T) {
 	// var⁺ = ½·2 + (34/3)/2 = 20/3 and R = sqrt(10/3).
 	chains := [][]float64{{1, 3, 2, 4}, {5, 7, 6, 8}}
 	want := math.Sqrt(10.0 / 3)
-	if got := ClassicSplitRhat(chains); math.Abs(got-want) > 1e-14 {
+	if got := ClassicSplitRhat(chains); !(math.Abs(got-want) <= 1e-14) {
 		t.Errorf("ClassicSplitRhat = %.17g, want sqrt(10/3) = %.17g", got, want)
 	}
-	if got := refRhat(refSplit(chains)); math.Abs(got-want) > 1e-14 {
+	if got := refRhat(refSplit(chains)); !(math.Abs(got-want) <= 1e-14) {
 		t.Errorf("reference formula = %.17g, want %.17g", got, want)
 	}
 }
@@ -277,10 +277,10 @@ func TestRhatIID(t *testing.T) {
 		ch := normals(r, 4, 2000, make([]float64, 4), []float64{1, 1, 1, 1})
 		// Under convergence R̂² − 1 ≈ (B/W − 1)/n with B/W ~ χ²₇/7 for 8
 		// split chains of n = 1000, so |R̂ − 1| is of order 1e-3.
-		if got := SplitRhat(ch); math.Abs(got-1) > 0.01 {
+		if got := SplitRhat(ch); !(math.Abs(got-1) <= 0.01) {
 			t.Errorf("seed %d: SplitRhat = %v, want 1 ± 0.01", seed, got)
 		}
-		if got := ClassicSplitRhat(ch); math.Abs(got-1) > 0.01 {
+		if got := ClassicSplitRhat(ch); !(math.Abs(got-1) <= 0.01) {
 			t.Errorf("seed %d: ClassicSplitRhat = %v, want 1 ± 0.01", seed, got)
 		}
 	}
@@ -323,7 +323,7 @@ func TestAutocovFFTMatchesDirect(t *testing.T) {
 		got := make([]float64, n)
 		w.addAutocov(got, y)
 		for k := range n {
-			if math.Abs(got[k]-want[k]) > 1e-12*math.Abs(want[0]) {
+			if !(math.Abs(got[k]-want[k]) <= 1e-12*math.Abs(want[0])) {
 				t.Fatalf("n=%d lag %d: FFT %v, direct %v", n, k, got[k], want[k])
 			}
 		}
@@ -360,17 +360,17 @@ func TestESSIID(t *testing.T) {
 		ch := normals(r, m, n, make([]float64, m), []float64{1, 1, 1, 1})
 		bulk := ESSBulk(ch) / S
 		sum += bulk
-		if math.Abs(bulk-1) > tol {
+		if !(math.Abs(bulk-1) <= tol) {
 			t.Errorf("seed %d: ESSBulk/S = %.4f, want 1 ± %.3f", seed, bulk, tol)
 		}
-		if mean := ESSMean(ch) / S; math.Abs(mean-1) > tol {
+		if mean := ESSMean(ch) / S; !(math.Abs(mean-1) <= tol) {
 			t.Errorf("seed %d: ESSMean/S = %.4f, want 1 ± %.3f", seed, mean, tol)
 		}
-		if tail := ESSTail(ch) / S; math.Abs(tail-1) > tol+0.05 {
+		if tail := ESSTail(ch) / S; !(math.Abs(tail-1) <= tol+0.05) {
 			t.Errorf("seed %d: ESSTail/S = %.4f, want 1 ± %.3f", seed, tail, tol+0.05)
 		}
 	}
-	if avg := sum / seeds; math.Abs(avg-1) > 0.02+4*3/math.Sqrt(S*seeds) {
+	if avg := sum / seeds; !(math.Abs(avg-1) <= 0.02+4*3/math.Sqrt(S*seeds)) {
 		t.Errorf("mean ESSBulk/S over %d seeds = %.4f", seeds, avg)
 	}
 }
@@ -389,10 +389,10 @@ func TestESSAR1(t *testing.T) {
 		for seed := range uint64(3) {
 			r := rand.New(rand.NewPCG(seed, 400))
 			ch := ar1(r, m, n, tc.rho)
-			if got := ESSBulk(ch) / want; math.Abs(got-1) > tol {
+			if got := ESSBulk(ch) / want; !(math.Abs(got-1) <= tol) {
 				t.Errorf("rho=%v seed %d: ESSBulk/theory = %.4f, want 1 ± %.3f", tc.rho, seed, got, tol)
 			}
-			if got := ESSMean(ch) / want; math.Abs(got-1) > tol {
+			if got := ESSMean(ch) / want; !(math.Abs(got-1) <= tol) {
 				t.Errorf("rho=%v seed %d: ESSMean/theory = %.4f, want 1 ± %.3f", tc.rho, seed, got, tol)
 			}
 		}
@@ -433,7 +433,7 @@ func TestESSQuantileAR1(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 500))
 		ch := ar1(r, m, n, rho)
 		for _, p := range []float64{0.05, 0.95} {
-			if got := ESSQuantile(ch, p) / want; math.Abs(got-1) > tol {
+			if got := ESSQuantile(ch, p) / want; !(math.Abs(got-1) <= tol) {
 				t.Errorf("seed %d p=%v: ESSQuantile/theory = %.4f (theory %.0f), want 1 ± %.3f", seed, p, got, want, tol)
 			}
 		}
@@ -522,7 +522,7 @@ func TestEdgeCases(t *testing.T) {
 			}
 		})
 	}
-	if got := SplitRhat(long); math.Abs(got-1) > 0.05 {
+	if got := SplitRhat(long); !(math.Abs(got-1) <= 0.05) {
 		t.Errorf("single iid chain of 400: SplitRhat = %v, want ≈ 1", got)
 	}
 	c := Summarize("c", [][]float64{fill(2, 10), fill(2, 10)})
