@@ -64,7 +64,7 @@ func checkMatch(t *testing.T, cost []float64, n, m int, match []int, total float
 	if matched != min(n, m) {
 		t.Fatalf("match %v matches %d rows, want %d", match, matched, min(n, m))
 	}
-	if math.Abs(sum-total) > 1e-9*math.Max(1, math.Abs(total)) {
+	if !(math.Abs(sum-total) <= 1e-9*math.Max(1, math.Abs(total))) {
 		t.Fatalf("match %v costs %v, reported total %v", match, sum, total)
 	}
 }
@@ -93,7 +93,7 @@ func TestAssignBruteForce(t *testing.T) {
 						t.Fatal(err)
 					}
 					checkMatch(t, cost, n, m, match, total)
-					if want := bruteAssign(cost, n, m); math.Abs(total-want) > 1e-9*math.Max(1, math.Abs(want)) {
+					if want := bruteAssign(cost, n, m); !(math.Abs(total-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 						t.Errorf("%s %d×%d: total %v, brute force %v (cost %v)", kind.name, n, m, total, want, cost)
 					}
 				}
@@ -292,10 +292,10 @@ func TestAccuracy(t *testing.T) {
 			if err != nil || err2 != nil {
 				t.Fatal(err, err2)
 			}
-			if math.Abs(acc-tc.m2o) > 1e-12 || !slices.Equal(mp, tc.m2oMap) {
+			if !(math.Abs(acc-tc.m2o) <= 1e-12) || !slices.Equal(mp, tc.m2oMap) {
 				t.Errorf("many-to-one %v %v, want %v %v", acc, mp, tc.m2o, tc.m2oMap)
 			}
-			if math.Abs(acc2-tc.o2o) > 1e-12 {
+			if !(math.Abs(acc2-tc.o2o) <= 1e-12) {
 				t.Errorf("one-to-one %v, want %v", acc2, tc.o2o)
 			}
 		})
@@ -320,7 +320,7 @@ func TestOneToOneBruteForce(t *testing.T) {
 			cost[i] = -float64(v)
 		}
 		want := -bruteAssign(cost, K, G) / 40
-		if math.Abs(acc-want) > 1e-12 {
+		if !(math.Abs(acc-want) <= 1e-12) {
 			t.Errorf("K=%d G=%d: one-to-one %v, brute force %v", K, G, acc, want)
 		}
 		hit := 0
@@ -329,7 +329,7 @@ func TestOneToOneBruteForce(t *testing.T) {
 				hit++
 			}
 		}
-		if math.Abs(float64(hit)/40-acc) > 1e-12 {
+		if !(math.Abs(float64(hit)/40-acc) <= 1e-12) {
 			t.Errorf("mapping %v gives %v, reported %v", mp, float64(hit)/40, acc)
 		}
 	}
