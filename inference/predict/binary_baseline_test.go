@@ -22,7 +22,7 @@ func TestBernoulliByHand(t *testing.T) {
 		{[]float64{math.NaN(), 1}, math.Log(1.0 / 4)},
 		{[]float64{math.NaN(), math.NaN()}, 0},
 	} {
-		if got, err := b.LogProb(c.y); err != nil || math.Abs(got-c.want) > 1e-12 {
+		if got, err := b.LogProb(c.y); err != nil || !(math.Abs(got-c.want) <= 1e-12) {
 			t.Errorf("%v: %v (%v), want %v", c.y, got, err, c.want)
 		}
 	}
@@ -50,7 +50,7 @@ func TestBinaryKernelByHand(t *testing.T) {
 		return math.Log((a+b)/2) + math.Log((a+a)/2) + math.Log((b+a)/2)
 	}
 	for g, l := range []float64{0.1, 0.3} {
-		if math.Abs(crit[g]-loo(l)) > 1e-12 {
+		if !(math.Abs(crit[g]-loo(l)) <= 1e-12) {
 			t.Errorf("λ = %v: criterion %v, want %v", l, crit[g], loo(l))
 		}
 	}
@@ -62,10 +62,10 @@ func TestBinaryKernelByHand(t *testing.T) {
 		t.Errorf("λ = %v, want %v", bk.Lambda, wantL)
 	}
 	l := bk.Lambda
-	if got, err := bk.LogProb([]float64{1, 0}); err != nil || math.Abs(got-math.Log(((1-l)*l+l*l+(1-l)*l)/3)) > 1e-12 {
+	if got, err := bk.LogProb([]float64{1, 0}); err != nil || !(math.Abs(got-math.Log(((1-l)*l+l*l+(1-l)*l)/3)) <= 1e-12) {
 		t.Errorf("P(10): %v (%v), want %v", got, err, math.Log(((1-l)*l+l*l+(1-l)*l)/3))
 	}
-	if got, err := bk.LogProb([]float64{1, math.NaN()}); err != nil || math.Abs(got-math.Log((l+l+(1-l))/3)) > 1e-12 {
+	if got, err := bk.LogProb([]float64{1, math.NaN()}); err != nil || !(math.Abs(got-math.Log((l+l+(1-l))/3)) <= 1e-12) {
 		t.Errorf("P(1?): %v (%v), want %v", got, err, math.Log((l+l+(1-l))/3))
 	}
 	if _, _, err := NewBinaryKernel([][]float64{{1, 0}}, nil); err == nil {

@@ -47,7 +47,7 @@ func TestClusterProbs(t *testing.T) {
 			t.Fatal(err)
 		}
 		for c := range want {
-			if math.Abs(got[c]-want[c]) > 1e-12 {
+			if !(math.Abs(got[c]-want[c]) <= 1e-12) {
 				t.Errorf("x = %v: P(cluster %d) = %v, want %v", x, c, got[c], want[c])
 			}
 		}
@@ -62,7 +62,7 @@ func TestClusterProbs(t *testing.T) {
 	}
 	f := math.Exp(-4.5) // the others' density relative to the moved one
 	z := 0.85*f + 0.15
-	if math.Abs(got[4]-0.15/z) > 1e-12 || math.Abs(got[0]-0.75*f/z) > 1e-12 {
+	if !(math.Abs(got[4]-0.15/z) <= 1e-12) || !(math.Abs(got[0]-0.75*f/z) <= 1e-12) {
 		t.Errorf("x = 3: %v, want P(4) = %v, P(new) = %v", got, 0.15/z, 0.75*f/z)
 	}
 	if _, err := ClusterProbs(mx, tr, []int{1, 1}, cut, []float64{0}); err == nil {
@@ -94,7 +94,7 @@ func TestCutSharesOtherTree(t *testing.T) {
 	}
 	want := []float64{0.5, 0.25 + 0.125, 0.125}
 	for c := range want {
-		if math.Abs(got[c]-want[c]) > 1e-12 {
+		if !(math.Abs(got[c]-want[c]) <= 1e-12) {
 			t.Errorf("P(cluster %d) = %v, want %v", c, got[c], want[c])
 		}
 	}
@@ -154,7 +154,7 @@ func TestPlaceRowsAveragesTrees(t *testing.T) {
 			// splits the root edge's mass to within about one node's.
 			want := []float64{pNew, (1 - pNew) / 2, (1 - pNew) / 2}
 			for k := range want {
-				if math.Abs(got[0][k]-want[k]) > 5e-3 {
+				if !(math.Abs(got[0][k]-want[k]) <= 5e-3) {
 					t.Errorf("missing row: P(cluster %d) = %v, want %v", k, got[0][k], want[k])
 				}
 			}
@@ -198,7 +198,7 @@ func TestPlaceRowsAveragesTrees(t *testing.T) {
 				}
 			}
 			for k := range want {
-				if math.Abs(got[1][k]-want[k]/ws) > 1e-9 {
+				if !(math.Abs(got[1][k]-want[k]/ws) <= 1e-9) {
 					t.Errorf("observed row: P(cluster %d) = %v, want %v", k, got[1][k], want[k]/ws)
 				}
 			}
@@ -206,7 +206,7 @@ func TestPlaceRowsAveragesTrees(t *testing.T) {
 			for _, p := range got[1] {
 				sum += p
 			}
-			if math.Abs(sum-1) > 1e-9 {
+			if !(math.Abs(sum-1) <= 1e-9) {
 				t.Errorf("observed row: probabilities %v sum to %v", got[1], sum)
 			}
 		})
@@ -227,7 +227,7 @@ func TestTreeAverage(t *testing.T) {
 			t.Fatalf("shift %v: %v", shift, err)
 		}
 		for c := range want {
-			if math.Abs(got[c]-want[c]) > 1e-12 {
+			if !(math.Abs(got[c]-want[c]) <= 1e-12) {
 				t.Errorf("shift %v: cluster %d: %v, want %v", shift, c, got[c], want[c])
 			}
 		}

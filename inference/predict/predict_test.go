@@ -146,7 +146,7 @@ func TestTreeAgainstMonteCarlo(t *testing.T) {
 			est, se := monteCarlo(lik, p, queries, draws, uint64(ci+100))
 			for q, x := range queries {
 				got := math.Exp(mx.LogDensity(x))
-				if d := math.Abs(got - est[q]); d > 4*se[q]+1e-4*got {
+				if d := math.Abs(got - est[q]); !(d <= 4*se[q]+1e-4*got) {
 					t.Errorf("query %v: quadrature %.6g, Monte Carlo %.6g ± %.2g (%.1f se)", x, got, est[q], se[q], d/se[q])
 				}
 			}
@@ -182,7 +182,7 @@ func TestIntegratesToOne(t *testing.T) {
 			for _, lw := range mx.LogW {
 				w += math.Exp(lw)
 			}
-			if math.Abs(w-1) > 1e-12 {
+			if !(math.Abs(w-1) <= 1e-12) {
 				t.Errorf("weights sum to %v", w)
 			}
 			const lo, hi = -12.0, 12.0
@@ -203,7 +203,7 @@ func TestIntegratesToOne(t *testing.T) {
 					}
 				}
 			}
-			if math.Abs(total-1) > 2e-3 {
+			if !(math.Abs(total-1) <= 2e-3) {
 				t.Errorf("integral %v, want 1", total)
 			}
 		})
@@ -232,13 +232,13 @@ func TestMarginalAndConditional(t *testing.T) {
 		}
 		dst := make([]float64, 2)
 		lz := mx.Conditional([]float64{x1, math.NaN()}, dst)
-		if got := math.Exp(mx.LogDensity([]float64{x1, math.NaN()})); math.Abs(got-z) > 1e-6*z+1e-12 {
+		if got := math.Exp(mx.LogDensity([]float64{x1, math.NaN()})); !(math.Abs(got-z) <= 1e-6*z+1e-12) {
 			t.Errorf("x1 = %v: marginal %v, integral %v", x1, got, z)
 		}
-		if math.Abs(math.Exp(lz)-z) > 1e-6*z+1e-12 {
+		if !(math.Abs(math.Exp(lz)-z) <= 1e-6*z+1e-12) {
 			t.Errorf("x1 = %v: Conditional's density %v, integral %v", x1, math.Exp(lz), z)
 		}
-		if want := m / z; math.Abs(dst[1]-want) > 1e-6 || dst[0] != x1 {
+		if want := m / z; !(math.Abs(dst[1]-want) <= 1e-6) || dst[0] != x1 {
 			t.Errorf("x1 = %v: conditional mean %v, integral %v", x1, dst[1], want)
 		}
 	}
@@ -272,7 +272,7 @@ func TestProbit(t *testing.T) {
 		p := float64(c) / n
 		se := math.Sqrt(p * (1 - p) / n)
 		got := math.Exp(mx.LogProbBinary([]float64{float64(y[0]), float64(y[1])}, nil))
-		if math.Abs(got-p) > 4*se {
+		if !(math.Abs(got-p) <= 4*se) {
 			t.Errorf("P(y = %v) = %v, Monte Carlo %v ± %v", y, got, p, se)
 		}
 	}
@@ -280,7 +280,7 @@ func TestProbit(t *testing.T) {
 	p11 := float64(count[[2]int{1, 1}]) / float64(count[[2]int{1, 1}]+count[[2]int{1, 0}])
 	prob := make([]float64, 2)
 	mx.LogProbBinary([]float64{1, math.NaN()}, prob)
-	if math.Abs(prob[1]-p11) > 0.005 || prob[0] != 1 {
+	if !(math.Abs(prob[1]-p11) <= 0.005) || prob[0] != 1 {
 		t.Errorf("P(y2 = 1 | y1 = 1) = %v, Monte Carlo %v", prob[1], p11)
 	}
 }

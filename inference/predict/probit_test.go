@@ -145,7 +145,7 @@ func TestProbitGibbsAgainstImportanceSampling(t *testing.T) {
 						total += v
 					}
 				}
-				if math.Abs(total-1) > 1e-9 {
+				if !(math.Abs(total-1) <= 1e-9) {
 					t.Errorf("probabilities of the %d binary vectors sum to %v", 1<<c.d, total)
 				}
 				return nil
@@ -175,7 +175,7 @@ func TestProbitGibbsAgainstImportanceSampling(t *testing.T) {
 				gse := Summarize(bm).SE
 				tol := 4 * math.Sqrt(se[q]*se[q]+gse*gse)
 				tols[q] = tol + 1e-4
-				if d := math.Abs(mean - est[q]); d > tol+1e-4 {
+				if d := math.Abs(mean - est[q]); !(d <= tol+1e-4) {
 					t.Errorf("P(y* = %v): Gibbs %.5f ± %.2g, importance sampling %.5f ± %.2g", x, mean, gse, est[q], se[q])
 				}
 				t.Logf("P(y* = %v): Gibbs %.5f ± %.2g, importance sampling %.5f ± %.2g", x, mean, gse, est[q], se[q])
@@ -243,17 +243,17 @@ func TestPredictRunProbit(t *testing.T) {
 	for _, l := range res.LogDensity[:4] {
 		total += math.Exp(l)
 	}
-	if math.Abs(total-1) > 1e-9 {
+	if !(math.Abs(total-1) <= 1e-9) {
 		t.Errorf("probabilities of the four binary rows sum to %v", total)
 	}
 	p1 := math.Exp(res.LogDensity[2]) + math.Exp(res.LogDensity[3])
-	if d := math.Exp(res.LogDensity[4]) - p1; math.Abs(d) > 1e-9 {
+	if d := math.Exp(res.LogDensity[4]) - p1; !(math.Abs(d) <= 1e-9) {
 		t.Errorf("P(y1 = 1) = %v, sum of joints %v", math.Exp(res.LogDensity[4]), p1)
 	}
-	if want := math.Exp(res.LogDensity[3]) / p1; math.Abs(res.Imputed[4][1]-want) > 1e-9 || res.Imputed[4][0] != 1 {
+	if want := math.Exp(res.LogDensity[3]) / p1; !(math.Abs(res.Imputed[4][1]-want) <= 1e-9) || res.Imputed[4][0] != 1 {
 		t.Errorf("imputed %v, P(y2 = 1 | y1 = 1) = %v", res.Imputed[4], want)
 	}
-	if math.Abs(res.LogDensity[5]) > 1e-12 {
+	if !(math.Abs(res.LogDensity[5]) <= 1e-12) {
 		t.Errorf("an all-missing row has log probability %v", res.LogDensity[5])
 	}
 	again, err := PredictRun(m, dir, test, opt)
@@ -284,7 +284,7 @@ func TestAccuracy(t *testing.T) {
 	prob := [][]float64{{0.7, 1}, {0.2, 0.5}}
 	truth := [][]float64{{1, 1}, {1, 0}}
 	acc, n := Accuracy(test, prob, truth)
-	if n != 3 || math.Abs(acc-1.0/3) > 1e-15 {
+	if n != 3 || !(math.Abs(acc-1.0/3) <= 1e-15) {
 		t.Errorf("accuracy %v over %d, want 1/3 over 3", acc, n)
 	}
 }

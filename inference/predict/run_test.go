@@ -198,7 +198,7 @@ func TestPredictRun(t *testing.T) {
 						want -= math.Log(sd[k])
 					}
 				}
-				if math.Abs(res.LogDensity[i]-want) > 1e-9*math.Abs(want)+1e-12 {
+				if !(math.Abs(res.LogDensity[i]-want) <= 1e-9*math.Abs(want)+1e-12) {
 					t.Errorf("row %d: log density %v, by hand %v", i, res.LogDensity[i], want)
 				}
 				if math.IsNaN(row[1]) {
@@ -207,7 +207,7 @@ func TestPredictRun(t *testing.T) {
 						e += math.Exp(l-lz) * imp[i][j]
 					}
 					e = e*sd[1] + mean[1]
-					if math.Abs(res.Imputed[i][1]-e) > 1e-9 || res.Imputed[i][0] != row[0] {
+					if !(math.Abs(res.Imputed[i][1]-e) <= 1e-9) || res.Imputed[i][0] != row[0] {
 						t.Errorf("row %d: imputed %v, by hand %v", i, res.Imputed[i], e)
 					}
 				}
@@ -227,7 +227,7 @@ func TestPredictRun(t *testing.T) {
 func TestSummarizeAndRMSE(t *testing.T) {
 	s := Summarize([]float64{-1, -2, -3, -6})
 	// mean -3, sample variance (4+1+0+9)/3 = 14/3, se = sqrt(14/3/4).
-	if s.Mean != -3 || math.Abs(s.SE-math.Sqrt(14.0/12)) > 1e-15 || s.N != 4 {
+	if s.Mean != -3 || !(math.Abs(s.SE-math.Sqrt(14.0/12)) <= 1e-15) || s.N != 4 {
 		t.Errorf("Summarize: %+v", s)
 	}
 	nan := math.NaN()
@@ -236,7 +236,7 @@ func TestSummarizeAndRMSE(t *testing.T) {
 	truth := [][]float64{{1, 3}, {2, nan}, {3, 5}}
 	// errors: (2-3), (0-2); the third row is observed, (1, nan) has no truth.
 	r, n := RMSE(test, imp, truth)
-	if n != 2 || math.Abs(r-math.Sqrt(2.5)) > 1e-15 {
+	if n != 2 || !(math.Abs(r-math.Sqrt(2.5)) <= 1e-15) {
 		t.Errorf("RMSE = %v over %d, want %v over 2", r, n, math.Sqrt(2.5))
 	}
 }
