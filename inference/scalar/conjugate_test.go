@@ -69,7 +69,7 @@ func TestPosteriorCQuadrature(t *testing.T) {
 			t.Fatal(err)
 		}
 		mean, variance := posteriorMoments(prior, func(c float64) float64 { return logLikC(c, js, ts) }, 60)
-		if math.Abs(post.Mean()-mean) > 1e-8*mean || math.Abs(post.Variance()-variance) > 1e-7*variance {
+		if !(math.Abs(post.Mean()-mean) <= 1e-8*mean) || !(math.Abs(post.Variance()-variance) <= 1e-7*variance) {
 			t.Errorf("c = %v: posterior mean, variance %.10g, %.10g; quadrature %.10g, %.10g",
 				cTrue, post.Mean(), post.Variance(), mean, variance)
 		}
@@ -120,7 +120,7 @@ func TestGewekeC(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkMoments(t, "Geweke c", cs, 50, prior.Mean(), prior.Variance(), q, 0.3)
-	if m, se := batchMeans(cS, 50); math.Abs(m-float64(len(js))) > 4*se {
+	if m, se := batchMeans(cS, 50); !(math.Abs(m-float64(len(js))) <= 4*se) {
 		t.Errorf("Geweke E[c·S] = %.5g ± %.2g, want %d", m, se, len(js))
 	}
 
@@ -184,7 +184,7 @@ func TestPosteriorPrecisionQuadrature(t *testing.T) {
 			return l
 		}
 		mean, variance := posteriorMoments(prior, logLik, 200)
-		if math.Abs(post.Mean()-mean) > 1e-8*mean || math.Abs(post.Variance()-variance) > 1e-7*variance {
+		if !(math.Abs(post.Mean()-mean) <= 1e-8*mean) || !(math.Abs(post.Variance()-variance) <= 1e-7*variance) {
 			t.Errorf("tau = %v: posterior mean, variance %.10g, %.10g; quadrature %.10g, %.10g",
 				tauTrue, post.Mean(), post.Variance(), mean, variance)
 		}
@@ -213,7 +213,7 @@ func TestGewekePrecision(t *testing.T) {
 	}
 	q := distuv.Gamma{Alpha: prior.Shape, Beta: prior.Rate}.Quantile(0.8)
 	checkMoments(t, "Geweke precision", taus, 50, prior.Mean(), prior.Variance(), q, 0.8)
-	if m, se := batchMeans(tauSS, 50); math.Abs(m-float64(terms)/2) > 4*se {
+	if m, se := batchMeans(tauSS, 50); !(math.Abs(m-float64(terms)/2) <= 4*se) {
 		t.Errorf("Geweke E[tau·ss] = %.5g ± %.2g, want %v", m, se, float64(terms)/2)
 	}
 }

@@ -41,7 +41,7 @@ func checkMoments(t *testing.T, name string, xs []float64, nb int, mean, varianc
 			t.Errorf("%s %s: degenerate standard error %v", name, stat, se)
 			return
 		}
-		if z := (got - want) / se; math.Abs(z) > 4 {
+		if z := (got - want) / se; !(math.Abs(z) <= 4) {
 			t.Errorf("%s %s: got %.6g ± %.2g, want %.6g (%.1f standard errors)", name, stat, got, se, want, z)
 		}
 	}
