@@ -168,7 +168,7 @@ func TestLikelihoodKeptCurrent(t *testing.T) {
 		if err := m.Recompute(); err != nil {
 			t.Fatal(err)
 		}
-		if want := m.LogLik(); math.Abs(got-want) > 1e-8*(1+math.Abs(want)) {
+		if want := m.LogLik(); !(math.Abs(got-want) <= 1e-8*(1+math.Abs(want))) {
 			t.Fatalf("incremental log likelihood %v, recomputed %v", got, want)
 		}
 		if err := tr.Validate(); err != nil {

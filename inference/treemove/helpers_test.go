@@ -215,7 +215,7 @@ func compare(t *testing.T, label string, got, ref series, exact map[string]float
 			}
 			continue
 		}
-		if z := (gm - rm) / se; math.Abs(z) > tol {
+		if z := (gm - rm) / se; !(math.Abs(z) <= tol) {
 			t.Errorf("%s: %s = %.4f ± %.4f, want %.4f ± %.4f (z = %.1f)", label, k, gm, gs, rm, rs, z)
 		}
 	}

@@ -116,7 +116,7 @@ func TestInformedProposalLaw(t *testing.T) {
 			}
 			k := cellKey{node: pos.Node, atom: pos.AtNode}
 			counts[k]++
-			if got := s.informedCorr(v, pos); math.Abs(got-corr) > 1e-12*(1+math.Abs(corr)) {
+			if got := s.informedCorr(v, pos); !(math.Abs(got-corr) <= 1e-12*(1+math.Abs(corr))) {
 				t.Fatalf("v=%d at %+v: informedCorr %v, proposal's own %v", v, pos, got, corr)
 			}
 		}
@@ -135,13 +135,13 @@ func TestInformedProposalLaw(t *testing.T) {
 			d := math.Log(p/prior[k]) - s.informedCorr(v, pos)
 			if first {
 				ref, first = d, false
-			} else if math.Abs(d-ref) > 1e-9 {
+			} else if !(math.Abs(d-ref) <= 1e-9) {
 				t.Errorf("v=%d, cell %+v: log law ratio less informedCorr %v, other cells %v", v, k, d, ref)
 			}
 		}
 		for k, p := range law {
 			se := math.Sqrt(p * (1 - p) / draws)
-			if z := (counts[k]/draws - p) / se; math.Abs(z) > zTol || (p == 0 && counts[k] > 0) {
+			if z := (counts[k]/draws - p) / se; !(math.Abs(z) <= zTol) || (p == 0 && counts[k] > 0) {
 				t.Errorf("v=%d, cell %+v: frequency %.5f, law %.5f (z = %.1f)", v, k, counts[k]/draws, p, z)
 			}
 		}
@@ -187,7 +187,7 @@ func TestDDTLineHasNoDeadAtoms(t *testing.T) {
 		if atoms == 0 {
 			t.Fatalf("%s: no atom piece on the line", c.name)
 		}
-		if want := float64(atoms) * s.AtomLen; c.alpha == 0 && room != 0 || c.alpha != 0 && math.Abs(room-want) > 1e-12 {
+		if want := float64(atoms) * s.AtomLen; c.alpha == 0 && room != 0 || c.alpha != 0 && !(math.Abs(room-want) <= 1e-12) {
 			t.Errorf("%s: %d atoms take %v of the line", c.name, atoms, room)
 		}
 	}

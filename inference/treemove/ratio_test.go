@@ -75,12 +75,12 @@ func TestAttachTermsAgainstLogPrior(t *testing.T) {
 						// LogPrior is a density in t, attachTerms one in s.
 						want := pydt.LogPrior(tr, s.alpha, s.beta, s.div, s.h) - rest - within - sJacobian(pos)
 						s.m.Detach(v)
-						if math.Abs(d-want) > 1e-9*(1+math.Abs(want)) {
+						if !(math.Abs(d-want) <= 1e-9*(1+math.Abs(want))) {
 							t.Errorf("v=%d (n=%d) at %+v: delta %v, LogPrior difference %v", v, n, pos, d, want)
 						}
 						if n == 1 {
 							leaves++
-							if math.Abs(d-q) > 1e-9*(1+math.Abs(d)) {
+							if !(math.Abs(d-q) <= 1e-9*(1+math.Abs(d))) {
 								t.Errorf("leaf %d at %+v: prior change %v != log q %v", v, pos, d, q)
 							}
 						}
@@ -140,10 +140,10 @@ func TestLeafRatioIsLikelihoodRatio(t *testing.T) {
 		lpNew := logPrior()
 		s.m.Detach(v)
 		general := lik + (lpNew - sJacobian(pos) - lpOld + sJacobian(old)) - qn + qo
-		if math.Abs(got-general) > 1e-9*(1+math.Abs(general)) {
+		if !(math.Abs(got-general) <= 1e-9*(1+math.Abs(general))) {
 			t.Errorf("v=%d: logRatio %v, general formula %v", v, got, general)
 		}
-		if n == 1 && math.Abs(general-lik) > 1e-9*(1+math.Abs(lik)) {
+		if n == 1 && !(math.Abs(general-lik) <= 1e-9*(1+math.Abs(lik))) {
 			t.Errorf("leaf %d: general ratio %v, likelihood ratio %v", v, general, lik)
 		}
 		if n > 1 && math.Abs(general-lik) > 1e-6 {
