@@ -40,7 +40,7 @@ func TestEMPurity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(p-tc.purity) > 1e-12 || math.Abs(c-tc.clade) > 1e-12 {
+		if !(math.Abs(p-tc.purity) <= 1e-12) || !(math.Abs(c-tc.clade) <= 1e-12) {
 			t.Errorf("%s: purity %v, clades %v; want %v, %v", tc.name, p, c, tc.purity, tc.clade)
 		}
 		if !strings.Contains(note, "bound -12.5, 7 rounds") {
