@@ -51,7 +51,7 @@ func TestOf(t *testing.T) {
 		if want := m + math.Log(s); got != want {
 			t.Errorf("trial %d: Of = %v, the two-pass formula %v", trial, got, want)
 		}
-		if math.Abs(got-math.Log(naive)) > 1e-12*math.Max(1, math.Abs(got)) {
+		if !(math.Abs(got-math.Log(naive)) <= 1e-12*math.Max(1, math.Abs(got))) {
 			t.Errorf("trial %d: Of = %v, log Σ exp = %v", trial, got, math.Log(naive))
 		}
 	}
