@@ -70,7 +70,7 @@ func TestCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ta.cols[0]) != n-1000 || len(ta.cols[3]) != n-1000 || math.Abs(ta.cpu-0.5*(n-1000)) > 1e-9 {
+	if len(ta.cols[0]) != n-1000 || len(ta.cols[3]) != n-1000 || !(math.Abs(ta.cpu-0.5*(n-1000)) <= 1e-9) {
 		t.Fatalf("after skipping 1000 rows: %d rows (%d of sum_s), %v CPU s", len(ta.cols[0]), len(ta.cols[3]), ta.cpu)
 	}
 	if d := ta.cols[3][0] - ta.cols[2][0]; d != 1 {
@@ -117,7 +117,7 @@ func TestCompare(t *testing.T) {
 			if r == nil {
 				t.Fatalf("no row for %s %s", p, name)
 			}
-			if z := num(r[6]); math.Abs(z) > 4 {
+			if z := num(r[6]); !(math.Abs(z) <= 4) {
 				t.Errorf("stationary %s: z = %v", name, z)
 			}
 		}

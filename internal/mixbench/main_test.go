@@ -60,7 +60,7 @@ func TestFourClusters(t *testing.T) {
 			v := sq[k][j]/1000 - m*m
 			// SE of the mean sqrt(1/8/1000) ≈ 0.011; of the variance
 			// sqrt(2/64/1000) ≈ 0.0056.
-			if math.Abs(m-want[k][j%2]) > 0.05 || math.Abs(v-0.125) > 0.025 {
+			if !(math.Abs(m-want[k][j%2]) <= 0.05) || !(math.Abs(v-0.125) <= 0.025) {
 				t.Errorf("cluster %d, dimension %d: mean %v, variance %v", k, j, m, v)
 			}
 		}
@@ -117,7 +117,7 @@ func TestInit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(r.InitLogLik-fromEM.InitLogLik) > 1e-9*math.Abs(r.InitLogLik) {
+	if !(math.Abs(r.InitLogLik-fromEM.InitLogLik) <= 1e-9*math.Abs(r.InitLogLik)) {
 		t.Errorf("start log lik from the file %v, from EM %v", r.InitLogLik, fromEM.InitLogLik)
 	}
 
@@ -184,7 +184,7 @@ func TestTrace(t *testing.T) {
 		}
 		sum += x
 	}
-	if math.Abs(sum/10-r.MeanLogLik) > 1e-6*math.Abs(r.MeanLogLik) {
+	if !(math.Abs(sum/10-r.MeanLogLik) <= 1e-6*math.Abs(r.MeanLogLik)) {
 		t.Errorf("mean log lik of the trace %v, of the run %v", sum/10, r.MeanLogLik)
 	}
 }
@@ -222,7 +222,7 @@ func TestBatchMeansESS(t *testing.T) {
 			}
 			sum += batchMeansESS(x, 20)
 		}
-		if got := sum / reps; math.Abs(got/want-1) > 4*0.046 {
+		if got := sum / reps; !(math.Abs(got/want-1) <= 4*0.046) {
 			t.Errorf("φ = %v: mean ESS %.0f, want %.0f", phi, got, want)
 		}
 	}
@@ -311,7 +311,7 @@ func TestDepthStats(t *testing.T) {
 		}
 		want := depth{Leaf: float64(leaf) / 200, Node: float64(node) / float64(nodes), Max: float64(mx)}
 		got := depthStats(tr, nil, make([]int, tr.Cap()))
-		if math.Abs(got.Leaf-want.Leaf) > 1e-12 || math.Abs(got.Node-want.Node) > 1e-12 || got.Max != want.Max {
+		if !(math.Abs(got.Leaf-want.Leaf) <= 1e-12) || !(math.Abs(got.Node-want.Node) <= 1e-12) || got.Max != want.Max {
 			t.Errorf("seed %d: %+v, want %+v", seed, got, want)
 		}
 	}
@@ -424,7 +424,7 @@ func TestFreezeTopology(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := sumS(tr), -math.Log(1-0.2)-math.Log(1-0.7); math.Abs(got-want) > 1e-12 {
+	if got, want := sumS(tr), -math.Log(1-0.2)-math.Log(1-0.7); !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("sumS = %v, want %v", got, want)
 	}
 }
