@@ -31,7 +31,7 @@ func TestPaperSet(t *testing.T) {
 		}
 		for j := range 2 {
 			v, _ := strconv.ParseFloat(p[j+1], 64)
-			if math.Abs(v-x[i*2+j]) > 5e-7 {
+			if !(math.Abs(v-x[i*2+j]) <= 5e-7) {
 				t.Fatalf("row %d col %d: file %v, Mixture %v", i+1, j, v, x[i*2+j])
 			}
 		}
@@ -64,7 +64,7 @@ func TestMixtureMoments(t *testing.T) {
 			mean := s / m
 			v := s2/m - mean*mean
 			// Var of the sample variance of a Normal: 2σ⁴/(m-1).
-			if se := math.Sqrt(2/(m-1)) / 8; math.Abs(v-0.125) > 4*se {
+			if se := math.Sqrt(2/(m-1)) / 8; !(math.Abs(v-0.125) <= 4*se) {
 				t.Errorf("cluster %d dim %d: variance %v, want 0.125 ± %v", c, j, v, 4*se)
 			}
 		}
@@ -92,7 +92,7 @@ func TestPaperCentres(t *testing.T) {
 					m++
 				}
 			}
-			if se := math.Sqrt(1.0 / 8 / m); math.Abs(s/m-want[j]) > 4*se {
+			if se := math.Sqrt(1.0 / 8 / m); !(math.Abs(s/m-want[j]) <= 4*se) {
 				t.Errorf("cluster %d dim %d: mean %v, want %v ± %v", c, j, s/m, want[j], 4*se)
 			}
 		}
