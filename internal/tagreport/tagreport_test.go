@@ -35,7 +35,7 @@ func TestHandWorked(t *testing.T) {
 		{"many-to-one full", m1f, 2.0 / 4},
 		{"one-to-one base", o1b, 3.0 / 4},
 	} {
-		if math.Abs(tc.got-tc.want) > 1e-12 {
+		if !(math.Abs(tc.got-tc.want) <= 1e-12) {
 			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
 		}
 	}
