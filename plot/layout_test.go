@@ -133,7 +133,7 @@ func TestLayout(t *testing.T) {
 				} else {
 					v = node(t, tr, w.leaves...)
 				}
-				if math.Abs(lay.Time[v]-w.time) > 1e-12 || lay.Row[v] != w.row {
+				if !(math.Abs(lay.Time[v]-w.time) <= 1e-12) || lay.Row[v] != w.row {
 					t.Errorf("%v: (time, row) = (%v, %v), want (%v, %v)", w.leaves, lay.Time[v], lay.Row[v], w.time, w.row)
 				}
 				if len(w.leaves) > 1 && lay.Span[v] != [2]float64{w.span0, w.end} {

@@ -166,7 +166,7 @@ func TestMeanLocations(t *testing.T) {
 			for _, v := range tr.PostOrder(nil) {
 				for d := range 2 {
 					g, w := got[int(v)*2+d], want[int(v)*2+d]
-					if math.Abs(g-w) > 1e-10 {
+					if !(math.Abs(g-w) <= 1e-10) {
 						t.Errorf("node %d, dim %d: %v, want %v", v, d, g, w)
 					}
 				}
@@ -217,7 +217,7 @@ func TestObserved(t *testing.T) {
 	}
 	got := Observed(m)
 	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-12 {
+		if !(math.Abs(got[i]-want[i]) <= 1e-12) {
 			t.Fatalf("Observed = %v, want %v", got, want)
 		}
 	}
