@@ -55,7 +55,7 @@ func TestGammaStats(t *testing.T) {
 				p1[c.k], p2[c.k] = write[c.r](th1), write[c.r](th2)
 				got := c.typ.LogProb(x, p1) - c.typ.LogProb(x, p2)
 				want := a*(math.Log(th1)-math.Log(th2)) - b*(th1-th2)
-				if math.Abs(got-want) > 1e-9*(1+math.Abs(got)) {
+				if !(math.Abs(got-want) <= 1e-9*(1+math.Abs(got))) {
 					t.Fatalf("x = %v, p = %v, θ = %v, %v: density ratio %v, capability says %v", x, p, th1, th2, got, want)
 				}
 			}

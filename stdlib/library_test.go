@@ -74,7 +74,7 @@ func TestLogProbAgreesWithRand(t *testing.T) {
 			}
 			for x, k := range counts {
 				p := math.Exp(d.LogProb(x, c.params))
-				if se := math.Sqrt(p * (1 - p) / n); math.Abs(float64(k)/n-p) > 4*se+1e-12 {
+				if se := math.Sqrt(p * (1 - p) / n); !(math.Abs(float64(k)/n-p) <= 4*se+1e-12) {
 					t.Errorf("%s%v: value %v drawn with frequency %v, LogProb gives %v ± %v", c.name, c.params, x, float64(k)/n, p, 4*se)
 				}
 			}
@@ -116,7 +116,7 @@ func TestBetaParams(t *testing.T) {
 		lab, _ := math.Lgamma(a + b)
 		for _, x := range []float64{0.01, 0.3, 0.9} {
 			want := (a-1)*math.Log(x) + (b-1)*math.Log1p(-x) - (la + lb - lab)
-			if got := (Beta{}).LogProb(x, p); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			if got := (Beta{}).LogProb(x, p); !(math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 				t.Errorf("Beta%v: LogProb(%v) = %v, but BetaParams (%v, %v) give %v", p, x, got, a, b, want)
 			}
 		}
@@ -143,7 +143,7 @@ func TestGammaParams(t *testing.T) {
 		lg, _ := math.Lgamma(shape)
 		for _, x := range []float64{0.01, 0.7, 3, 20} {
 			want := shape*math.Log(rate) - lg + (shape-1)*math.Log(x) - rate*x
-			if got := (Gamma{}).LogProb(x, p); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			if got := (Gamma{}).LogProb(x, p); !(math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 				t.Errorf("Gamma%v: LogProb(%v) = %v, but GammaParams (%v, %v) give %v", p, x, got, shape, rate, want)
 			}
 		}
@@ -237,7 +237,7 @@ func TestLowerShape(t *testing.T) {
 		a := c.params[ls.LowerShapeParam()]
 		x1, x2 := lo+1e-9, lo+1e-10
 		slope := (d.LogProb(x1, c.params) - d.LogProb(x2, c.params)) / (math.Log(x1-lo) - math.Log(x2-lo))
-		if math.Abs(slope-(a-1)) > 1e-6 {
+		if !(math.Abs(slope-(a-1)) <= 1e-6) {
 			t.Errorf("%s%v: slope of log density near %v is %v, but LowerShapeParam gives a - 1 = %v", c.name, c.params, lo, slope, a-1)
 		}
 		checked[c.name] = true

@@ -42,7 +42,7 @@ func TestStudentTLogProb(t *testing.T) {
 		}
 		for _, y := range []float64{c.loc, c.loc + 0.1, c.loc - 3*c.s, c.loc + 50*c.s, -1e4} {
 			got, want := (StudentT{}).LogProb(y, p), studentTClosedForm(y, p)
-			if math.Abs(got-want) > 1e-10*math.Max(1, math.Abs(want)) {
+			if !(math.Abs(got-want) <= 1e-10*math.Max(1, math.Abs(want))) {
 				t.Errorf("StudentT%v: LogProb(%v) = %v, the closed form %v", p, y, got, want)
 			}
 		}
@@ -57,7 +57,7 @@ func TestStudentTLogProb(t *testing.T) {
 			sec := 1 / math.Cos(th)
 			return math.Exp((StudentT{}).LogProb(y, p)) * c.s * sec * sec
 		}, -math.Pi/2, math.Pi/2, 400, nil, 0)
-		if math.Abs(total-1) > 1e-6 {
+		if !(math.Abs(total-1) <= 1e-6) {
 			t.Errorf("StudentT%v integrates to %v", p, total)
 		}
 	}
@@ -88,7 +88,7 @@ func TestStudentTAuxLogProb(t *testing.T) {
 			want := h*math.Log(h) - lg + (h-1)*math.Log(lambda) - h*lambda
 			for _, y := range []float64{c.loc, c.loc + 7} {
 				got := (StudentT{}).AuxLogProb(y, lambda, []float64{c.loc, c.s, c.nu})
-				if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				if !(math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 					t.Errorf("StudentT(%v, %v, %v): AuxLogProb(%v, %v) = %v, want %v", c.loc, c.s, c.nu, y, lambda, got, want)
 				}
 			}
@@ -108,7 +108,7 @@ func TestStudentTScaleMixture(t *testing.T) {
 				return math.Exp(auxJoint(y, c.loc, math.Exp(w), p) + w)
 			}, -60, 30, 2000, nil, 0)
 			want := math.Exp((StudentT{}).LogProb(y, p))
-			if math.Abs(got-want) > 1e-7*want {
+			if !(math.Abs(got-want) <= 1e-7*want) {
 				t.Errorf("StudentT%v at y = %v: the mixture integrates to %v, the density is %v", p, y, got, want)
 			}
 		}

@@ -26,7 +26,7 @@ func TestDirichletLogProb(t *testing.T) {
 		}
 		want := distmv.NewDirichlet(a, nil).LogProb(c.x)
 		got := Dirichlet{}.LogProbVector(c.x, [][]float64{c.a})
-		if math.Abs(got-want) > 1e-10 {
+		if !(math.Abs(got-want) <= 1e-10) {
 			t.Errorf("Dirichlet(%v) at %v: %v, gonum %v", c.a, c.x, got, want)
 		}
 	}
@@ -71,11 +71,11 @@ func TestDirichletRand(t *testing.T) {
 	for j := range a {
 		mean := a[j] / A
 		v := a[j] * (A - a[j]) / (A * A * (A + 1))
-		if got := s[j] / n; math.Abs(got-mean) > 4*math.Sqrt(v/n) {
+		if got := s[j] / n; !(math.Abs(got-mean) <= 4*math.Sqrt(v/n)) {
 			t.Errorf("component %d: mean %v, want %v", j+1, got, mean)
 		}
 		m4 := 3 * v * v // a loose bound on the fourth central moment's scale
-		if got := s2[j]/n - (s[j]/n)*(s[j]/n); math.Abs(got-v) > 4*math.Sqrt((m4+v*v)/n) {
+		if got := s2[j]/n - (s[j]/n)*(s[j]/n); !(math.Abs(got-v) <= 4*math.Sqrt((m4+v*v)/n)) {
 			t.Errorf("component %d: variance %v, want %v", j+1, got, v)
 		}
 	}
@@ -85,7 +85,7 @@ func TestDirichletRand(t *testing.T) {
 // standard errors) and the checks of p.
 func TestCategorical(t *testing.T) {
 	p := []float64{0.1, 0.6, 0, 0.3}
-	if lp := (Categorical{}).LogProbVector([]float64{2}, [][]float64{p}); math.Abs(lp-math.Log(0.6)) > 1e-15 {
+	if lp := (Categorical{}).LogProbVector([]float64{2}, [][]float64{p}); !(math.Abs(lp-math.Log(0.6)) <= 1e-15) {
 		t.Errorf("log p(2) = %v", lp)
 	}
 	for _, x := range []float64{0, 5, 1.5, math.NaN()} {
@@ -102,7 +102,7 @@ func TestCategorical(t *testing.T) {
 		counts[int(x[0])-1]++
 	}
 	for j, q := range p {
-		if se := math.Sqrt(q * (1 - q) / n); math.Abs(counts[j]/n-q) > 4*se+1e-12 {
+		if se := math.Sqrt(q * (1 - q) / n); !(math.Abs(counts[j]/n-q) <= 4*se+1e-12) {
 			t.Errorf("category %d drawn with frequency %v, want %v", j+1, counts[j]/n, q)
 		}
 	}
@@ -137,7 +137,7 @@ func TestCategoricalLogits(t *testing.T) {
 		for c := range e {
 			want := e[c] - e[len(e)-1] - math.Log(z)
 			got := CategoricalLogits{}.LogProbVector([]float64{float64(c + 1)}, [][]float64{e})
-			if math.Abs(got-want) > 1e-12 {
+			if !(math.Abs(got-want) <= 1e-12) {
 				t.Errorf("eta %v, category %d: log mass %v, want %v", e, c+1, got, want)
 			}
 		}
@@ -165,7 +165,7 @@ func TestCategoricalLogits(t *testing.T) {
 	z := math.Exp(e[0]) + math.Exp(e[1]) + math.Exp(e[2])
 	for j, c := range counts {
 		p := math.Exp(e[j]) / z
-		if se := math.Sqrt(p * (1 - p) / n); math.Abs(c/n-p) > 4*se {
+		if se := math.Sqrt(p * (1 - p) / n); !(math.Abs(c/n-p) <= 4*se) {
 			t.Errorf("category %d: frequency %v, want %v (se %v)", j+1, c/n, p, se)
 		}
 	}
