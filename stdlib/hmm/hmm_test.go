@@ -152,7 +152,7 @@ func TestAgainstBruteForce(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d := math.Abs(got - want); d > 1e-9*math.Max(1, math.Abs(want)) {
+				if d := math.Abs(got - want); !(d <= 1e-9*math.Max(1, math.Abs(want))) {
 					t.Errorf("LogLik = %.15g, brute force %.15g", got, want)
 				}
 				if !forceLog {
@@ -166,7 +166,7 @@ func TestAgainstBruteForce(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d := math.Abs(ll - want); d > 1e-9*math.Max(1, math.Abs(want)) {
+				if d := math.Abs(ll - want); !(d <= 1e-9*math.Max(1, math.Abs(want))) {
 					t.Errorf("Marginals log-lik = %.15g, brute force %.15g", ll, want)
 				}
 				wantPost := make([]float64, T*K)
@@ -179,7 +179,7 @@ func TestAgainstBruteForce(t *testing.T) {
 					}
 				}
 				for i := range post {
-					if math.Abs(post[i]-wantPost[i]) > 1e-9 {
+					if !(math.Abs(post[i]-wantPost[i]) <= 1e-9) {
 						t.Errorf("post[t=%d, k=%d] = %.12g, brute force %.12g", i/K, i%K, post[i], wantPost[i])
 					}
 				}
@@ -204,7 +204,7 @@ func chiSquareFFBS(t *testing.T, tc bfCase, ws *Workspace, seed uint64, n int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i == 0 && math.Abs(ll-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		if i == 0 && !(math.Abs(ll-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 			t.Errorf("FFBS log-lik = %.15g, brute force %.15g", ll, want)
 		}
 		counts[encode(z, K)]++
@@ -217,7 +217,7 @@ func chiSquareFFBS(t *testing.T, tc bfCase, ws *Workspace, seed uint64, n int) {
 		if pr == 0 && counts[p] > 0 {
 			t.Fatalf("FFBS drew path %d of probability zero %d times", p, counts[p])
 		}
-		if se := math.Sqrt(pr * (1 - pr) / float64(n)); e >= 20 && math.Abs(float64(counts[p])/float64(n)-pr) > 4.5*se {
+		if se := math.Sqrt(pr * (1 - pr) / float64(n)); e >= 20 && !(math.Abs(float64(counts[p])/float64(n)-pr) <= 4.5*se) {
 			t.Errorf("path %d: frequency %v, exact %v (SE %v)", p, float64(counts[p])/float64(n), pr, se)
 		}
 		if e < 5 {
@@ -293,11 +293,11 @@ func TestDisagreementFastLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(a-b) > 1e-9*math.Abs(b) {
+		if !(math.Abs(a-b) <= 1e-9*math.Abs(b)) {
 			t.Errorf("%+v: fast log-lik %v, log-space %v", tc, a, b)
 		}
 		for i := range pf {
-			if math.Abs(pf[i]-pl[i]) > 1e-8 {
+			if !(math.Abs(pf[i]-pl[i]) <= 1e-8) {
 				t.Fatalf("%+v: post[%d] fast %v, log-space %v", tc, i, pf[i], pl[i])
 			}
 		}
