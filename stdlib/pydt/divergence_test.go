@@ -188,7 +188,7 @@ func TestDivergenceFiniteNearOne(t *testing.T) {
 				}
 				continue
 			}
-			if math.IsInf(got, 0) || math.IsNaN(got) || math.Abs(math.Log(got)-c.cumA) > 1e-12*(1+math.Abs(c.cumA)) {
+			if math.IsInf(got, 0) || math.IsNaN(got) || !(math.Abs(math.Log(got)-c.cumA) <= 1e-12*(1+math.Abs(c.cumA))) {
 				t.Errorf("%v at s = %v: A = %v, want exp(%v)", c.d, s, got, c.cumA)
 			}
 			if back := c.d.InverseCumulative(got); relErr(back.S(), s) > 1e-12 {
@@ -217,7 +217,7 @@ func TestDivergenceAdvance(t *testing.T) {
 				// A's own rounding is about eps·A, and s moves by ulps of
 				// s, each worth dA/ds·ulp in A: compare to those.
 				ulp := math.Nextafter(t1.S(), math.Inf(1)) - t1.S()
-				if tol := 1e-12*inc + 4e-16*a1 + 2*ulp*math.Exp(d.LogRateS(t1)); math.Abs((a1-a0)-inc) > tol {
+				if tol := 1e-12*inc + 4e-16*a1 + 2*ulp*math.Exp(d.LogRateS(t1)); !(math.Abs((a1-a0)-inc) <= tol) {
 					t.Errorf("%v: A(Advance(s = %v, %v)) - A = %v", d, s0, inc, a1-a0)
 				}
 			}

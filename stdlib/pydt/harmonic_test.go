@@ -207,7 +207,7 @@ func TestHarmonicJ(t *testing.T) {
 			}
 			want += direct(m - 1)
 			got := h.J(counts)
-			if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			if !(math.Abs(got-want) <= 1e-12*math.Max(1, math.Abs(want))) {
 				t.Errorf("alpha=%v beta=%v: J%v = %v, want %v", p.alpha, p.beta, counts, got, want)
 			}
 		}
@@ -353,19 +353,19 @@ func TestClosedH(t *testing.T) {
 		for _, n := range []int{0, 1, 2, 3, 10, 100, 1000, 2000, 100000} {
 			got, ok := h.ClosedH(n)
 			if !ok {
-				if ab := p.alpha + p.beta; math.Abs(ab) > 0.05 {
+				if ab := p.alpha + p.beta; !(math.Abs(ab) <= 0.05) {
 					t.Errorf("alpha %g, beta %g, n %d: the closed form declined at alpha + beta = %g", p.alpha, p.beta, n, ab)
 				}
 				continue
 			}
 			closed++
 			table := h.H(n)
-			if d := math.Abs(got - table); d > 1e-13*math.Abs(table) {
+			if d := math.Abs(got - table); !(d <= 1e-13*math.Abs(table)) {
 				t.Errorf("alpha %g, beta %g: closed H_%d = %v, table %v (rel %.2g)", p.alpha, p.beta, n, got, table, d/math.Abs(table))
 			}
 			if n <= 2000 {
 				want := naive(n, p.alpha, p.beta)
-				if d := math.Abs(got - want); d > 1e-11*math.Abs(want) {
+				if d := math.Abs(got - want); !(d <= 1e-11*math.Abs(want)) {
 					t.Errorf("alpha %g, beta %g: closed H_%d = %v, naive sum %v (rel %.2g)", p.alpha, p.beta, n, got, want, d/math.Abs(want))
 				}
 			}
@@ -373,7 +373,7 @@ func TestClosedH(t *testing.T) {
 		if p.alpha+p.beta == 0 && closed > 1 { // H_0 only
 			t.Errorf("alpha + beta = 0: the closed form answered for %d n", closed)
 		}
-		if math.Abs(p.alpha+p.beta) > 0.05 && closed != 9 {
+		if !(math.Abs(p.alpha+p.beta) <= 0.05) && closed != 9 {
 			t.Errorf("alpha %g, beta %g: closed form used for %d of 9 n", p.alpha, p.beta, closed)
 		}
 	}
@@ -398,7 +398,7 @@ func TestAlphaBetaStatsNoTableGrowth(t *testing.T) {
 			t.Errorf("alpha %g, beta %g: the table grew to %d", p.alpha, p.beta, h.Len())
 		}
 		want := LogPriorS(tr, p.alpha, p.beta, DivInv{C: 1}, h)
-		if math.Abs(got-want) > 1e-10*(1+math.Abs(want)) {
+		if !(math.Abs(got-want) <= 1e-10*(1+math.Abs(want))) {
 			t.Errorf("alpha %g, beta %g: AlphaBetaStats.LogPriorS %v, LogPriorS %v", p.alpha, p.beta, got, want)
 		}
 	}

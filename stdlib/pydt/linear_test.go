@@ -20,10 +20,10 @@ func TestLinear(t *testing.T) {
 		c := math.Exp(d.LogRate(TimeFromS(0)) - u.LogRate(TimeFromS(0)))
 		for range 100 {
 			tm := TimeFromS(5 * rng.Float64())
-			if got, want := d.LogRate(tm), math.Log(c)+u.LogRate(tm); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+			if got, want := d.LogRate(tm), math.Log(c)+u.LogRate(tm); !(math.Abs(got-want) <= 1e-12*(1+math.Abs(want))) {
 				t.Errorf("%v: log a(%v) = %v, log C + log u = %v", d, tm, got, want)
 			}
-			if got, want := d.Cumulative(tm), c*u.Cumulative(tm); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+			if got, want := d.Cumulative(tm), c*u.Cumulative(tm); !(math.Abs(got-want) <= 1e-12*(1+math.Abs(want))) {
 				t.Errorf("%v: A(%v) = %v, C U = %v", d, tm, got, want)
 			}
 		}

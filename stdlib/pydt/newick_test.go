@@ -278,12 +278,12 @@ func TestNewickNearOne(t *testing.T) {
 		if got.IsLeaf(v) {
 			continue
 		}
-		if u := got.Time(v).OneMinus(); math.Abs(u-1e-14) > 1e-28 {
+		if u := got.Time(v).OneMinus(); !(math.Abs(u-1e-14) <= 1e-28) {
 			t.Errorf("1-t = %v, want 1e-14", u)
 		}
 		for c := range got.Children(v) {
 			if !got.IsLeaf(c) {
-				if u := got.Time(c).OneMinus(); math.Abs(u-4e-15) > 4e-15*1e-14 {
+				if u := got.Time(c).OneMinus(); !(math.Abs(u-4e-15) <= 4e-15*1e-14) {
 					t.Errorf("inner 1-t = %v, want 4e-15 to the precision of s", u)
 				}
 			}

@@ -399,7 +399,7 @@ func TestNodeLogPriorIsTimeLocal(t *testing.T) {
 			old := tr.Time(b)
 			tr.SetTime(b, TimeAt(lo+(hi-lo)*rng.Float64()))
 			after, na := LogPrior(tr, alpha, beta, div, h), NodeLogPrior(tr, b, alpha, beta, div, h)
-			if math.Abs((after-before)-(na-nb)) > 1e-10*math.Max(1, math.Abs(after)) {
+			if !(math.Abs((after-before)-(na-nb)) <= 1e-10*math.Max(1, math.Abs(after))) {
 				t.Errorf("moving node %d: LogPrior changed by %v, NodeLogPrior by %v", b, after-before, na-nb)
 			}
 			tr.SetTime(b, old)
