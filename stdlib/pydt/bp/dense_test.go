@@ -267,7 +267,7 @@ func TestMarginalsMatchDense(t *testing.T) {
 					for _, v := range tr.PreOrder(nil) {
 						for d := range D {
 							i := int(v)*D + d
-							if !relClose(mean[i], wm[i], 1e-9) || math.Abs(vari[i]-wv[i]) > 1e-9*math.Max(1, wv[i]) {
+							if !relClose(mean[i], wm[i], 1e-9) || !(math.Abs(vari[i]-wv[i]) <= 1e-9*math.Max(1, wv[i])) {
 								t.Errorf("node %d dim %d: mean %.12g var %.12g, dense %.12g %.12g", v, d, mean[i], vari[i], wm[i], wv[i])
 							}
 						}

@@ -339,7 +339,7 @@ func TestBeyondFloat64(t *testing.T) {
 		}
 	}
 	want := gauss3LogPDF(y, c)
-	if got := m.LogLik(); math.IsNaN(got) || math.Abs(got-want) > 1e-12 {
+	if got := m.LogLik(); math.IsNaN(got) || !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("noisy evidence: LogLik %v, closed form %v", got, want)
 	}
 	if err := m.Err(); err != nil {

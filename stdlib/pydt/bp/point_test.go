@@ -107,7 +107,7 @@ func TestPointMarginalMatchesDense(t *testing.T) {
 								}
 								for d := range D {
 									wm, wv := densePoint(t, m, pos, d)
-									if !relClose(mean[d], wm, 1e-9) || math.Abs(vari[d]-wv) > 1e-9*math.Max(1, wv) {
+									if !relClose(mean[d], wm, 1e-9) || !(math.Abs(vari[d]-wv) <= 1e-9*math.Max(1, wv)) {
 										t.Errorf("%+v dim %d: mean %.12g var %.12g, dense %.12g %.12g", pos, d, mean[d], vari[d], wm, wv)
 									}
 								}
