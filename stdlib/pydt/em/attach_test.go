@@ -42,7 +42,7 @@ func TestAttachPrior(t *testing.T) {
 			got := tr.Detach(leaf)
 			_ = w
 			_ = got
-			if math.Abs(pr-want) > 1e-9*(1+math.Abs(want)) {
+			if !(math.Abs(pr-want) <= 1e-9*(1+math.Abs(want))) {
 				t.Errorf("seed %d at %+v: path log density %v, prior difference %v", seed, pos, pr, want)
 			}
 		}
@@ -307,7 +307,7 @@ func TestKidLists(t *testing.T) {
 						t.Fatalf("seed %d node %d: %d nearest, width %d", seed, v, len(near), a.opt.Width)
 					}
 					for j, nc := range near {
-						if math.Abs(nc.dist-all[j]) > 1e-12*(1+all[j]) {
+						if !(math.Abs(nc.dist-all[j]) <= 1e-12*(1+all[j])) {
 							t.Fatalf("seed %d node %d query %d: nearest %d at %v, direct scan %v", seed, v, q, j, nc.dist, all[j])
 						}
 					}
@@ -356,7 +356,7 @@ func TestAttachPriorS(t *testing.T) {
 					}
 				}
 				tr.Detach(v)
-				if math.IsInf(want, -1) != math.IsInf(got, -1) || (!math.IsInf(want, -1) && math.Abs(got-want) > 1e-9*(1+math.Abs(want))) {
+				if math.IsInf(want, -1) != math.IsInf(got, -1) || (!math.IsInf(want, -1) && !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want)))) {
 					t.Errorf("seed %d subtree %d (%d leaves) at %+v: AttachPriorS %v, LogPriorS difference %v", seed, v, tr.Count(v), pos, got, want)
 				}
 				checked++

@@ -67,7 +67,7 @@ func TestEPEdgeCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ll, err := EPLogLik(one, 3, []float64{1, 0}, 2, Probit{}); err != nil || math.Abs(ll-2*math.Log(0.5)) > 1e-12 {
+	if ll, err := EPLogLik(one, 3, []float64{1, 0}, 2, Probit{}); err != nil || !(math.Abs(ll-2*math.Log(0.5)) <= 1e-12) {
 		t.Errorf("one leaf: %v (want %v), %v", ll, 2*math.Log(0.5), err)
 	}
 }

@@ -143,7 +143,7 @@ func TestGoldenMax(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(x-c.want) > 1e-6 || fx != c.f(x) {
+			if !(math.Abs(x-c.want) <= 1e-6) || fx != c.f(x) {
 				t.Errorf("GoldenMax = %v (f %v), want %v", x, fx, c.want)
 			}
 		})
@@ -165,12 +165,12 @@ func TestGamma(t *testing.T) {
 				math.Log(lo), math.Log(hi), 2000, nil, 0)
 		}
 		p := func(x float64) float64 { return math.Exp(g.LogProb(x)) }
-		if got, want := g.MeanLog(), integ(func(x float64) float64 { return p(x) * math.Log(x) }); math.Abs(got-want) > 1e-7 {
+		if got, want := g.MeanLog(), integ(func(x float64) float64 { return p(x) * math.Log(x) }); !(math.Abs(got-want) <= 1e-7) {
 			t.Errorf("%v: MeanLog %v, quadrature %v", g, got, want)
 		}
 		q := Gamma{2, 0.5}
 		want := integ(func(x float64) float64 { return p(x) * (g.LogProb(x) - q.LogProb(x)) })
-		if got := g.KL(q); math.Abs(got-want) > 1e-7*(1+math.Abs(want)) {
+		if got := g.KL(q); !(math.Abs(got-want) <= 1e-7*(1+math.Abs(want))) {
 			t.Errorf("KL(%v || %v) = %v, quadrature %v", g, q, got, want)
 		}
 	}
@@ -207,7 +207,7 @@ func checkGradient(t *testing.T, e *EM) {
 	e.gradU(got, u, s, gs)
 	want := fd.Gradient(nil, f, u, &fd.Settings{Formula: fd.Central, Step: 1e-5})
 	for i := range got {
-		if math.Abs(got[i]-want[i]) > 1e-5*(1+math.Abs(want[i])) {
+		if !(math.Abs(got[i]-want[i]) <= 1e-5*(1+math.Abs(want[i]))) {
 			t.Errorf("dL/du[%d] = %v, finite differences %v", i, got[i], want[i])
 		}
 	}
@@ -278,7 +278,7 @@ func TestBoundAfterEStep(t *testing.T) {
 				m := fixture(t, seed, 3+int(seed)*3, 2, 1, 0.2, kind)
 				e := estepped(t, m, opt)
 				got, want := e.objective(), independentBound(t, e)
-				if math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+				if !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want))) {
 					t.Errorf("kind %d seed %d learned %v: L = %v, independent %v", kind, seed, opt.CPrior != nil, got, want)
 				}
 				// And after a few iterations (other times, α, β, q's).
@@ -291,7 +291,7 @@ func TestBoundAfterEStep(t *testing.T) {
 					t.Fatal(err)
 				}
 				got, want = e.objective(), independentBound(t, e)
-				if math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+				if !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want))) {
 					t.Errorf("kind %d seed %d after steps: L = %v, independent %v", kind, seed, got, want)
 				}
 			}
@@ -446,7 +446,7 @@ func TestFixedPoint(t *testing.T) {
 				}
 			}
 			for i := range got {
-				if math.Abs(got[i]-want[i]) > 1e-5*(1+want[i]) {
+				if !(math.Abs(got[i]-want[i]) <= 1e-5*(1+want[i])) {
 					t.Errorf("s[%d]: EM %v, direct maximisation %v", i, got[i], want[i])
 				}
 			}
@@ -455,7 +455,7 @@ func TestFixedPoint(t *testing.T) {
 				if err := e.estep(); err != nil {
 					t.Fatal(err)
 				}
-				if l := e.objective(); math.Abs(l-gmax) > 1e-7*(1+math.Abs(gmax)) {
+				if l := e.objective(); !(math.Abs(l-gmax) <= 1e-7*(1+math.Abs(gmax))) {
 					t.Errorf("L at the fixed point %v, direct maximum %v", l, gmax)
 				}
 			}

@@ -38,8 +38,8 @@ func TestProbitTilted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(lz-math.Log(z0)) > 1e-8*(1+math.Abs(lz)) || math.Abs(mean-z1) > 1e-7*(1+math.Abs(z1)) ||
-			math.Abs(vr-z2) > 1e-7*z2 {
+		if !(math.Abs(lz-math.Log(z0)) <= 1e-8*(1+math.Abs(lz))) || !(math.Abs(mean-z1) <= 1e-7*(1+math.Abs(z1))) ||
+			!(math.Abs(vr-z2) <= 1e-7*z2) {
 			t.Errorf("%+v: (logZ, mean, var) = (%v, %v, %v), quadrature (%v, %v, %v)", c, lz, mean, vr, math.Log(z0), z1, z2)
 		}
 	}
@@ -136,7 +136,7 @@ func TestEPLogLikExact(t *testing.T) {
 						}
 						return p
 					}, -12*sx, 12*sx, 2000, nil, 0)
-					if math.Abs(math.Log(q)-want) > 1e-9 {
+					if !(math.Abs(math.Log(q)-want) <= 1e-9) {
 						t.Fatalf("%s σ²=%v y=%v: orthant %v, quadrature %v", nwk, s2, y, want, math.Log(q))
 					}
 				}
@@ -206,7 +206,7 @@ func TestEPConverges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ll2 := m.LogLik() + c2; ep.Sweeps() != 1 || math.Abs(ll2-ll1) > 1e-7 {
+		if ll2 := m.LogLik() + c2; ep.Sweeps() != 1 || !(math.Abs(ll2-ll1) <= 1e-7) {
 			t.Errorf("seed %d: refit took %d sweeps, estimate %v then %v", seed, ep.Sweeps(), ll1, ll2)
 		}
 		mean, vari := make([]float64, tr.Cap()*d), make([]float64, tr.Cap()*d)
@@ -224,7 +224,7 @@ func TestEPConverges(t *testing.T) {
 					t.Fatalf("improper cavity at %d", j)
 				}
 				_, tm, tv, _ := Probit{}.Tilted(j, y[j], cm, cv)
-				if math.Abs(tm-mean[j]) > 1e-6*(1+math.Abs(tm)) || math.Abs(tv-vari[j]) > 1e-6*tv {
+				if !(math.Abs(tm-mean[j]) <= 1e-6*(1+math.Abs(tm))) || !(math.Abs(tv-vari[j]) <= 1e-6*tv) {
 					t.Errorf("seed %d site %d: tilted (%v, %v), marginal (%v, %v)", seed, j, tm, tv, mean[j], vari[j])
 				}
 			}

@@ -14,7 +14,7 @@ func TestBetaDistLogProb(t *testing.T) {
 	for _, b := range []BetaDist{{1, 1}, {0.5, 0.5}, {2, 5}, {1, 3}, {7, 1}} {
 		ref := distuv.Beta{Alpha: b.A, Beta: b.B}
 		for _, x := range []float64{1e-9, 0.01, 0.3, 0.5, 0.9, 1 - 1e-9} {
-			if got, want := b.LogProb(x), ref.LogProb(x); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+			if got, want := b.LogProb(x), ref.LogProb(x); !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want))) {
 				t.Errorf("%v: LogProb(%v) = %v, distuv %v", b, x, got, want)
 			}
 		}

@@ -115,7 +115,7 @@ func TestPerDimBoundDense(t *testing.T) {
 		e := estepped(t, m, opt)
 		h, _ := pydt.NewHarmonic(opt.Alpha, opt.Beta)
 		want := denseLogLik(t, e.tr, y, opt.Variances) + pydt.LogPriorS(e.tr, opt.Alpha, opt.Beta, pydt.DivInv{C: opt.C}, h) + logGapJacobian(e.tr)
-		if got := e.objective(); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+		if got := e.objective(); !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want))) {
 			t.Errorf("seed %d: L = %v, dense log p(Y, u | T) %v", seed, got, want)
 		}
 		// After some iterations (other times).
@@ -128,7 +128,7 @@ func TestPerDimBoundDense(t *testing.T) {
 			t.Fatal(err)
 		}
 		want = denseLogLik(t, e.tr, y, opt.Variances) + pydt.LogPriorS(e.tr, opt.Alpha, opt.Beta, pydt.DivInv{C: opt.C}, h) + logGapJacobian(e.tr)
-		if got := e.objective(); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+		if got := e.objective(); !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want))) {
 			t.Errorf("seed %d after steps: L = %v, dense log p(Y, u | T) %v", seed, got, want)
 		}
 	}
@@ -162,7 +162,7 @@ func TestPerDimBoundAfterEStep(t *testing.T) {
 					want += edges/2*(q.MeanLog()-math.Log(q.Mean())) - q.KL(e.opt.PrecPriors[k])
 				}
 				want += e.abPrior(e.alpha, e.beta) + logGapJacobian(tr)
-				if got := e.objective(); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+				if got := e.objective(); !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want))) {
 					t.Errorf("missing %v seed %d %s: L = %v, independent %v", missingValues, seed, when, got, want)
 				}
 			}
@@ -305,20 +305,20 @@ func TestPerDimAgreesWithScalar(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !learn && math.Abs(ls-lp) > 1e-7*(1+math.Abs(ls)) {
+				if !learn && !(math.Abs(ls-lp) <= 1e-7*(1+math.Abs(ls))) {
 					t.Errorf("seed %d iteration %d: bound %v with one variance, %v per dimension", seed, it, ls, lp)
 				}
 				for k, v := range ep.MeanVariances() {
-					if w := es.MeanVariance(); math.Abs(v-w) > 1e-7*w {
+					if w := es.MeanVariance(); !(math.Abs(v-w) <= 1e-7*w) {
 						t.Errorf("seed %d learn %v iteration %d: variance %d %v, shared %v", seed, learn, it, k, v, w)
 					}
 				}
-				if a, b := es.MeanC(), ep.MeanC(); math.Abs(a-b) > 1e-7*a {
+				if a, b := es.MeanC(), ep.MeanC(); !(math.Abs(a-b) <= 1e-7*a) {
 					t.Errorf("seed %d learn %v iteration %d: E[c] %v and %v", seed, learn, it, a, b)
 				}
 				for _, v := range es.internal {
 					a, b := es.tr.Time(v).S(), ep.tr.Time(v).S()
-					if math.Abs(a-b) > 1e-6*(1+a) {
+					if !(math.Abs(a-b) <= 1e-6*(1+a)) {
 						t.Errorf("seed %d learn %v iteration %d: branch point %d at s %v and %v", seed, learn, it, v, a, b)
 					}
 				}
@@ -376,7 +376,7 @@ func TestPerDimNoiseColumn(t *testing.T) {
 			l2 := denseLogLik(t, e.tr, col, []float64{2})
 			q := 4*(l2-l1) + 2*float64(n)*math.Ln2
 			want := q / float64(n)
-			if math.Abs(got[k]-want) > 1e-3*want {
+			if !(math.Abs(got[k]-want) <= 1e-3*want) {
 				t.Errorf("seed %d column %d: variance %v, ML given the times %v", seed, k, got[k], want)
 			}
 		}
@@ -436,7 +436,7 @@ func TestPerDimLaplace(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := collapsedLaplace(t, e)
-			if math.Abs(got-want) > 1e-4*(1+math.Abs(want)) {
+			if !(math.Abs(got-want) <= 1e-4*(1+math.Abs(want))) {
 				t.Errorf("learn %v seed %d: Laplace %v, from second differences of the collapsed objective %v", learn, seed, got, want)
 			}
 		}
@@ -539,7 +539,7 @@ func sameTree(a, b *pydt.Tree, tol float64) bool {
 	}
 	for k, s := range ca {
 		r, ok := cb[k]
-		if !ok || math.Abs(s-r) > tol*(1+math.Abs(s)) {
+		if !ok || !(math.Abs(s-r) <= tol*(1+math.Abs(s))) {
 			return false
 		}
 	}
@@ -579,7 +579,7 @@ func TestPerDimEP(t *testing.T) {
 		}
 		h, _ := pydt.NewHarmonic(opt.Alpha, opt.Beta)
 		want += pydt.LogPriorS(tr, opt.Alpha, opt.Beta, pydt.DivInv{C: opt.C}, h) + logGapJacobian(tr)
-		if got := e.objective(); math.Abs(got-want) > 1e-6*(1+math.Abs(want)) {
+		if got := e.objective(); !(math.Abs(got-want) <= 1e-6*(1+math.Abs(want))) {
 			t.Errorf("seed %d: L = %v, sum of the columns' EP estimates and the prior %v", seed, got, want)
 		}
 
