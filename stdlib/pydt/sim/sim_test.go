@@ -197,7 +197,7 @@ func TestThreePointTopology(t *testing.T) {
 					}
 					continue
 				}
-				if math.Abs(got-pr) > 4*se {
+				if !(math.Abs(got-pr) <= 4*se) {
 					t.Errorf("P(%s) = %.4f, want %.4f ± %.4f (4 s.e.)", topo, got, pr, 4*se)
 				}
 			}
@@ -227,7 +227,7 @@ func TestThreePointExchangeable(t *testing.T) {
 		for i := range names {
 			for j := i + 1; j < len(names); j++ {
 				a, b := counts[names[i]], counts[names[j]]
-				if d := math.Abs(float64(a - b)); d > 4*math.Sqrt(float64(a+b)) {
+				if d := math.Abs(float64(a - b)); !(d <= 4*math.Sqrt(float64(a+b))) {
 					t.Errorf("alpha=%v beta=%v: %s drawn %d times, %s %d times", ab[0], ab[1], names[i], a, names[j], b)
 				}
 			}
@@ -290,10 +290,10 @@ func TestTwoPointCovariance(t *testing.T) {
 			cv, vv := cov[d]/R, v[d]/R
 			seCov := math.Sqrt((cov2[d]/R - cv*cv) / R)
 			seV := math.Sqrt((v2[d]/R - vv*vv) / R)
-			if math.Abs(cv-wantCov) > 4*seCov {
+			if !(math.Abs(cv-wantCov) <= 4*seCov) {
 				t.Errorf("case %d, dimension %d: Cov(x1, x2) = %.4f, want σ²_d E[T] = %.4f ± %.4f", k, d, cv, wantCov, 4*seCov)
 			}
-			if math.Abs(vv-s2[d]) > 4*seV {
+			if !(math.Abs(vv-s2[d]) <= 4*seV) {
 				t.Errorf("case %d, dimension %d: Var x = %.4f, want σ²_d = %.4f ± %.4f", k, d, vv, s2[d], 4*seV)
 			}
 		}
@@ -389,10 +389,10 @@ func TestLocationsAreBrownianOnTheTree(t *testing.T) {
 			m2 += v * v
 		}
 		m, m2 = m/n, m2/n
-		if se := math.Sqrt(1 / n); math.Abs(m) > 4*se {
+		if se := math.Sqrt(1 / n); !(math.Abs(m) <= 4*se) {
 			t.Errorf("params %d: mean increment %.4f, want 0 ± %.4f", k, m, 4*se)
 		}
-		if se := math.Sqrt(2 / n); math.Abs(m2-1) > 4*se {
+		if se := math.Sqrt(2 / n); !(math.Abs(m2-1) <= 4*se) {
 			t.Errorf("params %d: mean squared increment %.4f, want 1 ± %.4f", k, m2, 4*se)
 		}
 		u := make([]float64, len(zs))
@@ -402,13 +402,13 @@ func TestLocationsAreBrownianOnTheTree(t *testing.T) {
 		if d := ksUniform(u); d > ksCritical(len(u)) {
 			t.Errorf("params %d: KS statistic of increments %.4f > %.4f", k, d, ksCritical(len(u)))
 		}
-		if mean, se := zz/zzN, math.Sqrt((zzSq/zzN)/zzN); math.Abs(mean) > 4*se {
+		if mean, se := zz/zzN, math.Sqrt((zzSq/zzN)/zzN); !(math.Abs(mean) <= 4*se) {
 			t.Errorf("params %d: E[z_v z_parent] = %.4f, want 0 ± %.4f", k, mean, 4*se)
 		}
 		// Pairs within a draw are dependent: draws are the independent units.
 		mean := pair / R
 		se := math.Sqrt((pairSq/R - mean*mean) / R)
-		if math.Abs(mean) > 4*se {
+		if !(math.Abs(mean) <= 4*se) {
 			t.Errorf("params %d: E[x_u x_v - σ² t(lca)] = %.4f, want 0 ± %.4f", k, mean, 4*se)
 		}
 	}
@@ -682,7 +682,7 @@ func TestLawBeyondFloat64(t *testing.T) {
 		}
 	}
 	got := float64(n3) / draws
-	if se := math.Sqrt(three * (1 - three) / draws); math.Abs(got-three) > 4*se {
+	if se := math.Sqrt(three * (1 - three) / draws); !(math.Abs(got-three) <= 4*se) {
 		t.Errorf("N = 3: P(three-way split) = %.4f, exact %.4f ± %.4f", got, three, se)
 	}
 }
