@@ -130,7 +130,7 @@ func TestAlignPlantedPermutation(t *testing.T) {
 		} else {
 			want = A[i-K]
 		}
-		if math.Abs(s.Mean-want) > 4*0.02/math.Sqrt(C*L) {
+		if !(math.Abs(s.Mean-want) <= 4*0.02/math.Sqrt(C*L)) {
 			t.Errorf("aligned %s mean %.4f, want %.4f", s.Name, s.Mean, want)
 		}
 		if s.Rhat > 1.01 {
@@ -146,7 +146,7 @@ func TestAlignPlantedPermutation(t *testing.T) {
 			t.Errorf("z[%d]: modal state %d (prob %.3f), want %d", i+1, k, a.ModalProb[i], zTrue[i]+1)
 		}
 	}
-	if math.Abs(a.Agreement-(1-1.0/T)) > 1e-3 {
+	if !(math.Abs(a.Agreement-(1-1.0/T)) <= 1e-3) {
 		t.Errorf("agreement %.4f, want %.4f", a.Agreement, 1-1.0/T)
 	}
 }

@@ -68,7 +68,7 @@ func TestSplitFrequencySDByHand(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if math.Abs(got.Average-tc.avg) > 1e-12 || math.Abs(got.Max-tc.max) > 1e-12 || got.Clades != tc.clades || got.Chains != len(tc.chains) {
+		if !(math.Abs(got.Average-tc.avg) <= 1e-12) || !(math.Abs(got.Max-tc.max) <= 1e-12) || got.Clades != tc.clades || got.Chains != len(tc.chains) {
 			t.Errorf("%s: %+v, want average %v, max %v over %d clades", tc.name, got, tc.avg, tc.max, tc.clades)
 		}
 	}
@@ -144,7 +144,7 @@ func checkRunASDSF(t *testing.T, dir string, chains int, labels []string, got *S
 		sum += sd
 		mx = max(mx, sd)
 	}
-	if got.ASDSF == nil || got.ASDSFClades != len(all) || math.Abs(*got.ASDSF-sum/float64(len(all))) > 1e-9 || math.Abs(*got.MaxSDSF-mx) > 1e-9 {
+	if got.ASDSF == nil || got.ASDSFClades != len(all) || !(math.Abs(*got.ASDSF-sum/float64(len(all))) <= 1e-9) || !(math.Abs(*got.MaxSDSF-mx) <= 1e-9) {
 		t.Errorf("run ASDSF %v (max %v) over %d clades; recomputed %v (max %v) over %d", got.ASDSF, got.MaxSDSF, got.ASDSFClades, sum/float64(len(all)), mx, len(all))
 	}
 }

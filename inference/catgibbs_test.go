@@ -135,7 +135,7 @@ func TestCatGibbsWeights(t *testing.T) {
 			for k := range K {
 				got := sc.lp[k] - sc.lp[0]
 				exp := want[k] - want[0]
-				if math.Abs(got-exp) > 1e-9 {
+				if !(math.Abs(got-exp) <= 1e-9) {
 					t.Errorf("sweep %d, z[%d] = %d: log weight %v relative to category 1, want %v", sweep, off+1, k+1, got, exp)
 				}
 			}
@@ -325,7 +325,7 @@ func TestCatGibbsLogitWeights(t *testing.T) {
 				want[k] = math.Log(theta[(int(doc[off])-1)*K+k]) + eta[k*V+int(w[off])-1] - math.Log(norm)
 			}
 			for k := range K {
-				if got, exp := sc.lp[k]-sc.lp[0], want[k]-want[0]; math.Abs(got-exp) > 1e-9 {
+				if got, exp := sc.lp[k]-sc.lp[0], want[k]-want[0]; !(math.Abs(got-exp) <= 1e-9) {
 					t.Errorf("sweep %d, z[%d] = %d: log weight %v relative to category 1, want %v", sweep, off+1, k+1, got, exp)
 				}
 			}
@@ -415,7 +415,7 @@ for t in 1:T {
 			want[k] = math.Log(p[k]) + math.Log(phi[k*V+int(w[off])-1]) + phi[k*V+int(u[off])-1] - math.Log(norm)
 		}
 		for k := range K {
-			if got, exp := sc.lp[k]-sc.lp[0], want[k]-want[0]; math.Abs(got-exp) > 1e-9 {
+			if got, exp := sc.lp[k]-sc.lp[0], want[k]-want[0]; !(math.Abs(got-exp) <= 1e-9) {
 				t.Errorf("z[%d] = %d: log weight %v relative to category 1, want %v", off+1, k+1, got, exp)
 			}
 		}

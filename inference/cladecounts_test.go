@@ -253,7 +253,7 @@ func TestBoundedSummariesAreExact(t *testing.T) {
 					break
 				}
 			}
-			if s.MaxAccuracy.Gap != 0 || math.Abs(s.MaxAccuracy.ExpectedCorrect()-bestScore) > 1e-9 {
+			if s.MaxAccuracy.Gap != 0 || !(math.Abs(s.MaxAccuracy.ExpectedCorrect()-bestScore) <= 1e-9) {
 				t.Errorf("%s: MEA gap %v, expected correct %v, want 0, %v", name, s.MaxAccuracy.Gap, s.MaxAccuracy.ExpectedCorrect(), bestScore)
 			}
 			majority := 0

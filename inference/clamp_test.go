@@ -71,10 +71,10 @@ func TestDDTByClamping(t *testing.T) {
 			t.Fatal(err)
 		}
 		// gaussianModel: c ~ Gamma(3, 2), prec ~ Gamma(3, 3).
-		if want := logGamma(c, 3, 2) + logGamma(prec, 3, 3); math.Abs(s.LogHyper-want) > 1e-12*math.Abs(want)+1e-12 {
+		if want := logGamma(c, 3, 2) + logGamma(prec, 3, 3); !(math.Abs(s.LogHyper-want) <= 1e-12*math.Abs(want)+1e-12) {
 			t.Errorf("tree %d: log_hyper %v, want %v (c and prec only)", k+1, s.LogHyper, want)
 		}
-		if math.Abs(s.LogJoint-logJoint) > 1e-9*math.Abs(logJoint) {
+		if !(math.Abs(s.LogJoint-logJoint) <= 1e-9*math.Abs(logJoint)) {
 			t.Errorf("tree %d: score's log_joint %v, trace's %v", k+1, s.LogJoint, logJoint)
 		}
 		if !slices.Equal(s.Omitted, []string{"alpha ~ Gamma(2, 2)", "beta ~ Beta(2, 3)"}) || len(s.HyperTerms) != 2 {
@@ -103,7 +103,7 @@ func TestClampedInsideSupportKeepsItsPrior(t *testing.T) {
 	}
 	// Beta(2, 3) at 0.25: 12 x (1-x)^2.
 	want := logGamma(1.5, 2, 2) + math.Log(12*0.25*0.75*0.75) + logGamma(0.7, 3, 2) + logGamma(2, 3, 3)
-	if math.Abs(s.LogHyper-want) > 1e-12 {
+	if !(math.Abs(s.LogHyper-want) <= 1e-12) {
 		t.Errorf("log_hyper %v, want %v", s.LogHyper, want)
 	}
 	if len(s.Omitted) != 0 || len(s.HyperTerms) != 4 {

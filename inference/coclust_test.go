@@ -59,7 +59,7 @@ func TestCoclustAgainstBruteForce(t *testing.T) {
 				want = sum / float64(len(trees))
 			}
 			for name, c := range map[string]*Coclust{"whole": whole, "merged": a} {
-				if got := c.MeanTime(i, j); math.Abs(got-want) > 1e-6 {
+				if got := c.MeanTime(i, j); !(math.Abs(got-want) <= 1e-6) {
 					t.Errorf("%s: pair (%d, %d): mean LCA time %v, brute force %v", name, i, j, got, want)
 				}
 			}

@@ -71,7 +71,7 @@ func TestDeterministicArrayRun(t *testing.T) {
 	}
 	for k := 1; k <= 4; k++ {
 		for i, got := range col("m[" + strconv.Itoa(k) + "]") {
-			if want := mu0[i] + float64(k)*step[i]; math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+			if want := mu0[i] + float64(k)*step[i]; !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want))) {
 				t.Fatalf("draw %d: m[%d] = %v, want mu0 + %d step = %v", i+1, k, got, k, want)
 			}
 		}
@@ -83,7 +83,7 @@ func TestDeterministicArrayRun(t *testing.T) {
 	}{{"mu0", mu0, 1, 0.1}, {"step", step, 2, 0.04},
 		{"a[1]", col("a[1]"), 0.5, 0.03}, {"a[4]", col("a[4]"), 2, 0.03}} {
 		mean, _ := meanSE(c.xs)
-		if se := batchSE(c.xs); math.Abs(mean-c.want) > max(c.tol, 4*se) {
+		if se := batchSE(c.xs); !(math.Abs(mean-c.want) <= max(c.tol, 4*se)) {
 			t.Errorf("%s: posterior mean %.4f (batch se %.4f), want %v", c.name, mean, se, c.want)
 		}
 	}

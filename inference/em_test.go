@@ -228,7 +228,7 @@ func TestRunEMPerDim(t *testing.T) {
 			t.Fatalf("summary.json has no posterior of prec[%d]: %s", k+1, b)
 		}
 		prec[k] = g.Mean
-		if v := sum.Variances[k]; math.Abs(v*g.Mean-1) > 1e-9 {
+		if v := sum.Variances[k]; !(math.Abs(v*g.Mean-1) <= 1e-9) {
 			t.Errorf("variance %d %v is not 1/E[prec[%d]] = %v", k+1, v, k+1, 1/g.Mean)
 		}
 	}
@@ -306,7 +306,7 @@ func TestInitOptionsPerDim(t *testing.T) {
 		t.Fatalf("variances %v, want %v", io.Variances, want)
 	}
 	for k := range want {
-		if math.Abs(io.Variances[k]-want[k]) > 1e-12*want[k] {
+		if !(math.Abs(io.Variances[k]-want[k]) <= 1e-12*want[k]) {
 			t.Errorf("variance of column %d: %v, want %v", k+1, io.Variances[k], want[k])
 		}
 	}
@@ -450,7 +450,7 @@ func TestRunEMPerDimProbitHeld(t *testing.T) {
 		}
 		for k, v := range ab.Variances {
 			name := fmt.Sprintf("prec[%d]", k+1)
-			if got, ok := est.Value(name); !ok || math.Abs(got*v-1) > 1e-12 {
+			if got, ok := est.Value(name); !ok || !(math.Abs(got*v-1) <= 1e-12) {
 				t.Errorf("tree %d: %s = %v, %v; want 1/%v", i+1, name, got, ok, v)
 			}
 			if _, ok := est.Gamma[name]; ok {

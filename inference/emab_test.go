@@ -158,7 +158,7 @@ func TestMeanSD(t *testing.T) {
 		{[]float64{1e9 + 1, 1e9 + 2, 1e9 + 3}, 1e9 + 2, 1},
 	} {
 		m, sd := meanSD(tc.x)
-		if math.Abs(m-tc.mean) > 1e-12*math.Abs(tc.mean) || math.Abs(sd-tc.sd) > 1e-9 {
+		if !(math.Abs(m-tc.mean) <= 1e-12*math.Abs(tc.mean)) || !(math.Abs(sd-tc.sd) <= 1e-9) {
 			t.Errorf("meanSD(%v) = %v, %v, want %v, %v", tc.x, m, sd, tc.mean, tc.sd)
 		}
 	}

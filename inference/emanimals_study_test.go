@@ -177,11 +177,11 @@ func TestEMAnimalsStudy(t *testing.T) {
 			for i := range res {
 				for j := range i {
 					a, c := res[i], res[j]
-					if d := (a.ep - a.ghk) - (c.ep - c.ghk); math.Abs(d) > 5 {
+					if d := (a.ep - a.ghk) - (c.ep - c.ghk); !(math.Abs(d) <= 5) {
 						t.Errorf("σ² %v, %d iterations: EP's error differs by %.2f nats between %s and %s (more than 5)", fixed, it, d, trees[i].name, trees[j].name)
 					}
 					gap, se := a.ghk-c.ghk, math.Hypot(a.se, c.se)
-					if math.Abs(gap) > 5+4*se && (gap > 0) != (a.ep > c.ep) {
+					if !(math.Abs(gap) <= 5+4*se) && (gap > 0) != (a.ep > c.ep) {
 						t.Errorf("σ² %v, %d iterations: GHK puts %s %.2f ± %.2f nats above %s, EP orders them the other way (%.2f, %.2f)",
 							fixed, it, trees[i].name, gap, se, trees[j].name, a.ep, c.ep)
 					}

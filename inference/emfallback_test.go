@@ -302,18 +302,18 @@ func TestRestoreHeldVariance(t *testing.T) {
 		t.Fatal(err)
 	}
 	ab := res.AlphaBeta
-	if ab == nil || !(ab.Variance > 0) || math.Abs(ab.Variance*ab.Precision-1) > 1e-12 {
+	if ab == nil || !(ab.Variance > 0) || !(math.Abs(ab.Variance*ab.Precision-1) <= 1e-12) {
 		t.Fatalf("alpha_beta %+v: want a held variance 1 / precision", ab)
 	}
 	rounds := 0
 	for i, e := range res.KBestEstimates {
-		if math.Abs(e.Variance-ab.Variance) > 1e-9*ab.Variance {
+		if !(math.Abs(e.Variance-ab.Variance) <= 1e-9*ab.Variance) {
 			t.Errorf("kbest_estimates[%d]: variance %v, want the held %v", i, e.Variance, ab.Variance)
 		}
 		if _, ok := e.Gamma["prec"]; ok {
 			t.Errorf("kbest_estimates[%d]: a q(prec) with σ² held", i)
 		}
-		if pe := e.Point["prec"]; math.Abs(pe*ab.Variance-1) > 1e-9 {
+		if pe := e.Point["prec"]; !(math.Abs(pe*ab.Variance-1) <= 1e-9) {
 			t.Errorf("kbest_estimates[%d]: point estimate of prec %v, want 1/%v", i, pe, ab.Variance)
 		}
 		rounds = max(rounds, e.Round)

@@ -72,7 +72,7 @@ func TestLinkageTreeTimes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := tr.Time(tr.Root()).OneMinus(); math.Abs(got-tc.want) > 1e-12 {
+		if got := tr.Time(tr.Root()).OneMinus(); !(math.Abs(got-tc.want) <= 1e-12) {
 			t.Errorf("x %v: 1 − t = %v, want %v", tc.x, got, tc.want)
 		}
 	}

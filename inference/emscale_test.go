@@ -105,7 +105,7 @@ func TestRunEMLarge(t *testing.T) {
 	}
 	// Time is up before the first fit: each does one iteration.
 	want := math.Max(fit.Bound(), fit2.Bound())
-	if got := res.Bound; math.Abs(got-want) > 1e-9*math.Abs(got) {
+	if got := res.Bound; !(math.Abs(got-want) <= 1e-9*math.Abs(got)) {
 		t.Errorf("run's bound %v; one EM iteration on the tree at factor %v: %v, on the extended linkage tree: %v", got, best, fit.Bound(), fit2.Bound())
 	}
 }

@@ -19,7 +19,7 @@ func TestKBestWeights(t *testing.T) {
 			t.Fatalf("shift %v: %v", shift, err)
 		}
 		for i, want := range []float64{0.25, 0.75, 0} {
-			if math.Abs(w[i]-want) > 1e-12 {
+			if !(math.Abs(w[i]-want) <= 1e-12) {
 				t.Errorf("shift %v: weight %d = %v, want %v", shift, i, w[i], want)
 			}
 		}

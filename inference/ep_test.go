@@ -52,7 +52,7 @@ func TestScoreProbitEP(t *testing.T) {
 				return sign[i] * sign[j] * tc.ts[i][j] / prec / (1/prec + 1)
 			}
 			want := math.Log(0.125 + (math.Asin(rho(0, 1))+math.Asin(rho(0, 2))+math.Asin(rho(1, 2)))/(4*math.Pi))
-			if s.LogLikMethod != "EP" || math.Abs(s.LogLik-want) > 0.015 {
+			if s.LogLikMethod != "EP" || !(math.Abs(s.LogLik-want) <= 0.015) {
 				t.Errorf("%s y=%v: log_lik %v (%q), exact %v", tc.name, y.Data, s.LogLik, s.LogLikMethod, want)
 			}
 			h, _ := pydt.NewHarmonic(1, 0.2)

@@ -179,7 +179,7 @@ func checkMeanChanges(t *testing.T, names []string, diffs [][]float64) {
 	for i, name := range names {
 		mean, se := meanSE(diffs[i])
 		t.Logf("%-12s mean change %+.4f ± %.4f", name, mean, se)
-		if math.Abs(mean) > 4*se {
+		if !(math.Abs(mean) <= 4*se) {
 			t.Errorf("%s: mean change %+.4f exceeds 4 standard errors (%.4f): the move does not leave the posterior invariant", name, mean, se)
 		}
 	}

@@ -140,7 +140,7 @@ func TestHMMIndexedLogLik(t *testing.T) {
 		}
 		want += nrm.LogProb(x)
 	}
-	if math.Abs(got-want) > 1e-9*math.Abs(want) {
+	if !(math.Abs(got-want) <= 1e-9*math.Abs(want)) {
 		t.Errorf("log likelihood %v, the Gaussian gives %v", got, want)
 	}
 	// score at the same values (z included) gives the same log_lik, and
@@ -149,14 +149,14 @@ func TestHMMIndexedLogLik(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(sc.LogLik-want) > 1e-9*math.Abs(want) {
+	if !(math.Abs(sc.LogLik-want) <= 1e-9*math.Abs(want)) {
 		t.Errorf("score: log_lik %v, the Gaussian gives %v", sc.LogLik, want)
 	}
 	p, err := ch.Measure(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(sc.LogJoint-p.LogJoint) > 1e-9*math.Abs(p.LogJoint) || !slices.Contains(sc.HyperTerms, "z[1] ~ Categorical(pi0)") {
+	if !(math.Abs(sc.LogJoint-p.LogJoint) <= 1e-9*math.Abs(p.LogJoint)) || !slices.Contains(sc.HyperTerms, "z[1] ~ Categorical(pi0)") {
 		t.Errorf("score: log_joint %v (terms %v), the chain's %v", sc.LogJoint, sc.HyperTerms, p.LogJoint)
 	}
 }
@@ -447,7 +447,7 @@ func TestFFBSLeafEmissions(t *testing.T) {
 		la := chA.scratch[fast].(*ffbsScratch).logEmit
 		lb := chB.scratch[slow].(*ffbsScratch).logEmit
 		for i := range la {
-			if math.Abs(la[i]-lb[i]) > 1e-10*(1+math.Abs(lb[i])) {
+			if !(math.Abs(la[i]-lb[i]) <= 1e-10*(1+math.Abs(lb[i]))) {
 				t.Fatalf("after %d sweeps: log emission %d (t %d, state %d) %v, the factor's own %v", sweeps, i, i/K+1, i%K+1, la[i], lb[i])
 			}
 		}
@@ -549,7 +549,7 @@ func TestHMMSyntheticRecovery(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("no summary of sd among %d scalars", len(res.Scalars))
 	}
-	if s := res.Scalars[i]; math.Abs(s.Mean-noise) > 0.25*noise {
+	if s := res.Scalars[i]; !(math.Abs(s.Mean-noise) <= 0.25*noise) {
 		t.Errorf("sd posterior mean %.3f, want %.2f within 25%%", s.Mean, noise)
 	}
 }

@@ -49,7 +49,7 @@ Z ~ PYDT(1, 0.2, 1, 1)
 					return
 				}
 				sd := c.sd(i+1, d+1)
-				if mean != y || math.Abs(prec-1/(sd*sd)) > 1e-12*prec {
+				if mean != y || !(math.Abs(prec-1/(sd*sd)) <= 1e-12*prec) {
 					t.Errorf("(%d, %d): evidence (%v, %v), want (%v, %v)", i, d, mean, prec, y, 1/(sd*sd))
 				}
 			})

@@ -76,7 +76,7 @@ func TestLeafMessageMatchesDense(t *testing.T) {
 			}
 			wantMean := mat.Dot(&w, y)
 			wantVar := s2[d] - mat.Dot(&w, c)
-			if math.Abs(mean[d]-wantMean) > 1e-12*(1+math.Abs(wantMean)) || math.Abs(1/prec[d]-wantVar) > 1e-12*wantVar {
+			if !(math.Abs(mean[d]-wantMean) <= 1e-12*(1+math.Abs(wantMean))) || !(math.Abs(1/prec[d]-wantVar) <= 1e-12*wantVar) {
 				t.Errorf("leaf %d, dimension %d: message N(%.15g, %.15g), dense N(%.15g, %.15g)", i+1, d, mean[d], 1/prec[d], wantMean, wantVar)
 			}
 		}
@@ -106,7 +106,7 @@ func TestLeafMessageSingleLeaf(t *testing.T) {
 		t.Fatal(err)
 	}
 	for d, v := range s2 {
-		if mean[d] != 0 || math.Abs(prec[d]*v-1) > 1e-15 {
+		if mean[d] != 0 || !(math.Abs(prec[d]*v-1) <= 1e-15) {
 			t.Errorf("dimension %d: message N(%g, 1/%g), want N(0, %g)", d, mean[d], prec[d], v)
 		}
 	}

@@ -60,7 +60,7 @@ func TestAverageLinkageAgainstNaive(t *testing.T) {
 				t.Errorf("seed %d: clade %s missing", seed, key)
 				continue
 			}
-			if gt := tr.Time(v).T(); math.Abs(gt-wt) > 1e-12 {
+			if gt := tr.Time(v).T(); !(math.Abs(gt-wt) <= 1e-12) {
 				t.Errorf("seed %d: clade %s joined at t = %v, want %v", seed, key, gt, wt)
 			}
 		}

@@ -21,7 +21,7 @@ import (
 func TestGHKQuantileRoundTrip(t *testing.T) {
 	for _, lp := range []float64{-1e-300, -1e-17, -1e-5, -0.3, -math.Ln2, -1, -5, -50, -689, -700, -5000, -1e6} {
 		x := normQuantileLog(lp)
-		if got := stdlib.LogNormCDF(x); math.Abs(got-lp) > 1e-12*math.Max(1, math.Abs(lp)) {
+		if got := stdlib.LogNormCDF(x); !(math.Abs(got-lp) <= 1e-12*math.Max(1, math.Abs(lp))) {
 			t.Errorf("log Φ(normQuantileLog(%g)) = %g", lp, got)
 		}
 	}
@@ -32,13 +32,13 @@ func TestGHKQuantileRoundTrip(t *testing.T) {
 			lpa := stdlib.LogNormCDF(-a)
 			q, up := ghkEncode(a, e, lpa)
 			got := ghkDecode(a, q, up, lpa)
-			if !(got > a) || math.Abs(got-e) > 1e-9*math.Max(1, math.Abs(e)) && math.Abs(got-e) > 1e-6*dx {
+			if !(got > a) || !(math.Abs(got-e) <= 1e-9*math.Max(1, math.Abs(e))) && !(math.Abs(got-e) <= 1e-6*dx) {
 				t.Errorf("a = %g, ê = %g (up %v, log q %g): decoded %.17g", a, e, up, q, got)
 			}
 			// The fast path agrees.
 			l2, fast := ghkStep(a, q, up)
-			if math.Abs(l2-lpa) > 1e-13*math.Max(1, math.Abs(lpa)) || !(fast > a) ||
-				math.Abs(fast-e) > 1e-9*math.Max(1, math.Abs(e)) && math.Abs(fast-e) > 1e-6*dx {
+			if !(math.Abs(l2-lpa) <= 1e-13*math.Max(1, math.Abs(lpa))) || !(fast > a) ||
+				!(math.Abs(fast-e) <= 1e-9*math.Max(1, math.Abs(e))) && !(math.Abs(fast-e) <= 1e-6*dx) {
 				t.Errorf("a = %g, ê = %g (up %v, log q %g): ghkStep gives %.17g, log Φ(−a) %g (want %g)", a, e, up, q, fast, l2, lpa)
 			}
 		}
@@ -226,7 +226,7 @@ func ghkRoundTrip(t *testing.T, ch *Chain, g *probitGHKStep) {
 	for dim, rows := range gs.rows { // the observed entries
 		for _, i := range rows {
 			k := i*d + dim
-			if u := gs.u[k]; math.Abs(u-aux[k]) > 1e-9*math.Max(1, math.Abs(aux[k])) {
+			if u := gs.u[k]; !(math.Abs(u-aux[k]) <= 1e-9*math.Max(1, math.Abs(aux[k]))) {
 				t.Fatalf("entry %d: u = %.17g decoded as %.17g", k, aux[k], u)
 			}
 		}

@@ -331,10 +331,10 @@ func TestSampleOrbit(t *testing.T) {
 	m, se := meanSE(xs)
 	v, vse := meanSE(sq)
 	t.Logf("mean %.4f ± %.4f (want %v), variance %.4f ± %.4f (want %v), %.2f evaluations per move", m, se, mu, v, vse, sd*sd, float64(calls)/float64(moves))
-	if math.Abs(m-mu) > 4*se {
+	if !(math.Abs(m-mu) <= 4*se) {
 		t.Errorf("mean %v differs from %v by more than 4 standard errors (%v)", m, mu, se)
 	}
-	if math.Abs(v-sd*sd) > 4*vse {
+	if !(math.Abs(v-sd*sd) <= 4*vse) {
 		t.Errorf("variance %v differs from %v by more than 4 standard errors (%v)", v, sd*sd, vse)
 	}
 

@@ -145,13 +145,13 @@ func TestImproperExponent(t *testing.T) {
 			if tc.triple {
 				h2 := k + math.Exp(lg(2-tc.beta)-lg(3+tc.alpha))
 				want = tc.c*h2 - 2 - float64(tc.d)
-				if got := harmonicH(2, tc.alpha, tc.beta); math.Abs(got-h2) > 1e-12 {
+				if got := harmonicH(2, tc.alpha, tc.beta); !(math.Abs(got-h2) <= 1e-12) {
 					t.Errorf("harmonicH(2) = %v, want %v", got, h2)
 				}
-			} else if got := harmonicH(1, tc.alpha, tc.beta); math.Abs(got-k) > 1e-12 {
+			} else if got := harmonicH(1, tc.alpha, tc.beta); !(math.Abs(got-k) <= 1e-12) {
 				t.Errorf("harmonicH(1) = %v, want %v", got, k)
 			}
-			if math.Abs(slope-want) > 1e-3 {
+			if !(math.Abs(slope-want) <= 1e-3) {
 				t.Errorf("slope %.6f, want %.6f", slope, want)
 			}
 		})
@@ -442,10 +442,10 @@ func TestNoiseExponent(t *testing.T) {
 		e := tc.a + 2*tc.ck - float64(tc.d)
 		i1, i2 := integral(1e-3, tc.ck, tc.a, 4, tc.d), integral(1e-4, tc.ck, tc.a, 4, tc.d)
 		slope := math.Log(i2/i1) / math.Log(1e-4/1e-3)
-		if e < 0 && math.Abs(slope-e) > 0.05 {
+		if e < 0 && !(math.Abs(slope-e) <= 0.05) {
 			t.Errorf("c·k = %g, a = %g, D = %d: the integral grows as ε^%.3f, want ε^%g", tc.ck, tc.a, tc.d, slope, e)
 		}
-		if e > 0 && math.Abs(i2/i1-1) > 1e-3 {
+		if e > 0 && !(math.Abs(i2/i1-1) <= 1e-3) {
 			t.Errorf("c·k = %g, a = %g, D = %d: the integral changed by %g from ε = 1e-3 to 1e-4, want convergence", tc.ck, tc.a, tc.d, i2/i1-1)
 		}
 	}

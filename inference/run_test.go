@@ -176,7 +176,7 @@ func TestScalarUpdatesAtOneLeaf(t *testing.T) {
 	for name, w := range want {
 		got, _ := meanSE(draws[name])
 		se := batchSE(draws[name])
-		if math.Abs(got-w) > 4*se {
+		if !(math.Abs(got-w) <= 4*se) {
 			t.Errorf("%s: posterior mean %.4f ± %.4f, closed form %.4f", name, got, se, w)
 		}
 	}
@@ -215,7 +215,7 @@ X ~ PYDT(1, 0, 1, 1 / prec)
 	z := quad.Fixed(post, 0, 1, 200, nil, 0)
 	mean := quad.Fixed(func(p float64) float64 { return p * post(p) }, 0, 1, 200, nil, 0) / z
 	got, _ := meanSE(draws)
-	if se := batchSE(draws); math.Abs(got-mean) > 4*se {
+	if se := batchSE(draws); !(math.Abs(got-mean) <= 4*se) {
 		t.Errorf("posterior mean of prec %.4f ± %.4f, quadrature %.4f", got, se, mean)
 	}
 }
@@ -297,7 +297,7 @@ func TestImputeDrawsTheConditional(t *testing.T) {
 		v += x * x
 	}
 	v /= float64(len(xs))
-	if math.Abs(mean) > 4*se || math.Abs(v-0.5) > 4*0.5*math.Sqrt(2.0/float64(len(xs))) {
+	if !(math.Abs(mean) <= 4*se) || !(math.Abs(v-0.5) <= 4*0.5*math.Sqrt(2.0/float64(len(xs)))) {
 		t.Errorf("imputed mean %.4f ± %.4f, second moment %.4f; want 0 and 0.5", mean, se, v)
 	}
 }
@@ -338,7 +338,7 @@ X ~ PYDT(1, 0.2, c, c)
 		}
 	}
 	mean, _ := meanSE(draws)
-	if se := batchSE(draws); math.Abs(mean-1) > 4*se {
+	if se := batchSE(draws); !(math.Abs(mean-1) <= 4*se) {
 		t.Errorf("posterior mean of c %.4f ± %.4f, prior mean 1", mean, se)
 	}
 }

@@ -73,7 +73,7 @@ func TestMapTreeFollowsTheChain(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, bestS, lj, _ := bestStateInS(t, dir, 2)
-		if math.Abs(res.MapLogJointS-bestS) > 1e-9*math.Abs(bestS) || res.MapLogJoint != lj {
+		if !(math.Abs(res.MapLogJointS-bestS) <= 1e-9*math.Abs(bestS)) || res.MapLogJoint != lj {
 			t.Errorf("%d sweeps: map_log_joint_s %v, map_log_joint %v; the trace's largest log_joint - Σ s is %v, at log_joint %v", iters, res.MapLogJointS, res.MapLogJoint, bestS, lj)
 		}
 		maps[iters] = strings.TrimSpace(string(must(os.ReadFile(filepath.Join(dir, MapFile)))))

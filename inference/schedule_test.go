@@ -478,7 +478,7 @@ func TestLatentArraySampled(t *testing.T) {
 		exact float64
 	}{{"E w", means, 0}, {"E w²", squares, 1}} {
 		got, se := meanSE(c.xs)
-		if math.Abs(got-c.exact) > 4*se || se > 0.1 {
+		if !(math.Abs(got-c.exact) <= 4*se) || se > 0.1 {
 			t.Errorf("%s = %.4f ± %.4f, exact %g", c.name, got, se, c.exact)
 		}
 	}
@@ -502,7 +502,7 @@ func TestLatentArraySampled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d0 != 0 || d1 != 0 || math.Abs(h1-h0-want) > 1e-9 {
+	if d0 != 0 || d1 != 0 || !(math.Abs(h1-h0-want) <= 1e-9) {
 		t.Errorf("log_hyper changed by %v (want %v), data part %v and %v (want 0)", h1-h0, want, d0, d1)
 	}
 }
@@ -568,12 +568,12 @@ for i in 1:N {
 		n := float64(chains * iters)
 		got, se := meanSE(means[i])
 		se = max(se, math.Sqrt(wantVar/n))
-		if math.Abs(got-wantMean) > 4*se || se > 0.05 {
+		if !(math.Abs(got-wantMean) <= 4*se) || se > 0.05 {
 			t.Errorf("E w[%d] = %.4f ± %.4f, exact %.4f", i+1, got, se, wantMean)
 		}
 		got, se = meanSE(vars[i])
 		se = max(se, wantVar*math.Sqrt(2/n))
-		if math.Abs(got-wantVar) > 4*se || se > 0.05 {
+		if !(math.Abs(got-wantVar) <= 4*se) || se > 0.05 {
 			t.Errorf("Var w[%d] = %.4f ± %.4f, exact %.4f", i+1, got, se, wantVar)
 		}
 	}
@@ -763,7 +763,7 @@ for i in 1:N {
 		exact float64
 	}{{"E λ", xs, shape / rate}, {"E λ²", sq, shape * (shape + 1) / (rate * rate)}} {
 		got, se := meanSE(c.xs)
-		if math.Abs(got-c.exact) > 4*se {
+		if !(math.Abs(got-c.exact) <= 4*se) {
 			t.Errorf("%s = %.4f ± %.4f, exact %.4f", c.name, got, se, c.exact)
 		}
 	}

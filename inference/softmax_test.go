@@ -143,7 +143,7 @@ func TestLogitsEmissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := factorLogDensity(f, env, nil)
-	if err != nil || math.Abs(got-want) > 1e-10 {
+	if err != nil || !(math.Abs(got-want) <= 1e-10) {
 		t.Errorf("log density of w: %v (%v), element by element %v", got, err, want)
 	}
 	sched, err := NewSchedule(m)
@@ -168,7 +168,7 @@ func TestLogitsEmissions(t *testing.T) {
 			env.Loop[f.Loops[0].Slot] = tt + 1
 			want := vectorLogDensity(f, vt, env, tt, &a)
 			zs[tt] = saved
-			if math.Abs(logEmit[tt*K+k]-want) > 1e-10 {
+			if !(math.Abs(logEmit[tt*K+k]-want) <= 1e-10) {
 				t.Errorf("emission of state %d at t = %d: %v, want %v", k+1, tt+1, logEmit[tt*K+k], want)
 			}
 		}

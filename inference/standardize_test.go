@@ -39,7 +39,7 @@ func TestStandardizeColumns(t *testing.T) {
 		ss += (x - mean) * (x - mean)
 	}
 	sd := math.Sqrt(ss / 4)
-	if math.Abs(sc.Mean[0]-mean) > 1e-9 || math.Abs(sc.SD[0]-sd) > 1e-9 {
+	if !(math.Abs(sc.Mean[0]-mean) <= 1e-9) || !(math.Abs(sc.SD[0]-sd) <= 1e-9) {
 		t.Errorf("column 1: mean %v sd %v, want %v %v", sc.Mean[0], sc.SD[0], mean, sd)
 	}
 	x := m.Data.Value
@@ -51,14 +51,14 @@ func TestStandardizeColumns(t *testing.T) {
 				s, s2, n = s+v, s2+v*v, n+1
 			}
 		}
-		if m := s / float64(n); math.Abs(m) > 1e-12 || math.Abs((s2-float64(n)*m*m)/float64(n-1)-1) > 1e-12 {
+		if m := s / float64(n); !(math.Abs(m) <= 1e-12) || !(math.Abs((s2-float64(n)*m*m)/float64(n-1)-1) <= 1e-12) {
 			t.Errorf("column %d after standardizing: mean %v, variance %v", j+1, m, (s2-float64(n)*m*m)/float64(n-1))
 		}
 	}
 	if !math.IsNaN(x[4]) {
 		t.Errorf("the missing entry became %v", x[4])
 	}
-	if got := sc.Unscale(0, sc.Scale(0, 1234.5)); math.Abs(got-1234.5) > 1e-9 {
+	if got := sc.Unscale(0, sc.Scale(0, 1234.5)); !(math.Abs(got-1234.5) <= 1e-9) {
 		t.Errorf("Unscale(Scale(1234.5)) = %v", got)
 	}
 	if w := m.Warnings(graph.NewEnv(m.G)); len(w) != 0 {
@@ -96,7 +96,7 @@ func TestStandardizedRunResumes(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(must(os.ReadFile(filepath.Join(cfg.Out, ImputeFile))))), "\n")[1:] {
 		f := strings.Split(line, ",")
 		v, err := strconv.ParseFloat(f[4], 64)
-		if err != nil || math.Abs(v-1000) > 600 {
+		if err != nil || !(math.Abs(v-1000) <= 600) {
 			t.Fatalf("imputed %q: not in the data's units (around 1000)", line)
 		}
 	}

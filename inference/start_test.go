@@ -166,7 +166,7 @@ func TestPriorDrawsAreTruncated(t *testing.T) {
 		want float64
 	}{{"alpha", as, wantA}, {"beta", bs, wantB}, {"P(alpha < 0)", neg, wantNeg}} {
 		got, se := meanSE(c.x)
-		if math.Abs(got-c.want) > 4*se {
+		if !(math.Abs(got-c.want) <= 4*se) {
 			t.Errorf("%s: prior draws give %.4f ± %.4f, closed form %.4f", c.name, got, se, c.want)
 		}
 	}
@@ -245,7 +245,7 @@ func TestSamplerKeepsAlphaBetaConstraint(t *testing.T) {
 		want float64
 	}{{"alpha", as, wantA}, {"beta", bs, wantB}, {"P(alpha < 0)", neg, wantNeg}} {
 		got, _ := meanSE(c.x)
-		if se := batchSE(c.x); math.Abs(got-c.want) > 4*se {
+		if se := batchSE(c.x); !(math.Abs(got-c.want) <= 4*se) {
 			t.Errorf("%s: posterior mean %.4f ± %.4f, closed form %.4f", c.name, got, se, c.want)
 		}
 	}

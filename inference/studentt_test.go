@@ -269,7 +269,7 @@ func TestStudentTNuConditional(t *testing.T) {
 	got, _ := meanSE(xs)
 	se := batchSE(xs)
 	t.Logf("ν: chain mean %.4f ± %.4f, exact conditional mean %.4f (prior mean %.1f)", got, se, want, priorMean)
-	if math.Abs(got-want) > 4*se {
+	if !(math.Abs(got-want) <= 4*se) {
 		t.Errorf("ν's chain mean %.4f differs from its exact conditional mean %.4f by more than 4 standard errors (%.4f)", got, want, se)
 	}
 	if math.Abs(want-priorMean) < 20*se {

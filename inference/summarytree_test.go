@@ -168,7 +168,7 @@ func checkSummary(t *testing.T, s *SummaryTree, trees []*pydt.Tree, freq map[str
 		for _, tr := range trees {
 			sum += bruteMRCATime(tr, key)
 		}
-		if want, gt := sum/float64(len(trees)), s.Tree.Time(v).T(); math.Abs(gt-want) > 1e-12 {
+		if want, gt := sum/float64(len(trees)), s.Tree.Time(v).T(); !(math.Abs(gt-want) <= 1e-12) {
 			t.Errorf("clade %s: time %v, want the mean MRCA time %v", key, gt, want)
 		}
 	}
@@ -252,7 +252,7 @@ func TestSummaryTreesAgainstBruteForce(t *testing.T) {
 					t.Errorf("seed %d, %s: clade %s of the best tree missing from the summary", seed, name, key)
 				}
 			}
-			if math.Abs(acc.ExpectedCorrect()-bestScore) > 1e-9 {
+			if !(math.Abs(acc.ExpectedCorrect()-bestScore) <= 1e-9) {
 				t.Errorf("seed %d, %s: expected correct minus incorrect %v, want %v", seed, name, acc.ExpectedCorrect(), bestScore)
 			}
 		}
@@ -324,11 +324,11 @@ func TestSummaryIsNotBiasedToStars(t *testing.T) {
 		}
 		for key, w := range want {
 			v, ok := got[key]
-			if !ok || st.Credibility[v] != w[0] || math.Abs(st.Tree.Time(v).T()-w[1]) > 1e-12 {
+			if !ok || st.Credibility[v] != w[0] || !(math.Abs(st.Tree.Time(v).T()-w[1]) <= 1e-12) {
 				t.Errorf("%s tree %s: clade %s want credibility %v at t = %v", name, st.Newick(), key, w[0], w[1])
 			}
 		}
-		if got, want := st.ExpectedCorrect(), 1.4; math.Abs(got-want) > 1e-12 {
+		if got, want := st.ExpectedCorrect(), 1.4; !(math.Abs(got-want) <= 1e-12) {
 			t.Errorf("%s: expected correct minus incorrect %v, want %v", name, got, want)
 		}
 	}
@@ -337,7 +337,7 @@ func TestSummaryIsNotBiasedToStars(t *testing.T) {
 	link := bruteClades(s.Linkage.Tree)
 	for key, w := range map[string][2]float64{"[0 1 2 3]": {1, 0.32}, "[0 1]": {0.6, 0.56}, "[2 3]": {0.6, 0.68}} {
 		v, ok := link[key]
-		if !ok || len(link) != 3 || s.Linkage.Credibility[v] != w[0] || math.Abs(s.Linkage.Tree.Time(v).T()-w[1]) > 1e-6 {
+		if !ok || len(link) != 3 || s.Linkage.Credibility[v] != w[0] || !(math.Abs(s.Linkage.Tree.Time(v).T()-w[1]) <= 1e-6) {
 			t.Errorf("linkage tree %s: clade %s want credibility %v at t = %v", s.Linkage.Newick(), key, w[0], w[1])
 		}
 	}

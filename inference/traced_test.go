@@ -98,7 +98,7 @@ func TestLatentArrayTraced(t *testing.T) {
 			mean, _ := meanSE(col(name))
 			// The draws are exact prior draws (sd 0.1); 0.05 is over 7
 			// standard errors of the mean of 300 of them.
-			if want := float64(10*i + j); math.Abs(mean-want) > 0.05 {
+			if want := float64(10*i + j); !(math.Abs(mean-want) <= 0.05) {
 				t.Errorf("%s: mean %.4f, want near %v", name, mean, want)
 			}
 			if !slices.ContainsFunc(res.Scalars, func(s diagnostics.Summary) bool { return s.Name == name }) {

@@ -92,7 +92,7 @@ func TestScoreLatentArray(t *testing.T) {
 		got, want float64
 	}{{"log_lik", s.LogLik, wantLik}, {"log_tree", s.LogTree, wantTree}, {"log_hyper", s.LogHyper, wantHyper},
 		{"log_joint", s.LogJoint, wantLik + wantTree + wantHyper}} {
-		if math.Abs(tt.got-tt.want) > 1e-9*math.Max(1, math.Abs(tt.want)) {
+		if !(math.Abs(tt.got-tt.want) <= 1e-9*math.Max(1, math.Abs(tt.want))) {
 			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
 		}
 	}
