@@ -49,7 +49,7 @@ func TestDivergenceCumulativeIsIntegral(t *testing.T) {
 		}
 		for _, tm := range divergenceTimes {
 			want := cumulativeByQuadrature(d, tm)
-			if got := d.Cumulative(tm); relErr(got, want) > 1e-11 {
+			if got := d.Cumulative(tm); !(relErr(got, want) <= 1e-11) {
 				t.Errorf("%v: A(t) at 1-t = %v: %.16g, quadrature %.16g (rel err %.2g)", d, tm.OneMinus(), got, want, relErr(got, want))
 			}
 		}
@@ -72,7 +72,7 @@ func TestDivergenceInverse(t *testing.T) {
 				continue
 			}
 			back := d.InverseCumulative(a)
-			if e := relErr(back.OneMinus(), tm.OneMinus()); e > 1e-12 {
+			if e := relErr(back.OneMinus(), tm.OneMinus()); !(e <= 1e-12) {
 				t.Errorf("%v: 1-t = %v maps to A = %v and back to 1-t = %v (rel err %.2g)", d, tm.OneMinus(), a, back.OneMinus(), e)
 			}
 			e := relErr(back.T(), tm.T())
@@ -82,7 +82,7 @@ func TestDivergenceInverse(t *testing.T) {
 				// times below about 1e-15 keep only absolute precision.
 				e = math.Abs(back.T() - tm.T())
 			}
-			if e > 1e-12 {
+			if !(e <= 1e-12) {
 				t.Errorf("%v: t = %v maps to A = %v and back to t = %v (rel err %.2g)", d, tm.T(), a, back.T(), e)
 			}
 		}
@@ -93,7 +93,7 @@ func TestDivergenceInverse(t *testing.T) {
 				// cannot represent it.
 				continue
 			}
-			if got := d.Cumulative(back); relErr(got, a) > 1e-12 {
+			if got := d.Cumulative(back); !(relErr(got, a) <= 1e-12) {
 				t.Errorf("%v: A(A^-1(%v)) = %v", d, a, got)
 			}
 		}
@@ -101,7 +101,7 @@ func TestDivergenceInverse(t *testing.T) {
 	// The required case: 1 - t = 1e-20 survives the round trip.
 	for _, d := range []Divergence{DivInv{C: 1}, DivInvSq{C: 1}, DivNeal{C0: 1, C1: 1, C2: 1}} {
 		tm := TimeFromOneMinus(1e-20)
-		if back := d.InverseCumulative(d.Cumulative(tm)); relErr(back.OneMinus(), 1e-20) > 1e-12 || !back.Before(Leaf) {
+		if back := d.InverseCumulative(d.Cumulative(tm)); !(relErr(back.OneMinus(), 1e-20) <= 1e-12) || !back.Before(Leaf) {
 			t.Errorf("%v: 1-t = 1e-20 comes back as %v", d, back.OneMinus())
 		}
 	}
@@ -118,7 +118,7 @@ func TestDivergenceLogRate(t *testing.T) {
 			{DivInvSq{C: 2}, math.Log(2) - 2*math.Log(u)},
 			{DivNeal{C0: 1, C1: 2, C2: 0}, math.Log(1 + 2/u)},
 		} {
-			if got := c.d.LogRate(tm); relErr(got, c.want) > 1e-14 {
+			if got := c.d.LogRate(tm); !(relErr(got, c.want) <= 1e-14) {
 				t.Errorf("%v: log a at 1-t = %v: %v, want %v", c.d, u, got, c.want)
 			}
 		}
@@ -191,7 +191,7 @@ func TestDivergenceFiniteNearOne(t *testing.T) {
 			if math.IsInf(got, 0) || math.IsNaN(got) || !(math.Abs(math.Log(got)-c.cumA) <= 1e-12*(1+math.Abs(c.cumA))) {
 				t.Errorf("%v at s = %v: A = %v, want exp(%v)", c.d, s, got, c.cumA)
 			}
-			if back := c.d.InverseCumulative(got); relErr(back.S(), s) > 1e-12 {
+			if back := c.d.InverseCumulative(got); !(relErr(back.S(), s) <= 1e-12) {
 				t.Errorf("%v at s = %v: A^-1(A) at s = %v", c.d, s, back.S())
 			}
 		}
