@@ -150,7 +150,7 @@ func TestEPLogLikExact(t *testing.T) {
 				if s2 > 1 {
 					tol = 0.015
 				}
-				if diff > tol {
+				if !(diff <= tol) {
 					t.Errorf("%s σ²=%v y=%v: EP log p = %v, exact %v", nwk, s2, y, got, want)
 				}
 			}
