@@ -436,7 +436,7 @@ func TestLaplaceRanking(t *testing.T) {
 			}
 			rb, rc, rf := spearman(bound, exact), spearman(corrected, exact), spearman(fixedQ, exact)
 			t.Logf("mean |error|: bound %.3f, with Laplace %.3f, fixed-q Laplace %.3f; Spearman: %.4f, %.4f, %.4f", errB, errC, errF, rb, rc, rf)
-			if errC > 0.2*errB || errC > 0.4 {
+			if !(errC <= 0.2*errB) || !(errC <= 0.4) {
 				t.Errorf("mean |error| with Laplace %.3f, bound alone %.3f", errC, errB)
 			}
 			if rc < rb || rc < 0.98 {
