@@ -86,7 +86,7 @@ func TestLogNormCDFTails(t *testing.T) {
 			// φ(z)/|z| · z²/(1+z²) < Φ(z) < φ(z)/|z|.
 			logPhiOverZ := -0.5*z*z - 0.5*math.Log(2*math.Pi) - math.Log(-z)
 			lo, hi := logPhiOverZ+math.Log(z*z/(1+z*z)), logPhiOverZ
-			if got := LogNormCDF(z); got < lo || got > hi {
+			if got := LogNormCDF(z); !(got >= lo && got <= hi) {
 				t.Errorf("LogNormCDF(%v) = %v outside [%v, %v]", z, got, lo, hi)
 			}
 			continue
