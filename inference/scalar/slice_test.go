@@ -339,7 +339,7 @@ func TestTuner(t *testing.T) {
 	}
 	// The typical slice of N(0, sd²) has half-width sd·√(2E), E ~ Exp(1):
 	// anything within a factor of 4 of sd is a sensible width.
-	if w := tu.Slice.Width; w < sd/4 || w > 4*sd {
+	if w := tu.Slice.Width; !(w >= sd/4 && w <= 4*sd) {
 		t.Fatalf("tuned width %v, want within a factor 4 of %v", w, sd)
 	}
 	frozen := tu.Slice
@@ -358,7 +358,7 @@ func TestTuner(t *testing.T) {
 		g, _ = tu.SampleTransformed(rng, g, Above(0), func(x float64) float64 { return 4*math.Log(x) - x })
 	}
 	// z = log x with x ~ Gamma(5, 1) has sd √ψ'(5) ≈ 0.47.
-	if w := tu.Slice.Width; w < 0.1 || w > 2 {
+	if w := tu.Slice.Width; !(w >= 0.1 && w <= 2) {
 		t.Errorf("tuned log-scale width %v, want about 1", w)
 	}
 }
