@@ -305,10 +305,10 @@ func TestMEAGapBoundsTheLoss(t *testing.T) {
 		}
 		checkSummary(t, mea, trees, freq)
 		loss := bestScore - mea.ExpectedCorrect()
-		if loss > mea.Gap+1e-9 || mea.Gap < 0 {
+		if !(loss <= mea.Gap+1e-9) || !(mea.Gap >= 0) {
 			t.Errorf("rounds %d: the best tree scores %v above the one returned, gap %v", rounds, loss, mea.Gap)
 		}
-		if rounds == 100 && (mea.Gap != 0 || loss > 1e-9) {
+		if rounds == 100 && (mea.Gap != 0 || !(loss <= 1e-9)) {
 			t.Errorf("rounds %d: gap %v, loss %v, want both 0", rounds, mea.Gap, loss)
 		}
 		sawGap = sawGap || mea.Gap > 0

@@ -143,7 +143,7 @@ func TestPerDimensionLearnsScales(t *testing.T) {
 		}
 	}
 	for k := range d {
-		if got := math.Exp(logMean[k]); got < truth[k]/2 || got > truth[k]*2 {
+		if got := math.Exp(logMean[k]); !(got >= truth[k]/2 && got <= truth[k]*2) {
 			t.Errorf("dimension %d: posterior geometric mean of prec %.4g, truth %v", k+1, got, truth[k])
 		}
 	}
