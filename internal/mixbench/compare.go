@@ -15,17 +15,18 @@ import (
 // traceData is the part of a trace file (-trace) that compare reads.
 type traceData struct {
 	name string
-	// cols holds log_lik, c, root_t and sum_s, one value per recorded
-	// sweep (no sum_s in a trace written before that column existed).
-	cols [4][]float64
+	// cols holds log_lik, c, root_t, sum_s and leaf_depth, one value per
+	// recorded sweep (none of the last two in a trace written before
+	// those columns existed).
+	cols [5][]float64
 	// cpu is the CPU seconds of the recorded sweeps (the last cpu_s), NaN
 	// for a trace without cpu_s (written before that column existed).
 	cpu float64
 }
 
 // compareCols names the columns compare reports, as in the trace; the
-// last, sum_s, may be missing.
-var compareCols = [4]string{"log_lik", "c", "root_t", "sum_s"}
+// last two, sum_s and leaf_depth, may be missing.
+var compareCols = [5]string{"log_lik", "c", "root_t", "sum_s", "leaf_depth"}
 
 // readTrace reads a trace file, dropping its first skip rows.
 func readTrace(path string, skip int) (traceData, error) {
@@ -40,13 +41,13 @@ func readTrace(path string, skip int) (traceData, error) {
 	if err != nil {
 		return td, fmt.Errorf("%s: %w", path, err)
 	}
-	idx := [5]int{}
+	idx := [6]int{}
 	for i, name := range append(compareCols[:], "cpu_s") {
 		if idx[i] = slices.Index(head, name); idx[i] < 0 && i < 3 {
 			return td, fmt.Errorf("%s: no column %s", path, name)
 		}
 	}
-	if idx[4] < 0 {
+	if idx[5] < 0 {
 		td.cpu = math.NaN()
 	}
 	var cpu0 float64
@@ -62,7 +63,7 @@ func readTrace(path string, skip int) (traceData, error) {
 			}
 			return td, fmt.Errorf("%s: %w", path, err)
 		}
-		x := [5]float64{3: math.NaN(), 4: math.NaN()}
+		x := [6]float64{3: math.NaN(), 4: math.NaN(), 5: math.NaN()}
 		for i, j := range idx {
 			if j < 0 {
 				continue
@@ -72,16 +73,15 @@ func readTrace(path string, skip int) (traceData, error) {
 			}
 		}
 		if row < skip {
-			cpu0 = x[4]
+			cpu0 = x[5]
 			continue
 		}
-		for i := range 3 {
-			td.cols[i] = append(td.cols[i], x[i])
+		for i := range 5 {
+			if idx[i] >= 0 {
+				td.cols[i] = append(td.cols[i], x[i])
+			}
 		}
-		if idx[3] >= 0 {
-			td.cols[3] = append(td.cols[3], x[3])
-		}
-		td.cpu = x[4] - cpu0
+		td.cpu = x[5] - cpu0
 	}
 	if n := len(td.cols[0]); n < 8 {
 		return td, fmt.Errorf("%s: %d rows after the first %d, need at least 8", path, n, skip)
@@ -120,7 +120,7 @@ func compare(w io.Writer, ts []traceData) {
 		for i, name := range compareCols {
 			x := t.cols[i]
 			if len(x) == 0 {
-				continue // sum_s, in a trace without it
+				continue // sum_s or leaf_depth, in a trace without it
 			}
 			h := len(x) / 2
 			m1, s1, _ := halfStats(x[:h])
@@ -144,7 +144,7 @@ func compare(w io.Writer, ts []traceData) {
 		var chains [][]float64
 		for _, t := range ts {
 			if len(t.cols[i]) < n {
-				break // sum_s, missing from a trace
+				break // sum_s or leaf_depth, missing from a trace
 			}
 			chains = append(chains, t.cols[i][:n])
 		}

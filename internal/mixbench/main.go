@@ -122,7 +122,8 @@ type config struct {
 	// Trace, if not empty, names a CSV file to which the recorded draws
 	// are written as they are made (sweep, log_lik, c, root_t, sum_s (the
 	// sum of the branch points' times s = -log(1-t), the tree's overall
-	// depth in time), every scalar by name, then cpu_s, the CPU seconds of
+	// depth in time), leaf_depth (the mean number of edges from the root
+	// to a leaf, a function of the topology alone), every scalar by name, then cpu_s, the CPU seconds of
 	// the recorded sweeps so far), so that a long run can be read while it
 	// runs.
 	Trace string
@@ -328,7 +329,7 @@ func run(c config) (result, error) {
 		}
 		defer f.Close()
 		trace = bufio.NewWriter(f)
-		trace.WriteString("sweep,log_lik,c,root_t,sum_s")
+		trace.WriteString("sweep,log_lik,c,root_t,sum_s,leaf_depth")
 		for _, v := range scalars {
 			trace.WriteString("," + v.Name)
 		}
@@ -364,7 +365,7 @@ func run(c config) (result, error) {
 		res.Depth.Node += ds.Node
 		res.Depth.Max += ds.Max
 		if trace != nil {
-			fmt.Fprintf(trace, "%d,%g,%g,%g,%g", c.Burn+k+1, ll[k], cs[k], rt[k], ss[k])
+			fmt.Fprintf(trace, "%d,%g,%g,%g,%g,%g", c.Burn+k+1, ll[k], cs[k], rt[k], ss[k], ds.Leaf)
 			for _, x := range p.Scalars {
 				fmt.Fprintf(trace, ",%g", x)
 			}

@@ -417,7 +417,7 @@ func TestFreezeTopology(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(b), "sweep,log_lik,c,root_t,sum_s,") {
+	if !strings.HasPrefix(string(b), "sweep,log_lik,c,root_t,sum_s,leaf_depth,") {
 		t.Errorf("trace header: %.60q", b)
 	}
 	tr, err := pydt.ParseNewick("((1:0.3,2:0.3):0.5,3:0.8):0.2;", []string{"1", "2", "3"})
