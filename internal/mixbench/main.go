@@ -30,6 +30,14 @@
 //
 //	nice -n 10 go run ./internal/mixbench -n 30000 -d 2 -data ddt -set c=2,prec=2 -init truth -burn 0 -sweeps 8 -seeds 1
 //
+// To tell the mixing of the times (and c, prec) given the topology from
+// that of the topology, -freeze-topology fixes the topology after the
+// burn-in: the same burn-in and seed reach the same state, from which the
+// frozen chain and the usual one can be compared (docs/benchmarks.md,
+// "Session 21"):
+//
+//	nice -n 10 go run ./internal/mixbench -n 1000 -d 2 -burn 2000 -sweeps 20000 -seeds 1 -freeze-topology -trace frz
+//
 // Each run also prints the work of its recorded sweeps: the mean depth of
 // a leaf and of a non-root node, the subtree moves' proposal attempts per
 // move and nodes passed per attempt, and the evaluations per position
