@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
+
+	"github.com/pydtlang/pydtlang/dataset"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
@@ -95,4 +98,30 @@ func agglomerate(x [][]float64, l linkage) (*pydt.Tree, error) {
 	}
 	tr.Recount()
 	return tr, nil
+}
+
+// writeLinkage writes the tree of linkage l of the rows of dataFile (its
+// columns standardized when z) to out as Newick, its leaves named by the
+// rows' labels.
+func writeLinkage(dataFile string, l linkage, out string, z bool) error {
+	switch l {
+	case average, complete, ward:
+	default:
+		return fmt.Errorf("linkage: unknown method %q (average, complete or ward)", l)
+	}
+	m, err := dataset.ReadFile(dataFile)
+	if err != nil {
+		return err
+	}
+	if z {
+		m = standardize(m)
+	}
+	tr, err := agglomerate(rows(m), l)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dataFile, err)
+	}
+	if len(m.RowLabels) == m.Rows {
+		tr.Labels = m.RowLabels
+	}
+	return os.WriteFile(out, []byte(tr.Newick()+"\n"), 0o644)
 }

@@ -6,10 +6,18 @@
 //	go run ./internal/clusterstudy data DIR      # write DIR/*.csv
 //	go run ./internal/clusterstudy table DIR     # purity table of DIR/runs/*
 //	go run ./internal/clusterstudy purity DATA.csv TREE.nwk
+//	go run ./internal/clusterstudy linkage [-z] DATA.csv METHOD OUT.nwk
 //
 // purity prints the dendrogram purity of one tree over the rows of a data
 // set written by examples/gen-synthetic (the class is the row label's
 // letter), for data sets too large for the linkages (docs/em.md, "Scale").
+//
+// linkage writes the tree of average, complete or ward linkage (METHOD) of
+// the rows of DATA.csv (with -z, of its columns standardized, as run
+// --standardize fits them) as Newick with the rows' labels, the tree of the
+// table's rows (the k-th merge at t = 1 − k/N: only the topology means
+// anything), so that `pydtlang run --method em --init-tree OUT.nwk` can
+// fit the linkage tree itself (docs/clustering.md, "EM trees").
 //
 // The data sets (labels in parentheses): synthetic.csv, the paper's four
 // clusters (the row label's letter); stretch.csv, the same with the first
@@ -44,8 +52,23 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) >= 5 && os.Args[1] == "linkage" {
+		args, z := os.Args[2:], false
+		if args[0] == "-z" {
+			args, z = args[1:], true
+		}
+		err := fmt.Errorf("usage: clusterstudy linkage [-z] DATA.csv average|complete|ward OUT.nwk")
+		if len(args) == 3 {
+			err = writeLinkage(args[0], linkage(args[1]), args[2], z)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "clusterstudy:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 3 || (os.Args[1] != "data" && os.Args[1] != "table") {
-		fmt.Fprintln(os.Stderr, "usage: clusterstudy data DIR | clusterstudy table DIR | clusterstudy purity DATA.csv TREE.nwk")
+		fmt.Fprintln(os.Stderr, "usage: clusterstudy data DIR | clusterstudy table DIR | clusterstudy purity DATA.csv TREE.nwk | clusterstudy linkage [-z] DATA.csv average|complete|ward OUT.nwk")
 		os.Exit(2)
 	}
 	var err error
