@@ -4,9 +4,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -197,5 +199,70 @@ func TestPurityCommandClasses(t *testing.T) {
 	}
 	if !strings.Contains(sb.String(), "2 classes: dendrogram purity 1.000") {
 		t.Errorf("purity of animals.csv: %q, want 2 classes and purity 1", sb.String())
+	}
+}
+
+// TestTreeCommands checks the trees that classtree and linkage write, read
+// back by their labels: the class tree has every class of two or more rows
+// as a flat clade under the root (the one-row class and the unlabelled row
+// at the root), and the linkage tree is the table's (same clades as
+// agglomerate on the rows, standardized with -z).
+func TestTreeCommands(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "points.csv")
+	// Classes by the labels' first letter: a (3 rows), b (2), c (1).
+	csv := "name,x,y\na1,0,0\nb1,10,100\na2,0.1,0.5\nc1,5,-50\nb2,10.2,101\na3,0.3,-0.2\n"
+	if err := os.WriteFile(data, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	labels := []string{"a1", "b1", "a2", "c1", "b2", "a3"}
+	ct := filepath.Join(dir, "class.nwk")
+	if err := writeClassTree(data, ct); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := readTree(ct, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := clades(tr)
+	slices.Sort(got)
+	want := []string{key([]int{0, 1, 2, 3, 4, 5}), key([]int{0, 2, 5}), key([]int{1, 4})}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("class tree %s: clades %v, want %v", tr.Newick(), got, want)
+	}
+	m, err := dataset.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		l linkage
+		z bool
+	}{{average, false}, {average, true}, {complete, false}, {ward, true}} {
+		out := filepath.Join(dir, "l.nwk")
+		if err := writeLinkage(data, c.l, out, c.z); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := readTree(out, labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mm := m
+		if c.z {
+			mm = standardize(m)
+		}
+		ref, err := agglomerate(rows(mm), c.l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, w := clades(tr), clades(ref)
+		slices.Sort(g)
+		slices.Sort(w)
+		if !slices.Equal(g, w) {
+			t.Errorf("%s linkage (z %v): clades %v, want %v", c.l, c.z, g, w)
+		}
+	}
+	if err := writeLinkage(data, "single", filepath.Join(dir, "x.nwk"), false); err == nil {
+		t.Error("linkage single: no error")
 	}
 }

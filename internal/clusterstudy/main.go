@@ -7,6 +7,7 @@
 //	go run ./internal/clusterstudy table DIR     # purity table of DIR/runs/*
 //	go run ./internal/clusterstudy purity DATA.csv TREE.nwk
 //	go run ./internal/clusterstudy linkage [-z] DATA.csv METHOD OUT.nwk
+//	go run ./internal/clusterstudy classtree DATA.csv OUT.nwk
 //
 // purity prints the dendrogram purity of one tree over the rows of a data
 // set written by examples/gen-synthetic (the class is the row label's
@@ -18,6 +19,10 @@
 // table's rows (the k-th merge at t = 1 − k/N: only the topology means
 // anything), so that `pydtlang run --method em --init-tree OUT.nwk` can
 // fit the linkage tree itself (docs/clustering.md, "EM trees").
+// classtree writes the tree of the classes: one flat branch point (t =
+// 0.75) per class holding its rows, all of them children of the root (t =
+// 0.25) with the unlabelled rows, the tree a model that recovers the
+// classes exactly and nothing more would give.
 //
 // The data sets (labels in parentheses): synthetic.csv, the paper's four
 // clusters (the row label's letter); stretch.csv, the same with the first
@@ -67,8 +72,15 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) == 4 && os.Args[1] == "classtree" {
+		if err := writeClassTree(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "clusterstudy:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 3 || (os.Args[1] != "data" && os.Args[1] != "table") {
-		fmt.Fprintln(os.Stderr, "usage: clusterstudy data DIR | clusterstudy table DIR | clusterstudy purity DATA.csv TREE.nwk | clusterstudy linkage [-z] DATA.csv average|complete|ward OUT.nwk")
+		fmt.Fprintln(os.Stderr, "usage: clusterstudy data DIR | clusterstudy table DIR | clusterstudy purity DATA.csv TREE.nwk | clusterstudy linkage [-z] DATA.csv average|complete|ward OUT.nwk | clusterstudy classtree DATA.csv OUT.nwk")
 		os.Exit(2)
 	}
 	var err error

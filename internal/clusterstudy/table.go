@@ -332,18 +332,7 @@ func emPurity(dir string, labels []string, class []int) (purity, clades float64,
 // other file the first letters of the row labels (examples/gen-synthetic's
 // data).
 func purity(w io.Writer, dataFile, treeFile string) error {
-	m, err := dataset.ReadFile(dataFile)
-	if err != nil {
-		return err
-	}
-	// The classes by the data set's name (animals.csv, ccle-z.csv, as
-	// `data` writes them); any other file's rows by their labels' first
-	// letter, as the synthetic sets'.
-	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(dataFile), ".csv"), "-z")
-	if name != "animals" && name != "ccle" {
-		name = "synthetic"
-	}
-	class, names, err := classes(name, m.RowLabels)
+	m, class, names, err := dataClasses(dataFile)
 	if err != nil {
 		return err
 	}
@@ -353,4 +342,67 @@ func purity(w io.Writer, dataFile, treeFile string) error {
 	}
 	fmt.Fprintf(w, "%s: %d rows, %d classes: dendrogram purity %.3f, classes that are clades %.2f\n", treeFile, m.Rows, len(names), p, clades)
 	return nil
+}
+
+// dataClasses reads dataFile and numbers its rows' classes: for
+// animals.csv and ccle.csv (or -z.csv) the classes of the study (classOf),
+// for any other file the first letters of the row labels (the synthetic
+// sets', examples/gen-synthetic's data).
+func dataClasses(dataFile string) (*dataset.Matrix, []int, []string, error) {
+	m, err := dataset.ReadFile(dataFile)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(m.RowLabels) != m.Rows {
+		return nil, nil, nil, fmt.Errorf("%s: the rows have no labels", dataFile)
+	}
+	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(dataFile), ".csv"), "-z")
+	if name != "animals" && name != "ccle" {
+		name = "synthetic"
+	}
+	class, names, err := classes(name, m.RowLabels)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, class, names, nil
+}
+
+// writeClassTree writes to out the tree of the classes of dataFile's rows
+// (dataClasses): under the root (t = 0.25) one branch point (t = 0.75) per
+// class with two or more rows, holding them; the rows of one-row classes
+// and unlabelled rows hang from the root.
+func writeClassTree(dataFile, out string) error {
+	m, class, names, err := dataClasses(dataFile)
+	if err != nil {
+		return err
+	}
+	size := make([]int, len(names))
+	for _, c := range class {
+		if c >= 0 {
+			size[c]++
+		}
+	}
+	tr := pydt.New(m.Rows)
+	root := tr.NewInternal(pydt.TimeFromOneMinus(0.75))
+	node := make([]pydt.NodeID, len(names))
+	for c := range names {
+		if size[c] >= 2 {
+			node[c] = tr.NewInternal(pydt.TimeFromOneMinus(0.25))
+			tr.AddChild(root, node[c])
+		}
+	}
+	for i, c := range class {
+		if c >= 0 && size[c] >= 2 {
+			tr.AddChild(node[c], pydt.NodeID(i))
+		} else {
+			tr.AddChild(root, pydt.NodeID(i))
+		}
+	}
+	tr.SetRoot(root)
+	tr.Recount()
+	if err := tr.Validate(); err != nil {
+		return fmt.Errorf("class tree: %w", err)
+	}
+	tr.Labels = m.RowLabels
+	return os.WriteFile(out, []byte(tr.Newick()+"\n"), 0o644)
 }
