@@ -35,7 +35,8 @@ type mcmcStart struct {
 
 // mcmcStarts returns the initial trees from the subsample's MCMC run smp:
 // its summary tree, its majority-rule consensus and its last tree (only
-// the summary tree when summaryOnly), each over all rows: when the
+// the summary tree when summaryOnly), leaving out those that multifurcate
+// when the model admits only binary trees (α = β = 0), each over all rows: when the
 // subsample is smaller than the data, extended to the other rows by
 // sequential attachment (em.ExtendTree) at the run's posterior means of
 // c and σ² (per dimension, with a variance per dimension) and the held α, β, on x (the rows as SequentialTree takes
@@ -54,10 +55,23 @@ func (p *EMPlan) mcmcStarts(smp *abSample, x []float64, summaryOnly bool) ([]mcm
 			mcmcStart{"initial tree: the majority-rule consensus " + what, StartMCMCConsensus, sum.Consensus.Tree},
 			mcmcStart{"initial tree: the last tree " + what, StartMCMCLast, smp.trees[len(smp.trees)-1].Clone()})
 	}
+	o := p.Opt
+	if !(o.LearnAlpha || o.LearnBeta || o.Alpha+2*o.Beta > 0) {
+		// Only binary trees have positive prior density (Neal's DDT,
+		// α = β = 0): a consensus (or a summary tree with ties) that
+		// multifurcates cannot start a fit; before, its fit failed at the
+		// first iteration and every such run warned of a dropped tree.
+		kept := out[:0]
+		for _, st := range out {
+			if isBinary(st.tr) {
+				kept = append(kept, st)
+			}
+		}
+		out = kept
+	}
 	if m == b.N {
 		return out, nil
 	}
-	o := p.Opt
 	for i := range out {
 		tr, _, err := em.ExtendTree(x, b.N, b.D, out[i].tr, smp.rows, em.InitOptions{C: smp.c, Variance: smp.variance, Variances: smp.variances, Alpha: o.Alpha, Beta: o.Beta})
 		if err != nil {
@@ -67,4 +81,22 @@ func (p *EMPlan) mcmcStarts(smp *abSample, x []float64, summaryOnly bool) ([]mcm
 		out[i].name += fmt.Sprintf(", extended to all %d rows", b.N)
 	}
 	return out, nil
+}
+
+// isBinary reports whether every branch point of tr has exactly two
+// children.
+func isBinary(tr *pydt.Tree) bool {
+	for _, v := range tr.PostOrder(nil) {
+		if tr.IsLeaf(v) {
+			continue
+		}
+		k := 0
+		for range tr.Children(v) {
+			k++
+		}
+		if k != 2 {
+			return false
+		}
+	}
+	return true
 }
