@@ -130,7 +130,7 @@ type EMTree struct {
 	fallback, fallbackErr string
 	// Start and StartIndex name the initial tree the tree descends from
 	// (LaplaceFallback.Start and Index: "sequential", "linkage",
-	// "linkage-extended", "given", "mcmc-summary", "mcmc-consensus",
+	// "linkage-weighted", "linkage-extended", "given", "mcmc-summary", "mcmc-consensus",
 	// "mcmc-last"), Round the search round that made it (0: the initial
 	// tree itself). A candidate inherits its parent's start.
 	Start      string
@@ -164,10 +164,11 @@ const (
 // LaplaceFallback records a tree whose Laplace correction for the times
 // failed at first (EMResult.LaplaceFallbacks).
 type LaplaceFallback struct {
-	// Start is "sequential", "linkage", "linkage-extended" or "given"
-	// for an initial tree (Index its number among the starts of that
-	// kind, from 1: the variance factors in order, or the linkage tree
-	// then its cuts into 2, 3, 4, 6, 8, 12, 16 clusters), "candidate" for
+	// Start is "sequential", "linkage", "linkage-weighted",
+	// "linkage-extended" or "given" for an initial tree (Index its number
+	// among the starts of that kind, from 1: the variance factors in
+	// order, or the linkage tree then its cuts into 2, 3, 4, 6, 8, 12, 16
+	// clusters), "candidate" for
 	// a tree of the search's round Round.
 	Start string `json:"start"`
 	Index int    `json:"index,omitempty"`
@@ -498,6 +499,41 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			}
 		}
 		logf("%d initial trees by average linkage built (%.1fs)", len(inits)-before, time.Since(start).Seconds())
+		// With a variance per dimension learned: the linkage tree of the
+		// columns weighted by the variances EM fits to the linkage tree,
+		// refitted and rebuilt a few times, and its cuts (docs/em.md,
+		// "Linkage weighted by the fitted variances").
+		if o.Variances != nil && o.PrecPriors != nil {
+			before := len(inits)
+			wt, v, err := p.weightedLinkageTree(lt, x, b.N, b.D, cfg.EMIters)
+			if err != nil {
+				logf("no weighted linkage trees: %v", err)
+				if firstErr == nil {
+					firstErr = err
+				}
+			} else {
+				const name = "initial tree by average linkage weighted by the fitted variances"
+				inits = append(inits, initTree{name, "linkage-weighted", 1, wt})
+				if o.LearnAlpha || o.LearnBeta || o.Alpha+2*o.Beta > 0 {
+					for ki, k := range []int{2, 3, 4, 6, 8, 12, 16} {
+						if k >= b.N {
+							break
+						}
+						ct, err := cutTree(wt, k)
+						if err != nil {
+							return nil, fmt.Errorf("run --method em: %w", err)
+						}
+						cc, err := collapseTree(ct, 0.5)
+						if err != nil {
+							return nil, fmt.Errorf("run --method em: %w", err)
+						}
+						inits = append(inits, initTree{fmt.Sprintf("%s cut into %d clusters", name, k), "linkage-weighted", ki + 2, cc})
+					}
+				}
+				logf("%d initial trees by average linkage weighted by the fitted variances (%.3g to %.3g) built (%.1fs)",
+					len(inits)-before, slices.Min(v), slices.Max(v), time.Since(start).Seconds())
+			}
+		}
 	}
 	// On the large-data path, average linkage of the subsample extended
 	// to all rows by sequential attachment (em.ExtendTree): O(subsample²)
