@@ -608,6 +608,37 @@ type treeStep struct {
 	// local is the number of local prune-and-regraft moves
 	// (treemove.Sampler.LocalMove) per leaf of the sweep.
 	local float64
+	// grid is treemove.Sampler.LocalGrid: cells per edge of the local
+	// moves' likelihood-informed proposal, 0 for the uniform one.
+	grid int
+}
+
+// SetLocalGrid makes the local moves of every tree sweep of s propose
+// from the likelihood-informed approximation with g cells per edge
+// (treemove.Sampler.LocalGrid, inference/treemove/localgrid.go); 0, the
+// default, keeps the uniform proposal. g must not be negative.
+func (s *Schedule) SetLocalGrid(g int) error {
+	if g < 0 {
+		return fmt.Errorf("cells per edge of the local moves' proposal must be 0 or more, got %d", g)
+	}
+	for i, st := range s.Steps {
+		if t, ok := st.(treeStep); ok {
+			t.grid = g
+			s.Steps[i] = t
+		}
+	}
+	return nil
+}
+
+// LocalGrid returns the cells per edge of the local moves' informed
+// proposal (SetLocalGrid); 0 for the uniform proposal or no tree step.
+func (s *Schedule) LocalGrid() int {
+	for _, st := range s.Steps {
+		if t, ok := st.(treeStep); ok {
+			return t.grid
+		}
+	}
+	return 0
 }
 
 // SetLocalMoves sets the number of local prune-and-regraft moves
@@ -650,7 +681,12 @@ func (t treeStep) Name() string {
 
 func (t treeStep) Explain() string {
 	out := "subtree moves (detach, re-attach by the generative process, Metropolis-Hastings), "
-	if t.local > 0 {
+	switch {
+	case t.local > 0 && t.grid > 0:
+		out += fmt.Sprintf("local moves (%s per leaf: detach, re-attach near the old point by a likelihood-informed proposal "+
+			"over the edges within %d of a centre within %d of it, %d cells per edge, Metropolis-Hastings; --local-moves, --local-grid), ",
+			fmtFloat(t.local), treemove.DefaultLocalGridRadius, treemove.DefaultLocalGridRadius, t.grid)
+	case t.local > 0:
 		out += fmt.Sprintf("local moves (%s per leaf: detach, re-attach within %d edges of the old point, Metropolis-Hastings; --local-moves), ",
 			fmtFloat(t.local), treemove.DefaultLocalRadius)
 	}
@@ -665,6 +701,7 @@ func (t treeStep) Explain() string {
 func (t treeStep) update(ch *Chain) error {
 	mv := ch.trees[t.k].moves
 	mv.LocalMovesPerLeaf = t.local
+	mv.LocalGrid = t.grid
 	if err := mv.Sweep(); err != nil {
 		return fmt.Errorf("%s: %w", t.Name(), err)
 	}

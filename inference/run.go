@@ -92,6 +92,11 @@ type Config struct {
 	// treemove.DefaultLocalMovesPerLeaf (1); use a negative value for
 	// none. run.json records the number used, and Resume goes on with it.
 	LocalMoves float64
+	// LocalGrid, when positive, makes the local moves propose from a
+	// likelihood-informed approximation with LocalGrid cells per edge
+	// (Schedule.SetLocalGrid); 0 keeps the uniform proposal. run.json
+	// records it, and Resume goes on with it.
+	LocalGrid int
 
 	// initNewick are the start trees as the chains parse them, indexed
 	// like Model.Trees (set by start from InitTrees, or by Resume from
@@ -144,6 +149,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("run: checkpoint interval must be positive, got %d", c.CheckpointEvery)
 	case math.IsNaN(c.LocalMoves) || math.IsInf(c.LocalMoves, 0):
 		return fmt.Errorf("run: local moves per leaf must be a finite number, got %v", c.LocalMoves)
+	case c.LocalGrid < 0:
+		return fmt.Errorf("run: cells per edge of the local moves' proposal must be 0 or more, got %d", c.LocalGrid)
 	}
 	return nil
 }
@@ -345,6 +352,9 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 	if err := sched.SetLocalMoves(cfg.localMoves()); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
+	if err := sched.SetLocalGrid(cfg.LocalGrid); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 	if err := m.CheckProper(m.NewState().Env); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
@@ -403,13 +413,16 @@ func Explain(m *Model) (string, error) {
 }
 
 // ExplainRun is Explain for a run of cfg: the schedule with cfg's settings
-// (Config.LocalMoves).
+// (Config.LocalMoves, Config.LocalGrid).
 func ExplainRun(m *Model, cfg Config) (string, error) {
 	s, err := NewSchedule(m)
 	if err != nil {
 		return "", err
 	}
 	if err := s.SetLocalMoves(cfg.localMoves()); err != nil {
+		return "", err
+	}
+	if err := s.SetLocalGrid(cfg.LocalGrid); err != nil {
 		return "", err
 	}
 	return s.Explain(), nil
@@ -938,7 +951,7 @@ func (r *runner) writeRunFile() error {
 	return writeJSONFile(filepath.Join(c.Out, RunFile), RunInfo{Version: RunVersion,
 		Iters: c.Iters, Burn: c.Burn, Thin: c.Thin, TreeThin: c.TreeThin, Chains: c.Chains, CheckpointEvery: c.CheckpointEvery,
 		Seed: c.Seed, ChainOffset: c.ChainOffset, Impute: c.Impute, Coclust: c.Coclust, AllowStuck: c.AllowStuck, Inputs: r.inputs, Standardize: r.m.Scaling,
-		InitTrees: r.initVars, LocalMoves: &local,
+		InitTrees: r.initVars, LocalMoves: &local, LocalGrid: c.LocalGrid,
 	})
 }
 
@@ -1235,6 +1248,9 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 		return nil, err
 	}
 	if err := sched.SetLocalMoves(cfg.localMoves()); err != nil {
+		return nil, fmt.Errorf("resume: %s: %w", RunFile, err)
+	}
+	if err := sched.SetLocalGrid(cfg.LocalGrid); err != nil {
 		return nil, fmt.Errorf("resume: %s: %w", RunFile, err)
 	}
 	cp, err := ReadCheckpoint(dir, m)

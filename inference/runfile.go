@@ -81,6 +81,10 @@ type RunInfo struct {
 	// written before they were a setting, when they were off: such a run
 	// resumes without them, as it was made.
 	LocalMoves *float64 `json:"local_moves_per_leaf,omitempty"`
+	// LocalGrid is Config.LocalGrid, the cells per edge of the local
+	// moves' likelihood-informed proposal; absent (0) for the uniform
+	// proposal, the only one before it was a setting.
+	LocalGrid int `json:"local_grid,omitempty"`
 }
 
 // EMSettings are the settings of an EM run recorded in run.json: those of
@@ -131,6 +135,7 @@ func (ri *RunInfo) config(dir string) Config {
 	if ri.LocalMoves != nil && *ri.LocalMoves != 0 {
 		cfg.LocalMoves = *ri.LocalMoves
 	}
+	cfg.LocalGrid = ri.LocalGrid
 	return cfg.withDefaults()
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -449,6 +450,35 @@ func TestRunLocalMovesFlag(t *testing.T) {
 		code, _, errOut := runCmd(t, append(append([]string{}, args...), "--local-moves", bad, "--explain")...)
 		if code != 2 || !strings.Contains(errOut, "local-moves") {
 			t.Errorf("--local-moves %s: status %d, stderr %q", bad, code, errOut)
+		}
+	}
+}
+
+// TestRunLocalGridFlag checks --local-grid: --explain names the informed
+// proposal, run.json records the cells per edge (and omits them for the
+// uniform proposal), and a negative or non-integer value is a usage error.
+func TestRunLocalGridFlag(t *testing.T) {
+	args := []string{"run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv"}
+	for _, g := range []int{0, 3} {
+		flag := []string{"--local-grid", strconv.Itoa(g)}
+		code, out, errOut := runCmd(t, append(append(append([]string{}, args...), flag...), "--explain")...)
+		if code != 0 || strings.Contains(out, "likelihood-informed proposal") != (g > 0) {
+			t.Fatalf("--local-grid %d --explain: status %d\n%s%s", g, code, out, errOut)
+		}
+		dir := t.TempDir()
+		code, _, errOut = runCmd(t, append(append(append([]string{}, args...), flag...), "--iters", "10", "--chains", "1", "--out", dir)...)
+		if code != 0 {
+			t.Fatalf("run: status %d\n%s", code, errOut)
+		}
+		ri, err := inference.ReadRun(dir)
+		if err != nil || ri.LocalGrid != g {
+			t.Errorf("run.json local grid %d (%v), want %d", ri.LocalGrid, err, g)
+		}
+	}
+	for _, bad := range []string{"-1", "x", "1.5"} {
+		code, _, errOut := runCmd(t, append(append([]string{}, args...), "--local-grid", bad, "--explain")...)
+		if code != 2 || !strings.Contains(errOut, "local-grid") {
+			t.Errorf("--local-grid %s: status %d, stderr %q", bad, code, errOut)
 		}
 	}
 }

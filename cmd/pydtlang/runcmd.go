@@ -50,8 +50,9 @@ the capabilities of the factors around it (run --explain prints the choice
 and why): the paper's subtree move with slice moves of divergence times and
 of re-attachment positions for the tree, and local moves that re-attach a
 subtree within two edges of where it was (--local-moves per leaf per sweep,
-1 by default; 0 turns them off; run.json records the number and a resumed
-run keeps it), conjugate Gibbs updates where a
+1 by default; 0 turns them off; --local-grid G proposes their new point from
+the likelihood at G points per edge near the old one; run.json records both
+and a resumed run keeps them), conjugate Gibbs updates where a
 Gamma prior meets factors conjugate in it (c of the divergence function, a
 precision written 1 / sqrt(tau) in a Normal, a Gamma's rate; element by
 element for arrays), slice sampling (log, logit or real scale) for everything
@@ -415,6 +416,7 @@ and in R with posterior:
 	f.BoolVar(&cfg.Coclust, "coclust", false, "write coclust.csv and summary.nwk also for more than 2000 rows (O(N²) memory and file)")
 	f.BoolVar(&explain, "explain", false, "print the chosen updates of one sweep and exit")
 	f.Float64Var(&local, "local-moves", treemove.DefaultLocalMovesPerLeaf, "local prune-and-regraft tree moves (a subtree re-attached within 2 edges of where it was) per leaf per sweep; 0 turns them off")
+	f.IntVar(&cfg.LocalGrid, "local-grid", 0, "propose the local moves' new point from the likelihood at G points per edge around the old one (a likelihood-informed proposal, exact; recorded in run.json); 0 proposes uniformly")
 	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags but --iters M, which extends it to M sweeps)")
 	f.BoolVar(&force, "force", false, "replace the run already in --out DIR, deleting its output files")
 	f.BoolVar(&stdz, "standardize", false, "fit the data with every column shifted and scaled to mean 0 and sd 1 (recorded in run.json)")
@@ -613,7 +615,7 @@ func runFlags(cmd *cobra.Command, cfg *inference.Config, burn int) error {
 }
 
 // localFlag sets cfg.LocalMoves from --local-moves: 0 turns the local
-// moves off (the library's negative value).
+// moves off (the library's negative value); it also checks --local-grid.
 func localFlag(cfg *inference.Config, local float64) error {
 	if !(local >= 0) || math.IsInf(local, 1) {
 		return &exitError{code: 2, err: fmt.Errorf("run: --local-moves must be 0 (none) or a positive number, got %v", local)}
@@ -621,6 +623,9 @@ func localFlag(cfg *inference.Config, local float64) error {
 	cfg.LocalMoves = local
 	if local == 0 {
 		cfg.LocalMoves = -1
+	}
+	if cfg.LocalGrid < 0 {
+		return &exitError{code: 2, err: fmt.Errorf("run: --local-grid must be 0 (a uniform proposal) or a positive number of points per edge, got %d", cfg.LocalGrid)}
 	}
 	return nil
 }
@@ -645,7 +650,7 @@ func resumeAlone(cmd *cobra.Command, args []string) error {
 	}
 	named := 0
 	for _, name := range []string{"data", "draw", "labels", "set", "burn", "thin", "tree-thin", "chains", "chain-offset", "seed", "out",
-		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize", "allow-stuck", "local-moves"} {
+		"checkpoint-every", "impute", "coclust", "explain", "force", "standardize", "allow-stuck", "local-moves", "local-grid"} {
 		if cmd.Flags().Changed(name) {
 			extra = append(extra, "--"+name)
 			named++

@@ -408,6 +408,7 @@ func TestResumeSafety(t *testing.T) {
 	}{
 		{"flags", []string{"--thin", "2"}, "", 2, "run --resume takes no other arguments or flags but --iters (got --thin): a run's settings are fixed"},
 		{"local moves", []string{"--local-moves", "0"}, "", 2, "(got --local-moves): a run's settings are fixed"},
+		{"local grid", []string{"--local-grid", "2"}, "", 2, "(got --local-grid): a run's settings are fixed"},
 		{"model argument and data", []string{filepath.Join(dir, "m.pydt"), "--data", "X=x.csv"}, "", 2, "(got MODEL " + filepath.Join(dir, "m.pydt") + ", --data)"},
 		{"changed data", nil, "x.csv", 1, filepath.Join(dir, "x.csv") + " has changed since the run started"},
 		{"changed model", nil, "m.pydt", 1, filepath.Join(dir, "m.pydt") + " has changed since the run started"},

@@ -45,6 +45,18 @@ import (
 // For n = 1 the two agree term by term (delta = logq): that is
 // exchangeability, p(T_r + leaf) = p(T_r) q(leaf's position).
 func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
+	return s.attachTermsBelow(pos, n, pydt.NoNode)
+}
+
+// attachTermsBelow is attachTerms without the terms of the ancestors of
+// top (top must be pos.Node or one of its ancestors, or NoNode for all
+// terms). Those terms are the same for every position below top (on an
+// edge or at a branch point of top's subtree, the edge above top
+// included): at each ancestor of top the path child is top's ancestor,
+// whose count does not depend on where below top the subtree attaches.
+// So differences of attachTermsBelow(·, n, top) between such positions
+// are differences of attachTerms, at O(depth below top) each.
+func (s *Sampler) attachTermsBelow(pos pydt.Position, n int, top pydt.NodeID) (delta, logq float64) {
 	tr, div, h := s.tr, s.div, s.h
 	al, be := s.alpha, s.beta
 	hn1 := h.H(n - 1)
@@ -81,7 +93,7 @@ func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
 		logq = lr + logh - at*ru
 		c, pend = u, ru
 	}
-	for a := tr.Parent(c); a != pydt.NoNode; c, a = a, tr.Parent(a) {
+	for a := tr.Parent(c); a != pydt.NoNode && c != top; c, a = a, tr.Parent(a) {
 		ma, nc := tr.Count(a), tr.Count(c)
 		aa := s.cum(a)
 		delta += s.lgbRatio(nc, n) - s.lgaRatio(ma, n) -

@@ -80,3 +80,9 @@ func BenchmarkTimeMove(b *testing.B)     { benchMoves(b, func(s *Sampler) { s.Ti
 func BenchmarkPositionMove(b *testing.B) { benchMoves(b, func(s *Sampler) { s.PositionMove() }) }
 func BenchmarkLocalMove(b *testing.B)    { benchMoves(b, func(s *Sampler) { s.LocalMove() }) }
 func BenchmarkSweep(b *testing.B)        { benchMoves(b, func(s *Sampler) { s.Sweep() }) }
+
+// BenchmarkLocalGridMove is LocalMove with the likelihood-informed proposal
+// (LocalGrid 2, LocalGridRadius 1; localgrid.go).
+func BenchmarkLocalGridMove(b *testing.B) {
+	benchMoves(b, func(s *Sampler) { s.LocalGrid = 2; s.LocalMove() })
+}

@@ -55,17 +55,22 @@ func TestGeweke(t *testing.T) {
 		informed float64 // Sampler.Informed
 		timeMove bool    // random-scan TimeMoves instead of TimeSweep
 		local    float64 // Sampler.LocalMovesPerLeaf
+		grid     int     // Sampler.LocalGrid
 	}{
-		{priorCase{"N5-D2", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 1, 0, false, 0},
-		{priorCase{"N4-D1", 1, 0.1, pydt.DivInvSq{C: 0.6}}, 4, 1, 0.5, 0, false, 0},
-		{priorCase{"N4-D2-neal", 0.8, 0.2, pydt.DivNeal{C0: 0.4, C1: 0.5, C2: 0.3}}, 4, 2, 0.7, 0, false, 0},
+		{priorCase{"N5-D2", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 1, 0, false, 0, 0},
+		{priorCase{"N4-D1", 1, 0.1, pydt.DivInvSq{C: 0.6}}, 4, 1, 0.5, 0, false, 0, 0},
+		{priorCase{"N4-D2-neal", 0.8, 0.2, pydt.DivNeal{C0: 0.4, C1: 0.5, C2: 0.3}}, 4, 2, 0.7, 0, false, 0, 0},
 		// The likelihood-informed subtree proposal, with a strong weight
 		// so that its correction matters.
-		{priorCase{"N5-D2-informed", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 0.6, 2, true, 0},
-		{priorCase{"N5-D1-ddt-informed", 0, 0, pydt.DivInv{C: 1.2}}, 5, 1, 1, 1, false, 0},
+		{priorCase{"N5-D2-informed", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 0.6, 2, true, 0, 0},
+		{priorCase{"N5-D1-ddt-informed", 0, 0, pydt.DivInv{C: 1.2}}, 5, 1, 1, 1, false, 0, 0},
 		// Local prune-and-regraft moves (LocalMove) in every sweep.
-		{priorCase{"N5-D2-local", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 0.6, 0, false, 2},
-		{priorCase{"N6-D1-ddt-local", 0, 0, pydt.DivInv{C: 1.2}}, 6, 1, 1, 0, false, 2},
+		{priorCase{"N5-D2-local", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 0.6, 0, false, 2, 0},
+		{priorCase{"N6-D1-ddt-local", 0, 0, pydt.DivInv{C: 1.2}}, 6, 1, 1, 0, false, 2, 0},
+		// The likelihood-informed LocalMove (localgrid.go).
+		{priorCase{"N5-D2-local-grid", 0.5, 0.3, pydt.DivInv{C: 1}}, 5, 2, 0.6, 0, false, 2, 2},
+		{priorCase{"N6-D1-ddt-local-grid", 0, 0, pydt.DivInv{C: 1.2}}, 6, 1, 1, 0, false, 2, 3},
+		{priorCase{"N6-D3-local-grid-r1", 1, 0.2, pydt.DivInvSq{C: 0.7}}, 6, 3, 0.5, 0, false, 2, 1},
 	}
 	const iters, refDraws = 30000, 30000
 	for ci, gc := range cases {
@@ -90,6 +95,10 @@ func TestGeweke(t *testing.T) {
 			s.Informed = gc.informed
 			s.RandomScanTime = gc.timeMove
 			s.LocalMovesPerLeaf = gc.local
+			s.LocalGrid = gc.grid
+			if gc.grid > 1 {
+				s.LocalGridRadius = 2
+			}
 			if err := s.Model().SetVariance(gc.s2); err != nil {
 				t.Fatal(err)
 			}

@@ -43,6 +43,9 @@ func (s *Sampler) LocalMove() bool {
 		return false
 	}
 	s.Stats.Local.Proposed++
+	if s.LocalGrid > 0 {
+		return s.localGridMove()
+	}
 	v := s.randomNonRoot()
 	ll0 := m.LogLik()
 	old := m.Detach(v)
@@ -132,6 +135,11 @@ func (s *Sampler) atomValid(b pydt.NodeID) bool {
 // so that the cost is that of the pieces visited, with no allocation once
 // the buffers have grown.
 func (s *Sampler) neighbourhood(p piece) int {
+	return s.ball(p, s.LocalRadius)
+}
+
+// ball is neighbourhood with the radius r.
+func (s *Sampler) ball(p piece, r int) int {
 	s.lstamp++
 	if s.lstamp == 0 {
 		clear(s.lmark)
@@ -143,7 +151,7 @@ func (s *Sampler) neighbourhood(p piece) int {
 	s.lbuf = s.lbuf[:0]
 	s.addPiece(p)
 	start := 0
-	for range max(0, s.LocalRadius) {
+	for range max(0, r) {
 		end := len(s.lbuf)
 		for i := start; i < end; i++ {
 			s.addNeighbours(s.lbuf[i])

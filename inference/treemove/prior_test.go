@@ -2,6 +2,7 @@ package treemove
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -43,6 +44,16 @@ var moveKinds = []struct {
 	{"local", func(s *Sampler) { s.LocalMove() }},
 	{"local-r1", func(s *Sampler) { s.LocalRadius = 1; s.LocalMove() }},
 	{"sweep-local", func(s *Sampler) { s.LocalMovesPerLeaf = 1; s.Sweep() }},
+	{"local-grid", func(s *Sampler) { s.LocalGrid = 2; s.LocalMove() }},
+	{"local-grid3-r2", func(s *Sampler) { s.LocalGrid, s.LocalGridRadius = 3, 2; s.LocalMove() }},
+	{"local-grid1", func(s *Sampler) { s.LocalGrid = 1; s.LocalMove() }},
+	{"local-grid-unscored", func(s *Sampler) {
+		// Regions of more than 3 pieces are proposed from uniformly.
+		s.LocalGrid = 2
+		defer func(k int) { maxGridPieces = k }(maxGridPieces)
+		maxGridPieces = 3
+		s.LocalMove()
+	}},
 }
 
 const zTol = 4.5 // many statistics are tested: 4.5 standard errors each
@@ -96,7 +107,7 @@ func TestPriorInvarianceChains(t *testing.T) {
 				}
 				s := newSampler(t, tr, ic.c, 1, rng)
 				n := steps
-				if mk.name == "sweep" || mk.name == "sweep-local" {
+				if strings.HasPrefix(mk.name, "sweep") {
 					n = steps / (2 * ic.n)
 				}
 				got := series{}

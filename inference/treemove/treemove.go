@@ -29,6 +29,11 @@
 //     the edges and atoms within LocalRadius steps of the old one, uniform
 //     in ψ on an edge, with the Metropolis-Hastings correction for the
 //     sizes of the two neighbourhoods and the lengths of the two edges.
+//     With LocalGrid set, the proposal is likelihood-informed
+//     (localgrid.go): a region of edges around a random centre near the
+//     old point, the target evaluated at LocalGrid points per edge at
+//     O(D) each (bp.Region), and a point drawn from that piecewise-constant
+//     approximation, with the exact correction.
 //   - Sweep: a mixture of these: N subtree moves, DefaultLocalMovesPerLeaf·N
 //     local moves, about N time updates and 0.1·N position moves by default.
 //
@@ -176,6 +181,17 @@ type Sampler struct {
 	// LocalRadius is the number of steps between pieces within which
 	// LocalMove proposes (local.go); 0 moves v along its own edge only.
 	LocalRadius int
+	// LocalGrid, when positive, makes LocalMove's proposal
+	// likelihood-informed (localgrid.go): a region of pieces around a
+	// random centre near the old piece, each edge piece cut into
+	// LocalGrid cells whose weights are the target at their midpoints,
+	// and a point drawn from that piecewise-constant approximation. 0
+	// proposes a piece and a point uniformly (local.go).
+	LocalGrid int
+	// LocalGridRadius is the radius, in steps between pieces, of the
+	// informed proposal's centre and region (localgrid.go); LocalRadius
+	// is that of the uniform proposal.
+	LocalGridRadius int
 	// TimeUpdatesPerLeaf is the number of time updates of a Sweep per
 	// leaf: N·TimeUpdatesPerLeaf/I TimeSweeps, rounded (at least one), I
 	// being the number of branch points, so that a tree with few branch
@@ -219,6 +235,13 @@ type Sampler struct {
 	lbuf   []piece
 	lmark  []uint32
 	lstamp uint32
+	// The informed LocalMove (localgrid.go): the region's pieces, the
+	// target at its cells' midpoints, the centre's ancestors, the
+	// region evaluator.
+	rbuf   []piece
+	gbuf   []float64
+	anc    []pydt.NodeID
+	region *bp.Region
 
 	// TimeSweep: its visit function (made once, so that a sweep does not
 	// allocate) and the times it restores on failure.
@@ -244,6 +267,11 @@ const DefaultLocalMovesPerLeaf = 1.0
 // DefaultLocalRadius is the LocalRadius that New sets.
 const DefaultLocalRadius = 2
 
+// DefaultLocalGridRadius is the LocalGridRadius that New sets: the informed
+// proposal draws a centre within one step of the old piece and a point in
+// the pieces within one step of the centre.
+const DefaultLocalGridRadius = 1
+
 // New returns a sampler for the tree of m, with prior parameters alpha, beta
 // and divergence function div, drawing random numbers from rng. The tree must
 // be complete (every leaf attached) and the model's messages current or
@@ -268,6 +296,7 @@ func New(m *bp.Model, alpha, beta float64, div pydt.Divergence, rng *rand.Rand) 
 		PositionMovesPerLeaf: 0.1,
 		LocalMovesPerLeaf:    DefaultLocalMovesPerLeaf,
 		LocalRadius:          DefaultLocalRadius,
+		LocalGridRadius:      DefaultLocalGridRadius,
 		TimeUpdatesPerLeaf:   1,
 		Informed:             0,
 		InformedMix:          0.1,

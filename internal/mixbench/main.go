@@ -119,6 +119,10 @@ type config struct {
 	// defaults otherwise).
 	Local, Position *float64
 	Radius          *int
+	// Grid, when positive, sets the schedule's LocalGrid: the
+	// likelihood-informed proposal of LocalMove with that many cells per
+	// edge; Radius then sets its LocalGridRadius.
+	Grid int
 	// TimeScale appends the scale(c, times) move (inference.TimeScaleSteps)
 	// to the schedule.
 	TimeScale bool
@@ -289,6 +293,10 @@ func run(c config) (result, error) {
 			return res, fmt.Errorf("-local: %w", err)
 		}
 	}
+	// And its LocalGrid.
+	if err := sched.SetLocalGrid(c.Grid); err != nil {
+		return res, fmt.Errorf("-grid: %w", err)
+	}
 	c0 := cputime.Process()
 	trees, err := initTrees(c, m, truth)
 	if err != nil {
@@ -311,7 +319,11 @@ func run(c config) (result, error) {
 	}
 	tm := ch.TreeMoves(0)
 	if c.Radius != nil {
-		tm.LocalRadius = *c.Radius
+		if c.Grid > 0 {
+			tm.LocalGridRadius = *c.Radius
+		} else {
+			tm.LocalRadius = *c.Radius
+		}
 	}
 	if c.Position != nil {
 		tm.PositionMovesPerLeaf = *c.Position
@@ -539,7 +551,8 @@ func main() {
 	emIters := flag.Int("em-iters", 50, "EM iterations per tree of the EM search of -init em")
 	emTime := flag.Duration("em-time", 5*time.Minute, "time bound of the EM search of -init em")
 	local := flag.Float64("local", -1, "LocalMoves per leaf in a tree sweep (negative: the default)")
-	radius := flag.Int("radius", -1, "LocalMove's radius in steps (negative: the default)")
+	radius := flag.Int("radius", -1, "LocalMove's radius in steps (LocalGridRadius with -grid; negative: the default)")
+	grid := flag.Int("grid", 0, "LocalMove's likelihood-informed proposal with `G` cells per edge (treemove.Sampler.LocalGrid; 0: the uniform proposal)")
 	timeScale := flag.Bool("timescale", false, "add the scale(c, times) move (inference.TimeScaleSteps) to the schedule")
 	position := flag.Float64("position", -1, "PositionMoves per leaf in a tree sweep (negative: the default)")
 	freeze := flag.Bool("freeze-topology", false, "fix the tree's topology after the burn-in: the recorded sweeps update the times, c, prec and the rest only")
@@ -614,7 +627,7 @@ func main() {
 		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets, Data: *dataFrom,
 			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime, Stop: stop,
 			Local: nonNegative(*local), Radius: nonNegative(*radius), Position: nonNegative(*position),
-			TimeScale: *timeScale, FreezeTopology: *freeze}
+			TimeScale: *timeScale, FreezeTopology: *freeze, Grid: *grid}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}

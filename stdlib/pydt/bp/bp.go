@@ -155,6 +155,7 @@ type Model struct {
 	// the origin x = 0 exactly (orig); and a scratch record.
 	empty, dead, orig, scr []float64
 	te                     TimeEval
+	rg                     Region    // the region evaluator (region.go)
 	outs                   []float64 // outside messages of TimeSweep, a record per node
 
 	jr journal // undo log of the last Detach (undo.go)
