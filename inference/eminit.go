@@ -163,8 +163,10 @@ const weightedLinkageRounds = 3
 // the rows of x (n × d) with each column d divided by σ_d, where σ²_d are
 // the diffusion variances per dimension that EM (p's options, at most
 // iters iterations, no Laplace correction) fits to the previous tree,
-// starting from lt, the linkage tree of the unweighted rows; repeated
-// weightedLinkageRounds times. It also returns the last variances.
+// starting from lt, the linkage tree of the unweighted rows (a copy: EM
+// sets the times of the tree it fits, and lt is an initial tree of its
+// own); repeated weightedLinkageRounds times. It also returns the last
+// variances.
 //
 // Linkage weighs every column alike, so columns of pure noise hide the
 // clusters that a few columns show (docs/clustering.md, synnoise); a model
@@ -175,7 +177,7 @@ const weightedLinkageRounds = 3
 // clusters more clearly, and so on (docs/em.md, "Linkage weighted by the
 // fitted variances").
 func (p *EMPlan) weightedLinkageTree(lt *pydt.Tree, x []float64, n, d, iters int) (*pydt.Tree, []float64, error) {
-	tr := lt
+	tr := lt.Clone()
 	var v []float64
 	xs := make([]float64, len(x))
 	for r := range weightedLinkageRounds {

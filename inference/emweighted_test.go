@@ -89,3 +89,33 @@ func TestRunEMWeightedLinkage(t *testing.T) {
 		t.Logf("seed %d: purity %.3f, value %.2f, start %s %d", seed, p, best.Bound, best.Start, best.StartIndex)
 	}
 }
+
+// TestWeightedLinkageKeepsLinkageTree: weightedLinkageTree fits EM to the
+// linkage tree it starts from, and EM sets the times of the tree it fits;
+// the linkage tree is also an initial tree of its own, fitted after, so
+// it must come back with the linkage times it had (before, it came back
+// with the times of the first round's fit).
+func TestWeightedLinkageKeepsLinkageTree(t *testing.T) {
+	src, err := os.ReadFile("../examples/gaussian-perdim.pydt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := noiseColumnClusters(40, 2, 1)
+	m := compileSource(t, "gaussian-perdim.pydt", src, map[string]*dataset.Matrix{"X": x}, map[string]float64{"alpha": 1, "beta": 0.5})
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, d := x.Rows, x.Cols
+	lt, err := linkageTree(x.Data, n, d, columnVariance(x.Data, n, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lt.Clone()
+	if _, _, err := p.weightedLinkageTree(lt, x.Data, n, d, 20); err != nil {
+		t.Fatal(err)
+	}
+	if got, w := lt.Newick(), want.Newick(); got != w {
+		t.Errorf("the linkage tree changed:\n got %s\nwant %s", got, w)
+	}
+}
