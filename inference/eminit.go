@@ -13,6 +13,11 @@ import (
 // initial trees: the linkage needs N² float64 of memory (32 MB at 2000).
 const linkageInitMax = 2000
 
+// linkageCuts are the numbers of flat clusters the linkage trees are cut
+// into for initial trees (cutTree), in the order of their start indices
+// (2 onwards; 1 is the uncut tree).
+var linkageCuts = []int{2, 3, 4, 6, 8, 12, 16}
+
 // linkageTree returns the average-linkage tree of the rows of x (n × d,
 // NaN missing) under the distance 1 − t = 1 − exp(−‖x_i − x_j‖² / (2 D σ²)):
 // for two leaves whose lowest common ancestor is at t, E‖x_i − x_j‖² =

@@ -481,22 +481,32 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		if err != nil {
 			return nil, fmt.Errorf("run --method em: %w", err)
 		}
-		inits = append(inits, initTree{"initial tree by average linkage", "linkage", 1, lt})
-		if o.LearnAlpha || o.LearnBeta || o.Alpha+2*o.Beta > 0 { // multifurcations possible
-			for ki, k := range []int{2, 3, 4, 6, 8, 12, 16} {
+		// addLinkage appends the linkage tree tr and, where the model
+		// admits multifurcations, its cuts (linkageCuts), as starts of
+		// this kind (LaplaceFallback.Start).
+		addLinkage := func(tr *pydt.Tree, name, kind string) error {
+			inits = append(inits, initTree{name, kind, 1, tr})
+			if !p.multifurcating() {
+				return nil
+			}
+			for ki, k := range linkageCuts {
 				if k >= b.N {
 					break
 				}
-				ct, err := cutTree(lt, k)
+				ct, err := cutTree(tr, k)
 				if err != nil {
-					return nil, fmt.Errorf("run --method em: %w", err)
+					return err
 				}
 				cc, err := collapseTree(ct, 0.5)
 				if err != nil {
-					return nil, fmt.Errorf("run --method em: %w", err)
+					return err
 				}
-				inits = append(inits, initTree{fmt.Sprintf("initial tree by average linkage cut into %d clusters", k), "linkage", ki + 2, cc})
+				inits = append(inits, initTree{fmt.Sprintf("%s cut into %d clusters", name, k), kind, ki + 2, cc})
 			}
+			return nil
+		}
+		if err := addLinkage(lt, "initial tree by average linkage", "linkage"); err != nil {
+			return nil, fmt.Errorf("run --method em: %w", err)
 		}
 		logf("%d initial trees by average linkage built (%.1fs)", len(inits)-before, time.Since(start).Seconds())
 		// With a variance per dimension learned: the linkage tree of the
@@ -512,23 +522,8 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 					firstErr = err
 				}
 			} else {
-				const name = "initial tree by average linkage weighted by the fitted variances"
-				inits = append(inits, initTree{name, "linkage-weighted", 1, wt})
-				if o.LearnAlpha || o.LearnBeta || o.Alpha+2*o.Beta > 0 {
-					for ki, k := range []int{2, 3, 4, 6, 8, 12, 16} {
-						if k >= b.N {
-							break
-						}
-						ct, err := cutTree(wt, k)
-						if err != nil {
-							return nil, fmt.Errorf("run --method em: %w", err)
-						}
-						cc, err := collapseTree(ct, 0.5)
-						if err != nil {
-							return nil, fmt.Errorf("run --method em: %w", err)
-						}
-						inits = append(inits, initTree{fmt.Sprintf("%s cut into %d clusters", name, k), "linkage-weighted", ki + 2, cc})
-					}
+				if err := addLinkage(wt, "initial tree by average linkage weighted by the fitted variances", "linkage-weighted"); err != nil {
+					return nil, fmt.Errorf("run --method em: %w", err)
 				}
 				logf("%d initial trees by average linkage weighted by the fitted variances (%.3g to %.3g) built (%.1fs)",
 					len(inits)-before, slices.Min(v), slices.Max(v), time.Since(start).Seconds())

@@ -56,7 +56,7 @@ func (p *EMPlan) mcmcStarts(smp *abSample, x []float64, summaryOnly bool) ([]mcm
 			mcmcStart{"initial tree: the last tree " + what, StartMCMCLast, smp.trees[len(smp.trees)-1].Clone()})
 	}
 	o := p.Opt
-	if !(o.LearnAlpha || o.LearnBeta || o.Alpha+2*o.Beta > 0) {
+	if !p.multifurcating() {
 		// Only binary trees have positive prior density (Neal's DDT,
 		// α = β = 0): a consensus (or a summary tree with ties) that
 		// multifurcates cannot start a fit; before, its fit failed at the
@@ -90,13 +90,17 @@ func isBinary(tr *pydt.Tree) bool {
 		if tr.IsLeaf(v) {
 			continue
 		}
-		k := 0
-		for range tr.Children(v) {
-			k++
-		}
-		if k != 2 {
+		if tr.Degree(v) != 2 {
 			return false
 		}
 	}
 	return true
+}
+
+// multifurcating reports whether the model gives trees with branch points
+// of more than two children positive prior density: unless α = β = 0 are
+// held (Neal's DDT, binary trees only).
+func (p *EMPlan) multifurcating() bool {
+	o := p.Opt
+	return o.LearnAlpha || o.LearnBeta || o.Alpha+2*o.Beta > 0
 }
