@@ -255,7 +255,11 @@ failed candidate fits). A model with a variance per column (1 / prec with
 param prec : pos[D], examples/gaussian-perdim.pydt) gets a Gamma posterior
 per column, prec[1] ... prec[D], and the initial trees compare each column
 on its own scale. The search starts from trees by sequential
-attachment and, up to 2000 rows, by average linkage. What the trees are
+attachment and, up to 2000 rows, by average linkage; with a variance per
+column learned also by average linkage of the columns divided by the
+sigma_d that EM fits to the linkage tree (refitted and rebuilt three
+times; start "linkage-weighted"), so that columns of noise do not hide
+the clusters. What the trees are
 ranked by (summary.json's "ranked_by", named on every progress line): up to
 2000 rows with Gaussian data "bound + Laplace correction", the EM lower
 bound plus a Laplace correction for the divergence times (an approximation
@@ -277,7 +281,9 @@ probit data a shared diffusion variance is held likewise (1 / the posterior
 mean of the precision); a variance per column keeps its q(prec[d]) in each
 fit. The same run's summary tree, majority-rule
 consensus and last tree (extended to all rows) are among the search's
-initial trees (also when alpha and beta are fixed); kbest.nwk and
+initial trees (also when alpha and beta are fixed; with alpha = beta = 0,
+where only binary trees are possible, those that multifurcate are left
+out); kbest.nwk and
 summary.json's kbest_estimates say which start each tree descends from. The
 best tree is the one of highest value: where many trees fit about equally
 well it can be a near-star, and the run then warns (use MCMC).
