@@ -512,8 +512,10 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		// With a variance per dimension learned: the linkage tree of the
 		// columns weighted by the variances EM fits to the linkage tree,
 		// refitted and rebuilt a few times, and its cuts (docs/em.md,
-		// "Linkage weighted by the fitted variances").
-		if o.Variances != nil && o.PrecPriors != nil {
+		// "Linkage weighted by the fitted variances"). With one column
+		// the weight scales every distance alike: the tree would be the
+		// linkage tree again.
+		if o.Variances != nil && o.PrecPriors != nil && b.D > 1 {
 			before := len(inits)
 			wt, v, err := p.weightedLinkageTree(lt, x, b.N, b.D, cfg.EMIters)
 			if err != nil {

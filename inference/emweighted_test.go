@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/dataset"
@@ -117,5 +118,44 @@ func TestWeightedLinkageKeepsLinkageTree(t *testing.T) {
 	}
 	if got, w := lt.Newick(), want.Newick(); got != w {
 		t.Errorf("the linkage tree changed:\n got %s\nwant %s", got, w)
+	}
+}
+
+// TestRunEMWeightedLinkageOneColumn: with one column the weighted linkage
+// tree is the linkage tree (one weight scales every distance alike), so
+// the search builds no weighted starts (before, three EM fits and eight
+// initial trees repeated the linkage ones).
+func TestRunEMWeightedLinkageOneColumn(t *testing.T) {
+	src, err := os.ReadFile("../examples/gaussian-perdim.pydt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x2, _ := noiseColumnClusters(40, 0, 1)
+	x := &dataset.Matrix{Rows: x2.Rows, Cols: 1, Data: make([]float64, x2.Rows), Source: "x.csv"}
+	for i := range x.Rows {
+		x.Data[i] = x2.Data[i*x2.Cols]
+	}
+	m := compileSource(t, "gaussian-perdim.pydt", src, map[string]*dataset.Matrix{"X": x}, map[string]float64{"alpha": 1, "beta": 0.5})
+	var log []string
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Seed: 1, Out: t.TempDir(), ABSweeps: -1, Log: func(s string) { log = append(log, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	linkage := 0
+	for _, l := range log {
+		if strings.Contains(l, "weighted by the fitted variances") {
+			t.Errorf("one column: %s", l)
+		}
+		if strings.Contains(l, "initial trees by average linkage built") {
+			linkage++
+		}
+	}
+	if linkage != 1 {
+		t.Errorf("%d lines of linkage starts, want 1; log:\n%s", linkage, strings.Join(log, "\n"))
+	}
+	for _, tr := range res.Trees {
+		if tr.Start == "linkage-weighted" {
+			t.Errorf("a tree of the list descends from a weighted linkage start")
+		}
 	}
 }
