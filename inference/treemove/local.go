@@ -113,15 +113,7 @@ func (s *Sampler) drawOnPiece(p piece) (pydt.Position, bool) {
 		return pydt.Position{Node: p.node, AtNode: true}, true
 	}
 	hi, lo := s.psiParent(p.node), s.psiEnd(p.node)
-	om := lo + s.rng.Float64()*(hi-lo)
-	if !(om > 0) {
-		return pydt.Position{}, false
-	}
-	t := pydt.TimeFromLogOneMinus(1 - 1/om)
-	if !s.tr.ParentTime(p.node).Before(t) || !t.Before(s.edgeEnd(p.node)) {
-		return pydt.Position{}, false
-	}
-	return pydt.Position{Node: p.node, Time: t}, true
+	return s.edgePoint(p.node, lo+s.rng.Float64()*(hi-lo))
 }
 
 // atomValid reports whether b's atom is a piece of the line: b is a branch

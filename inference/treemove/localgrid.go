@@ -93,7 +93,7 @@ func (s *Sampler) localGridMove() bool {
 			f := 0.0
 			if scored {
 				f = math.Inf(-1)
-				if pos, ok := s.cellPoint(p.node, hi-(float64(j)+0.5)*w); ok {
+				if pos, ok := s.edgePoint(p.node, hi-(float64(j)+0.5)*w); ok {
 					f = s.gridTarget(pos, n, top)
 				}
 			}
@@ -144,7 +144,7 @@ func (s *Sampler) localGridMove() bool {
 			if r < 0 {
 				var ok bool
 				p1 = p
-				if pos, ok = s.cellPoint(p.node, hi-(float64(j)+s.rng.Float64())*w); !ok {
+				if pos, ok = s.edgePoint(p.node, hi-(float64(j)+s.rng.Float64())*w); !ok {
 					m.Attach(v, old) // rounded onto an end of the edge: a null set
 					return false
 				}
@@ -196,16 +196,7 @@ func (s *Sampler) localGridMove() bool {
 // positions below top: the likelihood from the region evaluator and the
 // prior's change below top.
 func (s *Sampler) gridTarget(pos pydt.Position, n int, top pydt.NodeID) float64 {
-	ll := s.region.LogLik(pos)
-	if math.IsInf(ll, -1) {
-		return ll
-	}
-	d, _ := s.attachTermsBelow(pos, n, top)
-	nodes := s.numNonRoot()
-	if pos.AtNode {
-		return d + ll - math.Log(float64(nodes))
-	}
-	return d + ll + 2*math.Log1p(pos.Time.S()) - math.Log(float64(nodes+1))
+	return s.posLogDensityBelow(pos, n, s.region.LogLik(pos), top, 1)
 }
 
 // cellTarget returns the weight exponent f_j of the cell holding pos (see
@@ -229,19 +220,6 @@ func (s *Sampler) cellTarget(pos pydt.Position, g int) float64 {
 		k += g
 	}
 	panic("treemove: a point outside the region of LocalMove")
-}
-
-// cellPoint returns the point of the edge above u at 1-ψ = om, or false
-// when it is not strictly inside the edge piece (by rounding).
-func (s *Sampler) cellPoint(u pydt.NodeID, om float64) (pydt.Position, bool) {
-	if !(om > 0) {
-		return pydt.Position{}, false
-	}
-	t := pydt.TimeFromLogOneMinus(1 - 1/om)
-	if !s.tr.ParentTime(u).Before(t) || !t.Before(s.edgeEnd(u)) {
-		return pydt.Position{}, false
-	}
-	return pydt.Position{Node: u, Time: t}, true
 }
 
 // regionTop returns the lowest common ancestor of the nodes of the pieces

@@ -64,7 +64,7 @@ func TestInformedLocalRegion(t *testing.T) {
 							pos := pydt.Position{Node: pc.node, AtNode: true}
 							if !pc.atom {
 								var ok bool
-								if pos, ok = s.cellPoint(pc.node, s.psiEnd(pc.node)+rng.Float64()*(s.psiParent(pc.node)-s.psiEnd(pc.node))); !ok {
+								if pos, ok = s.edgePoint(pc.node, s.psiEnd(pc.node)+rng.Float64()*(s.psiParent(pc.node)-s.psiEnd(pc.node))); !ok {
 									continue
 								}
 							}

@@ -206,30 +206,41 @@ func (s *Sampler) locate(d float64) (pydt.Position, bool) {
 	if p.atom {
 		return pydt.Position{Node: p.node, AtNode: true}, true
 	}
-	ta := s.tr.ParentTime(p.node)
-	om := s.psiParent(p.node) - off
+	return s.edgePoint(p.node, s.psiParent(p.node)-off)
+}
+
+// edgePoint returns the point of the edge piece above u at 1-ψ = om, or
+// false when it is not strictly inside the piece (by rounding).
+func (s *Sampler) edgePoint(u pydt.NodeID, om float64) (pydt.Position, bool) {
 	if !(om > 0) {
 		return pydt.Position{}, false
 	}
 	t := pydt.TimeFromLogOneMinus(1 - 1/om) // -s = 1 - 1/(1-ψ)
-	if !ta.Before(t) || !t.Before(s.edgeEnd(p.node)) {
+	if !s.tr.ParentTime(u).Before(t) || !t.Before(s.edgeEnd(u)) {
 		return pydt.Position{}, false
 	}
-	return pydt.Position{Node: p.node, Time: t}, true
+	return pydt.Position{Node: u, Time: t}, true
 }
 
 // posLogDensity returns log f at pos (see the line above) given the log
 // likelihood there, for a subtree of n leaves.
 func (s *Sampler) posLogDensity(pos pydt.Position, n int, ll float64) float64 {
+	return s.posLogDensityBelow(pos, n, ll, pydt.NoNode, s.AtomLen)
+}
+
+// posLogDensityBelow is posLogDensity without the prior's terms of the
+// ancestors of top (attachTermsBelow), with an atom spread over atomLen in
+// ψ (1 for a probability at an atom: LocalMove's target).
+func (s *Sampler) posLogDensityBelow(pos pydt.Position, n int, ll float64, top pydt.NodeID, atomLen float64) float64 {
 	if math.IsInf(ll, -1) {
 		return ll
 	}
-	d, _ := s.attachTerms(pos, n)
+	d, _ := s.attachTermsBelow(pos, n, top)
 	// Non-root nodes of the resulting tree; v was drawn with probability
 	// 1/nodes (see SlicePosition).
 	nodes := s.numNonRoot()
 	if pos.AtNode {
-		return d + ll - math.Log(s.AtomLen) - math.Log(float64(nodes))
+		return d + ll - math.Log(atomLen) - math.Log(float64(nodes))
 	}
 	// d is a density in s (attachTerms); dt/dψ = (1-t)(1+s)², and
 	// dt/ds = 1-t, so ds/dψ = (1+s)².
