@@ -630,17 +630,6 @@ func (s *Schedule) SetLocalGrid(g int) error {
 	return nil
 }
 
-// LocalGrid returns the cells per edge of the local moves' informed
-// proposal (SetLocalGrid); 0 for the uniform proposal or no tree step.
-func (s *Schedule) LocalGrid() int {
-	for _, st := range s.Steps {
-		if t, ok := st.(treeStep); ok {
-			return t.grid
-		}
-	}
-	return 0
-}
-
 // SetLocalMoves sets the number of local prune-and-regraft moves
 // (treemove.Sampler.LocalMove: a subtree re-attached within two edges of
 // where it was, with the Metropolis-Hastings correction) per leaf in every
