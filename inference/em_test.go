@@ -473,6 +473,8 @@ func TestRunEMPerDimProbitHeld(t *testing.T) {
 		{"alpha_beta: 3 variances", func(cp *emCheckpoint) { cp.AlphaBeta.Variances = cp.AlphaBeta.Variances[:3] }},
 		{"alpha_beta: variances[2] is NaN", func(cp *emCheckpoint) { cp.AlphaBeta.Variances[2] = math.NaN() }},
 		{"alpha_beta: variances[0] is 0", func(cp *emCheckpoint) { cp.AlphaBeta.Variances[0] = 0 }},
+		{"trees[0].hyperparameters: variances[1] ", func(cp *emCheckpoint) { cp.Trees[0].Hyper.Variances[1] *= 1.01 }},
+		{"trees[1].hyperparameters: variances[3] ", func(cp *emCheckpoint) { cp.Trees[1].Hyper.Variances[3] = cp.AlphaBeta.Variances[3] / 2 }},
 	} {
 		cp, err := readEMCheckpoint(dir)
 		if err != nil {

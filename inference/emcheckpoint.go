@@ -247,7 +247,7 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 		if err := checkHyper(ts.Hyper, p.Opt.Variances != nil, p.Opt.PrecPriors != nil, p.m.D); err != nil {
 			return nil, damaged("%s.hyperparameters: %v", field, err)
 		}
-		if err := checkHeldVariance(ts.Hyper, ab.Variance, p.Prec != nil); err != nil {
+		if err := checkHeldVariance(ts.Hyper, ab.Variance, ab.Variances, p.Prec != nil); err != nil {
 			return nil, damaged("%s.hyperparameters: %v", field, err)
 		}
 		if ts.Round < 0 || ts.Round > cp.Rounds || ts.StartIndex < 0 {
@@ -320,10 +320,23 @@ func checkHyper(h emHyper, perDim, learnDims bool, d int) error {
 // checkpoint's alpha_beta: with σ² held (held > 0, EP data) every fit was
 // made at it, so the tree has that variance and no q(1/σ²); otherwise a
 // model that learns the shared precision (learned) has q(1/σ²) in every
-// fit, and one that does not has none. A tree fitted otherwise would seed
-// the search's candidates (EMPlan.newFit starts them at their parent's
-// variance) and summary.json at another σ² than the one held.
-func checkHeldVariance(h emHyper, held float64, learned bool) error {
+// fit, and one that does not has none. Likewise with the variances per
+// dimension held (heldDims, EP data; checkHyper has checked their number
+// and that there is no q(1/σ²_d)), the tree has those. A tree fitted
+// otherwise would seed the search's candidates (EMPlan.newFit starts them
+// at their parent's variances) and summary.json at other variances than
+// the ones held.
+func checkHeldVariance(h emHyper, held float64, heldDims []float64, learned bool) error {
+	if heldDims != nil {
+		if len(h.Variances) != len(heldDims) {
+			return fmt.Errorf("variances has %d values, not the %d held (alpha_beta.variances)", len(h.Variances), len(heldDims))
+		}
+		for k, v := range heldDims {
+			if !(math.Abs(h.Variances[k]-v) <= 1e-9*v) {
+				return fmt.Errorf("variances[%d] %v, not the held %v (alpha_beta.variances)", k, h.Variances[k], v)
+			}
+		}
+	}
 	switch {
 	case held > 0 && h.QPrec != nil:
 		return fmt.Errorf("q_precision present, but the variance is held at %v (alpha_beta.variance)", held)
