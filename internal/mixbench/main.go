@@ -38,6 +38,10 @@
 //
 //	nice -n 10 go run ./internal/mixbench -n 1000 -d 2 -burn 2000 -sweeps 20000 -seeds 1 -freeze-topology -trace frz
 //
+// -grid G makes the local moves' proposal likelihood-informed, G cells per
+// edge (treemove.Sampler.LocalGrid, run --local-grid), and -radius then
+// sets its LocalGridRadius.
+//
 // Each run also prints the work of its recorded sweeps: the mean depth of
 // a leaf and of a non-root node, the subtree moves' proposal attempts per
 // move and nodes passed per attempt, and the evaluations per position
