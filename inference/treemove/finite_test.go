@@ -14,15 +14,19 @@ import (
 // divergence time to t = 1 until float64 can no longer evaluate the
 // likelihood (issue 7: the moves accepted such states, NaN from then on).
 // Every move must refuse them: after every sweep the log posterior is
-// finite.
+// finite. The cases with grid set run LocalMove's likelihood-informed
+// proposal (LocalGrid, localgrid.go) in the sweeps.
 func TestMovesRefuseNonFinite(t *testing.T) {
 	cases := []struct {
 		name string
 		c    priorCase
 		dims int
+		grid int // Sampler.LocalGrid
 	}{
-		{"DivInv", priorCase{"", 0.5, 0.2, pydt.DivInv{C: 0.02}}, 4},
-		{"DDT", priorCase{"", 0, 0, pydt.DivInv{C: 0.05}}, 2},
+		{"DivInv", priorCase{"", 0.5, 0.2, pydt.DivInv{C: 0.02}}, 4, 0},
+		{"DDT", priorCase{"", 0, 0, pydt.DivInv{C: 0.05}}, 2, 0},
+		{"DivInv-local-grid", priorCase{"", 0.5, 0.2, pydt.DivInv{C: 0.02}}, 4, 2},
+		{"DDT-local-grid", priorCase{"", 0, 0, pydt.DivInv{C: 0.05}}, 2, 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,6 +39,7 @@ func TestMovesRefuseNonFinite(t *testing.T) {
 			}
 			copy(x[tc.dims:2*tc.dims], x[:tc.dims]) // row 2 = row 1
 			s := newSampler(t, tr, tc.c, tc.dims, rng)
+			s.LocalGrid = tc.grid
 			if err := s.Model().ObserveMatrix(x[:n*tc.dims]); err != nil {
 				t.Fatal(err)
 			}
