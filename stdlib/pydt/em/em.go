@@ -169,10 +169,10 @@ type EM struct {
 // New prepares a fit of the times of m's tree and of the hyperparameters
 // chosen in opt. The tree must be complete and valid and its leaf evidence
 // set in m (unless opt.EP supplies it). It returns an error for invalid
-// options or tree. A branch point that starts beyond s = -log(1-t) = 30
-// (within about 1e-13 of t = 1, where the bound's e^s terms overflow; a tree
-// from an MCMC chain can be there) has its time in m's tree pulled back
-// first, keeping the order of the times (see pullBackStart).
+// options or tree. A branch point that starts beyond s = -log(1-t) = 600
+// (near the overflow of the bound's e^s terms at s = 709; a tree from an
+// MCMC chain can be there) has its time in m's tree pulled back first,
+// keeping the order of the times (see pullBackStart).
 func New(m *bp.Model, opt Options) (*EM, error) {
 	tr := m.Tree()
 	if err := tr.Validate(); err != nil {
@@ -762,12 +762,15 @@ func (e *EM) updateC() {
 	e.qc = Gamma{Shape: p.Shape + float64(k), Rate: p.Rate + s}
 }
 
-// sStartMax is the largest s = -log(1 - t) at which New leaves a branch
-// point's starting time (1 - t = e^-30, about 1e-13). The time terms of the
-// bound hold e^s: beyond about s = 709 it overflows, and a tree from an MCMC
-// chain near t = 1 can have branch points at s in the thousands, whose bound
-// would be -Inf or NaN before the first iteration.
-const sStartMax = 30
+// sStartMax is the largest s = -log(1-t) at which New leaves a branch
+// point's starting time. The time terms of the bound hold e^s, which
+// overflows beyond s = 709: a tree from an MCMC chain near t = 1 can have
+// branch points at s in the thousands, whose bound would be -Inf or NaN
+// before the first iteration. EM's own fits can put a branch point of
+// duplicate rows at s of several hundred, where the bound still rises, so
+// the threshold stays well above that and below the overflow: a refit of
+// a fitted tree starts where its fit ended.
+const sStartMax = 600
 
 // pullBackStart moves the starting time of every branch point beyond
 // sStartMax back to sStartMax + H_k, where k counts it and its ancestors

@@ -541,7 +541,9 @@ func TestRunUntil(t *testing.T) {
 // a tree whose inner branch points sit at s = 3000 and 3200 (an MCMC chain's
 // last tree can be there), the first Step used to give a bound of -Inf or
 // NaN (e^s overflows). The times after New must keep their order and lie
-// in (30, 30 + H_depth]; a tree with every s <= 30 keeps its times exactly.
+// in (sStartMax, sStartMax + H_depth]; a tree with every s <= sStartMax
+// keeps its times exactly, also one with branch points at s = 343 and 350,
+// where EM's own fit puts duplicate rows (a refit must start there).
 func TestNewPullsBackStartNearOne(t *testing.T) {
 	const tree5 = "((1:0.3,2:0.3):0.4,(3:0.2,(4:0.1,5:0.1):0.1):0.5):0.3;"
 	for _, learned := range []bool{false, true} {
@@ -582,14 +584,28 @@ func TestNewPullsBackStartNearOne(t *testing.T) {
 			}
 		}
 	}
-	m := brownian(t, tree5, 3, 4, noisy)
-	before := m.Tree().Clone()
-	if _, err := New(m, fixedAll()); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range m.Tree().PreOrder(nil) {
-		if m.Tree().Time(v) != before.Time(v) {
-			t.Errorf("node %d: time %v changed to %v by New", v, before.Time(v), m.Tree().Time(v))
+	for _, deepS := range []float64{0, 343} {
+		m := brownian(t, tree5, 3, 4, noisy)
+		if deepS > 0 {
+			i := 0
+			for _, v := range m.Tree().PreOrder(nil) {
+				if !m.Tree().IsLeaf(v) && m.Tree().Parent(v) != pydt.NoNode {
+					m.Tree().SetTime(v, pydt.TimeFromS(deepS+7*float64(i)))
+					i++
+				}
+			}
+			if err := m.Recompute(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := m.Tree().Clone()
+		if _, err := New(m, fixedAll()); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range m.Tree().PreOrder(nil) {
+			if m.Tree().Time(v) != before.Time(v) {
+				t.Errorf("deep s %v: node %d: time %v changed to %v by New", deepS, v, before.Time(v), m.Tree().Time(v))
+			}
 		}
 	}
 }
