@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +16,13 @@ import (
 )
 
 // TestRunEMLarge runs the large-data path on small data (the thresholds
-// lowered): one initial tree, at the variance factor whose subsample tree
-// has the best bound, which the test recomputes from the same subsample;
-// the run's bound is that of EM on the full tree built at that factor.
+// lowered): the first initial tree is at the variance factor whose
+// subsample tree has the best bound, which the test recomputes from the
+// same subsample. With the time up at the start, the further starts are
+// not built (each is a construction over all rows) and the run's bound is
+// that of one EM iteration on the tree built at that factor; without a
+// time limit the extended linkage tree and the MCMC start are built, and
+// each initial tree's logged value is that of one EM iteration on it.
 func TestRunEMLarge(t *testing.T) {
 	defer func(n, s, i int) { emLargeN, emSubsample, emSubsampleIters = n, s, i }(emLargeN, emSubsample, emSubsampleIters)
 	emLargeN, emSubsample, emSubsampleIters = 100, 60, 5
@@ -30,14 +35,34 @@ func TestRunEMLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Trees) < 1 || len(res.Trees) > 3 || res.Rounds != 0 || res.StopReason != "time" {
-		t.Fatalf("%d trees, %d rounds, stopped by %q; want 1 to 3 trees (sequential, linkage extended, MCMC summary extended), no round, time", len(res.Trees), res.Rounds, res.StopReason)
+	if len(res.Trees) != 1 || res.Rounds != 0 || res.StopReason != "time" {
+		t.Fatalf("%d trees, %d rounds, stopped by %q; want the sequential tree alone, no round, time", len(res.Trees), res.Rounds, res.StopReason)
 	}
 	all := strings.Join(logs, "\n")
-	for _, want := range []string{"chosen on 60 of 160 rows", "average linkage of 60 rows, extended", "the summary tree of 200 MCMC sweeps on 160 rows fitted"} {
+	for _, want := range []string{"chosen on 60 of 160 rows", "average linkage of 60 rows, extended not built", "initial trees from the MCMC run not built"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("log does not say %q:\n%s", want, all)
 		}
+	}
+	var full []string
+	if _, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Seed: 3, Out: t.TempDir(), EMIters: 1,
+		Log: func(s string) { full = append(full, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	fitted := map[string]float64{} // initial tree → its logged bound
+	for _, l := range full {
+		name, rest, ok := strings.Cut(l, " fitted: bound ")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.Fields(rest)[0], 64)
+		if err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		fitted[name] = v
+	}
+	if strings.Contains(strings.Join(full, "\n"), "not built") || len(fitted) != 3 {
+		t.Fatalf("without a time limit, want three initial trees fitted (sequential, linkage extended, MCMC summary extended); log:\n%s", strings.Join(full, "\n"))
 	}
 	// The choice, recomputed: the same subsample rows, each factor's tree
 	// fitted by em directly.
@@ -103,10 +128,18 @@ func TestRunEMLarge(t *testing.T) {
 	if _, err := fit2.Run(); err != nil {
 		t.Fatal(err)
 	}
-	// Time is up before the first fit: each does one iteration.
-	want := math.Max(fit.Bound(), fit2.Bound())
-	if got := res.Bound; !(math.Abs(got-want) <= 1e-9*math.Abs(got)) {
-		t.Errorf("run's bound %v; one EM iteration on the tree at factor %v: %v, on the extended linkage tree: %v", got, best, fit.Bound(), fit2.Bound())
+	// Time is up before the first fit: it does one iteration.
+	if got, want := res.Bound, fit.Bound(); !(math.Abs(got-want) <= 1e-9*math.Abs(got)) {
+		t.Errorf("run's bound %v; one EM iteration on the tree at factor %v: %v", got, best, want)
+	}
+	// Without a time limit, EMIters 1: the logged values (6 digits).
+	for name, want := range map[string]float64{
+		fmt.Sprintf("initial tree at variance factor %g", best): fit.Bound(),
+		"initial tree by average linkage of 60 rows, extended":  fit2.Bound(),
+	} {
+		if got, ok := fitted[name]; !ok || !(math.Abs(got-want) <= 1e-5*math.Abs(want)) {
+			t.Errorf("%s: logged bound %v (found %v), one EM iteration on it gives %v", name, got, ok, want)
+		}
 	}
 }
 

@@ -37,7 +37,10 @@ type EMConfig struct {
 	// and on each candidate stops when it is up (after at least one
 	// iteration), and no round starts after it (the round under way
 	// finishes). The MCMC run that estimates α and β (ABSweeps) and the
-	// building of the initial trees are not cut short.
+	// building of an initial tree are not cut short; above 2000 rows (the
+	// large-data path, one construction over all rows per initial tree)
+	// an initial tree after the first is not built when less time is left
+	// than the first took.
 	Time time.Duration
 	// EMIters bounds the EM iterations per candidate tree. Zero means 50.
 	EMIters int
@@ -456,6 +459,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		tr    *pydt.Tree
 	}
 	var inits []initTree
+	buildStart := time.Now()
 	for fi, f := range factors {
 		tr, _, err := em.SequentialTree(x, b.N, b.D, initOpt(f))
 		if err != nil {
@@ -467,6 +471,20 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		name := fmt.Sprintf("initial tree at variance factor %g", f)
 		logf("%s built (%.1fs)", name, time.Since(start).Seconds())
 		inits = append(inits, initTree{name, "sequential", fi + 1, tr})
+	}
+	// On the large-data path each further start (the extended linkage
+	// tree, the MCMC run's summary tree extended) is a sequential
+	// construction over all rows, about as costly as the first tree: with
+	// Time set, one that would not be built within it is skipped, with a
+	// line on the log, so that a run given --time ends near it (at 10⁵
+	// rows each construction takes minutes; docs/em.md, "Scale").
+	firstBuild := time.Since(buildStart)
+	roomFor := func(name string) bool {
+		if large == nil || cfg.Time <= 0 || time.Since(start)+firstBuild <= cfg.Time {
+			return true
+		}
+		logf("%s not built: the time left of --time %v is less than the first initial tree took (%.1fs)", name, cfg.Time, firstBuild.Seconds())
+		return false
 	}
 	// Average linkage, and its cuts into k flat clusters (cutTree) with
 	// the joins above them that come almost as early as their parent's
@@ -535,7 +553,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	// On the large-data path, average linkage of the subsample extended
 	// to all rows by sequential attachment (em.ExtendTree): O(subsample²)
 	// for the linkage, O(depth) scores per row after it.
-	if large != nil {
+	if large != nil && roomFor(fmt.Sprintf("initial tree by average linkage of %d rows, extended", len(large.rows))) {
 		k := len(large.rows)
 		lt, err := linkageTree(large.x, k, b.D, v0)
 		if err == nil {
@@ -556,7 +574,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	// consensus and its last tree, extended to all rows when the
 	// subsample is smaller; on the large-data path the summary tree alone
 	// (each extension costs a sequential construction).
-	if smp != nil && cfg.InitTree == nil && len(smp.trees) > 0 {
+	if smp != nil && cfg.InitTree == nil && len(smp.trees) > 0 && roomFor("initial trees from the MCMC run") {
 		mc, err := p.mcmcStarts(smp, x, large != nil)
 		if err != nil {
 			logf("no starting trees from the MCMC run: %v", err)

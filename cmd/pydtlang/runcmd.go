@@ -305,8 +305,10 @@ and the search scores re-attachments in O(depth) each. EM on the whole tree
 costs O(N·D) per iteration (about 0.5 s of CPU at N = 10^4, D = 10), so at
 N = 10^4 and beyond give --time: it bounds every EM fit, the initial trees'
 included (at least one iteration), and the rounds, though not the subsample
-MCMC for alpha and beta or the building of the initial trees; e.g. --time
-25s at N = 10^4 or --time 4m at N = 10^5 (docs/em.md, "Scale"). Progress lines on stderr name
+MCMC for alpha and beta or the building of an initial tree (above 2000 rows
+an initial tree after the first is skipped when less time is left than the
+first took); e.g. --time 25s at N = 10^4 or --time 4m at N = 10^5
+(docs/em.md, "Scale"). Progress lines on stderr name
 each stage.
 
 Load the trace in Python with ArviZ:
