@@ -616,10 +616,11 @@ type treeStep struct {
 // SetLocalGrid makes the local moves of every tree sweep of s propose
 // from the likelihood-informed approximation with g cells per edge
 // (treemove.Sampler.LocalGrid, inference/treemove/localgrid.go); 0, the
-// default, keeps the uniform proposal. g must not be negative.
+// default, keeps the uniform proposal. g must be between 0 and
+// treemove.MaxLocalGrid.
 func (s *Schedule) SetLocalGrid(g int) error {
-	if g < 0 {
-		return fmt.Errorf("cells per edge of the local moves' proposal must be 0 or more, got %d", g)
+	if g < 0 || g > treemove.MaxLocalGrid {
+		return fmt.Errorf("cells per edge of the local moves' proposal must be 0 to %d, got %d", treemove.MaxLocalGrid, g)
 	}
 	for i, st := range s.Steps {
 		if t, ok := st.(treeStep); ok {

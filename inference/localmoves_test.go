@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pydtlang/pydtlang/inference/treemove"
 )
 
 // TestLocalMovesSetting checks Config.LocalMoves end to end: the schedule's
@@ -178,8 +180,17 @@ func TestLocalGridSetting(t *testing.T) {
 	if traces[0] == traces[2] {
 		t.Error("runs with LocalGrid 0 and 2 wrote the same draws: the setting is not used")
 	}
-	_, err := Run(context.Background(), m, Config{Iters: 10, LocalGrid: -1, Out: t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), "cells per edge") {
-		t.Errorf("LocalGrid -1: error %v", err)
+	for _, g := range []int{-1, treemove.MaxLocalGrid + 1} {
+		_, err := Run(context.Background(), m, Config{Iters: 10, LocalGrid: g, Out: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), "cells per edge") {
+			t.Errorf("LocalGrid %d: error %v", g, err)
+		}
+		s, err := NewSchedule(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetLocalGrid(g); err == nil {
+			t.Errorf("SetLocalGrid(%d): no error", g)
+		}
 	}
 }

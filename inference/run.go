@@ -149,8 +149,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("run: checkpoint interval must be positive, got %d", c.CheckpointEvery)
 	case math.IsNaN(c.LocalMoves) || math.IsInf(c.LocalMoves, 0):
 		return fmt.Errorf("run: local moves per leaf must be a finite number, got %v", c.LocalMoves)
-	case c.LocalGrid < 0:
-		return fmt.Errorf("run: cells per edge of the local moves' proposal must be 0 or more, got %d", c.LocalGrid)
+	case c.LocalGrid < 0 || c.LocalGrid > treemove.MaxLocalGrid:
+		return fmt.Errorf("run: cells per edge of the local moves' proposal must be 0 to %d, got %d", treemove.MaxLocalGrid, c.LocalGrid)
 	}
 	return nil
 }

@@ -475,7 +475,7 @@ func TestRunLocalGridFlag(t *testing.T) {
 			t.Errorf("run.json local grid %d (%v), want %d", ri.LocalGrid, err, g)
 		}
 	}
-	for _, bad := range []string{"-1", "x", "1.5"} {
+	for _, bad := range []string{"-1", "x", "1.5", "1001"} {
 		code, _, errOut := runCmd(t, append(append([]string{}, args...), "--local-grid", bad, "--explain")...)
 		if code != 2 || !strings.Contains(errOut, "local-grid") {
 			t.Errorf("--local-grid %s: status %d, stderr %q", bad, code, errOut)

@@ -424,7 +424,7 @@ and in R with posterior:
 	f.BoolVar(&cfg.Coclust, "coclust", false, "write coclust.csv and summary.nwk also for more than 2000 rows (O(N²) memory and file)")
 	f.BoolVar(&explain, "explain", false, "print the chosen updates of one sweep and exit")
 	f.Float64Var(&local, "local-moves", treemove.DefaultLocalMovesPerLeaf, "local prune-and-regraft tree moves (a subtree re-attached within 2 edges of where it was) per leaf per sweep; 0 turns them off")
-	f.IntVar(&cfg.LocalGrid, "local-grid", 0, "propose the local moves' new point from the likelihood at `G` points per edge around the old one (a likelihood-informed proposal, exact; recorded in run.json); 0 proposes uniformly")
+	f.IntVar(&cfg.LocalGrid, "local-grid", 0, "propose the local moves' new point from the likelihood at `G` points per edge around the old one, G at most 1000 (a likelihood-informed proposal, exact; uniform in regions of more than 64 edges and atoms; recorded in run.json); 0 proposes uniformly")
 	f.StringVar(&resume, "resume", "", "continue the stopped run in DIR from its last checkpoint (no other flags but --iters M, which extends it to M sweeps)")
 	f.BoolVar(&force, "force", false, "replace the run already in --out DIR, deleting its output files")
 	f.BoolVar(&stdz, "standardize", false, "fit the data with every column shifted and scaled to mean 0 and sd 1 (recorded in run.json)")
@@ -632,8 +632,8 @@ func localFlag(cfg *inference.Config, local float64) error {
 	if local == 0 {
 		cfg.LocalMoves = -1
 	}
-	if cfg.LocalGrid < 0 {
-		return &exitError{code: 2, err: fmt.Errorf("run: --local-grid must be 0 (a uniform proposal) or a positive number of points per edge, got %d", cfg.LocalGrid)}
+	if cfg.LocalGrid < 0 || cfg.LocalGrid > treemove.MaxLocalGrid {
+		return &exitError{code: 2, err: fmt.Errorf("run: --local-grid must be 0 (a uniform proposal) or a number of points per edge up to %d, got %d", treemove.MaxLocalGrid, cfg.LocalGrid)}
 	}
 	return nil
 }

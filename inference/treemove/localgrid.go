@@ -6,6 +6,11 @@ import (
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
+// MaxLocalGrid is the largest LocalGrid: the proposal keeps one weight per
+// cell of every piece of its region (up to 64 pieces), and cells finer than
+// this gain nothing over the target's own variation along an edge.
+const MaxLocalGrid = 1000
+
 // The likelihood-informed proposal of LocalMove (LocalGrid > 0).
 //
 // LocalMove's uniform proposal (local.go) picks a piece near the old one
@@ -102,6 +107,9 @@ func (s *Sampler) localGridMove() bool {
 		}
 	}
 	if math.IsInf(fmax, 0) || math.IsNaN(fmax) {
+		if !(fmax == math.Inf(-1)) { // NaN or +Inf: refused as not finite
+			s.Stats.NonFinite++
+		}
 		m.Attach(v, old) // nothing to propose (the same from every point of R)
 		return false
 	}

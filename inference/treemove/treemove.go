@@ -186,7 +186,8 @@ type Sampler struct {
 	// random centre near the old piece, each edge piece cut into
 	// LocalGrid cells whose weights are the target at their midpoints,
 	// and a point drawn from that piecewise-constant approximation. 0
-	// proposes a piece and a point uniformly (local.go).
+	// proposes a piece and a point uniformly (local.go). At most
+	// MaxLocalGrid.
 	LocalGrid int
 	// LocalGridRadius is the radius, in steps between pieces, of the
 	// informed proposal's centre and region (localgrid.go); LocalRadius
