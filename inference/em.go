@@ -278,8 +278,13 @@ func (p *EMPlan) Explain() string {
 			"     exchangeable and projective, so the subsample's posterior of alpha and beta, trees integrated out, is one of the full data's\n" +
 			"     alpha and beta; fitting them to each tree instead makes near-stars cheap (docs/em.md, \"α and β from a subsample\")\n")
 	}
-	sb.WriteString("  search: initial tree by sequential attachment (em.SequentialTree, beam descent by local evidence); then rounds of: detach a random subtree\n" +
-		"     of a tree in the K-best list, score its re-attachment at every branch and branch point by log p(Y, s | T) at the current\n" +
+	sb.WriteString("  initial trees: sequential attachment (em.SequentialTree, beam descent by local evidence) at four construction variances;\n" +
+		"     average linkage and its cuts into flat clusters; with a variance per column learned, the linkage of the columns weighted by\n" +
+		"     the variances EM fits and its cuts; the subsample MCMC run's summary, consensus and last trees (extended to all rows,\n" +
+		"     em.ExtendTree, when the subsample is smaller). Above 2000 rows: one sequential tree at the variance best on 1000 rows, the linkage of those rows\n" +
+		"     extended, the MCMC summary tree extended; with --time, a start after the first is skipped when less time is left than\n" +
+		"     the first took (docs/em.md, \"Scale\")\n")
+	sb.WriteString("  search: rounds of: detach a random subtree of a tree in the K-best list, score its re-attachment at every branch and branch point by log p(Y, s | T) at the current\n" +
 		"     hyperparameters (belief propagation + tree prior), run EM on the three best, keep the K best trees by the bound\n" +
 		"     (Gaussian evidence, up to 2000 rows: plus the Laplace correction for the times, i.e. ranked by log p(Y, alpha, beta | T))\n")
 	sb.WriteString("  why: EM supports the model's parts by capability: conjugate Gamma priors give closed-form variational posteriors,\n" +

@@ -203,6 +203,13 @@ func TestRunEMPerDim(t *testing.T) {
 	if ex := p.Explain(); !strings.Contains(ex, "q(prec[d]) Gamma for each dimension") {
 		t.Errorf("Explain does not name the per-dimension posteriors:\n%s", ex)
 	}
+	// The initial trees the search starts from, each kind named.
+	for _, want := range []string{"initial trees: sequential attachment", "average linkage and its cuts", "weighted by\n     the variances EM fits",
+		"summary, consensus and last trees", "Above 2000 rows", "with --time, a start after the first is skipped"} {
+		if ex := p.Explain(); !strings.Contains(ex, want) {
+			t.Errorf("Explain does not say %q:\n%s", want, ex)
+		}
+	}
 	dir := t.TempDir()
 	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 10, Patience: -1, Seed: 1, Out: dir, EMIters: 30})
 	if err != nil {
