@@ -35,21 +35,7 @@ func TestPredictRunEM(t *testing.T) {
 	if res.Trees != 1 {
 		t.Fatalf("averaged %d trees, want the best one", res.Trees)
 	}
-	var sum struct {
-		Gamma map[string]struct{ Mean float64 } `json:"gamma_posteriors"`
-		Point map[string]float64                `json:"point_estimates"`
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &sum)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	nwk, err := os.ReadFile(filepath.Join(dir, "map.nwk"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum, nwk := emRunByHand(t, dir)
 	lik := observedTree(t, string(nwk), raw)
 	p := Params{Alpha: sum.Point["alpha"], Beta: sum.Point["beta"], Div: pydt.DivInv{C: sum.Gamma["c"].Mean}, Variance: 1 / sum.Gamma["prec"].Mean}
 	if !(p.Variance > 0) || !(p.Div.(pydt.DivInv).C > 0) {
@@ -59,16 +45,7 @@ func TestPredictRunEM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, row := range test {
-		dst := make([]float64, 2)
-		want := mx.Conditional(row, dst)
-		if !(math.Abs(res.LogDensity[i]-want) <= 1e-9*(1+math.Abs(want))) { // NaN fails
-			t.Errorf("row %d: log density %v, by hand %v", i, res.LogDensity[i], want)
-		}
-		if math.IsNaN(row[1]) && !(math.Abs(res.Imputed[i][1]-dst[1]) <= 1e-9) {
-			t.Errorf("row %d: imputed %v, by hand %v", i, res.Imputed[i][1], dst[1])
-		}
-	}
+	checkByHand(t, res, test, mx)
 }
 
 // TestPredictRunEMPerDim checks PredictRun on an EM run of
@@ -91,10 +68,31 @@ func TestPredictRunEMPerDim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum struct {
-		Gamma map[string]struct{ Mean float64 } `json:"gamma_posteriors"`
-		Point map[string]float64                `json:"point_estimates"`
+	sum, nwk := emRunByHand(t, dir)
+	s2 := []float64{1 / sum.Gamma["prec[1]"].Mean, 1 / sum.Gamma["prec[2]"].Mean}
+	if !(s2[0] > 0) || !(s2[1] > 0) || s2[0] == s2[1] {
+		t.Fatalf("summary.json lacks two distinct per-column estimates: %+v", sum)
 	}
+	p := Params{Alpha: sum.Point["alpha"], Beta: sum.Point["beta"], Div: pydt.DivInv{C: sum.Gamma["c"].Mean}, Variances: s2}
+	mx, err := Tree(observedTree(t, string(nwk), raw), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkByHand(t, res, test, mx)
+}
+
+// emSummaryByHand is what the by-hand checks read of an EM run's
+// summary.json: the Gamma posteriors' means and the point estimates.
+type emSummaryByHand struct {
+	Gamma map[string]struct{ Mean float64 } `json:"gamma_posteriors"`
+	Point map[string]float64                `json:"point_estimates"`
+}
+
+// emRunByHand reads the EM run in dir without the package's readers: its
+// summary.json and its map.nwk.
+func emRunByHand(t *testing.T, dir string) (emSummaryByHand, []byte) {
+	t.Helper()
+	var sum emSummaryByHand
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err == nil {
 		err = json.Unmarshal(b, &sum)
@@ -106,19 +104,18 @@ func TestPredictRunEMPerDim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2 := []float64{1 / sum.Gamma["prec[1]"].Mean, 1 / sum.Gamma["prec[2]"].Mean}
-	if !(s2[0] > 0) || !(s2[1] > 0) || s2[0] == s2[1] {
-		t.Fatalf("summary.json lacks two distinct per-column estimates: %+v", sum)
-	}
-	p := Params{Alpha: sum.Point["alpha"], Beta: sum.Point["beta"], Div: pydt.DivInv{C: sum.Gamma["c"].Mean}, Variances: s2}
-	mx, err := Tree(observedTree(t, string(nwk), raw), p, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	return sum, nwk
+}
+
+// checkByHand checks PredictRun's result for each test row against the
+// mixture mx computed by hand: the log density of the observed entries
+// and the imputed values of the missing ones (NaN fails).
+func checkByHand(t *testing.T, res *RunResult, test [][]float64, mx *Mixture) {
+	t.Helper()
 	for i, row := range test {
-		dst := make([]float64, 2)
+		dst := make([]float64, len(row))
 		want := mx.Conditional(row, dst)
-		if !(math.Abs(res.LogDensity[i]-want) <= 1e-9*(1+math.Abs(want))) { // NaN fails
+		if !(math.Abs(res.LogDensity[i]-want) <= 1e-9*(1+math.Abs(want))) {
 			t.Errorf("row %d: log density %v, by hand %v", i, res.LogDensity[i], want)
 		}
 		for k, v := range row {
