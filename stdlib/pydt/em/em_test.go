@@ -315,21 +315,28 @@ func TestBoundMonotone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prev := math.Inf(-1)
-		for it := range 40 {
-			if _, err := e.Step(); err != nil {
-				t.Fatal(err)
-			}
-			for j, l := range e.steps {
-				if math.IsNaN(l) || l < prev-1e-9*(1+math.Abs(prev)) {
-					t.Fatalf("seed %d (N %d D %d kind %d) iteration %d step %d: L fell from %v to %v",
-						seed, n, d, kind, it, j, prev, l)
-				}
-				prev = l
-			}
-		}
+		checkStepsMonotone(t, e, 40, fmt.Sprintf("seed %d (N %d D %d kind %d)", seed, n, d, kind))
 		if err := e.tr.Validate(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// checkStepsMonotone runs iters EM iterations of e and fails the test at
+// the first sub-step whose L is NaN or below the one before (1e-9
+// relative slack for rounding).
+func checkStepsMonotone(t *testing.T, e *EM, iters int, label string) {
+	t.Helper()
+	prev := math.Inf(-1)
+	for it := range iters {
+		if _, err := e.Step(); err != nil {
+			t.Fatal(err)
+		}
+		for j, l := range e.steps {
+			if math.IsNaN(l) || l < prev-1e-9*(1+math.Abs(prev)) {
+				t.Fatalf("%s iteration %d step %d: L fell from %v to %v", label, it, j, prev, l)
+			}
+			prev = l
 		}
 	}
 }

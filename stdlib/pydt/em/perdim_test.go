@@ -192,18 +192,7 @@ func TestPerDimBoundMonotone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prev := math.Inf(-1)
-		for it := range 40 {
-			if _, err := e.Step(); err != nil {
-				t.Fatal(err)
-			}
-			for j, l := range e.steps {
-				if math.IsNaN(l) || l < prev-1e-9*(1+math.Abs(prev)) {
-					t.Fatalf("seed %d (N %d D %d) iteration %d step %d: L fell from %v to %v", seed, n, len(s2), it, j, prev, l)
-				}
-				prev = l
-			}
-		}
+		checkStepsMonotone(t, e, 40, fmt.Sprintf("seed %d (N %d D %d)", seed, n, len(s2)))
 	}
 }
 
