@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pydtlang/pydtlang/inference/diagnostics"
 	"github.com/pydtlang/pydtlang/internal/atomicfile"
 	"github.com/pydtlang/pydtlang/internal/logsumexp"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
@@ -1445,42 +1446,18 @@ func averageVariance(vs []float64) float64 {
 }
 
 // columnVariances returns the sample variance of each column of x (NaN
-// entries skipped), NaN for a column with fewer than two values.
+// entries skipped), NaN for a column with fewer than two values: that of
+// diagnostics.MeanVar, two passes with the rounding error of the mean
+// corrected, so that a column with a large mean does not lose its
+// variance to cancellation as Σx² − k·mean² does.
 func columnVariances(x []float64, n, d int) []float64 {
 	vs := make([]float64, d)
+	col := make([]float64, 0, n)
 	for j := range d {
-		vs[j] = oneColumnVariance(x, n, d, j)
+		col = observedColumn(col[:0], x, n, d, j)
+		_, vs[j] = diagnostics.MeanVar(col)
 	}
 	return vs
-}
-
-// oneColumnVariance is the sample variance of column j of x (NaN entries
-// skipped), NaN with fewer than two values. It takes two passes, the
-// deviations from the mean with the rounding error of the mean corrected
-// (as gonum's stat.Variance), so that a column with a large mean does not
-// lose its variance to cancellation as Σx² − k·mean² does.
-func oneColumnVariance(x []float64, n, d, j int) float64 {
-	var s float64
-	k := 0
-	for i := range n {
-		if v := x[i*d+j]; !math.IsNaN(v) {
-			s += v
-			k++
-		}
-	}
-	if k < 2 {
-		return math.NaN()
-	}
-	m := s / float64(k)
-	var ss, c float64
-	for i := range n {
-		if v := x[i*d+j]; !math.IsNaN(v) {
-			dv := v - m
-			ss += dv * dv
-			c += dv
-		}
-	}
-	return (ss - c*c/float64(k)) / float64(k-1)
 }
 
 // initOptions are the options of the sequential construction of an

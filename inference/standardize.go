@@ -34,30 +34,38 @@ func (s *Scaling) Unscale(j int, x float64) float64 { return x*s.SD[j] + s.Mean[
 // distinct values standard deviation 0.
 func ColumnScaling(x []float64, n, d int) (mean, sd []float64) {
 	mean, sd = make([]float64, d), make([]float64, d)
+	col := make([]float64, 0, n)
 	for j := range d {
-		var s float64
-		k := 0
-		for i := range n {
-			if v := x[i*d+j]; !math.IsNaN(v) {
-				s += v
-				k++
-			}
-		}
+		col = observedColumn(col[:0], x, n, d, j)
+		k := len(col)
 		if k == 0 {
 			continue
 		}
+		var s float64
+		for _, v := range col {
+			s += v
+		}
 		mean[j] = s / float64(k)
 		var ss float64
-		for i := range n {
-			if v := x[i*d+j]; !math.IsNaN(v) {
-				ss += (v - mean[j]) * (v - mean[j])
-			}
+		for _, v := range col {
+			ss += (v - mean[j]) * (v - mean[j])
 		}
 		if k > 1 {
 			sd[j] = math.Sqrt(ss / float64(k-1))
 		}
 	}
 	return mean, sd
+}
+
+// observedColumn appends to buf the observed (non-NaN) entries of column j
+// of the row-major n×d matrix x, in row order, and returns it.
+func observedColumn(buf, x []float64, n, d, j int) []float64 {
+	for i := range n {
+		if v := x[i*d+j]; !math.IsNaN(v) {
+			buf = append(buf, v)
+		}
+	}
+	return buf
 }
 
 // Standardize rescales, in place, every column of the data that the PYDT's
