@@ -69,21 +69,11 @@ func (s *Sampler) LocalMove() bool {
 	f1 := s.refuse(s.localLogTarget(pos, n, m.LogLikIfAttached(v, pos)))
 	logA := f1 - f0 + math.Log(float64(k0)) - math.Log(float64(k1)) +
 		s.logPieceLen(p1) - s.logPieceLen(p0)
-	if math.IsNaN(logA) || math.IsInf(logA, 1) {
-		s.Stats.NonFinite++
+	if !s.accept(logA) {
 		m.Attach(v, old)
 		return false
 	}
-	if logA >= 0 || s.rng.Float64() < math.Exp(logA) {
-		m.Attach(v, pos)
-		if s.settled() {
-			s.Stats.Local.Accepted++
-			return true
-		}
-		m.Detach(v)
-	}
-	m.Attach(v, old)
-	return false
+	return s.moveTo(v, old, pos, &s.Stats.Local.Accepted)
 }
 
 // localLogTarget returns log f(pos) of LocalMove given the log likelihood

@@ -179,25 +179,11 @@ func (s *Sampler) localGridMove() bool {
 	k1 := s.ball(p1, rad)
 	logA := f1 - s.cellTarget(pos, g) - f0 + s.cellTarget(old, g) +
 		math.Log(float64(k0)) - math.Log(float64(k1))
-	if math.IsNaN(logA) || math.IsInf(logA, 1) {
-		s.Stats.NonFinite++
+	if !s.accept(logA) || pos == old { // the old atom drawn again: not counted
 		m.Attach(v, old)
 		return false
 	}
-	if logA >= 0 || s.rng.Float64() < math.Exp(logA) {
-		if pos == old {
-			m.Attach(v, old)
-			return false
-		}
-		m.Attach(v, pos)
-		if s.settled() {
-			s.Stats.Local.Accepted++
-			return true
-		}
-		m.Detach(v)
-	}
-	m.Attach(v, old)
-	return false
+	return s.moveTo(v, old, pos, &s.Stats.Local.Accepted)
 }
 
 // gridTarget returns log f(pos) of LocalMove up to a constant common to the

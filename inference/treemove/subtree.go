@@ -62,23 +62,11 @@ func (s *Sampler) SubtreeMove() bool {
 	if s.Informed > 0 {
 		logA += s.informedCorr(v, old) - corrNew
 	}
-	if math.IsNaN(logA) || math.IsInf(logA, 1) {
-		// The proposal's density (or the current one) cannot be evaluated:
-		// refuse the proposal (see Finite).
-		s.Stats.NonFinite++
+	if !s.accept(logA) {
 		m.Attach(v, old)
 		return false
 	}
-	if logA >= 0 || s.rng.Float64() < math.Exp(logA) {
-		m.Attach(v, pos)
-		if s.settled() {
-			s.Stats.Subtree.Accepted++
-			return true
-		}
-		m.Detach(v)
-	}
-	m.Attach(v, old)
-	return false
+	return s.moveTo(v, old, pos, &s.Stats.Subtree.Accepted)
 }
 
 // logRatio returns the log acceptance ratio of moving the detached subtree v

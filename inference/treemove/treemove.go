@@ -130,6 +130,32 @@ func (s *Sampler) settled() bool {
 	return true
 }
 
+// accept reports whether a move with log acceptance ratio logA is accepted
+// (with probability min(1, e^logA)). A NaN or +Inf ratio (the proposal's
+// density or the current one cannot be evaluated) is refused as not
+// finite (see Finite).
+func (s *Sampler) accept(logA float64) bool {
+	if math.IsNaN(logA) || math.IsInf(logA, 1) {
+		s.Stats.NonFinite++
+		return false
+	}
+	return logA >= 0 || s.rng.Float64() < math.Exp(logA)
+}
+
+// moveTo attaches the detached subtree v at pos, an accepted proposal from
+// old, counting it in *accepted; a tree that does not settle (settled) is
+// put back at old.
+func (s *Sampler) moveTo(v pydt.NodeID, old, pos pydt.Position, accepted *int) bool {
+	s.m.Attach(v, pos)
+	if s.settled() {
+		*accepted++
+		return true
+	}
+	s.m.Detach(v)
+	s.m.Attach(v, old)
+	return false
+}
+
 // refuse returns -Inf for a log density that Finite rejects, counting it,
 // and the density itself otherwise.
 func (s *Sampler) refuse(logDensity float64) float64 {
