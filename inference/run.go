@@ -164,6 +164,23 @@ func (c Config) localMoves() float64 {
 	return max(0, c.LocalMoves)
 }
 
+// schedule returns m's schedule (NewSchedule) with c's settings of the
+// tree moves (LocalMoves, LocalGrid). Run and ResumeTo validate c first,
+// so that only an unscheduled model fails here.
+func (c Config) schedule(m *Model) (*Schedule, error) {
+	s, err := NewSchedule(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.SetLocalMoves(c.localMoves()); err != nil {
+		return nil, err
+	}
+	if err := s.SetLocalGrid(c.LocalGrid); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // ErrInterrupted is returned when the context is cancelled (Ctrl-C): the
 // run stopped cleanly after a whole sweep, wrote a checkpoint, and can be
 // resumed.
@@ -345,15 +362,9 @@ func Run(ctx context.Context, m *Model, cfg Config) (*Result, error) {
 	if err := m.needTree("run"); err != nil {
 		return nil, err
 	}
-	sched, err := NewSchedule(m)
+	sched, err := cfg.schedule(m)
 	if err != nil {
 		return nil, err
-	}
-	if err := sched.SetLocalMoves(cfg.localMoves()); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	if err := sched.SetLocalGrid(cfg.LocalGrid); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
 	}
 	if err := m.CheckProper(m.NewState().Env); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
@@ -415,14 +426,8 @@ func Explain(m *Model) (string, error) {
 // ExplainRun is Explain for a run of cfg: the schedule with cfg's settings
 // (Config.LocalMoves, Config.LocalGrid).
 func ExplainRun(m *Model, cfg Config) (string, error) {
-	s, err := NewSchedule(m)
+	s, err := cfg.schedule(m)
 	if err != nil {
-		return "", err
-	}
-	if err := s.SetLocalMoves(cfg.localMoves()); err != nil {
-		return "", err
-	}
-	if err := s.SetLocalGrid(cfg.LocalGrid); err != nil {
 		return "", err
 	}
 	return s.Explain(), nil
@@ -1243,15 +1248,9 @@ func ResumeTo(ctx context.Context, m *Model, dir string, iters int, progress fun
 		}
 		cfg.Iters = iters
 	}
-	sched, err := NewSchedule(m)
+	sched, err := cfg.schedule(m)
 	if err != nil {
 		return nil, err
-	}
-	if err := sched.SetLocalMoves(cfg.localMoves()); err != nil {
-		return nil, fmt.Errorf("resume: %s: %w", RunFile, err)
-	}
-	if err := sched.SetLocalGrid(cfg.LocalGrid); err != nil {
-		return nil, fmt.Errorf("resume: %s: %w", RunFile, err)
 	}
 	cp, err := ReadCheckpoint(dir, m)
 	if errors.Is(err, fs.ErrNotExist) {
