@@ -247,7 +247,10 @@ func (p *EMPlan) estimateAB(ctx context.Context, cfg EMConfig) (*ABEstimate, *ab
 		}
 		e.Variance, e.Precision, e.PrecisionSD = 1/smp.prec, smp.prec, smp.precSD
 	}
-	if p.tilted != nil && p.PrecDims != nil && len(pds) == p.m.D {
+	if p.tilted != nil && p.PrecDims != nil {
+		if len(pds) != p.m.D {
+			return nil, nil, fmt.Errorf("run --method em: the subsample's MCMC run kept draws of %s for %d dimensions, not %d", p.PrecDims.Name, len(pds), p.m.D)
+		}
 		e.Variances, e.Precisions, e.PrecisionSDs = make([]float64, len(pds)), make([]float64, len(pds)), make([]float64, len(pds))
 		for k, x := range pds {
 			m, sd := meanSD(x)

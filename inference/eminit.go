@@ -193,10 +193,7 @@ func (p *EMPlan) weightedLinkageTree(lt *pydt.Tree, x []float64, n, d, iters int
 		if err := p.runFit(fit); err != nil {
 			return nil, nil, fmt.Errorf("weighted linkage, round %d: %w", r+1, err)
 		}
-		v = fit.MeanVariances()
-		if len(v) != d {
-			return nil, nil, fmt.Errorf("weighted linkage, round %d: %d variances for %d columns", r+1, len(v), d)
-		}
+		v = fit.MeanVariances() // one per column (PlanEM checked the count)
 		for j, vj := range v {
 			if !(vj > 0) || math.IsInf(vj, 1) {
 				return nil, nil, fmt.Errorf("weighted linkage, round %d: the variance of column %d is %v", r+1, j+1, vj)
