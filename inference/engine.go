@@ -613,6 +613,16 @@ type treeStep struct {
 	grid int
 }
 
+// setTrees applies f to every tree step of s.
+func (s *Schedule) setTrees(f func(*treeStep)) {
+	for i, st := range s.Steps {
+		if t, ok := st.(treeStep); ok {
+			f(&t)
+			s.Steps[i] = t
+		}
+	}
+}
+
 // SetLocalGrid makes the local moves of every tree sweep of s propose
 // from the likelihood-informed approximation with g cells per edge
 // (treemove.Sampler.LocalGrid, inference/treemove/localgrid.go); 0, the
@@ -622,12 +632,7 @@ func (s *Schedule) SetLocalGrid(g int) error {
 	if g < 0 || g > treemove.MaxLocalGrid {
 		return fmt.Errorf("cells per edge of the local moves' proposal must be 0 to %d, got %d", treemove.MaxLocalGrid, g)
 	}
-	for i, st := range s.Steps {
-		if t, ok := st.(treeStep); ok {
-			t.grid = g
-			s.Steps[i] = t
-		}
-	}
+	s.setTrees(func(t *treeStep) { t.grid = g })
 	return nil
 }
 
@@ -640,12 +645,7 @@ func (s *Schedule) SetLocalMoves(x float64) error {
 	if !(x >= 0) || math.IsInf(x, 1) {
 		return fmt.Errorf("local moves per leaf must be 0 or more, got %v", x)
 	}
-	for i, st := range s.Steps {
-		if t, ok := st.(treeStep); ok {
-			t.local = x
-			s.Steps[i] = t
-		}
-	}
+	s.setTrees(func(t *treeStep) { t.local = x })
 	return nil
 }
 
