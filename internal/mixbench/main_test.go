@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pydtlang/pydtlang/inference/treemove"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
@@ -275,6 +276,36 @@ func TestTimeScale(t *testing.T) {
 	}
 	if plain.MeanLogLik == scaled.MeanLogLik {
 		t.Errorf("-timescale left the chain unchanged (mean log lik %v)", plain.MeanLogLik)
+	}
+}
+
+// TestGridSetting: -grid reaches the local moves (the chain changes, the
+// local moves still run N times a sweep), -radius with it sets
+// LocalGridRadius (the chain changes again), and a -grid beyond
+// treemove.MaxLocalGrid is an error.
+func TestGridSetting(t *testing.T) {
+	c := config{Model: "../../examples/gaussian.pydt", N: 20, D: 2, Burn: 1, Sweeps: 5, Seed: 2}
+	var lls []float64
+	for _, tc := range []struct {
+		grid   int
+		radius *int
+	}{{0, nil}, {3, nil}, {3, nonNegative(2)}} {
+		c.Grid, c.Radius = tc.grid, tc.radius
+		r, err := run(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Moves.Local.Proposed != 100 {
+			t.Errorf("-grid %d: %d local moves, want 100", tc.grid, r.Moves.Local.Proposed)
+		}
+		lls = append(lls, r.MeanLogLik)
+	}
+	if lls[0] == lls[1] || lls[1] == lls[2] {
+		t.Errorf("mean log lik without -grid, with -grid 3, with -radius 2: %v (a setting left the chain unchanged)", lls)
+	}
+	c.Grid, c.Radius = treemove.MaxLocalGrid+1, nil
+	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-grid") {
+		t.Errorf("-grid %d: error %v", c.Grid, err)
 	}
 }
 
