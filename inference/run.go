@@ -414,17 +414,8 @@ func start(ctx context.Context, m *Model, sched *Schedule, cfg Config, inputs *I
 // Config.ChainOffset included).
 func seedStream(k int) uint64 { return 0x9e3779b97f4a7c15 + uint64(k)*0x632be59bd9b4e019 }
 
-// Explain returns the schedule the engine would use for m.
-func Explain(m *Model) (string, error) {
-	s, err := NewSchedule(m)
-	if err != nil {
-		return "", err
-	}
-	return s.Explain(), nil
-}
-
-// ExplainRun is Explain for a run of cfg: the schedule with cfg's settings
-// (Config.LocalMoves, Config.LocalGrid).
+// ExplainRun returns the schedule the engine would use for a run of m
+// with cfg's settings (Config.LocalMoves, Config.LocalGrid).
 func ExplainRun(m *Model, cfg Config) (string, error) {
 	s, err := cfg.schedule(m)
 	if err != nil {
