@@ -119,14 +119,8 @@ func (r *Region) outside(x pydt.NodeID) []float64 {
 		return out
 	}
 	// The message about p's location from above, times those of x's
-	// siblings along x's slot in p's segment tree.
-	acc, l := op, tp.Since(tpp)
-	c := m.seg.capOf(p)
-	for i := c + int(m.seg.node[x].slot); i > 1; i >>= 1 {
-		sib, ls := m.op(p, tp, c, i^1)
-		merge(out, acc, l, sib, ls, m.s2)
-		acc, l = out, 0
-	}
+	// siblings.
+	m.withSiblings(out, op, tp.Since(tpp), p, x, tp)
 	return out
 }
 

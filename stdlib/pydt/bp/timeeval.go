@@ -108,12 +108,7 @@ func (m *Model) outside(out []float64) pydt.NodeID {
 	for k := len(m.path) - 1; k >= 1; k-- {
 		a, b := m.path[k], m.path[k-1]
 		ta := tr.Time(a)
-		c := m.seg.capOf(a)
-		for i := c + int(m.seg.node[b].slot); i > 1; i >>= 1 {
-			sib, ls := m.op(a, ta, c, i^1)
-			merge(out, acc, l, sib, ls, m.s2)
-			acc, l = out, 0
-		}
+		acc, l = m.withSiblings(out, acc, l, a, b, ta)
 		if k > 1 {
 			tb := tr.Time(b)
 			if !ta.Before(tb) {
@@ -123,6 +118,22 @@ func (m *Model) outside(out []float64) pydt.NodeID {
 		}
 	}
 	return pydt.NoNode
+}
+
+// withSiblings multiplies acc, a message about the location of branch
+// point a (at time ta) through an edge of length l, by the upward messages
+// of a's children other than b, along b's slot in a's segment tree, into
+// out: the message about a's location from everything but b's subtree and
+// the edge above b. It returns out and 0, or acc and l unchanged when a has
+// no other child.
+func (m *Model) withSiblings(out, acc []float64, l float64, a, b pydt.NodeID, ta pydt.Time) ([]float64, float64) {
+	c := m.seg.capOf(a)
+	for i := c + int(m.seg.node[b].slot); i > 1; i >>= 1 {
+		sib, ls := m.op(a, ta, c, i^1)
+		merge(out, acc, l, sib, ls, m.s2)
+		acc, l = out, 0
+	}
+	return acc, l
 }
 
 // Node returns the branch point the evaluator is targeted at.

@@ -100,10 +100,5 @@ func (m *Model) enterSweep(v pydt.NodeID) {
 		acc = m.outs[int(p)*rs : int(p)*rs+rs]
 		l = tp.Since(tpp)
 	}
-	c := m.seg.capOf(p)
-	for i := c + int(m.seg.node[v].slot); i > 1; i >>= 1 {
-		sib, ls := m.op(p, tp, c, i^1)
-		merge(out, acc, l, sib, ls, m.s2)
-		acc, l = out, 0
-	}
+	m.withSiblings(out, acc, l, p, v, tp)
 }
