@@ -817,8 +817,8 @@ func (res *Result) WriteTable(w io.Writer) error {
 				fmt.Fprintf(w, "  ridge %.3f", a)
 			}
 		}
-		// The other steps that report an acceptance rate (ghk, the probit
-		// subtree move), under their schedule names, in schedule order.
+		// The other steps that report an acceptance rate (the probit
+		// ghk(prec, u) step), under their schedule names, in schedule order.
 		for _, n := range res.Schedule {
 			if a, ok := res.Acceptance[n]; ok && n != "ridge" {
 				fmt.Fprintf(w, "\n  %s %.3f", n, a)

@@ -69,7 +69,7 @@ func densePoint(t *testing.T, m *Model, pos pydt.Position, d int) (mean, varianc
 
 // TestPointMarginalMatchesDense checks PointMarginal against dense Gaussian
 // conditioning at every attachment point of trees with a subtree detached
-// (the query of the probit subtree move) and of whole trees, with observed,
+// (the query softmax-leaf steps make) and of whole trees, with observed,
 // noisy and missing evidence, equal and unequal variances per dimension.
 func TestPointMarginalMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
