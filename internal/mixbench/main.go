@@ -243,6 +243,31 @@ func data(c config) (*dataset.Matrix, *pydt.Tree, error) {
 	return nil, nil, fmt.Errorf("-data: want four or ddt, got %q", c.Data)
 }
 
+// writeData writes the data of c (see data) to path as whitespace-separated
+// text, one row per line with every value to full precision (%.17g), the
+// format Neal's fbm reads (data-spec; scripts/fbm-compare.sh), so that
+// another program can be run on exactly the data a seed's chain sees.
+func writeData(c config, path string) error {
+	x, _, err := data(c)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for i := range x.Rows {
+		for j := range x.Cols {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(strconv.FormatFloat(x.Data[i*x.Cols+j], 'g', 17, 64))
+		}
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("-write-data: %w", err)
+	}
+	return nil
+}
+
 // model compiles the DDT-clamped model on the four-cluster data of c.
 func model(c config) (*inference.Model, *pydt.Tree, error) {
 	x, truth, err := data(c)
@@ -562,6 +587,7 @@ func main() {
 	freeze := flag.Bool("freeze-topology", false, "fix the tree's topology after the burn-in: the recorded sweeps update the times, c, prec and the rest only")
 	comp := flag.Bool("compare", false, "instead of running, compare the trace files given as arguments (one chain each): the halves of each chain, and the chains together (R-hat)")
 	skip := flag.Int("skip", 0, "with -compare, drop the first `K` rows of each trace")
+	writeTo := flag.String("write-data", "", "instead of running, write each seed's data to `PREFIX`-SEED.txt (whitespace-separated rows, full precision; for fbm, scripts/fbm-compare.sh)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
 	flag.Parse()
 	if *comp {
@@ -600,6 +626,16 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mixbench:", err)
 		os.Exit(2)
+	}
+	if *writeTo != "" {
+		for _, s := range ss {
+			c := config{N: *n, D: *d, Seed: s, DataSeed: *dataSeed, Set: sets, Data: *dataFrom}
+			if err := writeData(c, fmt.Sprintf("%s-%d.txt", *writeTo, s)); err != nil {
+				fmt.Fprintf(os.Stderr, "mixbench: seed %d: %v\n", s, err)
+				os.Exit(1)
+			}
+		}
+		return
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)

@@ -459,3 +459,42 @@ func TestFreezeTopology(t *testing.T) {
 		t.Errorf("sumS = %v, want %v", got, want)
 	}
 }
+
+// TestWriteData: the written file holds the seed's data exactly (parsed
+// back bit for bit), one row per line, and a bad -data is an error.
+func TestWriteData(t *testing.T) {
+	c := config{N: 9, D: 3, Seed: 4}
+	want := mustData(t, c)
+	path := filepath.Join(t.TempDir(), "x-4.txt")
+	if err := writeData(c, path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != c.N {
+		t.Fatalf("%d lines, want %d", len(lines), c.N)
+	}
+	var got []float64
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) != c.D {
+			t.Fatalf("line %q: %d fields, want %d", l, len(f), c.D)
+		}
+		for _, s := range f {
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, x)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("read back %v\nwant %v", got, want)
+	}
+	if err := writeData(config{N: 4, D: 2, Data: "nope"}, path); err == nil {
+		t.Error("-data nope: no error")
+	}
+}
