@@ -112,7 +112,9 @@ func halfStats(x []float64) (mean, se, ess float64) {
 // and the ESS of the chains together. A chain at stationarity has |z|
 // mostly below 2, and chains from different starts an R-hat near 1. The
 // last column is the ESS by batch means (batchMeansESS, 20 batches): its
-// agreement with Geyer's ESS bounds the error of either.
+// agreement with Geyer's ESS bounds the error of either. A column constant
+// in a trace (or, for R-hat, in all of them) is reported as "constant",
+// where its z, ESS and R-hat would be 0/0.
 func compare(w io.Writer, ts []traceData) {
 	fmt.Fprintln(w, "| trace | sweeps | CPU s | scalar | mean, 1st half | mean, 2nd half | z | ESS | ESS/s | ESS, batch means |")
 	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
@@ -121,6 +123,13 @@ func compare(w io.Writer, ts []traceData) {
 			x := t.cols[i]
 			if len(x) == 0 {
 				continue // sum_s or leaf_depth, in a trace without it
+			}
+			if constant(x) {
+				// z, the ESS and R-hat are 0/0 for a constant column
+				// (a clamped scalar, a frozen tree's depth): say so.
+				fmt.Fprintf(w, "| %s | %d | %.0f | %s | %.4g | %.4g | constant | constant | constant | constant |\n",
+					t.name, len(x), t.cpu, name, x[0], x[0])
+				continue
 			}
 			h := len(x) / 2
 			m1, s1, _ := halfStats(x[:h])
@@ -151,6 +160,20 @@ func compare(w io.Writer, ts []traceData) {
 		if len(chains) < len(ts) {
 			continue
 		}
+		if constant(slices.Concat(chains...)) {
+			fmt.Fprintf(w, "| %s | constant | constant |\n", name)
+			continue
+		}
 		fmt.Fprintf(w, "| %s | %.3f | %.0f |\n", name, diagnostics.SplitRhat(chains), diagnostics.ESSMean(chains))
 	}
+}
+
+// constant reports whether every value of x is the same (x is not empty).
+func constant(x []float64) bool {
+	for _, v := range x[1:] {
+		if v != x[0] {
+			return false
+		}
+	}
+	return true
 }

@@ -139,3 +139,56 @@ func TestCompare(t *testing.T) {
 		t.Error("skipping every row: no error")
 	}
 }
+
+// TestCompareConstant: a column constant in every trace (a clamped c) is
+// reported as "constant", not as NaN, in its per-trace rows and in the
+// R-hat table; the other columns are unaffected.
+func TestCompareConstant(t *testing.T) {
+	const n = 400
+	c := make([]float64, n)
+	for i := range c {
+		c[i] = 2.5
+	}
+	a := writeTrace(t, ar1(n, 0.5, -100, 1), c, ar1(n, 0.5, 0.3, 2), "", true)
+	b := writeTrace(t, ar1(n, 0.5, -100, 3), c, ar1(n, 0.5, 0.3, 4), "", true)
+	var ts []traceData
+	for _, p := range []string{a, b} {
+		td, err := readTrace(p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, td)
+	}
+	var w strings.Builder
+	compare(&w, ts)
+	out := w.String()
+	if strings.Contains(strings.ToLower(out), "nan") {
+		t.Errorf("NaN in the table:\n%s", out)
+	}
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, "|")
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		switch {
+		case len(f) == 12 && f[4] == "c":
+			rows++
+			if f[5] != "2.5" || f[7] != "constant" || f[8] != "constant" || f[10] != "constant" {
+				t.Errorf("constant column's row %q", line)
+			}
+		case len(f) == 5 && f[1] == "c":
+			rows++
+			if f[2] != "constant" || f[3] != "constant" {
+				t.Errorf("constant column's R-hat row %q", line)
+			}
+		case len(f) == 5 && f[1] == "log_lik":
+			if _, err := strconv.ParseFloat(f[2], 64); err != nil {
+				t.Errorf("log_lik's R-hat row %q", line)
+			}
+		}
+	}
+	if rows != 3 {
+		t.Errorf("%d rows for c, want 3:\n%s", rows, out)
+	}
+}
