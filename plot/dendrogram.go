@@ -37,6 +37,10 @@ type DendrogramOptions struct {
 	// TreeWidth is the width of the tree, not counting its labels; 0 is
 	// 5 inches.
 	TreeWidth vg.Length
+	// Axis is the time axis's scale: AxisAuto (the zero value) draws s =
+	// -log(1 - t) when the branch points crowd near t = 1
+	// (Layout.Crowded) and t otherwise.
+	Axis Axis
 }
 
 // leafFont returns the label size for n leaves.
@@ -51,13 +55,17 @@ func leafFont(n int) vg.Length {
 }
 
 // Dendrogram draws tr with divergence time across, from t = 0 at the left
-// to the leaves at t = 1, one row per leaf (Layout): every branch point is a
+// to the leaves at t = 1 (on the scale opt.Axis), one row per leaf
+// (Layout): every branch point is a
 // vertical bar spanning its children, so multifurcations show as such. The
 // height grows with N (a row is 1.3 times the label size), so that every
 // label is readable at any N.
 func Dendrogram(tr *pydt.Tree, opt DendrogramOptions) (*Figure, error) {
 	lay, err := NewLayout(tr)
 	if err != nil {
+		return nil, err
+	}
+	if err := lay.SetAxis(opt.Axis); err != nil {
 		return nil, err
 	}
 	n := tr.NumLeaves()
@@ -107,6 +115,9 @@ func Dendrogram(tr *pydt.Tree, opt DendrogramOptions) (*Figure, error) {
 		lgH += l.height(width - 2*margin)
 	}
 	sub := fmt.Sprintf("N = %d; divergence time t across; branch points at their times", n)
+	if lay.Axis == AxisS {
+		sub = fmt.Sprintf("N = %d; divergence time t across, spaced as s = −log(1 − t) to spread the times near 1 (0.9, 0.99, 0.999 equally apart); branch points at their times, leaves (t = 1, s = ∞) at the right end", n)
+	}
 	if opt.Subtitle != "" {
 		sub = opt.Subtitle + ". " + sub
 	}
@@ -121,8 +132,11 @@ func Dendrogram(tr *pydt.Tree, opt DendrogramOptions) (*Figure, error) {
 			c = l.draw(draw.Crop(c, margin, -margin, 0, 0))
 		}
 		p := newPlot()
-		p.X.Min, p.X.Max = 0, 1
-		p.X.Label.Text = "divergence time t"
+		p.X.Min, p.X.Max = 0, lay.XMax
+		p.X.Label.Text = axisLabel(lay.Axis)
+		if lay.Axis == AxisS {
+			p.X.Tick.Marker = gplot.ConstantTicks(sTicks(lay.XMax))
+		}
 		p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 		p.HideY()
 		p.Y.Padding = 0
@@ -159,8 +173,11 @@ func (d *dendro) Plot(c draw.Canvas, p *gplot.Plot) {
 	post := tr.PostOrder(nil)
 	for _, v := range post {
 		y := trY(d.y(lay.Row[v]))
-		x := trX(lay.Time[v])
-		px := trX(tr.ParentTime(v).T())
+		x := trX(lay.X[v])
+		px := trX(0) // the root's stem starts at t = 0
+		if p := tr.Parent(v); p != pydt.NoNode {
+			px = trX(lay.X[p])
+		}
 		c.StrokeLines(line, []vg.Point{{X: px, Y: y}, {X: x, Y: y}})
 		if !tr.IsLeaf(v) {
 			s := lay.Span[v]
@@ -177,11 +194,11 @@ func (d *dendro) Plot(c draw.Canvas, p *gplot.Plot) {
 			if !ok {
 				p = nan
 			}
-			drawCredGlyph(&c, vg.Point{X: trX(lay.Time[v]), Y: trY(d.y(lay.Row[v]))}, r, p)
+			drawCredGlyph(&c, vg.Point{X: trX(lay.X[v]), Y: trY(d.y(lay.Row[v]))}, r, p)
 		}
 	}
 	for _, v := range lay.Leaves {
-		pt := vg.Point{X: trX(1), Y: trY(d.y(lay.Row[v]))}
+		pt := vg.Point{X: trX(lay.XMax), Y: trY(d.y(lay.Row[v]))}
 		sty := textStyle(d.font, color.Black)
 		if d.idx != nil {
 			clr, shape := color.Color(noClass), shapes[0]

@@ -54,6 +54,7 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 		Title:    "Best EM tree (" + file + ")",
 		Subtitle: fmt.Sprintf("The K-best search's tree with the highest EM objective, %s: %.6g", kind, res.Bound),
 		Classes:  opt.Classes,
+		Axis:     opt.Axis,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("dendrogram of %s: %w", file, err)

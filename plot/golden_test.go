@@ -69,6 +69,9 @@ func TestGoldenStructure(t *testing.T) {
 		"dendrogram": func() (*Figure, error) {
 			return Dendrogram(tr, DendrogramOptions{Title: "Tree", Credibility: cred, Classes: classes})
 		},
+		"dendrogram-s": func() (*Figure, error) {
+			return Dendrogram(tr, DendrogramOptions{Title: "Tree", Credibility: cred, Classes: classes, Axis: AxisS})
+		},
 		"tree-data": func() (*Figure, error) {
 			return TreeScatter(tr, loc, ScatterOptions{Title: "Data", Subtitle: "sub", Credibility: cred, Classes: classes, XLabel: "x", YLabel: "y"})
 		},

@@ -37,6 +37,10 @@ type RunOptions struct {
 	// animal_names.txt): the leaves, the data points and the heat map's
 	// rows. There must be one name per row.
 	RowNames []string
+	// Axis is the dendrogram's time axis (DendrogramOptions.Axis):
+	// AxisAuto, the zero value, draws s = -log(1 - t) when the branch
+	// points crowd near t = 1, t otherwise.
+	Axis Axis
 }
 
 // nameRows renames the leaves of tr (read from file), the rows of opt's
@@ -145,7 +149,7 @@ func RunFigures(dir string, opt RunOptions) (figs []Named, notes []string, err e
 		cred = nil // map.nwk carries no credibilities
 	}
 	title := treeTitles[which][0] + " (" + file + ")"
-	dg, err := Dendrogram(tr, DendrogramOptions{Title: title, Subtitle: treeTitles[which][1], Credibility: cred, Classes: opt.Classes})
+	dg, err := Dendrogram(tr, DendrogramOptions{Title: title, Subtitle: treeTitles[which][1], Credibility: cred, Classes: opt.Classes, Axis: opt.Axis})
 	if err != nil {
 		return nil, nil, fmt.Errorf("dendrogram of %s: %w", file, err)
 	}

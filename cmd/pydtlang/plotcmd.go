@@ -16,9 +16,9 @@ import (
 
 func newPlot() *cobra.Command {
 	var (
-		out, format, labelsFile, tree, variable, names string
-		dpi                                            int
-		prior                                          []string
+		out, format, labelsFile, tree, variable, names, axis string
+		dpi                                                  int
+		prior                                                []string
 	)
 	cmd := &cobra.Command{
 		Use:   "plot RUNDIR | plot --prior DIR",
@@ -33,7 +33,13 @@ func newPlot() *cobra.Command {
                clade's credibility (the tree file's branch-point labels), white
                for 0 to black for 1. The picture is as tall as N needs for
                every label to be readable (6-point labels from N = 150: about
-               a metre at N = 500, best read as SVG)
+               a metre at N = 500, best read as SVG). --axis sets the time
+               axis: t (linear), s (s = -log(1 - t), which spreads the
+               times near 1: 0.9, 0.99, 0.999, ... equally apart, ticks
+               labelled by t, the leaves at the axis's right end), or auto
+               (the default): s when half or more of the branch points lie
+               in the last tenth of the t axis (median branch point
+               t > 0.9), t otherwise
   tree-data    for data with two columns, the data with the tree drawn over
                them (the paper's Figure 1): runs do not record the branch
                points' locations, so they are their posterior mean locations
@@ -76,6 +82,7 @@ Examples:
   pydtlang plot fit                              # fit/plots/dendrogram.svg, ...
   pydtlang plot fit --format png --out pics --labels-file classes.csv
   pydtlang plot fit --tree mea
+  pydtlang plot fit --axis s                     # the times near t = 1 spread out
   pydtlang plot animals --names ../shared/data/animals/animal_names.txt
   pydtlang sample examples/gaussian.pydt --set N=500,D=2,alpha=1,beta=0,c=1,prec=1 --draws 4 --seed 1 --out draws
   pydtlang plot --prior draws --format png
@@ -101,12 +108,16 @@ Examples:
 			if dpi < 10 || dpi > 1200 {
 				return &exitError{code: 2, err: fmt.Errorf("--dpi %d: want 10 to 1200", dpi)}
 			}
+			ax, err := plot.ParseAxis(axis)
+			if err != nil {
+				return &exitError{code: 2, err: fmt.Errorf("--axis: %w", err)}
+			}
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			var figs []plot.Named
 			var notes []string
 			if len(prior) > 0 {
-				if labelsFile != "" || names != "" || cmd.Flags().Changed("tree") {
-					return &exitError{code: 2, err: errors.New("plot --prior takes neither --labels-file nor --tree (nor --names)")}
+				if labelsFile != "" || names != "" || cmd.Flags().Changed("tree") || cmd.Flags().Changed("axis") {
+					return &exitError{code: 2, err: errors.New("plot --prior takes neither --labels-file nor --tree (nor --names, nor --axis)")}
 				}
 				var draws []plot.PriorDraw
 				for _, dir := range prior {
@@ -137,7 +148,7 @@ Examples:
 				if _, err := os.Stat(filepath.Join(dir, inference.RunFile)); err != nil {
 					return &exitError{code: 1, err: fmt.Errorf("%s is not a run directory: %w", dir, err)}
 				}
-				opt := plot.RunOptions{Tree: tree}
+				opt := plot.RunOptions{Tree: tree, Axis: ax}
 				if labelsFile != "" {
 					cl, err := plot.ReadClassesFile(labelsFile)
 					if err != nil {
@@ -193,6 +204,7 @@ Examples:
 	f.StringVar(&labelsFile, "labels-file", "", "CSV of label,class rows: colour the leaves by class")
 	f.StringVar(&names, "names", "", "name the rows of a run made without row names: one name a line, in the data's order (as run --labels)")
 	f.StringVar(&tree, "tree", "", "the tree to draw: summary (default; mea when the run has no summary.nwk), mea, consensus or map")
+	f.StringVar(&axis, "axis", "auto", "the dendrogram's time axis: t (linear), s (-log(1-t), spreads the times near 1) or auto (s when the median branch point has t > 0.9)")
 	f.StringArrayVar(&prior, "prior", nil, "draw the 2-D draws in DIR, written by pydtlang sample, instead of a run (repeatable: the draws of every DIR, one panel each)")
 	f.StringVar(&variable, "var", "", "with --prior: the data variable to draw, when DIR holds several")
 	return cmd

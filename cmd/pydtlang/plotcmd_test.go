@@ -41,6 +41,21 @@ func TestPlotCommand(t *testing.T) {
 		}
 	}
 
+	// --axis reaches the dendrogram: its axis label says which.
+	for _, ax := range []struct{ flag, label string }{{"s", "spaced as s ="}, {"t", "divergence time t</text>"}} {
+		out := filepath.Join(dir, "axis-"+ax.flag)
+		if code, _, stderr := runCmd(t, "plot", run, "--axis", ax.flag, "--out", out); code != 0 {
+			t.Fatalf("plot --axis %s: %d %s", ax.flag, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "dendrogram.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), ax.label) || (ax.flag == "t" && strings.Contains(string(b), "spaced as s =")) {
+			t.Errorf("plot --axis %s: the dendrogram's axis is not labelled %q", ax.flag, ax.label)
+		}
+	}
+
 	// The data file has changed since the run: no tree-over-data picture,
 	// and a note saying why; the other pictures are drawn.
 	if err := os.WriteFile(data, []byte(rows+"c1,5,5\n"), 0o644); err != nil {
@@ -86,6 +101,8 @@ func TestPlotErrors(t *testing.T) {
 		{[]string{"plot", "--prior", dir, "--tree", "mea"}, 2, "neither"},
 		{[]string{"plot", dir, "--var", "X"}, 2, "--var is for plot --prior"},
 		{[]string{"plot", "--prior", dir, "--dpi", "5"}, 2, "want 10 to 1200"},
+		{[]string{"plot", dir, "--axis", "log"}, 2, "--axis: axis \"log\": want auto, t or s"},
+		{[]string{"plot", "--prior", dir, "--axis", "s"}, 2, "neither"},
 	} {
 		code, _, stderr := runCmd(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
@@ -96,7 +113,8 @@ func TestPlotErrors(t *testing.T) {
 
 func TestPlotHelp(t *testing.T) {
 	code, out, _ := runCmd(t, "plot", "--help")
-	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--labels-file") || !strings.Contains(out, "belief") {
+	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--labels-file") || !strings.Contains(out, "belief") ||
+		!strings.Contains(out, "--axis") || !strings.Contains(out, "t > 0.9") {
 		t.Errorf("plot --help: status %d:\n%s", code, out)
 	}
 }
