@@ -15,6 +15,10 @@
 #   -iters K      recorded iterations (sweeps) (default 20000)
 #   -seeds S,S    seeds (default 1,2,3): seed s draws the data (mixbench's
 #                 four-cluster data of seed s) and seeds both chains
+#   -minutes M    instead of K iterations, record for M CPU minutes (fbm:
+#                 dft-mc in chunks of 50 iterations until they have used M
+#                 minutes; pydtlang: mixbench -cpu-limit Mm, at most K
+#                 sweeps): equal CPU budgets, for large N
 #   -only WHICH   fbm, pydt or both (default both)
 #   -out DIR      where the data, traces and tables go (default fbm-compare-out)
 #   -keep         keep fbm's log files (about 16·N bytes per iteration)
@@ -47,7 +51,7 @@
 #       mc-spec LOG slice-positions met-terminals gibbs-sigmas slice-div
 #     one iteration (one pass of the four operations) is one sweep;
 #     locations integrated out (none stored). rand-seed LOG s.
-#     dft-mc runs to B, then to B + K.
+#     dft-mc runs to B, then to B + K (or for M more CPU minutes).
 #  3. fbmscore reads fbm's log and writes the trace: per iteration
 #     log p(X | tree, σ²) computed by pydtlang's belief propagation on fbm's
 #     tree (fbm records no such quantity), c1, the root time, 1/σ², and
@@ -58,9 +62,9 @@
 #     and R-hat; the tables go to DIR/fbm.md and DIR/pydt.md.
 set -eu
 
-n=1000 d=2 burn=2000 iters=20000 seeds=1,2,3 only=both out=fbm-compare-out keep=0
+n=1000 d=2 burn=2000 iters=20000 seeds=1,2,3 only=both out=fbm-compare-out keep=0 minutes=
 usage() {
-	sed -n '8,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '8,26p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -71,6 +75,7 @@ while [ $# -gt 0 ]; do
 	-iters) iters=$2; shift 2 ;;
 	-seeds) seeds=$2; shift 2 ;;
 	-only) only=$2; shift 2 ;;
+	-minutes) minutes=$2; shift 2 ;;
 	-out) out=$2; shift 2 ;;
 	-keep) keep=1; shift ;;
 	-h | -help | --help) usage ;;
@@ -82,6 +87,11 @@ case $only in fbm | pydt | both) ;; *) echo "fbm-compare.sh: -only wants fbm, py
 for v in "$n" "$d" "$burn" "$iters"; do
 	case $v in '' | *[!0-9]*) echo "fbm-compare.sh: -n, -d, -burn, -iters want non-negative integers, got '$v'" >&2; exit 2 ;; esac
 done
+case $minutes in '' | [0-9]* ) ;; *) echo "fbm-compare.sh: -minutes wants a number, got $minutes" >&2; exit 2 ;; esac
+if [ -n "$minutes" ] && ! awk -v m="$minutes" 'BEGIN { exit !(m + 0 > 0) }'; then
+	echo "fbm-compare.sh: -minutes wants a positive number, got $minutes" >&2
+	exit 2
+fi
 if [ "$iters" -lt 8 ]; then
 	echo "fbm-compare.sh: -iters must be at least 8" >&2
 	exit 2
@@ -127,18 +137,32 @@ for s in $(echo "$seeds" | tr ',' ' '); do
 		if [ "$burn" -gt 0 ]; then
 			/usr/bin/time -f "%U %S" -o "$out/fbm-$s.burn.time" nice -n 19 "$FBM_BIN/dft-mc" "$log" "$burn"
 		fi
-		/usr/bin/time -f "%U %S" -o "$out/fbm-$s.time" nice -n 19 "$FBM_BIN/dft-mc" "$log" "$total"
+		if [ -z "$minutes" ]; then
+			/usr/bin/time -f "%U %S" -o "$out/fbm-$s.time" nice -n 19 "$FBM_BIN/dft-mc" "$log" "$total"
+		else
+			# dft-mc's own "@MINUTES" takes whole minutes of the whole run:
+			# run it in chunks of 50 iterations until M CPU minutes are used.
+			at=$burn used=0
+			while awk -v u="$used" -v m="$minutes" 'BEGIN { exit !(u < 60 * m) }'; do
+				at=$((at + 50))
+				/usr/bin/time -f "%U %S" -o "$out/fbm-$s.chunk.time" nice -n 19 "$FBM_BIN/dft-mc" "$log" "$at"
+				read -r cu cs <"$out/fbm-$s.chunk.time"
+				used=$(awk -v a="$used" -v u="$cu" -v s="$cs" 'BEGIN { printf "%.2f", a + u + s }')
+			done
+			echo "$used 0" >"$out/fbm-$s.time"
+			rm -f "$out/fbm-$s.chunk.time"
+		fi
 		"$out/fbmscore" -data "$data" -log "$log" -out "$out/fbm-$s.csv"
 		if [ "$keep" = 0 ]; then
 			rm -f "$log"
 		fi
 		read -r u sy <"$out/fbm-$s.time"
-		echo "seed $s: fbm dft-mc, iterations $((burn + 1))-$total: user $u s, system $sy s (/usr/bin/time)" >&2
+		echo "seed $s: fbm dft-mc after iteration $burn: $(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }') s of CPU, user + system (/usr/bin/time)" >&2
 		fbmtraces="$fbmtraces $out/fbm-$s.csv"
 	fi
 	if [ "$only" != fbm ]; then
 		nice -n 19 "$out/mixbench" -n "$n" -d "$d" -burn "$burn" -sweeps "$iters" -seeds "$s" \
-			-trace "$out/pydt" >"$out/pydt-$s.md" 2>"$out/pydt-$s.log"
+			${minutes:+-cpu-limit "${minutes}m"} -trace "$out/pydt" >"$out/pydt-$s.md" 2>"$out/pydt-$s.log"
 		pydttraces="$pydttraces $out/pydt-$s.csv"
 	fi
 done
@@ -146,11 +170,11 @@ if [ -n "$fbmtraces" ]; then
 	# fbm's trace starts at iteration 1: skip the burn-in.
 	# shellcheck disable=SC2086
 	"$out/mixbench" -compare -skip "$burn" $fbmtraces >"$out/fbm.md"
-	echo "== fbm (dft-mc), N = $n, D = $d, iterations $((burn + 1))-$total" && cat "$out/fbm.md"
+	echo "== fbm (dft-mc), N = $n, D = $d, the iterations after $burn" && cat "$out/fbm.md"
 fi
 if [ -n "$pydttraces" ]; then
 	# mixbench's trace holds the recorded sweeps only.
 	# shellcheck disable=SC2086
 	"$out/mixbench" -compare $pydttraces >"$out/pydt.md"
-	echo "== pydtlang (mixbench default schedule), N = $n, D = $d, sweeps $((burn + 1))-$total" && cat "$out/pydt.md"
+	echo "== pydtlang (mixbench default schedule), N = $n, D = $d, the sweeps after $burn" && cat "$out/pydt.md"
 fi

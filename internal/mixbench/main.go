@@ -156,6 +156,11 @@ type config struct {
 	// way (at least 4 recorded sweeps): the result is that of the sweeps
 	// recorded so far (Sweeps is set to their number).
 	Stop <-chan struct{}
+	// CPULimit, when positive, ends the recording after the sweep at which
+	// the recorded sweeps' CPU time reaches it (at least 4 recorded sweeps;
+	// Sweeps is set to their number): runs of equal CPU budget, as fbm's
+	// dft-mc log @MINUTES (scripts/fbm-compare.sh -minutes).
+	CPULimit time.Duration
 }
 
 // result is what one run measured.
@@ -388,7 +393,7 @@ func run(c config) (result, error) {
 	dbuf := make([]pydt.NodeID, 0, ch.Tree(0).Cap())
 	dd := make([]int, ch.Tree(0).Cap())
 	for k := range c.Sweeps {
-		if k >= 4 && stopped(c.Stop) {
+		if k >= 4 && (stopped(c.Stop) || (c.CPULimit > 0 && cpu >= c.CPULimit)) {
 			res.Sweeps = k
 			break
 		}
@@ -588,6 +593,7 @@ func main() {
 	comp := flag.Bool("compare", false, "instead of running, compare the trace files given as arguments (one chain each): the halves of each chain, and the chains together (R-hat)")
 	skip := flag.Int("skip", 0, "with -compare, drop the first `K` rows of each trace")
 	writeTo := flag.String("write-data", "", "instead of running, write each seed's data to `PREFIX`-SEED.txt (whitespace-separated rows, full precision; for fbm, scripts/fbm-compare.sh)")
+	cpuLimit := flag.Duration("cpu-limit", 0, "end each run's recording once its recorded sweeps have used this much CPU (e.g. 5m; 0: no limit; -sweeps still bounds it)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
 	flag.Parse()
 	if *comp {
@@ -667,7 +673,7 @@ func main() {
 		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets, Data: *dataFrom,
 			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime, Stop: stop,
 			Local: nonNegative(*local), Radius: nonNegative(*radius), Position: nonNegative(*position),
-			TimeScale: *timeScale, FreezeTopology: *freeze, Grid: *grid}
+			TimeScale: *timeScale, FreezeTopology: *freeze, Grid: *grid, CPULimit: *cpuLimit}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}

@@ -204,6 +204,24 @@ func TestStop(t *testing.T) {
 	}
 }
 
+// TestCPULimit: a run with a CPU limit far below its sweeps' cost stops
+// after 4 recorded sweeps (the least), one with a generous limit runs them
+// all.
+func TestCPULimit(t *testing.T) {
+	for _, tc := range []struct {
+		limit time.Duration
+		want  int
+	}{{time.Nanosecond, 4}, {time.Hour, 12}} {
+		r, err := run(config{Model: "../../examples/gaussian.pydt", N: 20, D: 2, Burn: 2, Sweeps: 12, Seed: 1, CPULimit: tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Sweeps != tc.want {
+			t.Errorf("limit %v: %d sweeps, want %d", tc.limit, r.Sweeps, tc.want)
+		}
+	}
+}
+
 // TestBatchMeansESS checks batchMeansESS against the exact effective sample
 // size of AR(1) series, n(1-φ)/(1+φ), averaged over replicates (the
 // estimator's relative standard error is about sqrt(2/19) = 32% per series
