@@ -31,7 +31,10 @@
 // candidate times of one branch point in O(K_v · D) each. Marginals runs
 // the downward pass, SampleLocations draws every location jointly, and
 // SuffStats and SuffStatsDims give the statistics of the Gibbs updates of a
-// shared precision 1/σ² and of per-dimension precisions 1/σ²_d.
+// shared precision 1/σ² and of per-dimension precisions 1/σ²_d given
+// sampled locations; for leaves observed exactly or missing, UnitStats
+// splits LogLik into a power of σ²_d and a quadratic form in 1/σ²_d, the
+// statistics of the same updates with the locations integrated out.
 //
 // Evaluating a subtree move costs three path updates and no allocation:
 //
@@ -175,6 +178,10 @@ type Model struct {
 	// s to the child whose record it is, at time sc: s, sc and the length
 	// (see childRec).
 	el []float64
+
+	// unit holds per node the upward message at unit variance (2D
+	// values) for UnitStats, and unitZ D zeros.
+	unit, unitZ []float64
 }
 
 // New returns a Model for tr with dims dimensions per location, variance
