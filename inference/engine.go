@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -142,8 +143,9 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		// out is used instead.
 		if g, ok := gibbsPrecision(m, v); ok {
 			if g.exact(m) {
-				later = append(later, g)
-				needLocs = true
+				// The leaves are exact observations: the conditional
+				// given the tree integrates the locations out.
+				s.Steps = append(s.Steps, g)
 				continue
 			}
 			why = g.trapNote(m)
@@ -343,11 +345,17 @@ func (g gibbsCStep) update(ch *Chain) error {
 }
 
 // gibbsPrecisionStep is the conjugate update of a precision p that enters
-// the PYDT as variance = 1 / p, under a Gamma prior, given the sampled node
-// locations (NOTES.md erratum 3).
+// the PYDT as variance = 1 / p, under a Gamma prior, given the tree with
+// the node locations integrated out. It serves trees whose leaves are
+// exact observations (observed directly, each entry exact or missing):
+// their log likelihood is then c(T) − (n/2) log σ² − q(T)/(2σ²)
+// (bp.Model.UnitStats), so that p given the tree and the data is
+// Gamma(a + n/2, b + q/2), n counting the observed entries. (Given sampled
+// locations, as NOTES.md erratum 3 has it, the draw would be conditioned
+// on N−1 further variables strongly coupled with p.)
 //
 // A precision shared by several PYDTs (each reading it only so) is drawn
-// given all their sampled locations: the statistics of the trees sum.
+// given all their trees: the statistics of the trees sum.
 type gibbsPrecisionStep struct {
 	m     *Model
 	trees []int // the indices in Model.Trees of the PYDTs that read it
@@ -400,7 +408,8 @@ func (g gibbsPrecisionStep) trapNote(m *Model) string {
 
 func (g gibbsPrecisionStep) Name() string { return "gibbs(" + g.v.Name + ")" }
 func (g gibbsPrecisionStep) Explain() string {
-	out := fmt.Sprintf("conjugate Gamma update given sampled locations: the PYDT variance is 1/%s and %s has a Gamma prior", g.v.Name, g.v.Name)
+	out := fmt.Sprintf("conjugate Gamma update given the tree, node locations integrated out: the PYDT variance is 1/%s, %s has a Gamma prior "+
+		"and the leaves are exact observations, so the likelihood is σ^-n exp(-q/2σ²), n the observed entries (bp.UnitStats)", g.v.Name, g.v.Name)
 	if len(g.trees) > 1 {
 		out += fmt.Sprintf("; shared by the PYDTs %s, whose trees' statistics sum", strings.Join(g.names, ", "))
 	}
@@ -408,29 +417,33 @@ func (g gibbsPrecisionStep) Explain() string {
 }
 
 func (g gibbsPrecisionStep) update(ch *Chain) error {
-	var ss float64
+	var q float64
 	var n int
 	for _, k := range g.trees {
 		t := ch.trees[k]
-		ssk, nk, err := t.lik.SuffStats(t.locs)
-		if err != nil {
-			// A location that float64 cannot represent (NaN from an
-			// edge far shorter than it resolves): as below.
+		qk, nk, err := t.unitStats()
+		if errors.Is(err, bp.ErrNoDensity) || errors.Is(err, bp.ErrZeroEdge) {
+			// Exactly observed values meeting through edges far
+			// shorter than float64 resolves: the state has numerically
+			// zero (or infinite) density and the conditional is
+			// degenerate. Keep the precision; tree moves leave such
+			// states.
 			ch.Skipped++
 			return nil
 		}
-		ss += ssk
+		if err != nil {
+			return fmt.Errorf("%s: %w", g.Name(), err)
+		}
+		q += qk
 		n += nk
 	}
-	if math.IsInf(ss, 1) || math.IsNaN(ss) {
-		// An edge far shorter than float64 resolves between distinct
-		// locations: the state has numerically zero density and the
-		// conditional is degenerate. Keep the precision; tree moves
-		// leave such states.
+	if math.IsInf(q, 1) || math.IsNaN(q) {
+		// A quadratic form float64 cannot hold (edges far shorter than
+		// it resolves between distinct values): as above.
 		ch.Skipped++
 		return nil
 	}
-	p, err := scalar.SamplePrecision(ch.rng, g.prior, n, ss)
+	p, err := scalar.SamplePrecision(ch.rng, g.prior, n, q/2)
 	if err != nil {
 		return fmt.Errorf("%s: %w", g.Name(), err)
 	}
@@ -447,6 +460,24 @@ func (g gibbsPrecisionStep) update(ch *Chain) error {
 		return fmt.Errorf("%s: %w", g.Name(), err)
 	}
 	return ch.syncVariance()
+}
+
+// unitStats returns the statistics of the tree's log likelihood in the
+// diffusion variance summed over the dimensions (bp.Model.UnitStats): the
+// quadratic form q at unit variance and the number n of observed entries.
+func (t *chainTree) unitStats() (q float64, n int, err error) {
+	D := t.b.D
+	if len(t.unitQ) != D {
+		t.unitQ, t.unitC, t.unitN = make([]float64, D), make([]float64, D), make([]int, D)
+	}
+	if err := t.lik.UnitStats(t.unitQ, t.unitC, t.unitN); err != nil {
+		return 0, 0, err
+	}
+	for d := range D {
+		q += t.unitQ[d]
+		n += t.unitN[d]
+	}
+	return q, n, nil
 }
 
 // supportTransform returns the transform matched to the support of v's
@@ -860,6 +891,9 @@ type chainTree struct {
 	// is scratch space of that evidence.
 	resid     float64
 	evScratch []float64
+	// unitQ, unitC and unitN are scratch space of unitStats, D each.
+	unitQ, unitC []float64
+	unitN        []int
 }
 
 // logLik is the log marginal likelihood of the tree's data: belief

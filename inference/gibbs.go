@@ -140,7 +140,7 @@ func gammaConj(m *Model, v *graph.Var) (u Updater, why string) {
 	for _, f := range fs {
 		if m.treeIndex(f) >= 0 {
 			return nil, "the PYDT is Gamma-conjugate only in the scale c of a linear divergence function that nothing else reads, " +
-				"and in the precision 1/variance given sampled locations"
+				"and in the precision 1/variance (given the tree when the leaves are exact observations, else given sampled locations)"
 		}
 		if k := m.leafIndex(f); k >= 0 {
 			if _, why := gammaConjReader(f, v, dets); why != "" {

@@ -57,7 +57,7 @@ func TestTwoTreesSchedule(t *testing.T) {
 		names = append(names, st.Name())
 	}
 	got := strings.Join(names, " ")
-	if want := "tree(X) tree(Y) slice(alpha) slice(alpha2) slice(beta) gibbs(c) locations gibbs(prec)"; got != want {
+	if want := "tree(X) tree(Y) slice(alpha) slice(alpha2) slice(beta) gibbs(c) gibbs(prec)"; got != want {
 		t.Errorf("schedule %q, want %q", got, want)
 	}
 	ex := s.Explain()
