@@ -187,6 +187,9 @@ type result struct {
 	// Depth is the shape of the trees after the recorded sweeps, averaged
 	// over them (see depthStats).
 	Depth depth
+	// StartTree and EndTree are copies of the tree at the start of the
+	// recorded sweeps (after the burn-in) and at their end.
+	StartTree, EndTree *pydt.Tree
 }
 
 // depth describes how deep a tree is: the mean number of edges from the
@@ -368,6 +371,7 @@ func run(c config) (result, error) {
 		}
 	}
 	tm.TopologyFixed = c.FreezeTopology
+	res.StartTree = ch.Tree(0).Clone()
 	rp0, ra0 := ch.RidgeProposed, ch.RidgeAccepted
 	tm.ResetStats()
 	sums := make([]float64, len(scalars))
@@ -430,6 +434,7 @@ func run(c config) (result, error) {
 		}
 	}
 	res.CPU, res.Wall = cpu.Seconds(), wall.Seconds()
+	res.EndTree = ch.Tree(0).Clone()
 	res.Depth.Leaf /= float64(res.Sweeps)
 	res.Depth.Node /= float64(res.Sweeps)
 	res.Depth.Max /= float64(res.Sweeps)

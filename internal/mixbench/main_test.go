@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -444,10 +445,32 @@ func TestTruthIsStationary(t *testing.T) {
 	}
 }
 
+// clades returns the clades of tr's branch points, each as its sorted leaf
+// labels joined by commas.
+func clades(tr *pydt.Tree) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range tr.PostOrder(nil) {
+		if tr.IsLeaf(v) {
+			continue
+		}
+		var names []string
+		for _, u := range tr.PostOrderFrom(v, nil) {
+			if tr.IsLeaf(u) {
+				names = append(names, tr.Label(u))
+			}
+		}
+		slices.Sort(names)
+		out[strings.Join(names, ",")] = true
+	}
+	return out
+}
+
 // TestFreezeTopology: -freeze-topology makes the recorded sweeps time
-// updates only (the burn-in moves the topology as usual), and the trace
-// has the sum of the branch points' times, equal to sumS of a tree summed
-// by hand.
+// updates only (the burn-in moves the topology as usual): the tree at the
+// end of the recorded sweeps has the same clades as at their start, and
+// other times; the same run without it changes the clades (so the check
+// can fail). The trace has the sum of the branch points' times, equal to
+// sumS of a tree summed by hand.
 func TestFreezeTopology(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "tr.csv")
 	c := config{Model: "../../examples/gaussian.pydt", N: 20, D: 2, Burn: 2, Sweeps: 5, Seed: 2, FreezeTopology: true, Trace: file}
@@ -459,8 +482,19 @@ func TestFreezeTopology(t *testing.T) {
 	if mv.Subtree.Proposed+mv.Local.Proposed+mv.Position.Proposed != 0 || mv.Time.Proposed == 0 {
 		t.Errorf("frozen: subtree %d, local %d, position %d, time %d moves", mv.Subtree.Proposed, mv.Local.Proposed, mv.Position.Proposed, mv.Time.Proposed)
 	}
-	if r.Depth.Max != math.Trunc(r.Depth.Max) {
-		t.Errorf("frozen: the largest depth changed between sweeps (mean %v)", r.Depth.Max)
+	if !maps.Equal(clades(r.StartTree), clades(r.EndTree)) {
+		t.Errorf("frozen: the clades changed:\n%s\n%s", r.StartTree.Newick(), r.EndTree.Newick())
+	}
+	if sumS(r.StartTree) == sumS(r.EndTree) {
+		t.Error("frozen: the times did not change either (the trees compared are the same)")
+	}
+	c.FreezeTopology, c.Trace = false, ""
+	free, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if maps.Equal(clades(free.StartTree), clades(free.EndTree)) {
+		t.Error("not frozen: the clades did not change in 5 sweeps")
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
