@@ -71,7 +71,7 @@ func (s *Sampler) localGridMove() bool {
 	s.rbuf = append(s.rbuf[:0], s.lbuf[:s.ball(c, rad)]...)
 	top := s.regionTop(c)
 	s.region = m.Region(v, top)
-	g := max(1, s.LocalGrid)
+	g := s.LocalGrid // positive: LocalMove calls this only then
 
 	// The target at every cell's midpoint, and the weights. A region of
 	// more than maxGridPieces pieces (around branch points of high
@@ -113,17 +113,24 @@ func (s *Sampler) localGridMove() bool {
 		m.Attach(v, old) // nothing to propose (the same from every point of R)
 		return false
 	}
+	// The cells' weights, e^{f_j - fmax} times the cell's length in ψ (1
+	// at an atom), each formed once, and their sum.
+	s.wbuf = s.wbuf[:0]
 	tot := 0.0
 	k := 0
 	for _, p := range s.rbuf {
 		if p.atom {
-			tot += math.Exp(s.gbuf[k] - fmax)
+			wt := math.Exp(s.gbuf[k] - fmax)
+			s.wbuf = append(s.wbuf, wt)
+			tot += wt
 			k++
 			continue
 		}
 		w := (s.psiParent(p.node) - s.psiEnd(p.node)) / float64(g)
 		for range g {
-			tot += math.Exp(s.gbuf[k]-fmax) * w
+			wt := math.Exp(s.gbuf[k]-fmax) * w
+			s.wbuf = append(s.wbuf, wt)
+			tot += wt
 			k++
 		}
 	}
@@ -136,7 +143,7 @@ func (s *Sampler) localGridMove() bool {
 	found := false
 	for _, p := range s.rbuf {
 		if p.atom {
-			r -= math.Exp(s.gbuf[k] - fmax)
+			r -= s.wbuf[k]
 			k++
 			if r < 0 {
 				p1, pos, found = p, pydt.Position{Node: p.node, AtNode: true}, true
@@ -147,7 +154,7 @@ func (s *Sampler) localGridMove() bool {
 		hi, lo := s.psiParent(p.node), s.psiEnd(p.node)
 		w := (hi - lo) / float64(g)
 		for j := range g {
-			r -= math.Exp(s.gbuf[k]-fmax) * w
+			r -= s.wbuf[k]
 			k++
 			if r < 0 {
 				var ok bool

@@ -263,10 +263,11 @@ type Sampler struct {
 	lmark  []uint32
 	lstamp uint32
 	// The informed LocalMove (localgrid.go): the region's pieces, the
-	// target at its cells' midpoints, the centre's ancestors, the
-	// region evaluator.
+	// target at its cells' midpoints and the cells' weights, the centre's
+	// ancestors, the region evaluator.
 	rbuf   []piece
 	gbuf   []float64
+	wbuf   []float64
 	anc    []pydt.NodeID
 	region *bp.Region
 
