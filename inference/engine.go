@@ -680,17 +680,6 @@ func (s *Schedule) SetLocalMoves(x float64) error {
 	return nil
 }
 
-// LocalMoves returns the number of local moves per leaf of the schedule's
-// tree sweeps (SetLocalMoves); 0 when it has no tree step.
-func (s *Schedule) LocalMoves() float64 {
-	for _, st := range s.Steps {
-		if t, ok := st.(treeStep); ok {
-			return t.local
-		}
-	}
-	return 0
-}
-
 // Name is "tree" in a model with one PYDT, "tree(X)" for the PYDT of X in
 // a model with several.
 func (t treeStep) Name() string {

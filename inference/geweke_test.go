@@ -242,9 +242,10 @@ func gewekeStates(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats fu
 		for i := range sums {
 			chainMeans[i] = append(chainMeans[i], sums[i]/float64(setup.iters))
 		}
-		// The whole schedule runs, local moves included (on by default).
+		// The whole schedule runs, local moves included (on by default):
+		// the tree step sets each sampler's rate before its sweep.
 		for _, tr := range ch.trees {
-			if sched.LocalMoves() > 0 && tr.Tree.NumLeaves() > 1 && tr.moves.Stats.Local.Proposed == 0 {
+			if tr.moves.LocalMovesPerLeaf > 0 && tr.Tree.NumLeaves() > 1 && tr.moves.Stats.Local.Proposed == 0 {
 				t.Errorf("chain %d: no local move was proposed in %d sweeps", k+1, setup.burn+setup.iters)
 			}
 		}
