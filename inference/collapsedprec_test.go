@@ -28,13 +28,14 @@ func lcaT(tr *pydt.Tree, a, b pydt.NodeID) float64 {
 	}
 }
 
-// denseLogLikAt is log p(X | tree, 1/prec) by gonum's multivariate normal
-// on the dense covariance of the observed entries of each column: every
-// leaf location is Gaussian with Cov(x_i, x_j) = t(lca(i, j))/prec.
-func denseLogLikAt(t *testing.T, tr *pydt.Tree, x []float64, n, d int, prec float64) float64 {
+// denseLogLikAt is log p(X | tree, 1/prec) over the columns cols by
+// gonum's multivariate normal on the dense covariance of the observed
+// entries of each column: every leaf location is Gaussian with
+// Cov(x_i, x_j) = t(lca(i, j))/prec.
+func denseLogLikAt(t *testing.T, tr *pydt.Tree, x []float64, n, d int, cols []int, prec float64) float64 {
 	t.Helper()
 	ll := 0.0
-	for k := range d {
+	for _, k := range cols {
 		var rows []pydt.NodeID
 		var y []float64
 		for i := range n {
@@ -61,6 +62,9 @@ func denseLogLikAt(t *testing.T, tr *pydt.Tree, x []float64, n, d int, prec floa
 	return ll
 }
 
+// collapsedPrecModel is the model of the quadrature test: the data at the
+// leaves, a shared precision (or, with "param prec : pos[D]" declared, one
+// per column) under a Gamma(2.5, 1.5) prior.
 const collapsedPrecModel = `
 dim N, D
 data X : real[N, D]
@@ -71,113 +75,137 @@ prec ~ Gamma(2.5, 1.5)
 X ~ PYDT(alpha, beta, c, 1 / prec)
 `
 
+// precQuadrature returns the mean, the second moment and the quartiles of
+// the conditional of a precision with a Gamma(shape, rate) prior given the
+// tree and the columns cols of x, by quadrature on a grid in log prec of
+// the prior times denseLogLikAt.
+func precQuadrature(t *testing.T, tr *pydt.Tree, x []float64, n, d int, cols []int, shape, rate float64) (m1, m2 float64, quartiles []float64) {
+	t.Helper()
+	const grid = 4000
+	lo, hi := math.Log(1e-4), math.Log(1e3)
+	h := (hi - lo) / grid
+	logw := make([]float64, grid+1)
+	ps := make([]float64, grid+1)
+	maxw := math.Inf(-1)
+	for i := range logw {
+		p := math.Exp(lo + float64(i)*h)
+		ps[i] = p
+		// The prior times p, the Jacobian of log p.
+		logw[i] = shape*math.Log(p) - rate*p + denseLogLikAt(t, tr, x, n, d, cols, p)
+		maxw = math.Max(maxw, logw[i])
+	}
+	var z float64
+	cdf := make([]float64, grid+1)
+	for i := range logw {
+		w := math.Exp(logw[i] - maxw)
+		if i == 0 || i == grid {
+			w /= 2
+		}
+		z += w
+		m1 += w * ps[i]
+		m2 += w * ps[i] * ps[i]
+		cdf[i] = z
+	}
+	m1, m2 = m1/z, m2/z
+	for i := range cdf {
+		cdf[i] /= z
+	}
+	if cdf[0] > 1e-9 || 1-cdf[grid-1] > 1e-9 {
+		t.Fatalf("quadrature grid does not cover the conditional: mass %g below, %g above", cdf[0], 1-cdf[grid-1])
+	}
+	for _, q := range []float64{0.25, 0.5, 0.75} {
+		quartiles = append(quartiles, ps[sort.SearchFloat64s(cdf, q)])
+	}
+	return m1, m2, quartiles
+}
+
 // TestPrecisionGivenTreeMatchesQuadrature checks the draws of gibbs(prec)
-// with a fixed tree against the exact conditional of prec given the tree
-// and the data, the locations integrated out: the Gamma(2.5, 1.5) prior
-// times the dense Gaussian likelihood of the observed entries (missing
-// ones left out), normalised by quadrature over prec. The mean, the second
-// moment and the distribution function at the conditional's quartiles are
-// compared within 4 Monte Carlo standard errors. Drawing given sampled
-// locations (the update before), counting the missing entries or a rate
-// b + q instead of b + q/2 fails it.
+// and of gibbs(prec[d]) (a precision per column) with a fixed tree
+// against the exact conditional of the precision given the tree and the
+// data, the locations integrated out: the Gamma(2.5, 1.5) prior times the
+// dense Gaussian likelihood of the observed entries (missing ones left
+// out; of its own column for prec[d]), normalised by quadrature over the
+// precision. The mean, the second moment and the distribution function at
+// the conditional's quartiles are compared within 4 Monte Carlo standard
+// errors. Counting one entry more, or a rate b + q instead of b + q/2,
+// fails it by 20 standard errors or more.
 func TestPrecisionGivenTreeMatchesQuadrature(t *testing.T) {
 	const n, d = 6, 2
+	const shape, rate = 2.5, 1.5
 	x := []float64{0.3, -1.2, 0.5, math.NaN(), 1.7, 0.9, math.NaN(), math.NaN(), -0.4, 0.2, 2.1, -0.8}
-	data := &dataset.Matrix{Rows: n, Cols: d, Data: x, Source: "x.csv"}
-	m := compileSource(t, "prec.pydt", []byte(collapsedPrecModel), map[string]*dataset.Matrix{"X": data}, nil)
-	sched, err := NewSchedule(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var step Updater
-	for _, s := range sched.Steps {
-		if s.Name() == "gibbs(prec)" {
-			step = s
-		}
-		if s.Name() == "locations" {
-			t.Errorf("the schedule samples locations, which no step needs:\n%s", sched.Explain())
-		}
-	}
-	if step == nil {
-		t.Fatalf("no gibbs(prec) in\n%s", sched.Explain())
-	}
-	if ex := step.Explain(); !strings.Contains(ex, "locations integrated out") {
-		t.Errorf("gibbs(prec) explains %q", ex)
-	}
-	prec, _ := m.G.Lookup("prec")
-	for _, seed := range []uint64{1, 2} {
-		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
-			ch, err := NewChain(m, sched, seed, 0)
+	for _, tc := range []struct {
+		name, decl, step string
+	}{{"shared", "", "gibbs(prec)"}, {"per-dimension", "param prec : pos[D]\n", "gibbs(prec[d])"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := &dataset.Matrix{Rows: n, Cols: d, Data: x, Source: "x.csv"}
+			src := strings.Replace(collapsedPrecModel, "data X : real[N, D]\n", "data X : real[N, D]\n"+tc.decl, 1)
+			m := compileSource(t, "prec.pydt", []byte(src), map[string]*dataset.Matrix{"X": data}, nil)
+			sched, err := NewSchedule(m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := ch.Tree(0)
-			// The conditional by quadrature on a grid in log prec.
-			const grid = 4000
-			lo, hi := math.Log(1e-4), math.Log(1e3)
-			h := (hi - lo) / grid
-			logw := make([]float64, grid+1)
-			ps := make([]float64, grid+1)
-			maxw := math.Inf(-1)
-			for i := range logw {
-				p := math.Exp(lo + float64(i)*h)
-				ps[i] = p
-				// Gamma(2.5, 1.5) prior times p (the Jacobian of log p).
-				logw[i] = 2.5*math.Log(p) - 1.5*p + denseLogLikAt(t, tr, x, n, d, p)
-				maxw = math.Max(maxw, logw[i])
-			}
-			var z, m1, m2 float64
-			cdf := make([]float64, grid+1)
-			for i := range logw {
-				w := math.Exp(logw[i] - maxw)
-				if i == 0 || i == grid {
-					w /= 2
+			var step Updater
+			for _, s := range sched.Steps {
+				if s.Name() == tc.step {
+					step = s
 				}
-				z += w
-				m1 += w * ps[i]
-				m2 += w * ps[i] * ps[i]
-				cdf[i] = z
+				if s.Name() == "locations" {
+					t.Errorf("the schedule samples locations, which no step needs:\n%s", sched.Explain())
+				}
 			}
-			m1, m2 = m1/z, m2/z
-			for i := range cdf {
-				cdf[i] /= z
+			if step == nil {
+				t.Fatalf("no %s in\n%s", tc.step, sched.Explain())
 			}
-			if cdf[0] > 1e-9 || 1-cdf[grid-1] > 1e-9 {
-				t.Fatalf("quadrature grid does not cover the conditional: mass %g below, %g above", cdf[0], 1-cdf[grid-1])
+			if ex := step.Explain(); !strings.Contains(ex, "locations integrated out") {
+				t.Errorf("%s explains %q", tc.step, ex)
 			}
-			quant := func(q float64) float64 { return ps[sort.SearchFloat64s(cdf, q)] }
-			qs := []float64{quant(0.25), quant(0.5), quant(0.75)}
-
-			const draws = 20000
-			got := make([]float64, draws)
-			for k := range got {
-				if err := step.update(ch); err != nil {
+			prec, _ := m.G.Lookup("prec")
+			for _, seed := range []uint64{1, 2} {
+				ch, err := NewChain(m, sched, seed, 0)
+				if err != nil {
 					t.Fatal(err)
 				}
-				got[k] = ch.get(prec)
-			}
-			if ch.Tree(0) != tr {
-				t.Fatal("the tree changed")
-			}
-			check := func(name string, f func(p float64) float64, want float64) {
-				vals := make([]float64, draws)
-				for k, p := range got {
-					vals[k] = f(p)
-				}
-				mean, se := meanSE(vals)
-				if math.Abs(mean-want) > 4*se {
-					t.Errorf("%s: draws %.5g ± %.2g, quadrature %.5g (z = %.1f)", name, mean, se, want, (mean-want)/se)
-				}
-			}
-			check("E prec", func(p float64) float64 { return p }, m1)
-			check("E prec²", func(p float64) float64 { return p * p }, m2)
-			for i, q := range qs {
-				check(fmt.Sprintf("P(prec ≤ %.4g)", q), func(p float64) float64 {
-					if p <= q {
-						return 1
+				tr := ch.Tree(0)
+				const draws = 20000
+				got := make([][]float64, prec.Len())
+				for range draws {
+					if err := step.update(ch); err != nil {
+						t.Fatal(err)
 					}
-					return 0
-				}, []float64{0.25, 0.5, 0.75}[i])
+					for k, p := range ch.Values(prec) {
+						got[k] = append(got[k], p)
+					}
+				}
+				if ch.Tree(0) != tr {
+					t.Fatal("the tree changed")
+				}
+				for k := range got {
+					cols := []int{0, 1}
+					if prec.Len() > 1 {
+						cols = []int{k}
+					}
+					m1, m2, qs := precQuadrature(t, tr, x, n, d, cols, shape, rate)
+					check := func(name string, f func(p float64) float64, want float64) {
+						vals := make([]float64, draws)
+						for i, p := range got[k] {
+							vals[i] = f(p)
+						}
+						mean, se := meanSE(vals)
+						if math.Abs(mean-want) > 4*se {
+							t.Errorf("seed %d, element %d: %s: draws %.5g ± %.2g, quadrature %.5g (z = %.1f)", seed, k+1, name, mean, se, want, (mean-want)/se)
+						}
+					}
+					check("E prec", func(p float64) float64 { return p }, m1)
+					check("E prec²", func(p float64) float64 { return p * p }, m2)
+					for i, q := range qs {
+						check(fmt.Sprintf("P(prec ≤ %.4g)", q), func(p float64) float64 {
+							if p <= q {
+								return 1
+							}
+							return 0
+						}, []float64{0.25, 0.5, 0.75}[i])
+					}
+				}
 			}
 		})
 	}

@@ -101,12 +101,12 @@ func NewSchedule(m *Model) (*Schedule, error) {
 			return nil, err
 		}
 		// Per-dimension precisions of the PYDT variance, with the data at
-		// the leaves: conjugate given the locations. With a latent leaf
-		// layer the same trap as below applies.
+		// the leaves: conjugate given the tree, the locations integrated
+		// out. With a latent leaf layer the same trap as below applies
+		// (given the locations), and no conjugate update without them.
 		precDims, trapped := gibbsPrecisionDims(m, v)
 		if trapped && m.Trees[precDims.k].Leaf == nil {
-			later = append(later, precDims)
-			needLocs = true
+			s.Steps = append(s.Steps, precDims)
 			continue
 		}
 		if !v.Scalar() {

@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -8,22 +9,23 @@ import (
 	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/inference/treemove"
 	"github.com/pydtlang/pydtlang/stdlib"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
 // gibbsPrecisionDimsStep is the conjugate update of per-dimension
 // precisions: a latent vector prec of length D whose elements have Gamma
 // priors (prec ~ Gamma(a, b) vectorised, or any elementwise Gamma factor)
 // and that enters the PYDT only as its variance 1 / prec, one σ²_d =
-// 1/prec[d] per dimension (graph.Factor.DimLoop). Given the sampled node
-// locations the dimensions are independent, and prec[d] has the
-// conditional Gamma(a_d + n_d/2, b_d + ss_d) with ss_d and n_d from
-// bp.Model.SuffStatsDims (NOTES.md, erratum 3, per dimension).
+// 1/prec[d] per dimension (graph.Factor.DimLoop). With the leaves exact
+// observations the log likelihood given the tree splits by dimension as
+// c_d − (n_d/2) log σ²_d − q_d/(2σ²_d) (bp.Model.UnitStats, n_d the
+// observed entries of column d), so that, the node locations integrated
+// out, the precisions are independent given the tree and prec[d] has the
+// conditional Gamma(a_d + n_d/2, b_d + q_d/2).
 //
-// Like the scalar gibbsPrecisionStep it conditions on locations, which
-// traps chains near t = 1 when the leaves are latent (a Normal noise or
-// Probit leaf layer; docs/probit-mixing.md): the schedule uses it only
-// when the data are the leaf locations, and slice sampling with the
-// locations integrated out otherwise.
+// Like the scalar gibbsPrecisionStep it serves only trees whose data are
+// the leaf locations; with a latent leaf layer (a Normal noise or Probit
+// link) each element is slice sampled with the locations integrated out.
 type gibbsPrecisionDimsStep struct {
 	k     int           // the PYDT's index in Model.Trees
 	tree  *graph.Factor // the PYDT
@@ -71,8 +73,8 @@ func isDimReciprocal(f *graph.Factor, v *graph.Var) bool {
 func (g gibbsPrecisionDimsStep) Name() string { return "gibbs(" + g.v.Name + "[d])" }
 
 func (g gibbsPrecisionDimsStep) Explain() string {
-	return fmt.Sprintf("conjugate Gamma update per dimension given sampled locations: the PYDT variance%s of dimension d is 1/%s[d] "+
-		"and %s has elementwise Gamma priors", g.of, g.v.Name, g.v.Name)
+	return fmt.Sprintf("conjugate Gamma update per dimension given the tree, node locations integrated out: the PYDT variance%s of dimension d is 1/%s[d], "+
+		"%s has elementwise Gamma priors and the leaves are exact observations, so the likelihood is ∏_d σ_d^-n_d exp(-q_d/2σ²_d), n_d the observed entries of column d (bp.UnitStats)", g.of, g.v.Name, g.v.Name)
 }
 
 // gammaParams evaluates the Gamma prior of every element of g.v in env:
@@ -94,13 +96,15 @@ func (g gibbsPrecisionDimsStep) gammaParams(env *graph.Env) (shape, rate []float
 func (g gibbsPrecisionDimsStep) update(ch *Chain) error {
 	t := ch.trees[g.k]
 	d := t.b.D
-	ss, n := make([]float64, d), make([]int, d)
-	if err := t.lik.SuffStatsDims(t.locs, ss, n); err != nil {
-		// A location float64 cannot represent: keep the precisions (see
-		// gibbsPrecisionStep).
+	if _, _, err := t.unitStats(); errors.Is(err, bp.ErrNoDensity) || errors.Is(err, bp.ErrZeroEdge) {
+		// Exactly observed values meeting through edges float64 cannot
+		// resolve: keep the precisions (see gibbsPrecisionStep).
 		ch.Skipped++
 		return nil
+	} else if err != nil {
+		return fmt.Errorf("%s: %w", g.Name(), err)
 	}
+	q, n := t.unitQ, t.unitN
 	env := ch.st.Env
 	shape, rate, err := g.gammaParams(env)
 	if err != nil {
@@ -109,14 +113,14 @@ func (g gibbsPrecisionDimsStep) update(ch *Chain) error {
 	x := env.Values[g.v.ID]
 	old := append([]float64(nil), x...)
 	for k := range d {
-		if math.IsInf(ss[k], 1) || math.IsNaN(ss[k]) {
-			// Distinct locations across an edge float64 cannot resolve
-			// in this dimension: keep its precision (see
+		if math.IsInf(q[k], 1) || math.IsNaN(q[k]) {
+			// Distinct values across edges float64 cannot resolve in
+			// this dimension: keep its precision (see
 			// gibbsPrecisionStep).
 			ch.Skipped++
 			continue
 		}
-		p, err := scalar.SamplePrecision(ch.rng, scalar.Gamma{Shape: shape[k], Rate: rate[k]}, n[k], ss[k])
+		p, err := scalar.SamplePrecision(ch.rng, scalar.Gamma{Shape: shape[k], Rate: rate[k]}, n[k], q[k]/2)
 		if err != nil {
 			return fmt.Errorf("%s: dimension %d: %w", g.Name(), k+1, err)
 		}

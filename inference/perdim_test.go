@@ -61,7 +61,7 @@ func perDimSource(t *testing.T, noise bool) string {
 // TestGewekePerDimension is the joint-distribution test of
 // examples/gaussian-perdim.pydt (a diffusion variance 1/prec[d] per
 // dimension, N = 4, D = 3): with the data at the leaves prec is drawn by
-// the conjugate Gamma update per dimension given sampled locations; under
+// the conjugate Gamma update per dimension given the tree; under
 // a Normal noise model each element is slice sampled with the locations
 // integrated out; in both, the ridge move scales every dimension's
 // variance with the times. Every element's mean and second moment is
