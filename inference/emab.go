@@ -12,6 +12,7 @@ import (
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
 
 // This file estimates the PYDT's α and β for the EM search with the trees
@@ -190,18 +191,11 @@ func (p *EMPlan) estimateAB(ctx context.Context, cfg EMConfig) (*ABEstimate, *ab
 		if div, ok := tp.Div.(pydt.DivInv); ok {
 			cs = append(cs, div.C)
 		}
-		dv := tp.DimVariances()
-		if smp.variances == nil {
-			smp.variances = make([]float64, len(dv))
-		}
-		var v float64
-		for k, x := range dv {
-			smp.variances[k] += x
-			v += x / float64(len(dv))
-		}
+		v := smp.addVariances(tp)
 		vs = append(vs, v)
 		ps = append(ps, 1/v)
 		if p.PrecDims != nil {
+			dv := tp.DimVariances()
 			if pds == nil {
 				pds = make([][]float64, len(dv))
 			}
@@ -282,6 +276,31 @@ func (p *EMPlan) holdAB(e *ABEstimate) {
 	}
 	p.Opt.Alpha, p.Opt.Beta = e.Alpha, e.Beta
 	p.Opt.LearnAlpha, p.Opt.LearnBeta = false, false
+}
+
+// addVariances adds the diffusion variances per dimension of a kept
+// sweep's parameters tp to smp.variances (allocated at the first sweep)
+// and returns their average over the dimensions. With one shared variance
+// it reads tp.Variance for every dimension: no per-sweep copy of the D
+// values (sim.Params.DimVariances allocates one).
+func (smp *abSample) addVariances(tp sim.Params) float64 {
+	d := tp.Dims
+	if tp.Variances != nil {
+		d = len(tp.Variances)
+	}
+	if smp.variances == nil {
+		smp.variances = make([]float64, d)
+	}
+	var v float64
+	for k := range d {
+		x := tp.Variance
+		if tp.Variances != nil {
+			x = tp.Variances[k]
+		}
+		smp.variances[k] += x
+		v += x / float64(d)
+	}
+	return v
 }
 
 // meanSD returns the mean and sample standard deviation of x (0 for one

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
 
 // TestSubModelRows checks the model the subsample's MCMC run estimates α
@@ -186,6 +187,42 @@ func TestReadEMResultRankedBy(t *testing.T) {
 		}
 		if res.RankedBy != tc.want {
 			t.Errorf("%s: ranked_by %q, want %q", tc.json, res.RankedBy, tc.want)
+		}
+	}
+}
+
+// TestAddVariances checks the per-sweep sum of the diffusion variances of
+// the subsample's MCMC run against sim.Params.DimVariances (the values
+// the run summed before), for one shared variance and one per dimension,
+// and that with one shared variance a sweep allocates nothing (it copied
+// the D values every sweep).
+func TestAddVariances(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tp   sim.Params
+	}{
+		{"shared", sim.Params{Variance: 0.3, Dims: 7}},
+		{"per dimension", sim.Params{Variance: math.NaN(), Variances: []float64{0.1, 2, 0.7}, Dims: 3}},
+	} {
+		var got abSample
+		want := make([]float64, tc.tp.Dims)
+		for sweep := range 3 {
+			v := got.addVariances(tc.tp)
+			dv := tc.tp.DimVariances()
+			var wv float64
+			for k, x := range dv {
+				want[k] += x
+				wv += x / float64(len(dv))
+			}
+			if v != wv || !slices.Equal(got.variances, want) {
+				t.Fatalf("%s, sweep %d: average %v, sums %v; want %v, %v", tc.name, sweep+1, v, got.variances, wv, want)
+			}
+		}
+		if tc.tp.Variances != nil {
+			continue
+		}
+		if a := testing.AllocsPerRun(100, func() { got.addVariances(tc.tp) }); a != 0 {
+			t.Errorf("%s: %v allocations a sweep, want 0", tc.name, a)
 		}
 	}
 }
