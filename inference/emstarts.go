@@ -2,6 +2,8 @@ package inference
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/em"
@@ -35,8 +37,9 @@ type mcmcStart struct {
 
 // mcmcStarts returns the initial trees from the subsample's MCMC run smp:
 // its summary tree, its majority-rule consensus and its last tree (only
-// the summary tree when summaryOnly), leaving out those that multifurcate
-// when the model admits only binary trees (α = β = 0), each over all rows: when the
+// the summary tree when summaryOnly), those that multifurcate split into
+// binary trees (resolveBinary) when the model admits only binary trees
+// (α = β = 0), each over all rows: when the
 // subsample is smaller than the data, extended to the other rows by
 // sequential attachment (em.ExtendTree) at the run's posterior means of
 // c and σ² (per dimension, with a variance per dimension) and the held α, β, on x (the rows as SequentialTree takes
@@ -59,15 +62,22 @@ func (p *EMPlan) mcmcStarts(smp *abSample, x []float64, summaryOnly bool) ([]mcm
 	if !p.multifurcating() {
 		// Only binary trees have positive prior density (Neal's DDT,
 		// α = β = 0): a consensus (or a summary tree with ties) that
-		// multifurcates cannot start a fit; before, its fit failed at the
-		// first iteration and every such run warned of a dropped tree.
-		kept := out[:0]
-		for _, st := range out {
+		// multifurcates cannot start a fit (its fit failed at the first
+		// iteration), and dropping it left the large-data path, which
+		// keeps the summary tree alone, with no MCMC start. Each
+		// multifurcation is split by average linkage of its children's
+		// mean rows (resolveBinary).
+		for i, st := range out {
 			if isBinary(st.tr) {
-				kept = append(kept, st)
+				continue
 			}
+			tr, err := resolveBinary(st.tr, x, b.D, smp.rows)
+			if err != nil {
+				return nil, fmt.Errorf("%s, split into a binary tree: %w", st.name, err)
+			}
+			out[i].tr = tr
+			out[i].name += ", its multifurcations split by linkage"
 		}
-		out = kept
 	}
 	if m == b.N {
 		return out, nil
@@ -79,6 +89,151 @@ func (p *EMPlan) mcmcStarts(smp *abSample, x []float64, summaryOnly bool) ([]mcm
 		}
 		out[i].tr = tr
 		out[i].name += fmt.Sprintf(", extended to all %d rows", b.N)
+	}
+	return out, nil
+}
+
+// resolveBinary returns a copy of tr (leaf j standing for row rows[j] of
+// x, n × d row-major, NaN missing) in which every branch point of more
+// than two children is split into binary joins by average linkage of the
+// children: each child stands for the mean of the rows below it, two
+// children are the squared Euclidean distance of their means apart (over
+// the columns both have, scaled up by d over their number; a pair with
+// none in common is the farthest), and the two groups of least average
+// distance are joined first (ties: the first pair in order), so the
+// result is binary whatever the ties. The new branch points lie between
+// the split one's time and its earliest child's (for children that are
+// all leaves, half way to t = 1 in s), evenly spaced in s in the order of
+// the joins, the first join the latest; every other node keeps its time.
+// EM fits the times; only the topology matters to it.
+func resolveBinary(tr *pydt.Tree, x []float64, d int, rows []int) (*pydt.Tree, error) {
+	// Sums and counts of the observed values below each node.
+	sum := make([]float64, tr.Cap()*d)
+	cnt := make([]float64, tr.Cap()*d)
+	post := tr.PostOrder(nil)
+	for _, v := range post {
+		sv, cv := sum[int(v)*d:int(v+1)*d], cnt[int(v)*d:int(v+1)*d]
+		if tr.IsLeaf(v) {
+			r := rows[v]
+			for j := range d {
+				if y := x[r*d+j]; !math.IsNaN(y) {
+					sv[j], cv[j] = y, 1
+				}
+			}
+			continue
+		}
+		for c := range tr.Children(v) {
+			for j := range d {
+				sv[j] += sum[int(c)*d+j]
+				cv[j] += cnt[int(c)*d+j]
+			}
+		}
+	}
+	dist := func(a, b pydt.NodeID) float64 {
+		var s float64
+		k := 0
+		for j := range d {
+			ca, cb := cnt[int(a)*d+j], cnt[int(b)*d+j]
+			if ca == 0 || cb == 0 {
+				continue
+			}
+			e := sum[int(a)*d+j]/ca - sum[int(b)*d+j]/cb
+			s += e * e
+			k++
+		}
+		if k == 0 {
+			return math.Inf(1)
+		}
+		return s * float64(d) / float64(k)
+	}
+	out := pydt.New(tr.NumLeaves())
+	// split joins the children kids (nodes of out) under the new node at
+	// time tv, their earliest time being sLo in s; it returns the node.
+	split := func(tv pydt.Time, kids []pydt.NodeID, orig []pydt.NodeID, sLo float64) pydt.NodeID {
+		k := len(kids)
+		dm := make([]float64, k*k)
+		for i := range k {
+			for j := range i {
+				dm[i*k+j] = dist(orig[i], orig[j])
+				dm[j*k+i] = dm[i*k+j]
+			}
+		}
+		size := make([]float64, k)
+		for i := range size {
+			size[i] = 1
+		}
+		active := make([]bool, k)
+		for i := range active {
+			active[i] = true
+		}
+		node := slices.Clone(kids)
+		sv := tv.S()
+		if math.IsInf(sLo, 1) {
+			sLo = sv + math.Ln2
+		}
+		for r := 1; r < k-1; r++ {
+			bi, bj, best := -1, -1, math.Inf(1)
+			for i := range k {
+				if !active[i] {
+					continue
+				}
+				for j := range i {
+					if active[j] && (bi < 0 || dm[i*k+j] < best) {
+						bi, bj, best = i, j, dm[i*k+j]
+					}
+				}
+			}
+			// Join bj and bi into bj; the r-th join is at fraction
+			// (k−1−r)/(k−1) of the way from tv to sLo.
+			w := out.NewInternal(pydt.TimeFromS(sv + (sLo-sv)*float64(k-1-r)/float64(k-1)))
+			out.AddChild(w, node[bj])
+			out.AddChild(w, node[bi])
+			node[bj], active[bi] = w, false
+			for m := range k {
+				if m != bi && m != bj && active[m] {
+					v := (size[bj]*dm[bj*k+m] + size[bi]*dm[bi*k+m]) / (size[bj] + size[bi])
+					dm[bj*k+m], dm[m*k+bj] = v, v
+				}
+			}
+			size[bj] += size[bi]
+		}
+		top := out.NewInternal(tv)
+		for i := range k {
+			if active[i] {
+				out.AddChild(top, node[i])
+			}
+		}
+		return top
+	}
+	var build func(v pydt.NodeID) pydt.NodeID
+	build = func(v pydt.NodeID) pydt.NodeID {
+		if tr.IsLeaf(v) {
+			return v
+		}
+		var kids, orig []pydt.NodeID
+		sLo := math.Inf(1)
+		for c := range tr.Children(v) {
+			kids = append(kids, build(c))
+			orig = append(orig, c)
+			sLo = math.Min(sLo, tr.Time(c).S())
+		}
+		if len(kids) > 2 {
+			return split(tr.Time(v), kids, orig, sLo)
+		}
+		w := out.NewInternal(tr.Time(v))
+		for _, c := range kids {
+			out.AddChild(w, c)
+		}
+		return w
+	}
+	if tr.IsLeaf(tr.Root()) {
+		return tr.Clone(), nil
+	}
+	out.SetRoot(build(tr.Root()))
+	out.Recount()
+	out.Labels = tr.Labels
+	if err := out.Validate(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

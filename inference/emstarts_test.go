@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -183,10 +184,10 @@ func TestRunEMMCMCStarts(t *testing.T) {
 // TestRunEMDDTStarts: with α = β = 0 (Neal's DDT) only binary trees have
 // positive prior density, and the majority-rule consensus of the
 // subsample's MCMC run multifurcates where the posterior is unsure: it is
-// left out of the starts, not fitted and dropped (before, its fit failed
-// at the first iteration with a bound of −Inf and every DDT run on
-// synthetic.csv warned of a dropped initial tree). Every kept tree is
-// binary.
+// split into a binary tree (resolveBinary; it was left out before, and
+// before that its fit failed at the first iteration with a bound of −Inf
+// and every DDT run on synthetic.csv warned of a dropped initial tree).
+// No initial tree fails, and every kept tree is binary.
 func TestRunEMDDTStarts(t *testing.T) {
 	x, err := dataset.ReadFile("../examples/data/synthetic.csv")
 	if err != nil {
@@ -209,5 +210,144 @@ func TestRunEMDDTStarts(t *testing.T) {
 		if !isBinary(tr.Tree) {
 			t.Errorf("tree %d of the list (start %s) is not binary", i+1, tr.Start)
 		}
+	}
+}
+
+// cherries returns a tree of 2k leaves: k cherries (2i, 2i+1) joined at
+// t = 0.6 under one root at t = 0.2 (a k-way multifurcation).
+func cherries(k int) *pydt.Tree {
+	tr := pydt.New(2 * k)
+	root := tr.NewInternal(pydt.TimeAt(0.2))
+	for i := range k {
+		w := tr.NewInternal(pydt.TimeAt(0.6))
+		tr.AddChild(w, pydt.NodeID(2*i))
+		tr.AddChild(w, pydt.NodeID(2*i+1))
+		tr.AddChild(root, w)
+	}
+	tr.SetRoot(root)
+	tr.Recount()
+	return tr
+}
+
+// TestResolveBinary checks the split of multifurcations: the result is
+// binary and valid, keeps every clade and every time of the tree it
+// splits, and joins first the two children whose mean rows are nearest
+// (here the cherries of rows 0–3, whose means are 0.1 apart, against 5
+// and more for the others); a branch point whose children are all leaves
+// is split too.
+func TestResolveBinary(t *testing.T) {
+	// Rows 0..7 of 1 column, the cherries' means 0.1, 0.2, 5.1 and 20
+	// (row 7 missing); the tree's leaf j is row j.
+	x := []float64{0, 0.2, 0.1, 0.3, 5, 5.2, 20, math.NaN()}
+	rows := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	tr := cherries(4)
+	got, err := resolveBinary(tr, x, 1, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isBinary(got) || got.Validate() != nil {
+		t.Fatalf("not a valid binary tree: %s (%v)", got.Newick(), got.Validate())
+	}
+	all := make([]int, 8)
+	for i := range all {
+		all[i] = i
+	}
+	gc, wc := restrictedClades(got, all), restrictedClades(tr, all)
+	for c := range wc {
+		if !gc[c] {
+			t.Errorf("clade %s of the tree is lost: %s", c, got.Newick())
+		}
+	}
+	if !gc["[0 1 2 3]"] || !gc["[0 1 2 3 4 5]"] || len(gc) != 7 {
+		t.Errorf("clades %v: want the joins [0 1 2 3] then [0 1 2 3 4 5] (nearest means first)", gc)
+	}
+	if got.Time(got.Root()) != tr.Time(tr.Root()) {
+		t.Errorf("root time %v, want %v", got.Time(got.Root()), tr.Time(tr.Root()))
+	}
+	cherryTime := 0
+	for _, v := range got.PostOrder(nil) {
+		if got.IsLeaf(v) {
+			continue
+		}
+		if p := got.Parent(v); p != pydt.NoNode && !got.Time(p).Before(got.Time(v)) {
+			t.Errorf("node %d at %v is not after its parent at %v", v, got.Time(v), got.Time(p))
+		}
+		if got.IsLeaf(got.FirstChild(v)) && got.Time(v) == pydt.TimeAt(0.6) {
+			cherryTime++
+		}
+	}
+	if cherryTime != 4 {
+		t.Errorf("%d cherries at their time 0.6, want 4: %s", cherryTime, got.Newick())
+	}
+	// A star of three leaves (rows 0, 1, 2: values 0, 0.2, 0.1): the
+	// nearest two, rows 0 and 2, join first.
+	star := pydt.New(3)
+	r := star.NewInternal(pydt.TimeAt(0.5))
+	for i := range 3 {
+		star.AddChild(r, pydt.NodeID(i))
+	}
+	star.SetRoot(r)
+	star.Recount()
+	sb, err := resolveBinary(star, x, 1, []int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := restrictedClades(sb, []int{0, 1, 2}); !isBinary(sb) || !c["[0 2]"] {
+		t.Errorf("star of rows 0, 1, 2: %s; want the cherry (0, 2)", sb.Newick())
+	}
+}
+
+// TestMCMCStartsDDTMultifurcating: on the large-data path (the MCMC
+// summary tree alone, extended to all rows) with α = β = 0 (binary trees
+// only), a summary tree that multifurcates is split into a binary tree and
+// kept as a start; it was dropped, leaving no MCMC start at all.
+func TestMCMCStartsDDTMultifurcating(t *testing.T) {
+	x := fourClusters(16, 0.3, 2)
+	src, err := os.ReadFile("../examples/gaussian.pydt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := compileSource(t, "gaussian.pydt", src, map[string]*dataset.Matrix{"X": x}, map[string]float64{"alpha": 0, "beta": 0})
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The subsample: rows 0..7, every kept tree the 4-way multifurcation
+	// of cherries, so that the summary tree (average linkage of the mean
+	// join times) ties at its root.
+	smp := &abSample{rows: []int{0, 1, 2, 3, 4, 5, 6, 7}, c: 1, variance: 0.1, prec: 10}
+	for range 4 {
+		smp.trees = append(smp.trees, cherries(4))
+	}
+	sum, err := SummarizeTrees(TreeSlice(smp.trees), 8, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if isBinary(sum.Linkage.Tree) {
+		t.Fatalf("the test needs a multifurcating summary tree: %s", sum.Linkage.Tree.Newick())
+	}
+	starts, err := p.mcmcStarts(smp, p.initialData(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 1 || starts[0].start != StartMCMCSummary {
+		t.Fatalf("%d starts; want the summary tree, split", len(starts))
+	}
+	st := starts[0]
+	if st.tr.NumLeaves() != 16 || !isBinary(st.tr) || st.tr.Validate() != nil {
+		t.Fatalf("%s: %d leaves, binary %v, %v", st.name, st.tr.NumLeaves(), isBinary(st.tr), st.tr.Validate())
+	}
+	all := make([]int, 8)
+	for i := range all {
+		all[i] = i
+	}
+	got := restrictedClades(st.tr, smp.rows)
+	for c := range restrictedClades(sum.Linkage.Tree, all) {
+		if !got[c] {
+			t.Errorf("clade %s of the summary tree is not in the start", c)
+		}
+	}
+	if !strings.Contains(st.name, "split") {
+		t.Errorf("name %q does not say the tree was split", st.name)
 	}
 }
