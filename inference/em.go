@@ -59,6 +59,8 @@ type EMPlan struct {
 	// laplaceFn, when set (tests: EMConfig.laplace), replaces
 	// em.EM.Laplace in fitTree.
 	laplaceFn func(*em.EM) (float64, error)
+	// fits counts the EM fits begun (newFit), for the tests.
+	fits int
 }
 
 // laplaceMax is the largest number of rows for which the search ranks
@@ -295,6 +297,7 @@ func (p *EMPlan) Explain() string {
 // newFit builds the bp.Model of tr with the plan's leaf evidence and an EM
 // fit of it, its hyperparameters starting at start (nil: the plan's).
 func (p *EMPlan) newFit(tr *pydt.Tree, start *emHyper, maxIter int) (*em.EM, *bp.Model, error) {
+	p.fits++
 	b := p.m.Trees[0]
 	lik := bp.New(tr, b.D)
 	opt := p.Opt

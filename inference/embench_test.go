@@ -21,6 +21,18 @@ import (
 // (the machine is shared; wall time is not the cost). N = 10⁵ is skipped
 // unless PYDT_BENCH_LARGE is set. Measured figures: docs/em.md, "Scale".
 func benchRunEM(b *testing.B, n, d, rounds int, budget time.Duration) {
+	benchRunEMConfig(b, n, d, EMConfig{Rounds: rounds, Time: budget})
+}
+
+// benchRunEMIters is benchRunEM with no time budget and at most iters EM
+// iterations per tree.
+func benchRunEMIters(b *testing.B, n, d, rounds, iters int) {
+	benchRunEMConfig(b, n, d, EMConfig{Rounds: rounds, EMIters: iters})
+}
+
+// benchRunEMConfig is benchRunEM with the search's configuration (Seed
+// and Out are set here).
+func benchRunEMConfig(b *testing.B, n, d int, cfg EMConfig) {
 	if n >= 100000 && os.Getenv("PYDT_BENCH_LARGE") == "" {
 		b.Skip("N = 10⁵: set PYDT_BENCH_LARGE=1 to run")
 	}
@@ -36,7 +48,8 @@ func benchRunEM(b *testing.B, n, d, rounds int, budget time.Duration) {
 	m := compileSource(b, "gaussian.pydt", src, data, nil)
 	for b.Loop() {
 		cpu := cputime.Process().Seconds()
-		res, err := RunEM(context.Background(), m, EMConfig{Rounds: rounds, Time: budget, Seed: 1, Out: b.TempDir()})
+		cfg.Seed, cfg.Out = 1, b.TempDir()
+		res, err := RunEM(context.Background(), m, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -69,3 +82,8 @@ func BenchmarkRunEMBoundVsTime(b *testing.B) {
 		b.Run(fmt.Sprintf("%ds", s), func(b *testing.B) { benchRunEM(b, 10000, 10, 1000, time.Duration(s)*time.Second) })
 	}
 }
+
+// The default command's initial trees (every start built, none skipped
+// by a time budget), each fitted for one EM iteration, and one round.
+func BenchmarkRunEMStarts1e4D10(b *testing.B) { benchRunEMIters(b, 10000, 10, 1, 1) }
+func BenchmarkRunEMStarts1e5D10(b *testing.B) { benchRunEMIters(b, 100000, 10, 1, 1) }

@@ -170,8 +170,10 @@ const weightedLinkageRounds = 3
 // iters iterations, no Laplace correction) fits to the previous tree,
 // starting from lt, the linkage tree of the unweighted rows (a copy: EM
 // sets the times of the tree it fits, and lt is an initial tree of its
-// own); repeated weightedLinkageRounds times. It also returns the last
-// variances.
+// own); repeated weightedLinkageRounds times. v1, when not nil, are the
+// variances of that first fit, made already (the linkage tree's fit as an
+// initial tree: RunEM passes them, so the fit is not repeated). It also
+// returns the last variances.
 //
 // Linkage weighs every column alike, so columns of pure noise hide the
 // clusters that a few columns show (docs/clustering.md, synnoise); a model
@@ -181,19 +183,29 @@ const weightedLinkageRounds = 3
 // columns the larger variances, the tree under those weights shows the
 // clusters more clearly, and so on (docs/em.md, "Linkage weighted by the
 // fitted variances").
-func (p *EMPlan) weightedLinkageTree(lt *pydt.Tree, x []float64, n, d, iters int) (*pydt.Tree, []float64, error) {
-	tr := lt.Clone()
+func (p *EMPlan) weightedLinkageTree(lt *pydt.Tree, v1 []float64, x []float64, n, d, iters int) (*pydt.Tree, []float64, error) {
+	var tr *pydt.Tree
+	if v1 == nil {
+		tr = lt.Clone()
+	}
 	var v []float64
 	xs := make([]float64, len(x))
 	for r := range weightedLinkageRounds {
-		fit, _, err := p.newFit(tr, nil, iters)
-		if err != nil {
-			return nil, nil, fmt.Errorf("weighted linkage, round %d: %w", r+1, err)
+		if r == 0 && v1 != nil {
+			if len(v1) != d {
+				return nil, nil, fmt.Errorf("weighted linkage: %d variances of the linkage tree's fit for %d columns", len(v1), d)
+			}
+			v = slices.Clone(v1)
+		} else {
+			fit, _, err := p.newFit(tr, nil, iters)
+			if err != nil {
+				return nil, nil, fmt.Errorf("weighted linkage, round %d: %w", r+1, err)
+			}
+			if err := p.runFit(fit); err != nil {
+				return nil, nil, fmt.Errorf("weighted linkage, round %d: %w", r+1, err)
+			}
+			v = fit.MeanVariances() // one per column (PlanEM checked the count)
 		}
-		if err := p.runFit(fit); err != nil {
-			return nil, nil, fmt.Errorf("weighted linkage, round %d: %w", r+1, err)
-		}
-		v = fit.MeanVariances() // one per column (PlanEM checked the count)
 		for j, vj := range v {
 			if !(vj > 0) || math.IsInf(vj, 1) {
 				return nil, nil, fmt.Errorf("weighted linkage, round %d: the variance of column %d is %v", r+1, j+1, vj)
@@ -204,6 +216,7 @@ func (p *EMPlan) weightedLinkageTree(lt *pydt.Tree, x []float64, n, d, iters int
 				xs[i*d+j] = x[i*d+j] / math.Sqrt(v[j])
 			}
 		}
+		var err error
 		if tr, err = linkageTree(xs, n, d, columnVariance(xs, n, d)); err != nil {
 			return nil, nil, err
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -230,5 +232,84 @@ func TestKeepLimit(t *testing.T) {
 		if got := keepLimit(c.k, c.n, c.d); got != c.want {
 			t.Errorf("keepLimit(%d, %d, %d) = %d, want %d (%.0f MB a tree)", c.k, c.n, c.d, got, c.want, emTreeBytes(c.n, c.d)/1e6)
 		}
+	}
+}
+
+// TestRunEMFitsEachStartAsBuilt: on the large-data path (thresholds
+// lowered) each initial tree is fitted as soon as it is built, and
+// map.nwk and kbest.nwk hold the list so far from the first fit on: when
+// the second start is built, the first is fitted and written (before,
+// every start was built before the first fit, and nothing was written
+// until all were fitted). Every start built is fitted.
+func TestRunEMFitsEachStartAsBuilt(t *testing.T) {
+	defer func(n, s, i int) { emLargeN, emSubsample, emSubsampleIters = n, s, i }(emLargeN, emSubsample, emSubsampleIters)
+	emLargeN, emSubsample, emSubsampleIters = 100, 60, 5
+	x := fourClusters(160, 0.25, 5)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	out := t.TempDir()
+	var logs []string
+	var seen []string // what was on disk when each start after the first was built
+	_, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Seed: 3, Out: out, EMIters: 3,
+		Log: func(s string) {
+			logs = append(logs, s)
+			if strings.Contains(s, " built (") && !strings.Contains(s, "variance factor") {
+				b, err := os.ReadFile(filepath.Join(out, MapFile))
+				k, err2 := os.ReadFile(filepath.Join(out, KBestFile))
+				seen = append(seen, fmt.Sprintf("%v %v %d %d", err, err2, len(b), strings.Count(string(k), "\n")))
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string // "built" and "fitted", in the order logged
+	for _, l := range logs {
+		switch {
+		case strings.Contains(l, " built ("):
+			order = append(order, "built")
+		case strings.Contains(l, " fitted: "):
+			order = append(order, "fitted")
+		}
+	}
+	want := []string{"built", "fitted", "built", "fitted", "built", "fitted"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("stages %v, want %v; log:\n%s", order, want, strings.Join(logs, "\n"))
+	}
+	if len(seen) != 2 || !strings.HasPrefix(seen[0], "<nil> <nil> ") || !strings.HasSuffix(seen[0], " 1") || !strings.HasSuffix(seen[1], " 2") {
+		t.Errorf("map.nwk and kbest.nwk when the later starts were built (errors, bytes, trees): %q; want the first tree, then two", seen)
+	}
+}
+
+// TestRunEMLargeProbit: probit (EP) data above emLargeN rows take the
+// large-data path as Gaussian data do: one sequential tree at the
+// factor chosen on a subsample, and with the time up at the start the
+// further starts are not built (before, EP data never took the path:
+// four sequential trees and three extended MCMC starts, each a
+// construction over all rows, were all built whatever --time said).
+func TestRunEMLargeProbit(t *testing.T) {
+	defer func(n, s, i int) { emLargeN, emSubsample, emSubsampleIters = n, s, i }(emLargeN, emSubsample, emSubsampleIters)
+	emLargeN, emSubsample, emSubsampleIters = 100, 60, 5
+	n := 160
+	x := fourClusters(n, 0.25, 5)
+	y := &dataset.Matrix{Rows: n, Cols: 2, Data: make([]float64, 2*n), Source: "y.csv"}
+	for i, v := range x.Data {
+		if v > 0 {
+			y.Data[i] = 1
+		}
+	}
+	m := compileExampleFile(t, "binary.pydt", map[string]*dataset.Matrix{"Y": y})
+	var logs []string
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Time: time.Nanosecond, Seed: 3, Out: t.TempDir(), EMIters: 5,
+		Log: func(s string) { logs = append(logs, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(logs, "\n")
+	for _, want := range []string{"chosen on 60 of 160 rows", "average linkage of 60 rows, extended not built", "initial trees from the MCMC run not built"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("log does not say %q:\n%s", want, all)
+		}
+	}
+	if len(res.Trees) != 1 || !res.Approximate || res.Trees[0].Start != "sequential" {
+		t.Errorf("%d trees (approximate %v); want the one sequential tree, EP's value", len(res.Trees), res.Approximate)
 	}
 }

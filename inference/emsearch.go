@@ -38,10 +38,11 @@ type EMConfig struct {
 	// and on each candidate stops when it is up (after at least one
 	// iteration), and no round starts after it (the round under way
 	// finishes). The MCMC run that estimates α and β (ABSweeps) and the
-	// building of an initial tree are not cut short; above 2000 rows (the
-	// large-data path, one construction over all rows per initial tree)
-	// an initial tree after the first is not built when less time is left
-	// than the first took.
+	// building of an initial tree are not cut short, and every initial
+	// tree built is fitted (each as soon as it is built); above 2000 rows
+	// (the large-data path, one construction over all rows per initial
+	// tree) an initial tree after the first is not built when less time
+	// is left than the first took to build.
 	Time time.Duration
 	// EMIters bounds the EM iterations per candidate tree. Zero means 50.
 	EMIters int
@@ -282,14 +283,17 @@ type EMResult struct {
 // log p(Y, s | T) at that tree's hyperparameters, run EM on the three best
 // and keep the K best trees by their bound, plus, with Gaussian evidence
 // up to laplaceMax rows, the Laplace correction for the times
-// (EMResult.Objective names the ranking). It writes map.nwk, kbest.nwk
-// and summary.json to cfg.Out, and checkpoint.json as it goes (ResumeEM
+// (EMResult.Objective names the ranking). Each initial tree is fitted as
+// soon as it is built, and map.nwk and kbest.nwk are written after each
+// initial fit (the list so far) and at the end; summary.json at the end;
+// checkpoint.json after the initial trees and as the rounds go (ResumeEM
 // continues the run from it). Models EM does not support are refused
 // (PlanEM). It is deterministic given cfg.Seed (with Time unset). When ctx
 // is done it stops after the last completed round (the round under way is
 // discarded), writes its outputs and returns them with an error wrapping
-// ErrInterrupted; before the initial trees are fitted it keeps nothing but
-// run.json (ResumeEM then starts the run again).
+// ErrInterrupted; before the initial trees are all fitted it keeps only
+// run.json and the map.nwk and kbest.nwk of the initial trees fitted so
+// far, with no checkpoint (ResumeEM then starts the run again).
 func RunEM(ctx context.Context, m *Model, cfg EMConfig) (*EMResult, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Out == "" {
@@ -442,7 +446,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			}
 		}
 		firstErr = err
-	case b.N > emLargeN && p.tilted == nil:
+	case b.N > emLargeN:
 		f, msg, sub, err := p.chooseFactor(x, cols, v0, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
 		if err != nil {
 			return nil, fmt.Errorf("run --method em: initial tree: %w", err)
@@ -459,141 +463,23 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		index int
 		tr    *pydt.Tree
 	}
-	var inits []initTree
-	buildStart := time.Now()
-	for fi, f := range factors {
-		tr, _, err := em.SequentialTree(x, b.N, b.D, initOpt(f))
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		name := fmt.Sprintf("initial tree at variance factor %g", f)
-		logf("%s built (%.1fs)", name, time.Since(start).Seconds())
-		inits = append(inits, initTree{name, "sequential", fi + 1, tr})
-	}
-	// On the large-data path each further start (the extended linkage
-	// tree, the MCMC run's summary tree extended) is a sequential
-	// construction over all rows, about as costly as the first tree: with
-	// Time set, one that would not be built within it is skipped, with a
-	// line on the log, so that a run given --time ends near it (at 10⁵
-	// rows each construction takes minutes; docs/em.md, "Scale").
-	firstBuild := time.Since(buildStart)
-	roomFor := func(name string) bool {
-		if large == nil || cfg.Time <= 0 || time.Since(start)+firstBuild <= cfg.Time {
-			return true
-		}
-		logf("%s not built: the time left of --time %v is less than the first initial tree took (%.1fs)", name, cfg.Time, firstBuild.Seconds())
-		return false
-	}
-	// Average linkage, and its cuts into k flat clusters (cutTree) with
-	// the joins above them that come almost as early as their parent's
-	// merged into multifurcations (collapseTree): the sequential
-	// construction makes near-stars on clustered data, and the search's
-	// single moves cannot turn a star into clusters (each move alone
-	// lowers the bound), so the list starts with trees of all kinds and
-	// keeps the best by bound (docs/em.md, "Why EM ended at a near-star").
-	if cfg.InitTree == nil && large == nil && b.N <= linkageInitMax && b.N >= 3 {
-		before := len(inits)
-		lt, err := linkageTree(x, b.N, b.D, v0)
-		if err != nil {
-			return nil, fmt.Errorf("run --method em: %w", err)
-		}
-		// addLinkage appends the linkage tree tr and, where the model
-		// admits multifurcations, its cuts (linkageCuts), as starts of
-		// this kind (LaplaceFallback.Start).
-		addLinkage := func(tr *pydt.Tree, name, kind string) error {
-			inits = append(inits, initTree{name, kind, 1, tr})
-			if !p.multifurcating() {
-				return nil
-			}
-			for ki, k := range linkageCuts {
-				if k >= b.N {
-					break
-				}
-				ct, err := cutTree(tr, k)
-				if err != nil {
-					return err
-				}
-				cc, err := collapseTree(ct, 0.5)
-				if err != nil {
-					return err
-				}
-				inits = append(inits, initTree{fmt.Sprintf("%s cut into %d clusters", name, k), kind, ki + 2, cc})
-			}
-			return nil
-		}
-		if err := addLinkage(lt, "initial tree by average linkage", "linkage"); err != nil {
-			return nil, fmt.Errorf("run --method em: %w", err)
-		}
-		logf("%d initial trees by average linkage built (%.1fs)", len(inits)-before, time.Since(start).Seconds())
-		// With a variance per dimension learned: the linkage tree of the
-		// columns weighted by the variances EM fits to the linkage tree,
-		// refitted and rebuilt a few times, and its cuts (docs/em.md,
-		// "Linkage weighted by the fitted variances"). With one column
-		// the weight scales every distance alike: the tree would be the
-		// linkage tree again.
-		if o.Variances != nil && o.PrecPriors != nil && b.D > 1 {
-			before := len(inits)
-			wt, v, err := p.weightedLinkageTree(lt, x, b.N, b.D, cfg.EMIters)
-			if err != nil {
-				logf("no weighted linkage trees: %v", err)
-				if firstErr == nil {
-					firstErr = err
-				}
-			} else {
-				if err := addLinkage(wt, "initial tree by average linkage weighted by the fitted variances", "linkage-weighted"); err != nil {
-					return nil, fmt.Errorf("run --method em: %w", err)
-				}
-				logf("%d initial trees by average linkage weighted by the fitted variances (%.3g to %.3g) built (%.1fs)",
-					len(inits)-before, slices.Min(v), slices.Max(v), time.Since(start).Seconds())
-			}
-		}
-	}
-	// On the large-data path, average linkage of the subsample extended
-	// to all rows by sequential attachment (em.ExtendTree): O(subsample²)
-	// for the linkage, O(depth) scores per row after it.
-	if large != nil && roomFor(fmt.Sprintf("initial tree by average linkage of %d rows, extended", len(large.rows))) {
-		k := len(large.rows)
-		lt, err := linkageTree(large.x, k, b.D, v0)
-		if err == nil {
-			var tr *pydt.Tree
-			tr, _, err = em.ExtendTree(x, b.N, b.D, lt, large.rows, initOpt(factors[0]))
-			if err == nil {
-				name := fmt.Sprintf("initial tree by average linkage of %d rows, extended", k)
-				logf("%s built (%.1fs)", name, time.Since(start).Seconds())
-				inits = append(inits, initTree{name, "linkage-extended", 1, tr})
-			}
-		}
-		if err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	// The subsample MCMC run's trees (docs/em.md, "Starting trees from
-	// the subsample's MCMC run"): its summary tree, its majority-rule
-	// consensus and its last tree, extended to all rows when the
-	// subsample is smaller; on the large-data path the summary tree alone
-	// (each extension costs a sequential construction).
-	if smp != nil && cfg.InitTree == nil && len(smp.trees) > 0 && roomFor("initial trees from the MCMC run") {
-		mc, err := p.mcmcStarts(smp, x, large != nil)
-		if err != nil {
-			logf("no starting trees from the MCMC run: %v", err)
-			if firstErr == nil {
-				firstErr = err
-			}
-		}
-		for _, it := range mc {
-			inits = append(inits, initTree{it.name, it.start, 1, it.tr})
-		}
-		if len(mc) > 0 {
-			logf("%d initial trees from the MCMC run built (%.1fs)", len(mc), time.Since(start).Seconds())
-		}
-	}
-	for _, it := range inits {
+	// Each initial tree is fitted as soon as it is built and entered in
+	// the list, and map.nwk and kbest.nwk are written for the list so
+	// far (writeTrees): the run has a fitted tree on disk from its first
+	// start on, and a time budget spent on building later starts never
+	// leaves built trees unfitted (at 10⁵ rows each start is a
+	// construction of a minute or more). The order of the fits, and so
+	// the list, is the order in which the starts are built, as when every
+	// start was built before the first fit.
+	var inits int // initial trees built (fitted or failed)
+	// fitInit fits it and enters it in the list; it returns the fitted
+	// tree and whether its fit succeeded, and an error only when the
+	// trees cannot be written. Nothing is fitted once ctx is done.
+	fitInit := func(it initTree) (EMTree, bool, error) {
 		if ctx.Err() != nil {
-			break
+			return EMTree{}, false, nil
 		}
+		inits++
 		last := time.Now()
 		p.iterLog = func(iter int, bound float64) {
 			// At large N an iteration takes seconds: report every 5 s.
@@ -616,7 +502,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			if firstErr == nil {
 				firstErr = err
 			}
-			continue
+			return EMTree{}, false, nil
 		}
 		if f, ok := t.fallbackRecord(it.start, it.index, 0, it.name); ok {
 			s.laplaceFallbacks = append(s.laplaceFallbacks, f)
@@ -625,6 +511,177 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		logf("%s fitted: %s (%.1fs)", it.name, p.valueText(t), time.Since(start).Seconds())
 		t.Start, t.StartIndex = it.start, it.index
 		list, _ = insertKBest(list, t, s.k)
+		if ctx.Err() == nil {
+			// (A fit cut short by ctx is not kept: the run keeps nothing
+			// but run.json, below.)
+			if err := writeTrees(cfg.Out, list, s.laplace); err != nil {
+				return EMTree{}, false, err
+			}
+		}
+		return t, true, nil
+	}
+	// built logs the start it as built and fits it.
+	built := func(it initTree) (EMTree, bool, error) {
+		logf("%s built (%.1fs)", it.name, time.Since(start).Seconds())
+		return fitInit(it)
+	}
+	var firstBuild time.Duration // the first sequential tree's construction
+	for fi, f := range factors {
+		if ctx.Err() != nil {
+			break
+		}
+		t0 := time.Now()
+		tr, _, err := em.SequentialTree(x, b.N, b.D, initOpt(f))
+		if fi == 0 {
+			firstBuild = time.Since(t0)
+		}
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if _, _, err := built(initTree{fmt.Sprintf("initial tree at variance factor %g", f), "sequential", fi + 1, tr}); err != nil {
+			return nil, err
+		}
+	}
+	// On the large-data path each further start (the extended linkage
+	// tree, the MCMC run's summary tree extended) is a sequential
+	// construction over all rows, about as costly as the first tree: with
+	// Time set, one that would not be built within it is skipped, with a
+	// line on the log, so that a run given --time ends near it (at 10⁵
+	// rows each construction takes a minute or more; docs/em.md, "Scale").
+	roomFor := func(name string) bool {
+		if large == nil || cfg.Time <= 0 || time.Since(start)+firstBuild <= cfg.Time {
+			return true
+		}
+		logf("%s not built: the time left of --time %v is less than the first initial tree took (%.1fs)", name, cfg.Time, firstBuild.Seconds())
+		return false
+	}
+	// Average linkage, and its cuts into k flat clusters (cutTree) with
+	// the joins above them that come almost as early as their parent's
+	// merged into multifurcations (collapseTree): the sequential
+	// construction makes near-stars on clustered data, and the search's
+	// single moves cannot turn a star into clusters (each move alone
+	// lowers the bound), so the list starts with trees of all kinds and
+	// keeps the best by bound (docs/em.md, "Why EM ended at a near-star").
+	if cfg.InitTree == nil && large == nil && b.N <= linkageInitMax && b.N >= 3 && ctx.Err() == nil {
+		lt, err := linkageTree(x, b.N, b.D, v0)
+		if err != nil {
+			return nil, fmt.Errorf("run --method em: %w", err)
+		}
+		// The linkage tree's own fit is kept for the weighted linkage,
+		// whose first round fitted the same tree again; it is fitted
+		// from a copy, so that lt keeps its linkage times for the cuts.
+		var ltFit EMTree
+		ltFitted := false
+		// addLinkage fits the linkage tree tr and, where the model
+		// admits multifurcations, its cuts (linkageCuts), as starts of
+		// this kind (LaplaceFallback.Start), logging how many were built.
+		addLinkage := func(tr *pydt.Tree, name, kind string) error {
+			var cuts []initTree
+			if p.multifurcating() {
+				for ki, k := range linkageCuts {
+					if k >= b.N {
+						break
+					}
+					ct, err := cutTree(tr, k)
+					if err != nil {
+						return err
+					}
+					cc, err := collapseTree(ct, 0.5)
+					if err != nil {
+						return err
+					}
+					cuts = append(cuts, initTree{fmt.Sprintf("%s cut into %d clusters", name, k), kind, ki + 2, cc})
+				}
+			}
+			logf("%d %s built (%.1fs)", 1+len(cuts), strings.Replace(name, "initial tree", "initial trees", 1), time.Since(start).Seconds())
+			t, ok, err := fitInit(initTree{name, kind, 1, tr.Clone()})
+			if err != nil {
+				return err
+			}
+			if kind == "linkage" {
+				ltFit, ltFitted = t, ok
+			}
+			for _, c := range cuts {
+				if _, _, err := fitInit(c); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := addLinkage(lt, "initial tree by average linkage", "linkage"); err != nil {
+			return nil, fmt.Errorf("run --method em: %w", err)
+		}
+		// With a variance per dimension learned: the linkage tree of the
+		// columns weighted by the variances EM fits to the linkage tree,
+		// refitted and rebuilt a few times, and its cuts (docs/em.md,
+		// "Linkage weighted by the fitted variances"). With one column
+		// the weight scales every distance alike: the tree would be the
+		// linkage tree again.
+		if o.Variances != nil && o.PrecPriors != nil && b.D > 1 && ctx.Err() == nil {
+			var v1 []float64
+			if ltFitted {
+				v1 = ltFit.hyper.Variances
+			}
+			wt, v, err := p.weightedLinkageTree(lt, v1, x, b.N, b.D, cfg.EMIters)
+			if err != nil {
+				logf("no weighted linkage trees: %v", err)
+				if firstErr == nil {
+					firstErr = err
+				}
+			} else {
+				logf("average linkage weighted by the fitted variances (%.3g to %.3g)", slices.Min(v), slices.Max(v))
+				if err := addLinkage(wt, "initial tree by average linkage weighted by the fitted variances", "linkage-weighted"); err != nil {
+					return nil, fmt.Errorf("run --method em: %w", err)
+				}
+			}
+		}
+	}
+	// On the large-data path, average linkage of the subsample extended
+	// to all rows by sequential attachment (em.ExtendTree): O(subsample²)
+	// for the linkage, O(depth) scores per row after it.
+	if large != nil && ctx.Err() == nil && roomFor(fmt.Sprintf("initial tree by average linkage of %d rows, extended", len(large.rows))) {
+		k := len(large.rows)
+		lt, err := linkageTree(large.x, k, b.D, v0)
+		if err == nil {
+			var tr *pydt.Tree
+			tr, _, err = em.ExtendTree(x, b.N, b.D, lt, large.rows, initOpt(factors[0]))
+			if err == nil {
+				if _, _, err := built(initTree{fmt.Sprintf("initial tree by average linkage of %d rows, extended", k), "linkage-extended", 1, tr}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	// The subsample MCMC run's trees (docs/em.md, "Starting trees from
+	// the subsample's MCMC run"): its summary tree, its majority-rule
+	// consensus and its last tree, extended to all rows when the
+	// subsample is smaller; on the large-data path the summary tree alone
+	// (each extension costs a sequential construction).
+	if smp != nil && cfg.InitTree == nil && len(smp.trees) > 0 && ctx.Err() == nil && roomFor("initial trees from the MCMC run") {
+		mc, err := p.mcmcStartTrees(smp, x, large != nil)
+		for _, st := range mc {
+			if ctx.Err() != nil {
+				break
+			}
+			if st, err = p.extendStart(smp, x, st); err != nil {
+				break
+			}
+			if _, _, err := built(initTree{st.name, st.start, 1, st.tr}); err != nil {
+				return nil, err
+			}
+		}
+		if err != nil {
+			logf("no (further) starting trees from the MCMC run: %v", err)
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		// A fit cut short is not the fit an uninterrupted run makes:
@@ -634,7 +691,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	if len(list) == 0 {
 		return nil, fmt.Errorf("run --method em: initial tree: %w", firstErr)
 	}
-	s.initial = len(inits)
+	s.initial = inits
 	s.list = list
 	s.pcg = rand.NewPCG(cfg.Seed, 0x656d)
 	s.rng = rand.New(s.pcg)
@@ -1389,18 +1446,31 @@ func writeEMRunFile(m *Model, cfg EMConfig, inputs *Inputs) error {
 
 // write writes map.nwk, kbest.nwk and summary.json.
 func (p *EMPlan) write(dir string, res *EMResult) error {
-	if err := atomicfile.Write(filepath.Join(dir, MapFile), []byte(res.Trees[0].Tree.Newick()+"\n")); err != nil {
+	if err := writeTrees(dir, res.Trees, res.TimesIntegrated); err != nil {
+		return err
+	}
+	if err := writeJSONFile(filepath.Join(dir, SummaryFile), res); err != nil {
+		return fmt.Errorf("run --method em: %w", err)
+	}
+	return nil
+}
+
+// writeTrees writes map.nwk (the first tree of list) and kbest.nwk (the
+// list, each tree with its value; timesIntegrated: the values are the
+// bound plus the Laplace correction, whose parts are given too).
+func writeTrees(dir string, list []EMTree, timesIntegrated bool) error {
+	if err := atomicfile.Write(filepath.Join(dir, MapFile), []byte(list[0].Tree.Newick()+"\n")); err != nil {
 		return fmt.Errorf("run --method em: %w", err)
 	}
 	var sb strings.Builder
-	for _, t := range res.Trees {
+	for _, t := range list {
 		// "bound=" is the value the list ranks by (its name from before
 		// the Laplace correction, kept for readers of the file); with the
 		// correction its parts follow in a second comment.
 		switch {
 		case t.NoLaplace:
 			fmt.Fprintf(&sb, "[bound=%.10g][em_bound=%.10g laplace_correction=unavailable]", t.Bound, t.EMBound)
-		case res.TimesIntegrated:
+		case timesIntegrated:
 			fmt.Fprintf(&sb, "[bound=%.10g][em_bound=%.10g laplace_correction=%.10g]", t.Bound, t.EMBound, t.Laplace)
 		default:
 			fmt.Fprintf(&sb, "[bound=%.10g]", t.Bound)
@@ -1413,9 +1483,6 @@ func (p *EMPlan) write(dir string, res *EMResult) error {
 		fmt.Fprintf(&sb, " %s\n", t.Tree.Newick())
 	}
 	if err := atomicfile.Write(filepath.Join(dir, KBestFile), []byte(sb.String())); err != nil {
-		return fmt.Errorf("run --method em: %w", err)
-	}
-	if err := writeJSONFile(filepath.Join(dir, SummaryFile), res); err != nil {
 		return fmt.Errorf("run --method em: %w", err)
 	}
 	return nil

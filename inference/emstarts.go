@@ -45,6 +45,22 @@ type mcmcStart struct {
 // c and σ² (per dimension, with a variance per dimension) and the held α, β, on x (the rows as SequentialTree takes
 // them). Their times are where EM starts; it fits them.
 func (p *EMPlan) mcmcStarts(smp *abSample, x []float64, summaryOnly bool) ([]mcmcStart, error) {
+	out, err := p.mcmcStartTrees(smp, x, summaryOnly)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i], err = p.extendStart(smp, x, out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// mcmcStartTrees returns mcmcStarts' trees before they are extended to
+// all rows (over the subsample's rows; extendStart extends each), so that
+// RunEM fits each as soon as it is extended.
+func (p *EMPlan) mcmcStartTrees(smp *abSample, x []float64, summaryOnly bool) ([]mcmcStart, error) {
 	b := p.m.Trees[0]
 	m := len(smp.rows)
 	sum, err := SummarizeTrees(TreeSlice(smp.trees), m, true)
@@ -58,7 +74,6 @@ func (p *EMPlan) mcmcStarts(smp *abSample, x []float64, summaryOnly bool) ([]mcm
 			mcmcStart{"initial tree: the majority-rule consensus " + what, StartMCMCConsensus, sum.Consensus.Tree},
 			mcmcStart{"initial tree: the last tree " + what, StartMCMCLast, smp.trees[len(smp.trees)-1].Clone()})
 	}
-	o := p.Opt
 	if !p.multifurcating() {
 		// Only binary trees have positive prior density (Neal's DDT,
 		// α = β = 0): a consensus (or a summary tree with ties) that
@@ -79,18 +94,23 @@ func (p *EMPlan) mcmcStarts(smp *abSample, x []float64, summaryOnly bool) ([]mcm
 			out[i].name += ", its multifurcations split by linkage"
 		}
 	}
-	if m == b.N {
-		return out, nil
-	}
-	for i := range out {
-		tr, _, err := em.ExtendTree(x, b.N, b.D, out[i].tr, smp.rows, em.InitOptions{C: smp.c, Variance: smp.variance, Variances: smp.variances, Alpha: o.Alpha, Beta: o.Beta})
-		if err != nil {
-			return nil, fmt.Errorf("%s, extended to all %d rows: %w", out[i].name, b.N, err)
-		}
-		out[i].tr = tr
-		out[i].name += fmt.Sprintf(", extended to all %d rows", b.N)
-	}
 	return out, nil
+}
+
+// extendStart returns the start st of mcmcStartTrees extended to all rows
+// (st itself when the subsample is the data).
+func (p *EMPlan) extendStart(smp *abSample, x []float64, st mcmcStart) (mcmcStart, error) {
+	b, o := p.m.Trees[0], p.Opt
+	if len(smp.rows) == b.N {
+		return st, nil
+	}
+	tr, _, err := em.ExtendTree(x, b.N, b.D, st.tr, smp.rows, em.InitOptions{C: smp.c, Variance: smp.variance, Variances: smp.variances, Alpha: o.Alpha, Beta: o.Beta})
+	if err != nil {
+		return st, fmt.Errorf("%s, extended to all %d rows: %w", st.name, b.N, err)
+	}
+	st.tr = tr
+	st.name += fmt.Sprintf(", extended to all %d rows", b.N)
+	return st, nil
 }
 
 // resolveBinary returns a copy of tr (leaf j standing for row rows[j] of

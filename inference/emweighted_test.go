@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,7 +114,7 @@ func TestWeightedLinkageKeepsLinkageTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := lt.Clone()
-	if _, _, err := p.weightedLinkageTree(lt, x.Data, n, d, 20); err != nil {
+	if _, _, err := p.weightedLinkageTree(lt, nil, x.Data, n, d, 20); err != nil {
 		t.Fatal(err)
 	}
 	if got, w := lt.Newick(), want.Newick(); got != w {
@@ -157,5 +158,73 @@ func TestRunEMWeightedLinkageOneColumn(t *testing.T) {
 		if tr.Start == "linkage-weighted" {
 			t.Errorf("a tree of the list descends from a weighted linkage start")
 		}
+	}
+}
+
+// TestWeightedLinkageReusesFit: given the variances of the linkage tree's
+// own fit (which the search makes anyway, the linkage tree being an
+// initial tree), weightedLinkageTree does not fit that tree again: one EM
+// fit fewer, and the same tree and variances as when it makes the fit
+// itself. RunEM passes them: its fits are the initial trees', the
+// candidates' and the weighted linkage's later rounds (it fitted the
+// linkage tree twice before).
+func TestWeightedLinkageReusesFit(t *testing.T) {
+	src, err := os.ReadFile("../examples/gaussian-perdim.pydt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := noiseColumnClusters(40, 2, 1)
+	m := compileSource(t, "gaussian-perdim.pydt", src, map[string]*dataset.Matrix{"X": x}, map[string]float64{"alpha": 1, "beta": 0.5})
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, d := x.Rows, x.Cols
+	lt, err := linkageTree(x.Data, n, d, columnVariance(x.Data, n, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit, _, err := p.newFit(lt.Clone(), nil, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.runFit(fit); err != nil {
+		t.Fatal(err)
+	}
+	v1 := fit.MeanVariances()
+	p.fits = 0
+	want, wv, err := p.weightedLinkageTree(lt, nil, x.Data, n, d, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.fits != weightedLinkageRounds {
+		t.Errorf("without the first fit's variances: %d fits, want %d", p.fits, weightedLinkageRounds)
+	}
+	p.fits = 0
+	got, gv, err := p.weightedLinkageTree(lt, v1, x.Data, n, d, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.fits != weightedLinkageRounds-1 {
+		t.Errorf("with the first fit's variances: %d fits, want %d", p.fits, weightedLinkageRounds-1)
+	}
+	if got.Newick() != want.Newick() || !slices.Equal(gv, wv) {
+		t.Errorf("with the first fit's variances:\n %s %v\nwithout:\n %s %v", got.Newick(), gv, want.Newick(), wv)
+	}
+
+	// The whole run: every fit is an initial tree's, a candidate's or
+	// one of the weighted linkage's later rounds.
+	p2, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg := EMConfig{Rounds: 2, Seed: 1, Out: dir, ABSweeps: -1, noLaplace: true}.withDefaults()
+	s, err := p2.initial(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := s.initial + weightedLinkageRounds - 1; p2.fits != want {
+		t.Errorf("the initial trees: %d fits for %d initial trees, want %d", p2.fits, s.initial, want)
 	}
 }
