@@ -19,6 +19,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -180,10 +181,17 @@ func readStates(path string) ([]int, error) {
 	return z, nil
 }
 
+// maxTraceLineBytes is the longest line of draws-z-1.csv read (a variable
+// so that a test can lower it): one draw of the states, a few bytes per
+// token, so some fifty million tokens, as the data files pydtlang reads.
+var maxTraceLineBytes = bounded.MaxDataBytes
+
 // readTrace reads the 0-based states z[1..T] of the last draw of chain 1
 // in a run's draws-z-1.csv (header iteration,states; each row an
 // iteration and the states separated by spaces), streamed so that a file
-// of many draws of 10^5 states is not held in memory.
+// of many draws of 10^5 states is not held in memory, and each line
+// bounded by maxTraceLineBytes: a longer one (not a draw, or a file that
+// is not text) is an error naming its line and the limit, not held whole.
 func readTrace(path string) ([]int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -191,27 +199,53 @@ func readTrace(path string) ([]int, error) {
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)
-	head, err := br.ReadString('\n')
-	if strings.TrimSpace(head) != "iteration,states" {
-		return nil, fmt.Errorf("%s: the header is %q, want iteration,states (%v)", path, strings.TrimSpace(head), err)
+	// readLine returns the next line (with its "\n", if any) in cur's
+	// storage and nil or io.EOF, or an error naming the file and the
+	// line: one longer than maxTraceLineBytes, or the reader's.
+	var cur []byte
+	lineNo := 0
+	readLine := func() ([]byte, error) {
+		lineNo++
+		cur = cur[:0]
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if len(cur)+len(chunk) > maxTraceLineBytes {
+				return nil, fmt.Errorf("%s: line %d is longer than %s, the longest draw read", path, lineNo, bounded.Size(int64(maxTraceLineBytes)))
+			}
+			cur = append(cur, chunk...)
+			switch err {
+			case bufio.ErrBufferFull:
+				continue
+			case nil, io.EOF:
+				return cur, err
+			}
+			return nil, fmt.Errorf("%s: line %d: %w", path, lineNo, err)
+		}
 	}
-	var last string
+	head, err := readLine()
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if strings.TrimSpace(string(head)) != "iteration,states" {
+		return nil, fmt.Errorf("%s: the header is %.60q, want iteration,states (%v)", path, strings.TrimSpace(string(head)), err)
+	}
+	var last []byte
 	for {
-		line, err := br.ReadString('\n')
-		if strings.HasSuffix(line, "\n") {
-			last = line
+		line, err := readLine()
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if bytes.HasSuffix(line, []byte("\n")) {
+			last = append(last[:0], line...)
 		}
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
 	}
-	if last == "" {
+	if len(last) == 0 {
 		return nil, fmt.Errorf("%s: no draws", path)
 	}
-	_, states, _ := strings.Cut(strings.TrimSpace(last), ",")
+	_, states, _ := strings.Cut(strings.TrimSpace(string(last)), ",")
 	var z []int
 	for t, x := range strings.Fields(states) {
 		k, err := strconv.Atoi(x)

@@ -156,3 +156,40 @@ func TestReadStatesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTraceBounded checks that draws-z-1.csv is read a bounded line at
+// a time: a line longer than maxTraceLineBytes is an error naming it and
+// the limit (readTrace held a whole line, of any length), while lines up
+// to the limit, longer than the reader's 64 KiB buffer, are read.
+func TestReadTraceBounded(t *testing.T) {
+	long := strings.Repeat("2 ", 99990) + "1\n" // 2·99990 + 2 bytes, 3 buffers
+	old := maxTraceLineBytes
+	maxTraceLineBytes = len("2," + long) // "2," + long at the bound, "22," + long over
+	t.Cleanup(func() { maxTraceLineBytes = old })
+	path := filepath.Join(t.TempDir(), "draws-z-1.csv")
+	want := make([]int, 99991)
+	for i := range want {
+		want[i] = 1
+	}
+	want[len(want)-1] = 0
+	for _, c := range []struct {
+		name, text, err string
+		want            []int
+	}{
+		{"long last draw, at the bound", "iteration,states\n1,1 1\n2," + long, "", want},
+		{"long first draw", "iteration,states\n1," + long + "2,1 2\n", "", []int{0, 1}},
+		{"over the bound", "iteration,states\n1,1 1\n22," + long, "draws-z-1.csv: line 3 is longer than", nil},
+		{"header over the bound", strings.Repeat("x", len(long)+2) + "\n1,1\n", "draws-z-1.csv: line 1 is longer than", nil},
+	} {
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		z, err := readTrace(path)
+		switch {
+		case c.err == "" && (err != nil || !slices.Equal(z, c.want)):
+			t.Errorf("%s: %d states, error %v", c.name, len(z), err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.err)
+		}
+	}
+}
