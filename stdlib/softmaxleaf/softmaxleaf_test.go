@@ -200,6 +200,49 @@ var (
 	}
 )
 
+// moments accumulates the mean and the sum of squared deviations of a
+// stream of values by Welford's update, which, unlike the one-pass
+// E[x²] − E[x]², does not cancel when the mean is large against the spread.
+type moments struct {
+	n, mean, m2 float64
+}
+
+// add adds x to the stream.
+func (a *moments) add(x float64) {
+	a.n++
+	d := x - a.mean
+	a.mean += d / a.n
+	a.m2 += d * (x - a.mean)
+}
+
+// se returns the standard error of the mean, sqrt(var / n) with the
+// unbiased variance (NaN for fewer than two values).
+func (a *moments) se() float64 {
+	if a.n < 2 {
+		return math.NaN()
+	}
+	return math.Sqrt(a.m2 / (a.n - 1) / a.n)
+}
+
+// TestMoments: the standard error of values far from 0 with a small
+// spread, 1e9 + k for k = 0..9 (variance 55/6), is exact to 1e-9, where
+// the one-pass formula loses every digit to cancellation.
+func TestMoments(t *testing.T) {
+	var a moments
+	for k := range 10 {
+		a.add(1e9 + float64(k))
+	}
+	want := math.Sqrt(55.0 / 6 / 10)
+	if a.mean != 1e9+4.5 || !(math.Abs(a.se()-want) <= 1e-9*want) {
+		t.Errorf("mean %v, se %v; want %v, %v", a.mean, a.se(), 1e9+4.5, want)
+	}
+	var one moments
+	one.add(3)
+	if !math.IsNaN(one.se()) {
+		t.Errorf("se of one value %v, want NaN", one.se())
+	}
+}
+
 // invariance draws n exact draws, applies one update to each and returns
 // the largest |z| of the statistics' means against the exact moments and
 // a description of the worst.
@@ -210,7 +253,7 @@ func invariance(t *testing.T, tc tcase, exact []float64, up update, n int, seed 
 	V := len(tc.mu)
 	var ws Workspace
 	eta, s := make([]float64, V), make([]float64, 3*V)
-	sum, sum2 := make([]float64, 3*V), make([]float64, 3*V)
+	acc := make([]moments, 3*V)
 	for i := 0; i < n; i++ {
 		rejection(rng, tg, eta)
 		if err := up(rng, &ws, tg, eta); err != nil {
@@ -218,14 +261,12 @@ func invariance(t *testing.T, tc tcase, exact []float64, up update, n int, seed 
 		}
 		stats(eta, s)
 		for j, x := range s {
-			sum[j] += x
-			sum2[j] += x * x
+			acc[j].add(x)
 		}
 	}
 	worst, what := 0.0, ""
-	for j := range sum {
-		m := sum[j] / float64(n)
-		se := math.Sqrt((sum2[j]/float64(n) - m*m) / float64(n))
+	for j := range acc {
+		m, se := acc[j].mean, acc[j].se()
 		z := math.Abs(m-exact[j]) / se
 		if math.IsNaN(z) {
 			// Not a z-score to rank: report it as the worst.
