@@ -63,21 +63,39 @@ func (m *Model) PointMarginal(pos pydt.Position, mean, variance []float64) error
 		}
 		tp = tr.Time(m.path[1])
 	}
-	tu := tr.Time(u)
 	res := m.pt2
-	if pos.AtNode {
-		if !tp.Before(tu) {
+	if !m.mergeAt(res, out, pos, tp) {
+		if pos.AtNode {
 			return m.edgeError(u, tr.BranchLength(u))
 		}
-		merge(res, out, tu.Since(tp), m.node(u), 0, m.s2)
-	} else {
-		t := pos.Time
-		if !tp.Before(t) || !t.Before(tu) {
-			return fmt.Errorf("bp: PointMarginal at %v on the edge above node %d, which runs from %v to %v", t, u, tp, tu)
-		}
-		merge(res, out, t.Since(tp), m.node(u), tu.Since(t), m.s2)
+		return fmt.Errorf("bp: PointMarginal at %v on the edge above node %d, which runs from %v to %v", pos.Time, u, tp, tr.Time(u))
 	}
 	copy(mean, res[:m.d])
 	copy(variance, res[m.d:2*m.d])
 	return nil
+}
+
+// mergeAt writes to res the message about the location at pos, the branch
+// point pos.Node (pos.AtNode) or the point at pos.Time on the edge above
+// it, from out, the message about the location of pos.Node's parent at
+// time tp, and pos.Node's upward message, each carried along its edge to
+// the point (merge). It reports false, leaving res alone, when the point
+// is not strictly after tp or, on the edge, not strictly before pos.Node's
+// time. PointMarginal and Region.LogLik share it.
+func (m *Model) mergeAt(res, out []float64, pos pydt.Position, tp pydt.Time) bool {
+	u := pos.Node
+	tu := m.tr.Time(u)
+	if pos.AtNode {
+		if !tp.Before(tu) {
+			return false
+		}
+		merge(res, out, tu.Since(tp), m.node(u), 0, m.s2)
+		return true
+	}
+	t := pos.Time
+	if !tp.Before(t) || !t.Before(tu) {
+		return false
+	}
+	merge(res, out, t.Since(tp), m.node(u), tu.Since(t), m.s2)
+	return true
 }

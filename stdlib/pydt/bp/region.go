@@ -138,22 +138,15 @@ func (r *Region) LogLik(pos pydt.Position) float64 {
 	vr := m.node(r.v)
 	x := pos.Node
 	out := r.outside(x)
-	tp := tr.ParentTime(x)
-	tx := tr.Time(x)
+	t := pos.Time // the point's time
 	if pos.AtNode {
 		if tr.IsLeaf(x) {
 			panic("bp: Region.LogLik at a leaf with AtNode set")
 		}
-		if !tp.Before(tx) || !tx.Before(tv) {
-			return math.Inf(-1)
-		}
-		merge(r.scr, out, tx.Since(tp), m.node(x), 0, m.s2)
-		return mergeLL(r.scr, 0, vr, tv.Since(tx), m.s2)
+		t = tr.Time(x)
 	}
-	t := pos.Time
-	if !tp.Before(t) || !t.Before(tx) || !t.Before(tv) {
+	if !t.Before(tv) || !m.mergeAt(r.scr, out, pos, tr.ParentTime(x)) {
 		return math.Inf(-1)
 	}
-	merge(r.scr, out, t.Since(tp), m.node(x), tx.Since(t), m.s2)
 	return mergeLL(r.scr, 0, vr, tv.Since(t), m.s2)
 }
