@@ -55,7 +55,8 @@ the likelihood at G points per edge near the old one; run.json records both
 and a resumed run keeps them), conjugate Gibbs updates where a
 Gamma prior meets factors conjugate in it (c of the divergence function, a
 precision written 1 / sqrt(tau) in a Normal, a Gamma's rate; element by
-element for arrays), slice sampling (log, logit or real scale) for everything
+element for arrays; the PYDT's precision, variance 1 / prec, given the tree
+with the locations integrated out when the data are the leaves), slice sampling (log, logit or real scale) for everything
 else, element by element for arrays, and data
 augmentation for a likelihood that asks for it (Probit's truncated-normal
 auxiliaries, StudentT's precision scales), with, for Probit, the precision
