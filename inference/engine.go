@@ -642,6 +642,49 @@ type treeStep struct {
 	// grid is treemove.Sampler.LocalGrid: cells per edge of the local
 	// moves' likelihood-informed proposal, 0 for the uniform one.
 	grid int
+	// collapse, when set, makes the subtree moves integrate c out
+	// (treemove.Sampler.Collapse); the schedule then draws c right after
+	// this step (Schedule.SetCollapse).
+	collapse *treemove.CollapseC
+	cname    string
+}
+
+// SetCollapse makes the subtree moves of every tree step whose PYDT's
+// divergence function has a constant c that gibbs(c) draws (a Gamma prior
+// of constant parameters, c read by that PYDT alone and only as the
+// constant of a pydt.Linear divergence function) target the tree prior
+// with c integrated out (treemove.CollapseC), and moves that gibbs(c) to
+// right after the tree step: after the collapsed moves c must be drawn
+// afresh before any update that conditions on it. It reports the number
+// of tree steps it collapsed.
+func (s *Schedule) SetCollapse() int {
+	n := 0
+	for i := 0; i < len(s.Steps); i++ {
+		t, ok := s.Steps[i].(treeStep)
+		if !ok {
+			continue
+		}
+		j := slices.IndexFunc(s.Steps, func(u Updater) bool {
+			g, ok := u.(gibbsCStep)
+			return ok && len(g.trees) == 1 && g.trees[0] == t.k
+		})
+		if j < 0 {
+			continue
+		}
+		g := s.Steps[j].(gibbsCStep)
+		t.collapse = &treemove.CollapseC{Shape: g.prior.Shape, Rate: g.prior.Rate, Unit: g.units[0]}
+		t.cname = g.v.Name
+		s.Steps[i] = t
+		if j != i+1 {
+			s.Steps = slices.Delete(s.Steps, j, j+1)
+			if j < i {
+				i--
+			}
+			s.Steps = slices.Insert(s.Steps, i+1, Updater(g))
+		}
+		n++
+	}
+	return n
 }
 
 // setTrees applies f to every tree step of s.
@@ -712,6 +755,7 @@ func (t treeStep) update(ch *Chain) error {
 	mv := ch.trees[t.k].moves
 	mv.LocalMovesPerLeaf = t.local
 	mv.LocalGrid = t.grid
+	mv.Collapse = t.collapse
 	if err := mv.Sweep(); err != nil {
 		return fmt.Errorf("%s: %w", t.Name(), err)
 	}

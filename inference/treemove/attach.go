@@ -57,7 +57,22 @@ func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
 // So differences of attachTermsBelow(·, n, top) between such positions
 // are differences of attachTerms, at O(depth below top) each.
 func (s *Sampler) attachTermsBelow(pos pydt.Position, n int, top pydt.NodeID) (delta, logq float64) {
+	delta, logq, _ = s.attachTermsR(pos, n, top)
+	return delta, logq
+}
+
+// attachTermsR is attachTermsBelow that also returns rbar, the change of
+// the J-weighted sum R of the divergence function's cumulative (CStatsFor's
+// second value) when the subtree attaches at pos: delta's terms in A are
+// -A-weighted sums, and rbar is the same sums with the memo's cumulative
+// (A itself; the unit cumulative Ā when the sampler's divergence is the
+// unit function, as in the collapsed moves, collapse.go). With the scale
+// s.cs (1 except in the collapsed moves) the prior is that of the
+// divergence function cs·div: every A is multiplied by cs and log a(t)
+// gains log cs, which for cs = 1 is exactly the unscaled arithmetic.
+func (s *Sampler) attachTermsR(pos pydt.Position, n int, top pydt.NodeID) (delta, logq, rbar float64) {
 	tr, div, h := s.tr, s.div, s.h
+	cs := s.cs
 	al, be := s.alpha, s.beta
 	hn1 := h.H(n - 1)
 	lgn := s.lgbRatio(1, n-1) // lgamma(n-β) - lgamma(1-β)
@@ -68,41 +83,43 @@ func (s *Sampler) attachTermsBelow(pos pydt.Position, n int, top pydt.NodeID) (d
 		mb, kb := tr.Count(b), tr.Degree(b)
 		nb := al + float64(kb)*be
 		if !(nb > 0) {
-			return math.Inf(-1), math.Inf(-1)
+			return math.Inf(-1), math.Inf(-1), 0
 		}
 		ab := s.cum(b)
 		lnb := math.Log(nb)
-		delta = lnb + lgn - s.lgaRatio(mb, n) -
-			ab*(h.H(mb+n-1)-h.H(mb-1)-hn1)
+		rbar = ab * (h.H(mb+n-1) - h.H(mb-1) - hn1)
+		delta = lnb + lgn - s.lgaRatio(mb, n) - cs*rbar
 		rb := h.Rate(mb)
-		logq = lnb - s.lna(mb) - ab*rb
+		logq = lnb - s.lna(mb) - cs*(ab*rb)
 		c, pend = b, rb
 	} else {
 		u, t := pos.Node, pos.Time
 		nu := tr.Count(u)
 		at := div.Cumulative(t)
-		lr := div.LogRateS(t)
+		lr := div.LogRateS(t) + s.lcs
 		lgu := s.lgb(nu)
 		lgw := s.lga(nu + n)
 		logh := lgu - lgw // log h_{n_u} when n = 1
 		if n > 1 {
 			logh = lgu - s.lga(nu+1)
 		}
-		delta = lr + lgu + lgn - lgw - at*(h.H(nu+n-1)-h.H(nu-1)-hn1)
+		rbar = at * (h.H(nu+n-1) - h.H(nu-1) - hn1)
+		delta = lr + lgu + lgn - lgw - cs*rbar
 		ru := h.Rate(nu)
-		logq = lr + logh - at*ru
+		logq = lr + logh - cs*(at*ru)
 		c, pend = u, ru
 	}
 	for a := tr.Parent(c); a != pydt.NoNode && c != top; c, a = a, tr.Parent(a) {
 		ma, nc := tr.Count(a), tr.Count(c)
 		aa := s.cum(a)
-		delta += s.lgbRatio(nc, n) - s.lgaRatio(ma, n) -
-			aa*((h.H(ma+n-1)-h.H(ma-1))-(h.H(nc+n-1)-h.H(nc-1)))
+		ta := aa * ((h.H(ma+n-1) - h.H(ma-1)) - (h.H(nc+n-1) - h.H(nc-1)))
+		delta += s.lgbRatio(nc, n) - s.lgaRatio(ma, n) - cs*ta
+		rbar += ta
 		ra := h.Rate(ma)
-		logq += s.lnb(nc) - s.lna(ma) + aa*(pend-ra)
+		logq += s.lnb(nc) - s.lna(ma) + cs*(aa*(pend-ra))
 		pend = ra
 	}
-	return delta, logq
+	return delta, logq, rbar
 }
 
 // propose draws a re-attachment point for a detached subtree whose root is
@@ -129,7 +146,7 @@ func (s *Sampler) propose(v pydt.NodeID, tv pydt.Time) (pydt.Position, float64, 
 			// Divergence on (ta, tu) where A reaches A(ta) + E/h_m,
 			// found in s from ta (Divergence.Advance), which keeps its
 			// precision where A(ta) is large.
-			td := div.Advance(ta, rng.ExpFloat64()/h.Rate(tr.Count(u)))
+			td := div.Advance(ta, rng.ExpFloat64()/(h.Rate(tr.Count(u))*s.cs))
 			if td.Before(tu) {
 				if !td.Before(tv) {
 					break // at or after tv: invalid

@@ -241,8 +241,22 @@ type Sampler struct {
 	// (internal/mixbench -freeze-topology).
 	TopologyFixed bool
 
+	// Collapse, when set, makes Sweep's subtree moves target the tree
+	// prior with the divergence function's constant c integrated out
+	// under the Gamma prior it holds (collapse.go); they then run after
+	// the other moves of the sweep, and the caller must draw c from its
+	// conditional before any update that conditions on it. The divergence
+	// function must be Collapse.Unit scaled by c.
+	Collapse *CollapseC
+
 	// Stats counts proposals and acceptances since New or ResetStats.
 	Stats Stats
+
+	// The collapsed moves (collapse.go): the scale of the divergence
+	// function and its log (1 and 0 otherwise), and the tree's K and R.
+	cs, lcs float64
+	cK      int
+	cR      float64
 
 	// Position move state: the detached subtree's time, the current piece
 	// of the line and the offset in it, the seed of the sibling order.
@@ -316,6 +330,7 @@ func New(m *bp.Model, alpha, beta float64, div pydt.Divergence, rng *rand.Rand) 
 	s := &Sampler{
 		tr: tr, m: m, rng: rng,
 		h:                    &pydt.Harmonic{},
+		cs:                   1,
 		TimeWidth:            1,
 		PosWidth:             0.3,
 		AtomLen:              0.1,
@@ -409,10 +424,13 @@ func (s *Sampler) Sweep() error {
 	if n < 2 {
 		return nil
 	}
-	if !s.TopologyFixed {
+	collapse := s.Collapse != nil && !s.TopologyFixed
+	if !s.TopologyFixed && !collapse {
 		for range n {
 			s.SubtreeMove()
 		}
+	}
+	if !s.TopologyFixed {
 		for range int(s.LocalMovesPerLeaf*float64(n) + 0.5) {
 			s.LocalMove()
 		}
@@ -437,6 +455,9 @@ func (s *Sampler) Sweep() error {
 	k := max(1, int(s.PositionMovesPerLeaf*float64(n)+0.5))
 	for range k {
 		s.PositionMove()
+	}
+	if collapse {
+		return s.collapsedSubtreeMoves(n)
 	}
 	return nil
 }
