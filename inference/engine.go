@@ -745,6 +745,11 @@ func (t treeStep) Explain() string {
 	}
 	out += "slice moves of divergence times, slice moves over re-attachment positions; " +
 		"internal locations integrated out by belief propagation with local updates"
+	if t.collapse != nil {
+		out += fmt.Sprintf("; the subtree, position and uniform local moves run last, with %s integrated out of the tree prior "+
+			"(its Gamma prior is conjugate; proposals at %s* = (a+K)/(b+R) of the tree without the moved subtree), "+
+			"and gibbs(%s) follows", t.cname, t.cname, t.cname)
+	}
 	if t.m.Several() {
 		out = "the tree of " + t.m.Trees[t.k].Leaves.Name + ": " + out
 	}

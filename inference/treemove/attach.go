@@ -57,7 +57,7 @@ func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
 // So differences of attachTermsBelow(·, n, top) between such positions
 // are differences of attachTerms, at O(depth below top) each.
 func (s *Sampler) attachTermsBelow(pos pydt.Position, n int, top pydt.NodeID) (delta, logq float64) {
-	delta, logq, _ = s.attachTermsR(pos, n, top)
+	delta, logq, _, _ = s.attachTermsR(pos, n, top)
 	return delta, logq
 }
 
@@ -70,7 +70,13 @@ func (s *Sampler) attachTermsBelow(pos pydt.Position, n int, top pydt.NodeID) (d
 // s.cs (1 except in the collapsed moves) the prior is that of the
 // divergence function cs·div: every A is multiplied by cs and log a(t)
 // gains log cs, which for cs = 1 is exactly the unscaled arithmetic.
-func (s *Sampler) attachTermsR(pos pydt.Position, n int, top pydt.NodeID) (delta, logq, rbar float64) {
+//
+// free is delta without its terms in the constant: without -cs·rbar and
+// without log cs (delta = free + [pos on an edge] log cs - cs·rbar, to
+// rounding). The collapsed targets are formed from free and rbar, never
+// from delta, whose -cs·rbar can be far larger than the rest (for
+// c/(1-t)², Ā grows as e^s).
+func (s *Sampler) attachTermsR(pos pydt.Position, n int, top pydt.NodeID) (delta, logq, rbar, free float64) {
 	tr, div, h := s.tr, s.div, s.h
 	cs := s.cs
 	al, be := s.alpha, s.beta
@@ -83,12 +89,13 @@ func (s *Sampler) attachTermsR(pos pydt.Position, n int, top pydt.NodeID) (delta
 		mb, kb := tr.Count(b), tr.Degree(b)
 		nb := al + float64(kb)*be
 		if !(nb > 0) {
-			return math.Inf(-1), math.Inf(-1), 0
+			return math.Inf(-1), math.Inf(-1), 0, math.Inf(-1)
 		}
 		ab := s.cum(b)
 		lnb := math.Log(nb)
 		rbar = ab * (h.H(mb+n-1) - h.H(mb-1) - hn1)
-		delta = lnb + lgn - s.lgaRatio(mb, n) - cs*rbar
+		free = lnb + lgn - s.lgaRatio(mb, n)
+		delta = free - cs*rbar
 		rb := h.Rate(mb)
 		logq = lnb - s.lna(mb) - cs*(ab*rb)
 		c, pend = b, rb
@@ -96,7 +103,8 @@ func (s *Sampler) attachTermsR(pos pydt.Position, n int, top pydt.NodeID) (delta
 		u, t := pos.Node, pos.Time
 		nu := tr.Count(u)
 		at := div.Cumulative(t)
-		lr := div.LogRateS(t) + s.lcs
+		lr0 := div.LogRateS(t)
+		lr := lr0 + s.lcs
 		lgu := s.lgb(nu)
 		lgw := s.lga(nu + n)
 		logh := lgu - lgw // log h_{n_u} when n = 1
@@ -105,6 +113,7 @@ func (s *Sampler) attachTermsR(pos pydt.Position, n int, top pydt.NodeID) (delta
 		}
 		rbar = at * (h.H(nu+n-1) - h.H(nu-1) - hn1)
 		delta = lr + lgu + lgn - lgw - cs*rbar
+		free = lr0 + lgu + lgn - lgw
 		ru := h.Rate(nu)
 		logq = lr + logh - cs*(at*ru)
 		c, pend = u, ru
@@ -113,13 +122,15 @@ func (s *Sampler) attachTermsR(pos pydt.Position, n int, top pydt.NodeID) (delta
 		ma, nc := tr.Count(a), tr.Count(c)
 		aa := s.cum(a)
 		ta := aa * ((h.H(ma+n-1) - h.H(ma-1)) - (h.H(nc+n-1) - h.H(nc-1)))
-		delta += s.lgbRatio(nc, n) - s.lgaRatio(ma, n) - cs*ta
+		p := s.lgbRatio(nc, n) - s.lgaRatio(ma, n)
+		delta += p - cs*ta
+		free += p
 		rbar += ta
 		ra := h.Rate(ma)
 		logq += s.lnb(nc) - s.lna(ma) + cs*(aa*(pend-ra))
 		pend = ra
 	}
-	return delta, logq, rbar
+	return delta, logq, rbar, free
 }
 
 // propose draws a re-attachment point for a detached subtree whose root is

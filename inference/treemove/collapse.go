@@ -74,27 +74,53 @@ func (s *Sampler) CStats() (int, float64) {
 	return pydt.CStatsFor(s.tr, s.alpha, s.beta, s.Collapse.Unit, s.h)
 }
 
-// collapsedSubtreeMoves runs k collapsed subtree moves. The sampler's
-// divergence function is the unit function during them (so that the memo's
-// cumulative is Ā, and r(x) is attachTermsR's rbar), each move setting the
-// scale cs = c*; the chain's divergence function is restored after them.
-func (s *Sampler) collapsedSubtreeMoves(k int) error {
+// beginCollapsed makes the sampler's divergence function the unit
+// function (so that the memo's cumulative is Ā and attachTermsR's rbar is
+// r(x)), computes K and R, and turns the collapsed targets on; endCollapsed
+// restores the chain's divergence function.
+func (s *Sampler) beginCollapsed() error {
 	if err := s.Collapse.Check(); err != nil {
 		return err
 	}
-	saved := s.div
+	s.savedDiv = s.div
 	s.div = s.Collapse.Unit
 	s.newEpoch()
-	defer func() {
-		s.div = saved
-		s.setScale(1)
-		s.newEpoch()
-	}()
 	s.cK, s.cR = s.CStats()
+	s.collapsing = true
+	return nil
+}
+
+func (s *Sampler) endCollapsed() {
+	s.div, s.savedDiv = s.savedDiv, nil
+	s.setScale(1)
+	s.newEpoch()
+	s.collapsing = false
+}
+
+// collapsedMoves runs the topology moves of a Sweep with c integrated
+// out: k subtree moves, then the uniform local moves and the position
+// moves, each targeting the collapsed prior (collapsedSubtreeMove, and
+// posLogDensityBelow's collapsed term for the others).
+func (s *Sampler) collapsedMoves(k, local, position int) error {
+	if err := s.beginCollapsed(); err != nil {
+		return err
+	}
+	defer s.endCollapsed()
 	for range k {
 		s.collapsedSubtreeMove()
 	}
+	for range local {
+		s.LocalMove()
+	}
+	for range position {
+		s.PositionMove()
+	}
 	return nil
+}
+
+// collapsedSubtreeMoves runs k collapsed subtree moves.
+func (s *Sampler) collapsedSubtreeMoves(k int) error {
+	return s.collapsedMoves(k, 0, 0)
 }
 
 // setScale sets the scale of the divergence function in attachTermsR and
@@ -107,20 +133,77 @@ func (s *Sampler) setScale(c float64) {
 	}
 }
 
-// collapsedF returns f_c(K, R) - f_c(K0, R0) for K - K0 in {-1, 0, 1},
-// keeping the precision of the difference of large terms.
-func (s *Sampler) collapsedF(k, k0 int, r, r0, c float64) float64 {
-	a, b := s.Collapse.Shape, s.Collapse.Rate
-	dk := float64(k - k0)
-	var out float64 // lgamma(a+k) - lgamma(a+k0)
-	switch k - k0 {
-	case 1:
-		out = math.Log(a + float64(k0))
-	case -1:
-		out = -math.Log(a + float64(k))
+// attachedR returns, for the attached subtree v, e = 1 when detaching v
+// would splice out its parent (v attached on an edge) and 0 when v is one
+// of three or more children (attached at a branch point), and r = R(T) -
+// R(T_r), as attachTermsR's rbar at v's position in T_r, from the counts
+// of T. O(depth).
+func (s *Sampler) attachedR(v pydt.NodeID) (e int, r float64) {
+	tr, h := s.tr, s.h
+	n := tr.Count(v)
+	hn1 := h.H(n - 1)
+	p := tr.Parent(v)
+	if tr.Degree(p) == 2 {
+		e = 1
+		u := tr.FirstChild(p)
+		if u == v {
+			u = tr.NextSibling(u)
+		}
+		nu := tr.Count(u)
+		r = s.cum(p) * (h.H(nu+n-1) - h.H(nu-1) - hn1)
+	} else {
+		mb := tr.Count(p) - n
+		r = s.cum(p) * (h.H(mb+n-1) - h.H(mb-1) - hn1)
 	}
-	out -= dk*math.Log(b+r) + (a+float64(k0))*math.Log1p((r-r0)/(b+r0))
-	return out - dk*math.Log(c) + c*(r-r0)
+	c := p
+	for a := tr.Parent(c); a != pydt.NoNode; c, a = a, tr.Parent(a) {
+		ma, nc := tr.Count(a)-n, tr.Count(c)-n
+		r += s.cum(a) * ((h.H(ma+n-1) - h.H(ma-1)) - (h.H(nc+n-1) - h.H(nc-1)))
+	}
+	return e, r
+}
+
+// collapseBegin prepares a collapsed move of the subtree v, still
+// attached: K_x, R_x, c* and the scale. It reports false (the move is then
+// not made) when c* is not a positive finite number.
+func (s *Sampler) collapseBegin(v pydt.NodeID) bool {
+	e, r := s.attachedR(v)
+	s.cE0, s.cR0 = e, r
+	s.cKx, s.cRx = s.cK-e, s.cR-r
+	cstar := (s.Collapse.Shape + float64(s.cKx)) / (s.Collapse.Rate + s.cRx)
+	if !(cstar > 0) || math.IsInf(cstar, 1) {
+		s.Stats.NonFinite++
+		return false
+	}
+	s.setScale(cstar)
+	return true
+}
+
+// collapseEnd brings K and R up to date after a collapsed move of v,
+// accepted or not.
+func (s *Sampler) collapseEnd(v pydt.NodeID) {
+	e, r := s.attachedR(v)
+	s.cK += e - s.cE0
+	s.cR += r - s.cR0
+}
+
+// collapsedLg returns the terms of the collapsed prior's log p(T_r +
+// v@pos) - log p(T_r) that are not in attachTermsR's free, for a position
+// pos whose attachTermsR gave rbar: with e = [pos on an edge],
+// K = K_x + e, R = R_x + rbar,
+//
+//	lgamma(a+K) - lgamma(a+K_x) - (a+K) log(b+R) + (a+K_x) log(b+R_x),
+//
+// that is f_c(K, R) - f_c(K_x, R_x) without its terms in c (which cancel
+// those of delta - free), formed without differences of large numbers.
+func (s *Sampler) collapsedLg(pos pydt.Position, rbar float64) float64 {
+	a, b := s.Collapse.Shape, s.Collapse.Rate
+	ax := a + float64(s.cKx)
+	out := -ax * math.Log1p(rbar/(b+s.cRx))
+	if !pos.AtNode {
+		out += math.Log(ax) - math.Log(b+s.cRx+rbar)
+	}
+	return out
 }
 
 // collapsedSubtreeMove is SubtreeMove with c integrated out (see above).
@@ -131,23 +214,14 @@ func (s *Sampler) collapsedSubtreeMove() bool {
 	}
 	s.Stats.Subtree.Proposed++
 	v := s.randomNonRoot()
+	if !s.collapseBegin(v) {
+		return false
+	}
+	defer s.collapseEnd(v)
 	nOld := s.numNonRoot()
 	llOld := m.LogLik()
 	old := m.Detach(v)
 	n := tr.Count(v)
-	dOld, qOld, rOld := s.attachTermsR(old, n, pydt.NoNode)
-	eOld := 0
-	if !old.AtNode {
-		eOld = 1
-	}
-	kx, rx := s.cK-eOld, s.cR-rOld
-	cstar := (s.Collapse.Shape + float64(kx)) / (s.Collapse.Rate + rx)
-	if !(cstar > 0) || math.IsInf(cstar, 1) {
-		s.Stats.NonFinite++
-		m.Attach(v, old)
-		return false
-	}
-	s.setScale(cstar)
 	pos, corrNew, ok := s.propose(v, tr.Time(v))
 	if !ok {
 		s.Stats.GaveUp++
@@ -162,19 +236,20 @@ func (s *Sampler) collapsedSubtreeMove() bool {
 			logA = llNew - llOld
 		}
 	}
-	// dOld, qOld were computed at cs = 1 before c* was known: again at c*.
-	dOld, qOld, _ = s.attachTermsR(old, n, pydt.NoNode)
-	dNew, qNew, rNew := s.attachTermsR(pos, n, pydt.NoNode)
-	if n > 1 {
-		logA += (dNew - qNew) - (dOld - qOld)
+	// The collapsed prior's log p(T_r + v@x) - log p(T_r) is free(x) +
+	// collapsedLg(x) up to a term shared by both positions; q(x) is the
+	// proposal's density at c*.
+	_, qOld, rOld, fOld := s.attachTermsR(old, n, pydt.NoNode)
+	_, qNew, rNew, fNew := s.attachTermsR(pos, n, pydt.NoNode)
+	logA += (fNew + s.collapsedLg(pos, rNew) - qNew) - (fOld + s.collapsedLg(old, rOld) - qOld)
+	nNew := nOld
+	if !old.AtNode {
+		nNew--
 	}
-	eNew := 0
 	if !pos.AtNode {
-		eNew = 1
+		nNew++
 	}
-	nNew := nOld - eOld + eNew
 	logA += math.Log(float64(nOld)) - math.Log(float64(nNew))
-	logA += s.collapsedF(kx+eNew, kx+eOld, rx+rNew, rx+rOld, cstar)
 	if s.Informed > 0 {
 		logA += s.informedCorr(v, old) - corrNew
 	}
@@ -182,10 +257,5 @@ func (s *Sampler) collapsedSubtreeMove() bool {
 		m.Attach(v, old)
 		return false
 	}
-	if !s.moveTo(v, old, pos, &s.Stats.Subtree.Accepted) {
-		return false
-	}
-	s.cK += eNew - eOld
-	s.cR += rNew - rOld
-	return true
+	return s.moveTo(v, old, pos, &s.Stats.Subtree.Accepted)
 }

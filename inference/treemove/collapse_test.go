@@ -3,6 +3,7 @@ package treemove
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/inference/scalar"
@@ -70,6 +71,22 @@ var collapseKinds = []struct {
 }{
 	{"collapsed-subtree", func(s *Sampler) {
 		if err := s.collapsedSubtreeMoves(1); err != nil {
+			panic(err)
+		}
+	}},
+	{"collapsed-local", func(s *Sampler) {
+		if err := s.collapsedMoves(0, 1, 0); err != nil {
+			panic(err)
+		}
+	}},
+	{"collapsed-position", func(s *Sampler) {
+		if err := s.collapsedMoves(0, 0, 1); err != nil {
+			panic(err)
+		}
+	}},
+	{"sweep-grid", func(s *Sampler) {
+		s.LocalGrid = 2
+		if err := s.Sweep(); err != nil {
 			panic(err)
 		}
 	}},
@@ -142,26 +159,29 @@ func TestCollapsedPriorChains(t *testing.T) {
 		if cc.n == 3 {
 			exact = threeLaw(cc.alpha, cc.beta)
 		}
-		t.Run(cc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(uint64(ci+600), 1))
-			c, tr := cc.drawJoint(t, rng)
-			s := newSampler(t, tr, priorCase{cc.name, cc.alpha, cc.beta, cc.scaled(c)}, 1, rng)
-			s.Collapse = &CollapseC{Shape: cc.shape, Rate: cc.rate, Unit: cc.unit}
-			got := series{}
-			for range steps {
-				if err := s.collapsedSubtreeMoves(1); err != nil {
+		for mi, mk := range collapseKinds {
+			if strings.HasPrefix(mk.name, "sweep") {
+				continue // the replicates test them
+			}
+			t.Run(cc.name+"/"+mk.name, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(ci+600), uint64(mi)))
+				c, tr := cc.drawJoint(t, rng)
+				s := newSampler(t, tr, priorCase{cc.name, cc.alpha, cc.beta, cc.scaled(c)}, 1, rng)
+				s.Collapse = &CollapseC{Shape: cc.shape, Rate: cc.rate, Unit: cc.unit}
+				got := series{}
+				for range steps {
+					mk.f(s)
+					c = redrawC(t, s, cc)
+					got.add(statsOf(tr), cc.n)
+					addC(got, c)
+				}
+				if err := tr.Validate(); err != nil {
 					t.Fatal(err)
 				}
-				c = redrawC(t, s, cc)
-				got.add(statsOf(tr), cc.n)
-				addC(got, c)
-			}
-			if err := tr.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			compare(t, "chain", got, ref, exact, zTol)
-			t.Logf("acceptance: subtree %.2f", s.Stats.Subtree.Rate())
-		})
+				compare(t, "chain", got, ref, exact, zTol)
+				t.Logf("acceptance: subtree %.2f, local %.2f, position %.2f", s.Stats.Subtree.Rate(), s.Stats.Local.Rate(), s.Stats.Position.Rate())
+			})
+		}
 	}
 }
 
@@ -189,7 +209,7 @@ func TestCollapsedStatsKept(t *testing.T) {
 			accepted := 0
 			for range 200 {
 				s.Stats = Stats{}
-				if err := s.collapsedSubtreeMoves(5); err != nil {
+				if err := s.collapsedMoves(5, 5, 2); err != nil {
 					t.Fatal(err)
 				}
 				accepted += s.Stats.Subtree.Accepted
@@ -206,4 +226,36 @@ func TestCollapsedStatsKept(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAttachedR: attachedR of an attached subtree equals attachTermsR's
+// rbar at its position once detached, and e says whether that position is
+// on an edge.
+func TestAttachedR(t *testing.T) {
+	for ci, cc := range collapseCases {
+		rng := rand.New(rand.NewPCG(uint64(ci+800), 3))
+		c := cc.prior().Rand(rng)
+		tr, err := sim.DrawTree(rng, 4*cc.n, cc.params(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newSampler(t, tr, priorCase{cc.name, cc.alpha, cc.beta, cc.unit}, 1, rng)
+		for range 100 {
+			v := s.randomNonRoot()
+			e, r := s.attachedR(v)
+			old := s.m.Detach(v)
+			_, _, rbar, _ := s.attachTermsR(old, tr.Count(v), pydt.NoNode)
+			s.m.Attach(v, old)
+			if e != b2i(!old.AtNode) || !(math.Abs(r-rbar) <= 1e-12*(1+math.Abs(r))) {
+				t.Fatalf("%s: attachedR = %d, %.15g; detached: on an edge %v, rbar %.15g", cc.name, e, r, !old.AtNode, rbar)
+			}
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -47,6 +47,12 @@ func (s *Sampler) LocalMove() bool {
 		return s.localGridMove()
 	}
 	v := s.randomNonRoot()
+	if s.collapsing {
+		if !s.collapseBegin(v) {
+			return false
+		}
+		defer s.collapseEnd(v)
+	}
 	ll0 := m.LogLik()
 	old := m.Detach(v)
 	n := tr.Count(v)

@@ -235,7 +235,13 @@ func (s *Sampler) posLogDensityBelow(pos pydt.Position, n int, ll float64, top p
 	if math.IsInf(ll, -1) {
 		return ll
 	}
-	d, _ := s.attachTermsBelow(pos, n, top)
+	d, _, rbar, free := s.attachTermsR(pos, n, top)
+	if s.collapsing {
+		if top != pydt.NoNode {
+			panic("treemove: a collapsed move scored a position without the terms above top")
+		}
+		d = free + s.collapsedLg(pos, rbar)
+	}
 	// Non-root nodes of the resulting tree; v was drawn with probability
 	// 1/nodes (see SlicePosition).
 	nodes := s.numNonRoot()
@@ -283,6 +289,12 @@ func (s *Sampler) PositionMove() bool {
 func (s *Sampler) SlicePosition(v pydt.NodeID) bool {
 	tr, m := s.tr, s.m
 	s.Stats.Position.Proposed++
+	if s.collapsing {
+		if !s.collapseBegin(v) {
+			return false
+		}
+		defer s.collapseEnd(v)
+	}
 	ll0 := m.LogLik()
 	old := m.Detach(v)
 	n := tr.Count(v)

@@ -254,9 +254,15 @@ type Sampler struct {
 
 	// The collapsed moves (collapse.go): the scale of the divergence
 	// function and its log (1 and 0 otherwise), and the tree's K and R.
-	cs, lcs float64
-	cK      int
-	cR      float64
+	// During the collapsed moves (collapsing): the chain's divergence
+	// function, and K_x, R_x of the move under way with v's own e and r.
+	cs, lcs    float64
+	cK         int
+	cR         float64
+	collapsing bool
+	savedDiv   pydt.Divergence
+	cKx, cE0   int
+	cRx, cR0   float64
 
 	// Position move state: the detached subtree's time, the current piece
 	// of the line and the offset in it, the seed of the sibling order.
@@ -425,15 +431,19 @@ func (s *Sampler) Sweep() error {
 		return nil
 	}
 	collapse := s.Collapse != nil && !s.TopologyFixed
+	local := int(s.LocalMovesPerLeaf*float64(n) + 0.5)
 	if !s.TopologyFixed && !collapse {
 		for range n {
 			s.SubtreeMove()
 		}
 	}
-	if !s.TopologyFixed {
-		for range int(s.LocalMovesPerLeaf*float64(n) + 0.5) {
+	if !s.TopologyFixed && (!collapse || s.LocalGrid > 0) {
+		// The informed local moves are not collapsed: they run given c,
+		// before the collapsed moves.
+		for range local {
 			s.LocalMove()
 		}
+		local = 0
 	}
 	if in := s.tr.NumInternal(); in > 0 {
 		k := s.TimeUpdatesPerLeaf * float64(n)
@@ -453,11 +463,11 @@ func (s *Sampler) Sweep() error {
 		return nil
 	}
 	k := max(1, int(s.PositionMovesPerLeaf*float64(n)+0.5))
+	if collapse {
+		return s.collapsedMoves(n, local, k)
+	}
 	for range k {
 		s.PositionMove()
-	}
-	if collapse {
-		return s.collapsedSubtreeMoves(n)
 	}
 	return nil
 }

@@ -1,0 +1,152 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
+)
+
+// TestSetCollapse: the schedule collapses the tree step of a PYDT whose c
+// gibbs(c) draws, and puts gibbs(c) right after it (after the collapsed
+// moves c must be drawn before any update that conditions on it: here
+// slice(alpha) and slice(beta), which NewSchedule puts between them); a c
+// that is not the constant of a linear divergence function, or that has no
+// conjugate update, is not collapsed.
+func TestSetCollapse(t *testing.T) {
+	cases := []struct {
+		div       string
+		collapsed int
+	}{
+		{"c", 1},
+		{"DivInvSq(c)", 1},
+		{"DivNeal(0.4, c, 0.3)", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.div, func(t *testing.T) {
+			src := strings.Replace(gaussianModel, "PYDT(alpha, beta, c,", "PYDT(alpha, beta, "+tc.div+",", 1)
+			m := compileWithData(t, src, [][]float64{{1}, {2}, {4}}, nil)
+			s, err := NewSchedule(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := s.Explain()
+			if got := s.SetCollapse(); got != tc.collapsed {
+				t.Fatalf("SetCollapse collapsed %d tree steps, want %d; schedule:\n%s", got, tc.collapsed, s.Explain())
+			}
+			if tc.collapsed == 0 {
+				if s.Explain() != before {
+					t.Errorf("the schedule changed:\n%s\nwas\n%s", s.Explain(), before)
+				}
+				return
+			}
+			i := -1
+			for k, st := range s.Steps {
+				if ts, ok := st.(treeStep); ok {
+					i = k
+					if ts.collapse == nil {
+						t.Errorf("the tree step is not collapsed")
+					}
+				}
+			}
+			if i < 0 || i+1 >= len(s.Steps) || s.Steps[i+1].Name() != "gibbs(c)" {
+				t.Errorf("gibbs(c) does not follow the tree step:\n%s", s.Explain())
+			}
+			if !strings.Contains(s.Explain(), "c integrated out") {
+				t.Errorf("Explain does not say that c is integrated out:\n%s", s.Explain())
+			}
+		})
+	}
+}
+
+// TestGewekeCollapsed is TestGeweke with the subtree, local and position
+// moves targeting the tree prior with c integrated out (Schedule.SetCollapse)
+// and c drawn right after the tree step.
+func TestGewekeCollapsed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	const model = `
+dim N, D
+data X : real[N, D]
+` + gewekePriors + `X ~ PYDT(alpha, beta, c, 1 / prec)
+`
+	cases := []struct{ n, d int }{{4, 1}, {5, 2}}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("N=%d,D=%d", c.n, c.d), func(t *testing.T) {
+			m := compileModel(t, model, c.n, c.d, nil)
+			setup := gewekeSetup{priorSeed: [2]uint64{11, 12}, chainSeed: 13, firstStream: 200, chains: 8, burn: 1000, iters: 6000,
+				edit: func(s *Schedule) {
+					if s.SetCollapse() != 1 {
+						t.Fatal("SetCollapse collapsed no tree step")
+					}
+				}}
+			names := treeStatNames(m)
+			stats := func(env *graph.Env, tr *pydt.Tree) []float64 { return treeStats(m, env, tr) }
+			prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawData(t, ch) })
+			compareMeans(t, names, prior, chainMeans)
+		})
+	}
+}
+
+// TestAllMissingCollapsed: with every value missing, alpha and beta clamped
+// and c free, the collapsed schedule's N = 3 topologies have the exact law
+// of the generative process (which does not depend on c), and c its prior
+// mean.
+func TestAllMissingCollapsed(t *testing.T) {
+	nan := math.NaN()
+	rows := [][]float64{{nan}, {nan}, {nan}}
+	alpha, beta := 1.5, 0.3
+	m := compileWithData(t, gaussianModel, rows, map[string]float64{"alpha": alpha, "beta": beta, "prec": 1})
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sched.SetCollapse() != 1 {
+		t.Fatal("SetCollapse collapsed no tree step")
+	}
+	var cv *graph.Var
+	for _, v := range m.Scalars() {
+		if v.Name == "c" {
+			cv = v
+		}
+	}
+	prior, ok := constGammaPrior(cv)
+	if !ok {
+		t.Fatal("c has no constant Gamma prior")
+	}
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	h1 := math.Exp(lg(1-beta) - lg(2+alpha))
+	h2 := h1 * (1 - beta) / (2 + alpha)
+	three := h1 / (h1 + h2) * (alpha + 2*beta) / (2 + alpha)
+	want := map[string]float64{"three-way": three, "(1,2),3": (1 - three) / 3, "(1,3),2": (1 - three) / 3, "(2,3),1": (1 - three) / 3,
+		"c": prior.Mean()}
+	const chains, iters = 8, 4000
+	freq := map[string][]float64{}
+	for k := range chains {
+		ch, err := NewChain(m, sched, 17, uint64(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := map[string]float64{}
+		for range iters {
+			if err := ch.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+			counts[topology3(ch.trees[0].Tree)]++
+			counts["c"] += ch.get(cv)
+		}
+		for name := range want {
+			freq[name] = append(freq[name], counts[name]/iters)
+		}
+	}
+	for name, p := range want {
+		got, se := meanSE(freq[name])
+		if !(math.Abs(got-p) <= 4*se) {
+			t.Errorf("%s = %.4f ± %.4f, exact %.4f (z = %.1f)", name, got, se, p, (got-p)/se)
+		}
+	}
+}
