@@ -121,7 +121,7 @@ func collapseReference(t *testing.T, cc collapseCase, draws int, seed uint64) se
 // tree statistics and c against independent draws, and the N = 3 topology
 // against its exact law (which does not depend on c).
 func TestCollapsedPriorReplicates(t *testing.T) {
-	const reps, moves, refDraws = 8000, 3, 30000
+	const reps, moves, refDraws = 5000, 3, 30000
 	for ci, cc := range collapseCases {
 		ref := collapseReference(t, cc, refDraws, uint64(300+ci))
 		var exact map[string]float64
@@ -152,7 +152,7 @@ func TestCollapsedPriorReplicates(t *testing.T) {
 // TestCollapsedPriorChains: one long chain of collapsed subtree moves, c
 // drawn given T after each, recorded after every move.
 func TestCollapsedPriorChains(t *testing.T) {
-	const steps = 150000
+	const steps = 100000
 	for ci, cc := range collapseCases {
 		ref := collapseReference(t, cc, 30000, uint64(500+ci))
 		var exact map[string]float64
