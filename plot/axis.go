@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -53,8 +54,9 @@ func ParseAxis(s string) (Axis, error) {
 }
 
 // CrowdedMedian is the threshold of Layout.Crowded: the axis is s when the
-// median branch point is within this much of t = 1, i.e. when half of
-// the branch points share the last tenth of a linear t axis (t > 0.9).
+// median branch point is within this much of t = 1, i.e. when more than
+// half of the branch points share the last tenth of a linear t axis
+// (t > 0.9; with an even count, the mean 1 - t of the middle two decides).
 const CrowdedMedian = 0.1
 
 // Crowded reports whether the branch points crowd near t = 1: whether the
@@ -197,15 +199,7 @@ func sTicks(end float64) []gplot.Tick {
 		ticks = append(ticks, gplot.Tick{Value: c.s, Label: label})
 	}
 	ticks = append(ticks, gplot.Tick{Value: end, Label: "1"})
-	slices.SortFunc(ticks, func(a, b gplot.Tick) int {
-		switch {
-		case a.Value < b.Value:
-			return -1
-		case a.Value > b.Value:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ticks, func(a, b gplot.Tick) int { return cmp.Compare(a.Value, b.Value) })
 	return ticks
 }
 
