@@ -50,8 +50,8 @@ func compileSoftmaxHMM(t testing.TB, K, V int, w ...float64) *Model {
 // TestSoftmaxHMMSchedule: the schedule of examples/hmm-pos.pydt finds,
 // from capabilities, FFBS for z with the emissions from each state's
 // log-softmax, conjugate Dirichlet updates, the softmax-leaf update of the
-// latent leaves eta, and the conjugate precision given locations (the
-// leaves are observed exactly by the tree).
+// latent leaves eta, and the conjugate precision given the tree (the
+// leaves are observed exactly by the tree), with no locations step.
 func TestSoftmaxHMMSchedule(t *testing.T) {
 	src, err := os.ReadFile("../examples/hmm-pos.pydt")
 	if err != nil {
@@ -75,6 +75,10 @@ func TestSoftmaxHMMSchedule(t *testing.T) {
 	for _, s := range sched.Steps {
 		if f, ok := s.(*ffbsStep); ok {
 			ff = f
+		}
+		if s.Name() == "locations" {
+			// Neither gibbs(prec) nor ffbs(z) reads sampled locations.
+			t.Errorf("the schedule samples locations, which no step needs:\n%s", ex)
 		}
 	}
 	if ff == nil || len(ff.logits) != 6 || len(ff.emits) != 0 {

@@ -37,9 +37,10 @@ func newPlot() *cobra.Command {
                axis: t (linear), s (s = -log(1 - t), which spreads the
                times near 1: 0.9, 0.99, 0.999, ... equally apart, ticks
                labelled by t, the leaves at the axis's right end), or auto
-               (the default): s when half or more of the branch points lie
-               in the last tenth of the t axis (median branch point
-               t > 0.9), t otherwise
+               (the default): s when the median branch point has t > 0.9
+               (more than half of them in the last tenth of the t axis;
+               with an even count, the middle two's mean 1 - t below 0.1),
+               t otherwise
   tree-data    for data with two columns, the data with the tree drawn over
                them (the paper's Figure 1): runs do not record the branch
                points' locations, so they are their posterior mean locations
