@@ -3,6 +3,7 @@ package inference
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -264,4 +265,68 @@ data X : real[N, D]
 		return append(append(treeStats(m, env, tr), sStats(tr)...), p*p)
 	}
 	gewekeRun(t, m, names, stats, m.SamplePrior, func(ch *Chain) { redrawMasked(t, ch) }, 8, 500, 3000)
+}
+
+// TestPrecisionGivenTreeKeepsDegenerate checks gibbs(prec) and
+// gibbs(prec[d]) on a tree whose first two leaves, with distinct values,
+// meet at s = 900, where their edges are of length 0 in float64: the
+// likelihood has no density there (bp.ErrNoDensity), so the step keeps the
+// precision and counts a skipped update instead of drawing from a
+// degenerate Gamma or failing the run; with the branch point back at a
+// resolvable time the same step draws a new precision.
+func TestPrecisionGivenTreeKeepsDegenerate(t *testing.T) {
+	const n, d = 3, 2
+	x := []float64{0.3, -1.2, 0.5, 0.7, 1.7, 0.9}
+	for _, tc := range []struct {
+		name, decl, step string
+	}{{"shared", "", "gibbs(prec)"}, {"per-dimension", "param prec : pos[D]\n", "gibbs(prec[d])"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := &dataset.Matrix{Rows: n, Cols: d, Data: x, Source: "x.csv"}
+			src := strings.Replace(collapsedPrecModel, "data X : real[N, D]\n", "data X : real[N, D]\n"+tc.decl, 1)
+			m := compileSource(t, "prec.pydt", []byte(src), map[string]*dataset.Matrix{"X": data}, nil)
+			sched, err := NewSchedule(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var step Updater
+			for _, s := range sched.Steps {
+				if s.Name() == tc.step {
+					step = s
+				}
+			}
+			if step == nil {
+				t.Fatalf("no %s in\n%s", tc.step, sched.Explain())
+			}
+			ch, err := NewChain(m, sched, 3, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Make leaves 0 and 1 a cherry at s = 900 below a root at
+			// t = 0.5 that also holds leaf 2.
+			tr := pydt.New(n)
+			tr.Plant(0)
+			tr.Attach(2, pydt.Position{Node: 0, Time: pydt.TimeAt(0.5)})
+			tr.Attach(1, pydt.Position{Node: 0, Time: pydt.TimeFromS(900)})
+			cherry := tr.Parent(1)
+			ct := ch.trees[0].lik.Tree() // the tree the step reads
+			ct.CopyFrom(tr)
+			prec, _ := m.G.Lookup("prec")
+			before := slices.Clone(ch.Values(prec))
+			skipped := ch.Skipped
+			if err := step.update(ch); err != nil {
+				t.Fatalf("degenerate tree: %v", err)
+			}
+			if got := ch.Values(prec); !slices.Equal(got, before) || ch.Skipped == skipped {
+				t.Errorf("degenerate tree: prec %v (was %v), skipped %d (was %d); want it kept and the update counted as skipped", got, before, ch.Skipped, skipped)
+			}
+			ct.SetTime(cherry, pydt.TimeAt(0.9))
+			skipped = ch.Skipped
+			if err := step.update(ch); err != nil {
+				t.Fatal(err)
+			}
+			if got := ch.Values(prec); ch.Skipped != skipped || slices.Equal(got, before) {
+				t.Errorf("cherry at t = 0.9: prec %v (was %v), skipped %d (was %d); want a new draw", got, before, ch.Skipped, skipped)
+			}
+		})
+	}
 }
