@@ -656,7 +656,10 @@ type treeStep struct {
 // with c integrated out (treemove.CollapseC), and moves that gibbs(c) to
 // right after the tree step: after the collapsed moves c must be drawn
 // afresh before any update that conditions on it. It reports the number
-// of tree steps it collapsed.
+// of tree steps it collapsed. One case is not exact: when gibbs(c) refuses
+// its draw (a tree density float64 cannot evaluate at the new c) it keeps
+// the old c, which after collapsed moves is not a draw given the tree;
+// such refusals are counted in Chain.Skipped.
 func (s *Schedule) SetCollapse() int {
 	n := 0
 	for i := 0; i < len(s.Steps); i++ {
