@@ -36,6 +36,10 @@
 //     approximation, with the exact correction.
 //   - Sweep: a mixture of these: N subtree moves, DefaultLocalMovesPerLeaf·N
 //     local moves, about N time updates and 0.1·N position moves by default.
+//     With Collapse set (collapse.go), for a divergence function linear in
+//     its constant c under a Gamma prior, the subtree, uniform local and
+//     position moves target the tree prior with c integrated out and run
+//     after the time moves; the caller draws c afresh right after the sweep.
 //
 // Every move costs O(depth · D · degree) per likelihood evaluation, uses the
 // local message updates of bp, and allocates nothing.
