@@ -28,7 +28,21 @@ type InitOptions struct {
 	// Beam is the number of branch points the descent keeps per level
 	// (default 4).
 	Beam int
+	// Margin, when positive, is how far (in nats) below the best score
+	// found so far the score of the edge above a branch point of the
+	// descent's frontier may be for the branch point to be expanded
+	// (scored at itself and at its children's edges); one further below
+	// is not expanded. Zero means DefaultMargin; negative expands every
+	// branch point of the frontier, as the descent did before the margin.
+	Margin float64
 }
+
+// DefaultMargin is InitOptions.Margin's default: 20 nats. On clustered
+// data the root's children are the clusters, all in the frontier, and
+// each is a branch point of thousands of children that nearest scans in
+// full; a point far from a cluster scores the edge above it tens to
+// hundreds of nats below the edge of its own (docs/em.md, "Scale").
+const DefaultMargin = 20
 
 // SequentialTree builds an initial tree by attaching the rows of x
 // (row-major, n rows of d values, NaN missing; observed exactly) one by
@@ -163,6 +177,9 @@ func sequentialFrom(x []float64, n, d int, opt InitOptions, start *pydt.Tree, ro
 	if opt.Beam < 1 {
 		opt.Beam = 4
 	}
+	if opt.Margin == 0 {
+		opt.Margin = DefaultMargin
+	}
 	a := attacher{tr: tr, m: m, h: h, opt: opt, logC: math.Log(opt.C)}
 	a.initKids()
 	for i := range n {
@@ -201,21 +218,31 @@ type attacher struct {
 	near        []nearChild // scratch: the nearest children of a branch point
 	front, next []beamNode  // the descent's frontiers
 
-	// kids[v] holds branch point v's children and a copy of their upward
-	// messages, contiguous so that nearest scans a high-degree branch
-	// point at memory speed; slot[c] is c's index in its parent's kids.
-	// attached keeps both current.
+	// kids[v] holds branch point v's children and what nearest needs of
+	// their upward messages, contiguous so that nearest scans a
+	// high-degree branch point at memory speed; slot[c] is c's index in
+	// its parent's kids. attached keeps both current.
 	kids []kidList
 	slot []int32
-	xbuf []float64 // scratch: the new point's values, NaN where missing
+	// Scratch of nearest: the new point's observed values and their
+	// dimensions.
+	xobs []float64
+	dobs []int
+	// scanned counts the children nearest has compared (tests).
+	scanned int
 }
 
-// kidList is a branch point's children and their upward messages, per
-// child D (mean, variance) pairs.
+// kidList is a branch point v's children and their upward messages, per
+// child D pairs (mean m_cd, denominator v_cd + σ²_d (1 - t_v)): nearest's
+// distance divides by the denominator, which depends on v's time (fixed
+// while the tree is built) and the message only, so it is formed once
+// per message, not once per scan; +Inf where the message is flat.
 type kidList struct {
 	ids []pydt.NodeID
 	mv  []float64
 }
+
+var inf = math.Inf(1)
 
 type nearChild struct {
 	c    pydt.NodeID
@@ -227,7 +254,6 @@ func (a *attacher) initKids() {
 	tr, dd := a.tr, 2*a.m.Dims()
 	a.kids = make([]kidList, tr.Cap())
 	a.slot = make([]int32, tr.Cap())
-	a.xbuf = make([]float64, a.m.Dims())
 	for _, v := range tr.PreOrder(nil) {
 		if p := tr.Parent(v); p != pydt.NoNode {
 			k := &a.kids[p]
@@ -269,13 +295,27 @@ func (a *attacher) attached(leaf pydt.NodeID, pos pydt.Position, w pydt.NodeID) 
 	}
 }
 
-// store copies c's upward message into its parent's children list.
+// store copies c's upward message into its parent's children list: per
+// dimension its mean and the denominator of nearest's distance, its
+// variance plus σ²_d (1 - t_parent) (σ²_d = σ² without
+// InitOptions.Variances), formed as nearest formed it before.
 func (a *attacher) store(c pydt.NodeID) {
 	d := a.m.Dims()
-	k := a.kids[a.tr.Parent(c)]
+	p := a.tr.Parent(c)
+	k := a.kids[p]
 	r := k.mv[int(a.slot[c])*2*d:]
+	om := a.tr.Time(p).OneMinus()
+	s2 := a.opt.Variance * om
 	for j := range d {
-		r[2*j], r[2*j+1] = a.m.Message(c, j)
+		mean, v := a.m.Message(c, j)
+		if a.opt.Variances != nil {
+			s2 = a.opt.Variances[j] * om
+		}
+		den := v + s2
+		if math.IsInf(v, 1) {
+			den = math.Inf(1)
+		}
+		r[2*j], r[2*j+1] = mean, den
 	}
 }
 
@@ -294,32 +334,33 @@ func (a *attacher) nearest(leaf, v pydt.NodeID) []nearChild {
 		}
 		return a.near
 	}
-	om := tr.Time(v).OneMinus()
-	s2 := a.opt.Variance * om
 	nd := m.Dims()
-	x := a.xbuf
+	// The new point's observed dimensions, in order (the sums below add
+	// the same terms in the same order as a scan of every dimension
+	// that skips the missing ones).
+	a.xobs, a.dobs = a.xobs[:0], a.dobs[:0]
 	for d := range nd {
 		xm, xv := m.Message(leaf, d)
-		if math.IsInf(xv, 1) {
-			xm = math.NaN()
+		if !math.IsInf(xv, 1) && !math.IsNaN(xm) {
+			a.xobs = append(a.xobs, xm)
+			a.dobs = append(a.dobs, 2*d)
 		}
-		x[d] = xm
 	}
+	x, dobs := a.xobs, a.dobs
 	k := &a.kids[v]
+	a.scanned += len(k.ids)
 	worst := math.Inf(1)
 	for j, c := range k.ids {
 		r := k.mv[j*2*nd : (j+1)*2*nd]
 		var dist float64
-		for d, xd := range x {
-			cv := r[2*d+1]
-			if math.IsNaN(xd) || math.IsInf(cv, 1) {
+		for i, xd := range x {
+			o := dobs[i]
+			den := r[o+1]
+			if den == inf {
 				continue
 			}
-			e := xd - r[2*d]
-			if a.opt.Variances != nil {
-				s2 = a.opt.Variances[d] * om
-			}
-			dist += e * e / (cv + s2)
+			e := xd - r[o]
+			dist += e * e / den
 			if dist >= worst {
 				break // the partial sums only grow
 			}
@@ -461,7 +502,7 @@ func (a *attacher) descend(leaf pydt.NodeID) (pydt.Position, float64) {
 		a.next = a.next[:0]
 		for _, f := range a.front {
 			v, top := f.v, f.top
-			if tr.IsLeaf(v) {
+			if tr.IsLeaf(v) || a.opt.Margin > 0 && f.score < bestScore-a.opt.Margin {
 				continue
 			}
 			if pos, ps := a.atNode(leaf, v, top); ps > bestScore {
