@@ -64,7 +64,8 @@ const DefaultMargin = 20
 //
 // Without Exhaustive the positions are found by beam search down the
 // tree: at each level the Beam best branch points (by the score of the edge
-// above them) are expanded, each scored at the point itself and at the
+// above them) are expanded, those whose edge scores within Margin of the
+// best score found so far, each scored at the point itself and at the
 // edges above its children, of which at most Width, the nearest by a cheap
 // distance to their upward messages, are scored by belief propagation.
 // Each point then costs O(depth · Beam · Width) scores of
@@ -489,10 +490,11 @@ type beamNode struct {
 }
 
 // descend finds a position by beam search from the root: the frontier
-// holds up to Beam branch points; each is scored at the point itself and
-// at the edges above its nearest children, and the Beam best children
-// (by their edge scores, branch points only) form the next frontier, down
-// to the leaves. It returns the best position scored.
+// holds up to Beam branch points; each whose edge scores within Margin of
+// the best score so far is scored at the point itself and at the edges
+// above its nearest children, and the Beam best children (by their edge
+// scores, branch points only) form the next frontier, down to the leaves.
+// It returns the best position scored.
 func (a *attacher) descend(leaf pydt.NodeID) (pydt.Position, float64) {
 	tr := a.tr
 	r := tr.Root()
