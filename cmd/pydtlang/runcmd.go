@@ -297,10 +297,11 @@ but for the wall times, as a run without the stop. A run with --time keeps
 its budget across sessions. --explain with
 --method em prints the EM schedule (spec.md, docs/em.md).
 
-EM on large data: above 2000 rows EM builds two initial trees, the
-sequential tree at the construction variance that does best on 1000 random
-rows and the average-linkage tree of those rows extended to all, instead of
-four sequential trees and average linkage of all rows; the K-best list is
+EM on large data: above 2000 rows (probit data too) EM builds three initial
+trees, the sequential tree at the construction variance that does best on
+1000 random rows, the average-linkage tree of those rows extended to all,
+and the subsample MCMC run's summary tree extended to all, instead of four
+sequential trees and average linkage of all rows; the K-best list is
 shortened when its trees would hold more than 800 MB (2 trees at 10^5 x 10),
 and the search scores re-attachments in O(depth) each. EM on the whole tree
 costs O(N·D) per iteration (about 0.5 s of CPU at N = 10^4, D = 10), so at
@@ -309,8 +310,9 @@ included (at least one iteration), and the rounds, though not the subsample
 MCMC for alpha and beta or the building of an initial tree (above 2000 rows
 an initial tree after the first is skipped when less time is left than the
 first took); e.g. --time 25s at N = 10^4 or --time 4m at N = 10^5
-(docs/em.md, "Scale"). Progress lines on stderr name
-each stage.
+(docs/em.md, "Scale"). Each initial tree is fitted as soon as it is built,
+and map.nwk and kbest.nwk are written after each initial fit, so a tree is
+on disk from the first start on. Progress lines on stderr name each stage.
 
 Load the trace in Python with ArviZ:
   df = pandas.read_csv("DIR/trace.csv")
