@@ -512,8 +512,9 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		t.Start, t.StartIndex = it.start, it.index
 		list, _ = insertKBest(list, t, s.k)
 		if ctx.Err() == nil {
-			// (A fit cut short by ctx is not kept: the run keeps nothing
-			// but run.json, below.)
+			// (A fit cut short by ctx is not written: the files hold
+			// the starts fitted in full before it, and the run returns
+			// ErrInterrupted with no checkpoint, below.)
 			if err := writeTrees(cfg.Out, list, s.laplace); err != nil {
 				return EMTree{}, false, err
 			}
@@ -685,7 +686,9 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		// A fit cut short is not the fit an uninterrupted run makes:
-		// nothing is kept, and --resume starts the run again.
+		// no checkpoint is written (map.nwk and kbest.nwk hold the
+		// starts fitted in full so far), and --resume starts the run
+		// again.
 		return nil, fmt.Errorf("run --method em: %w while fitting the initial trees (%v); run --resume %s starts the run again", ErrInterrupted, err, cfg.Out)
 	}
 	if len(list) == 0 {
