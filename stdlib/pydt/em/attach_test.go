@@ -301,9 +301,11 @@ func BenchmarkSequentialTreeExhaustive1e3D2(b *testing.B) { benchSequential(b, 1
 // TestKidLists checks the children lists the descent scans against the
 // tree and belief propagation after every construction (with missing
 // values, a narrow Width so that nearest must choose), and nearest against
-// a direct scan of the children by bp.Model.Message.
+// a direct scan of the children by bp.Model.Message. Seeds 5 and 6 have a
+// variance per dimension (InitOptions.Variances), which the listed
+// denominators take per dimension.
 func TestKidLists(t *testing.T) {
-	for seed := uint64(1); seed <= 4; seed++ {
+	for seed := uint64(1); seed <= 6; seed++ {
 		n, d := 120, 3
 		x := pydtData(seed, n, d)
 		rng := rand.New(rand.NewPCG(seed, 5))
@@ -312,7 +314,18 @@ func TestKidLists(t *testing.T) {
 				x[i] = math.NaN()
 			}
 		}
-		a, err := sequential(x, n, d, InitOptions{C: 0.5, Variance: 1, Alpha: 0.5, Beta: 0.1, Width: 2, Beam: 2, Exhaustive: seed == 4})
+		opt := InitOptions{C: 0.5, Variance: 1, Alpha: 0.5, Beta: 0.1, Width: 2, Beam: 2, Exhaustive: seed == 4}
+		if seed >= 5 {
+			opt.Variances = []float64{0.3, 1, 4}
+		}
+		// σ²_d of dimension dd.
+		s2d := func(dd int) float64 {
+			if opt.Variances != nil {
+				return opt.Variances[dd]
+			}
+			return opt.Variance
+		}
+		a, err := sequential(x, n, d, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +347,7 @@ func TestKidLists(t *testing.T) {
 					if got := k.mv[j*2*d+2*dd]; got != mean && !(math.IsNaN(got) && math.IsNaN(mean)) {
 						t.Fatalf("seed %d node %d dim %d: listed mean %v, message %v", seed, c, dd, got, mean)
 					}
-					den := vr + a.opt.Variance*tr.Time(v).OneMinus()
+					den := vr + s2d(dd)*tr.Time(v).OneMinus()
 					if got := k.mv[j*2*d+2*dd+1]; got != den {
 						t.Fatalf("seed %d node %d dim %d: listed denominator %v, message variance %v + σ²(1-t) = %v", seed, c, dd, got, vr, den)
 					}
@@ -342,7 +355,6 @@ func TestKidLists(t *testing.T) {
 			}
 			// nearest against a direct scan, for a few query rows.
 			for _, q := range []pydt.NodeID{0, 7, 33} {
-				s2 := a.opt.Variance * tr.Time(v).OneMinus()
 				var all []float64
 				for c := range tr.Children(v) {
 					var dist float64
@@ -352,7 +364,7 @@ func TestKidLists(t *testing.T) {
 						if math.IsInf(xv, 1) || math.IsInf(cv, 1) {
 							continue
 						}
-						dist += (xm - cm) * (xm - cm) / (cv + s2)
+						dist += (xm - cm) * (xm - cm) / (cv + s2d(dd)*tr.Time(v).OneMinus())
 					}
 					all = append(all, dist)
 				}
