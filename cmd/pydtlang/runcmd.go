@@ -283,8 +283,9 @@ mean of the precision); a variance per column keeps its q(prec[d]) in each
 fit. The same run's summary tree, majority-rule
 consensus and last tree (extended to all rows) are among the search's
 initial trees (also when alpha and beta are fixed; with alpha = beta = 0,
-where only binary trees are possible, those that multifurcate are left
-out); kbest.nwk and
+where only binary trees are possible, those that multifurcate are split
+into binary trees by average linkage of their children's mean rows);
+kbest.nwk and
 summary.json's kbest_estimates say which start each tree descends from. The
 best tree is the one of highest value: where many trees fit about equally
 well it can be a near-star, and the run then warns (use MCMC).
@@ -293,7 +294,9 @@ writes checkpoint.json as it goes (the K-best list, the search's random
 state, the round); Ctrl-C stops it after the last completed round with its
 outputs written, and "run --resume DIR" (or "--iters R" to go on to R
 rounds) continues it exactly: the same kbest.nwk, map.nwk and summary.json,
-but for the wall times, as a run without the stop. A run with --time keeps
+but for the wall times, as a run without the stop (stopped while the initial
+trees are fitted, it has no checkpoint, map.nwk and kbest.nwk hold the
+starts fitted in full, and --resume starts it again). A run with --time keeps
 its budget across sessions. --explain with
 --method em prints the EM schedule (spec.md, docs/em.md).
 
@@ -312,7 +315,11 @@ an initial tree after the first is skipped when less time is left than the
 first took); e.g. --time 25s at N = 10^4 or --time 4m at N = 10^5
 (docs/em.md, "Scale"). Each initial tree is fitted as soon as it is built,
 and map.nwk and kbest.nwk are written after each initial fit, so a tree is
-on disk from the first start on. Progress lines on stderr name each stage.
+on disk from the first start on. The sequential construction places each
+row by a beam search down the tree that skips the branch points whose edge
+scores more than 20 nats below the best position so far (a heuristic, fixed
+here; em.InitOptions.Margin in the library). Progress lines on stderr name
+each stage.
 
 Load the trace in Python with ArviZ:
   df = pandas.read_csv("DIR/trace.csv")
