@@ -642,21 +642,22 @@ type treeStep struct {
 	// grid is treemove.Sampler.LocalGrid: cells per edge of the local
 	// moves' likelihood-informed proposal, 0 for the uniform one.
 	grid int
-	// collapse, when set, makes the subtree moves integrate c out
+	// collapse, when set, makes the topology moves integrate c out
 	// (treemove.Sampler.Collapse); the schedule then draws c right after
 	// this step (Schedule.SetCollapse).
 	collapse *treemove.CollapseC
 	cname    string
 }
 
-// SetCollapse makes the subtree moves of every tree step whose PYDT's
-// divergence function has a constant c that gibbs(c) draws (a Gamma prior
-// of constant parameters, c read by that PYDT alone and only as the
-// constant of a pydt.Linear divergence function) target the tree prior
-// with c integrated out (treemove.CollapseC), and moves that gibbs(c) to
-// right after the tree step: after the collapsed moves c must be drawn
-// afresh before any update that conditions on it. It reports the number
-// of tree steps it collapsed. One case is not exact: when gibbs(c) refuses
+// SetCollapse makes the subtree, uniform local and position moves of every
+// tree step whose PYDT's divergence function has a constant c that
+// gibbs(c) draws (a Gamma prior of constant parameters, c read by that
+// PYDT alone and only as the constant of a pydt.Linear divergence
+// function) target the tree prior with c integrated out
+// (treemove.CollapseC), and moves that gibbs(c) to right after the tree
+// step: after the collapsed moves c must be drawn afresh before any
+// update that conditions on it. It reports the number of tree steps it
+// collapsed. One case is not exact: when gibbs(c) refuses
 // its draw (a tree density float64 cannot evaluate at the new c) it keeps
 // the old c, which after collapsed moves is not a draw given the tree;
 // such refusals are counted in Chain.Skipped.

@@ -45,25 +45,23 @@ import (
 // For n = 1 the two agree term by term (delta = logq): that is
 // exchangeability, p(T_r + leaf) = p(T_r) q(leaf's position).
 func (s *Sampler) attachTerms(pos pydt.Position, n int) (delta, logq float64) {
-	return s.attachTermsBelow(pos, n, pydt.NoNode)
-}
-
-// attachTermsBelow is attachTerms without the terms of the ancestors of
-// top (top must be pos.Node or one of its ancestors, or NoNode for all
-// terms). Those terms are the same for every position below top (on an
-// edge or at a branch point of top's subtree, the edge above top
-// included): at each ancestor of top the path child is top's ancestor,
-// whose count does not depend on where below top the subtree attaches.
-// So differences of attachTermsBelow(·, n, top) between such positions
-// are differences of attachTerms, at O(depth below top) each.
-func (s *Sampler) attachTermsBelow(pos pydt.Position, n int, top pydt.NodeID) (delta, logq float64) {
-	delta, logq, _, _ = s.attachTermsR(pos, n, top)
+	delta, logq, _, _ = s.attachTermsR(pos, n, pydt.NoNode)
 	return delta, logq
 }
 
-// attachTermsR is attachTermsBelow that also returns rbar, the change of
-// the J-weighted sum R of the divergence function's cumulative (CStatsFor's
-// second value) when the subtree attaches at pos: delta's terms in A are
+// attachTermsR is attachTerms without the terms of the ancestors of top
+// (top must be pos.Node or one of its ancestors, or NoNode for all terms),
+// that also returns rbar and free (below). The terms above top are the
+// same for every position below top (on an edge or at a branch point of
+// top's subtree, the edge above top included): at each ancestor of top
+// the path child is top's ancestor, whose count does not depend on where
+// below top the subtree attaches. So differences of attachTermsR(·, n,
+// top) between such positions are differences of attachTerms, at
+// O(depth below top) each.
+//
+// rbar is the change of the J-weighted sum R of the divergence function's
+// cumulative (CStatsFor's second value) when the subtree attaches at pos:
+// delta's terms in A are
 // -A-weighted sums, and rbar is the same sums with the memo's cumulative
 // (A itself; the unit cumulative Ā when the sampler's divergence is the
 // unit function, as in the collapsed moves, collapse.go). With the scale

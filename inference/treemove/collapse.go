@@ -118,11 +118,6 @@ func (s *Sampler) collapsedMoves(k, local, position int) error {
 	return nil
 }
 
-// collapsedSubtreeMoves runs k collapsed subtree moves.
-func (s *Sampler) collapsedSubtreeMoves(k int) error {
-	return s.collapsedMoves(k, 0, 0)
-}
-
 // setScale sets the scale of the divergence function in attachTermsR and
 // propose.
 func (s *Sampler) setScale(c float64) {

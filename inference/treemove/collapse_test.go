@@ -70,7 +70,7 @@ var collapseKinds = []struct {
 	f    func(s *Sampler)
 }{
 	{"collapsed-subtree", func(s *Sampler) {
-		if err := s.collapsedSubtreeMoves(1); err != nil {
+		if err := s.collapsedMoves(1, 0, 0); err != nil {
 			panic(err)
 		}
 	}},

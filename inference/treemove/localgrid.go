@@ -47,8 +47,8 @@ const MaxLocalGrid = 1000
 // Cost: the target at every cell midpoint is scored by a bp.Region below
 // the lowest common ancestor of the region's pieces (one walk to the root
 // for its outside message, then O(D) per point and O(K · log K · D) per
-// node of the region) and by attachTermsBelow (O(depth within the
-// region)), since both are needed only up to a constant common to R; the
+// node of the region) and by attachTermsR below the region's top
+// (O(depth within the region)), since both are needed only up to a constant common to R; the
 // accepted point is attached by one path update, a rejection undoes the
 // detach. No allocation once the buffers have grown.
 

@@ -229,7 +229,7 @@ func (s *Sampler) posLogDensity(pos pydt.Position, n int, ll float64) float64 {
 }
 
 // posLogDensityBelow is posLogDensity without the prior's terms of the
-// ancestors of top (attachTermsBelow), with an atom spread over atomLen in
+// ancestors of top (attachTermsR), with an atom spread over atomLen in
 // ψ (1 for a probability at an atom: LocalMove's target).
 func (s *Sampler) posLogDensityBelow(pos pydt.Position, n int, ll float64, top pydt.NodeID, atomLen float64) float64 {
 	if math.IsInf(ll, -1) {

@@ -245,12 +245,13 @@ type Sampler struct {
 	// (internal/mixbench -freeze-topology).
 	TopologyFixed bool
 
-	// Collapse, when set, makes Sweep's subtree moves target the tree
-	// prior with the divergence function's constant c integrated out
-	// under the Gamma prior it holds (collapse.go); they then run after
-	// the other moves of the sweep, and the caller must draw c from its
-	// conditional before any update that conditions on it. The divergence
-	// function must be Collapse.Unit scaled by c.
+	// Collapse, when set, makes Sweep's subtree, uniform local and
+	// position moves target the tree prior with the divergence function's
+	// constant c integrated out under the Gamma prior it holds
+	// (collapse.go); they then run after the moves that condition on c
+	// (the time moves, the informed local moves), and the caller must
+	// draw c from its conditional before any update that conditions on
+	// it. The divergence function must be Collapse.Unit scaled by c.
 	Collapse *CollapseC
 
 	// Stats counts proposals and acceptances since New or ResetStats.

@@ -130,7 +130,7 @@ type config struct {
 	// TimeScale appends the scale(c, times) move (inference.TimeScaleSteps)
 	// to the schedule.
 	TimeScale bool
-	// Collapse makes the subtree moves integrate c out
+	// Collapse makes the topology moves integrate c out
 	// (inference.Schedule.SetCollapse).
 	Collapse bool
 	// FreezeTopology fixes the tree's topology after the burn-in
@@ -334,7 +334,7 @@ func run(c config) (result, error) {
 		}
 	}
 	if c.Collapse && sched.SetCollapse() == 0 {
-		return res, fmt.Errorf("-collapse: the model has no c to integrate out of the subtree moves")
+		return res, fmt.Errorf("-collapse: the model has no c to integrate out of the tree moves")
 	}
 	// And its LocalGrid.
 	if err := sched.SetLocalGrid(c.Grid); err != nil {
@@ -598,7 +598,7 @@ func main() {
 	local := flag.Float64("local", -1, "LocalMoves per leaf in a tree sweep (negative: the default)")
 	radius := flag.Int("radius", -1, "LocalMove's radius in steps (LocalGridRadius with -grid; negative: the default)")
 	grid := flag.Int("grid", 0, "LocalMove's likelihood-informed proposal with `G` cells per edge (treemove.Sampler.LocalGrid; 0: the uniform proposal)")
-	collapse := flag.Bool("collapse", false, "subtree moves with c integrated out (inference.Schedule.SetCollapse), c drawn right after the tree step")
+	collapse := flag.Bool("collapse", false, "subtree, uniform local and position moves with c integrated out (inference.Schedule.SetCollapse), c drawn right after the tree step")
 	timeScale := flag.Bool("timescale", false, "add the scale(c, times) move (inference.TimeScaleSteps) to the schedule")
 	position := flag.Float64("position", -1, "PositionMoves per leaf in a tree sweep (negative: the default)")
 	freeze := flag.Bool("freeze-topology", false, "fix the tree's topology after the burn-in: the recorded sweeps update the times, c, prec and the rest only")
