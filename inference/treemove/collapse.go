@@ -99,7 +99,7 @@ func (s *Sampler) endCollapsed() {
 
 // collapsedMoves runs the topology moves of a Sweep with c integrated
 // out: k subtree moves, then the uniform local moves and the position
-// moves, each targeting the collapsed prior (collapsedSubtreeMove, and
+// moves, each targeting the collapsed prior (collapsedLogRatio, and
 // posLogDensityBelow's collapsed term for the others).
 func (s *Sampler) collapsedMoves(k, local, position int) error {
 	if err := s.beginCollapsed(); err != nil {
@@ -107,7 +107,7 @@ func (s *Sampler) collapsedMoves(k, local, position int) error {
 	}
 	defer s.endCollapsed()
 	for range k {
-		s.collapsedSubtreeMove()
+		s.SubtreeMove()
 	}
 	for range local {
 		s.LocalMove()
@@ -201,29 +201,9 @@ func (s *Sampler) collapsedLg(pos pydt.Position, rbar float64) float64 {
 	return out
 }
 
-// collapsedSubtreeMove is SubtreeMove with c integrated out (see above).
-func (s *Sampler) collapsedSubtreeMove() bool {
-	tr, m := s.tr, s.m
-	if tr.NumLeaves() < 2 {
-		return false
-	}
-	s.Stats.Subtree.Proposed++
-	v := s.randomNonRoot()
-	if !s.collapseBegin(v) {
-		return false
-	}
-	defer s.collapseEnd(v)
-	nOld := s.numNonRoot()
-	llOld := m.LogLik()
-	old := m.Detach(v)
-	n := tr.Count(v)
-	pos, corrNew, ok := s.propose(v, tr.Time(v))
-	if !ok {
-		s.Stats.GaveUp++
-		m.Attach(v, old)
-		return false
-	}
-	llNew := m.LogLikIfAttached(v, pos)
+// collapsedLogRatio is logRatio for a move with c integrated out (see
+// above), between collapseBegin and collapseEnd.
+func (s *Sampler) collapsedLogRatio(v pydt.NodeID, old, pos pydt.Position, nOld int, llOld, llNew float64) float64 {
 	logA := math.Inf(-1)
 	if !math.IsInf(llNew, -1) {
 		logA = math.NaN()
@@ -234,23 +214,10 @@ func (s *Sampler) collapsedSubtreeMove() bool {
 	// The collapsed prior's log p(T_r + v@x) - log p(T_r) is free(x) +
 	// collapsedLg(x) up to a term shared by both positions; q(x) is the
 	// proposal's density at c*.
+	n := s.tr.Count(v)
 	_, qOld, rOld, fOld := s.attachTermsR(old, n, pydt.NoNode)
 	_, qNew, rNew, fNew := s.attachTermsR(pos, n, pydt.NoNode)
 	logA += (fNew + s.collapsedLg(pos, rNew) - qNew) - (fOld + s.collapsedLg(old, rOld) - qOld)
-	nNew := nOld
-	if !old.AtNode {
-		nNew--
-	}
-	if !pos.AtNode {
-		nNew++
-	}
-	logA += math.Log(float64(nOld)) - math.Log(float64(nNew))
-	if s.Informed > 0 {
-		logA += s.informedCorr(v, old) - corrNew
-	}
-	if !s.accept(logA) {
-		m.Attach(v, old)
-		return false
-	}
-	return s.moveTo(v, old, pos, &s.Stats.Subtree.Accepted)
+	logA += math.Log(float64(nOld)) - math.Log(float64(nodesAfter(old, pos, nOld)))
+	return logA
 }

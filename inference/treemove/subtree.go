@@ -49,6 +49,12 @@ func (s *Sampler) SubtreeMove() bool {
 	}
 	s.Stats.Subtree.Proposed++
 	v := s.randomNonRoot()
+	if s.collapsing {
+		if !s.collapseBegin(v) {
+			return false
+		}
+		defer s.collapseEnd(v)
+	}
 	nOld := s.numNonRoot()
 	llOld := m.LogLik()
 	old := m.Detach(v)
@@ -73,6 +79,9 @@ func (s *Sampler) SubtreeMove() bool {
 // from old to pos, given the number of non-root nodes nOld and the log
 // likelihoods before and after.
 func (s *Sampler) logRatio(v pydt.NodeID, old, pos pydt.Position, nOld int, llOld, llNew float64) float64 {
+	if s.collapsing {
+		return s.collapsedLogRatio(v, old, pos, nOld, llOld, llNew)
+	}
 	if math.IsInf(llNew, -1) {
 		return math.Inf(-1)
 	}
@@ -85,8 +94,14 @@ func (s *Sampler) logRatio(v pydt.NodeID, old, pos pydt.Position, nOld int, llOl
 		dOld, qOld := s.attachTerms(old, n)
 		logA += (dNew - qNew) - (dOld - qOld)
 	}
-	// Branch points: one fewer in T_r when v's old parent was spliced out
-	// (old is on an edge), one more when the new position is on an edge.
+	return logA + math.Log(float64(nOld)) - math.Log(float64(nodesAfter(old, pos, nOld)))
+}
+
+// nodesAfter returns the number of non-root nodes after moving a subtree
+// from old to pos when there were nOld: a branch point fewer in T_r when
+// v's old parent was spliced out (old is on an edge), one more when the
+// new position is on an edge.
+func nodesAfter(old, pos pydt.Position, nOld int) int {
 	nNew := nOld
 	if !old.AtNode {
 		nNew--
@@ -94,5 +109,5 @@ func (s *Sampler) logRatio(v pydt.NodeID, old, pos pydt.Position, nOld int, llOl
 	if !pos.AtNode {
 		nNew++
 	}
-	return logA + math.Log(float64(nOld)) - math.Log(float64(nNew))
+	return nNew
 }
