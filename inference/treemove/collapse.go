@@ -41,11 +41,11 @@ import (
 //
 // The chain's c is stale after collapsed moves: it must be drawn afresh from
 // its conditional Gamma(a + K, b + R) before any update that conditions on
-// it. Sweep therefore runs the collapsed subtree moves last, after the
-// moves that condition on c, and the engine draws c right after the tree
-// step (inference.Schedule). K and R are computed once per Sweep by
-// CStatsFor (O(N), as the draw of c does) and kept up to date by the
-// accepted moves (O(depth) each).
+// it. Sweep therefore runs the collapsed moves (subtree, uniform local and
+// position) last, after the moves that condition on c, and the engine
+// draws c right after the tree step (inference.Schedule). K and R are
+// computed once per Sweep by CStatsFor (O(N), as the draw of c does) and
+// kept up to date after every move (collapseEnd, O(depth) each).
 
 // CollapseC is the prior of the constant c of a divergence function linear
 // in it, for the subtree moves with c integrated out (Sampler.Collapse).
