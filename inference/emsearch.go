@@ -677,7 +677,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 				return nil, err
 			}
 		}
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			logf("no (further) starting trees from the MCMC run: %v", err)
 			if firstErr == nil {
 				firstErr = err
@@ -701,6 +701,15 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	s.boundTrace = []float64{list[0].Bound}
 	s.boundTime = []float64{time.Since(start).Seconds()}
 	return s, nil
+}
+
+// done returns the Done channel of the search's context (nil before
+// setDeadline), so that an initial tree's construction stops on Ctrl-C.
+func (p *EMPlan) done() <-chan struct{} {
+	if p.ctx == nil {
+		return nil
+	}
+	return p.ctx.Done()
 }
 
 // setDeadline sets the deadline of the search's EM fits from cfg.Time
@@ -1538,7 +1547,7 @@ func columnVariances(x []float64, n, d int) []float64 {
 // positive and finite), so that each column is compared on its own scale.
 func (p *EMPlan) initOptions(f float64, cols []float64, v0 float64) em.InitOptions {
 	o := p.Opt
-	io := em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta}
+	io := em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta, Done: p.done()}
 	if o.Variances != nil {
 		io.Variances = make([]float64, len(cols))
 		for j, v := range cols {

@@ -1,6 +1,7 @@
 package em
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -35,7 +36,21 @@ type InitOptions struct {
 	// is not expanded. Zero means DefaultMargin; negative expands every
 	// branch point of the frontier, as the descent did before the margin.
 	Margin float64
+	// Done, when not nil, stops the construction once it is closed (pass
+	// a context's Done channel): it is looked at every StopCheckRows rows,
+	// and the construction then returns ErrStopped. At 10⁵ rows a
+	// construction takes a minute or more of CPU, so a run must be able to
+	// stop within it.
+	Done <-chan struct{}
 }
+
+// ErrStopped is returned by SequentialTree and ExtendTree when
+// InitOptions.Done was closed before the tree was complete.
+var ErrStopped = errors.New("em: tree construction stopped")
+
+// StopCheckRows is how many rows SequentialTree and ExtendTree attach
+// between two looks at InitOptions.Done.
+const StopCheckRows = 64
 
 // DefaultMargin is InitOptions.Margin's default: 20 nats. On clustered
 // data the root's children are the clusters, all in the frontier, and
@@ -186,6 +201,13 @@ func sequentialFrom(x []float64, n, d int, opt InitOptions, start *pydt.Tree, ro
 	for i := range n {
 		if in[i] {
 			continue
+		}
+		if opt.Done != nil && i%StopCheckRows == 0 {
+			select {
+			case <-opt.Done:
+				return nil, ErrStopped
+			default:
+			}
 		}
 		leaf := pydt.NodeID(i)
 		var pos pydt.Position

@@ -1,6 +1,7 @@
 package em
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -588,4 +589,45 @@ func TestDescentMargin(t *testing.T) {
 		t.Errorf("children scanned: %d with the margin, %d without; want fewer than half", scanned[1], scanned[0])
 	}
 	t.Logf("children scanned: %d with the margin, %d without", scanned[1], scanned[0])
+}
+
+// TestSequentialTreeStops checks InitOptions.Done: a closed channel stops
+// SequentialTree and ExtendTree with ErrStopped (within StopCheckRows
+// rows: before any row here), and an open one changes nothing (the same
+// tree as without it).
+func TestSequentialTreeStops(t *testing.T) {
+	opt := InitOptions{C: 0.2, Variance: 4, Alpha: 0.2, Beta: 0}
+	n, d := 200, 2
+	x := clusters(3, n, d, 4)
+	closed := make(chan struct{})
+	close(closed)
+	stopped := opt
+	stopped.Done = closed
+	if _, _, err := SequentialTree(x, n, d, stopped); !errors.Is(err, ErrStopped) {
+		t.Errorf("SequentialTree with Done closed: error %v, want ErrStopped", err)
+	}
+	start, _, err := SequentialTree(x[:10*d], 10, d, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]int, 10)
+	for i := range rows {
+		rows[i] = i
+	}
+	if _, _, err := ExtendTree(x, n, d, start, rows, stopped); !errors.Is(err, ErrStopped) {
+		t.Errorf("ExtendTree with Done closed: error %v, want ErrStopped", err)
+	}
+	want, _, err := SequentialTree(x, n, d, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := opt
+	open.Done = make(chan struct{})
+	got, _, err := SequentialTree(x, n, d, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Newick() != want.Newick() {
+		t.Error("an open Done channel changed the tree")
+	}
 }
