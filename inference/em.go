@@ -53,6 +53,10 @@ type EMPlan struct {
 	// ctx, when set, ends every EM fit of the search when it is done
 	// (after at least one iteration).
 	ctx context.Context
+	// margin is the search's EMConfig.Margin (set by initial), the
+	// initial trees' em.InitOptions.Margin; zero (before a search) means
+	// em.DefaultMargin.
+	margin float64
 	// ab is where the search's α and β came from (holdAB), nil before
 	// the search.
 	ab *ABEstimate

@@ -429,7 +429,7 @@ func ResumeEM(ctx context.Context, m *Model, dir string, cfg EMConfig) (*EMResul
 func (ri *RunInfo) emConfig(dir string) EMConfig {
 	e := ri.EM
 	return EMConfig{Rounds: e.Rounds, K: e.K, Patience: e.Patience, EMIters: e.EMIters, Seed: ri.Seed, Out: dir,
-		Time: time.Duration(e.TimeSeconds * float64(time.Second)), ABRows: e.ABRows, ABSweeps: e.ABSweeps}.withDefaults()
+		Time: time.Duration(e.TimeSeconds * float64(time.Second)), ABRows: e.ABRows, ABSweeps: e.ABSweeps, Margin: e.Margin}.withDefaults()
 }
 
 // finite reports whether v is neither NaN nor ±Inf.

@@ -313,3 +313,36 @@ func TestRunEMLargeProbit(t *testing.T) {
 		t.Errorf("%d trees (approximate %v); want the one sequential tree, EP's value", len(res.Trees), res.Approximate)
 	}
 }
+
+// TestEMMarginSetting: EMConfig.Margin reaches the initial trees'
+// em.InitOptions, defaults to em.DefaultMargin, is recorded in run.json
+// and read back for a resume (a run.json without it resumes at the
+// default).
+func TestEMMarginSetting(t *testing.T) {
+	if got := (EMConfig{}).withDefaults().Margin; got != em.DefaultMargin {
+		t.Errorf("default margin %v, want %v", got, em.DefaultMargin)
+	}
+	p := &EMPlan{margin: -1}
+	if got := p.initOptions(1, nil, 1).Margin; got != -1 {
+		t.Errorf("initOptions' margin %v, want the plan's -1", got)
+	}
+	old := RunInfo{Method: MethodEM, EM: &EMSettings{Rounds: 1}}
+	if got := old.emConfig("d").Margin; got != em.DefaultMargin {
+		t.Errorf("run.json without a margin resumes at %v, want the default %v", got, em.DefaultMargin)
+	}
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": fourClusters(40, 0.25, 5)})
+	out := t.TempDir()
+	if _, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Seed: 3, Out: out, EMIters: 3, Margin: -1}); err != nil {
+		t.Fatal(err)
+	}
+	ri, err := ReadRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri.EM == nil || ri.EM.Margin != -1 {
+		t.Fatalf("run.json's EM settings %+v, want margin -1", ri.EM)
+	}
+	if got := ri.emConfig(out).Margin; got != -1 {
+		t.Errorf("resume reads margin %v, want -1", got)
+	}
+}

@@ -24,6 +24,9 @@ import (
 // KBestFile is the EM run's list of the K best trees, best first.
 const KBestFile = "kbest.nwk"
 
+// DefaultEMMargin is EMConfig.Margin's default, em.DefaultMargin nats.
+const DefaultEMMargin = em.DefaultMargin
+
 // EMConfig configures RunEM.
 type EMConfig struct {
 	// Rounds is the number of search rounds (detach, re-attach, EM on the
@@ -46,6 +49,13 @@ type EMConfig struct {
 	Time time.Duration
 	// EMIters bounds the EM iterations per candidate tree. Zero means 50.
 	EMIters int
+	// Margin is the initial trees' descent margin in nats
+	// (em.InitOptions.Margin, a heuristic): the sequential construction
+	// expands a branch point only when the edge above it scores within
+	// Margin of the best position so far. Zero means em.DefaultMargin
+	// (20); negative expands every branch point of the beam, as the
+	// construction did before the margin.
+	Margin float64
 	// Seed names the random stream of the search.
 	Seed uint64
 	// Out is the output directory (required); Force replaces a run in it.
@@ -98,6 +108,9 @@ func (c EMConfig) withDefaults() EMConfig {
 	}
 	if c.EMIters == 0 {
 		c.EMIters = 50
+	}
+	if c.Margin == 0 {
+		c.Margin = em.DefaultMargin
 	}
 	if c.ABRows == 0 {
 		c.ABRows = defaultABRows
@@ -385,6 +398,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	// Above emLargeN rows only one tree is built, at the factor that
 	// does best on a subsample (chooseFactor; docs/em.md, "Scale").
 	p.setDeadline(ctx, cfg, start)
+	p.margin = cfg.Margin
 	logf := func(format string, args ...any) {
 		if cfg.Log != nil {
 			cfg.Log(fmt.Sprintf(format, args...))
@@ -1446,7 +1460,7 @@ func (r *EMResult) Value(name string) (float64, bool) {
 func writeEMRunFile(m *Model, cfg EMConfig, inputs *Inputs) error {
 	ri := RunInfo{Version: RunVersion, Seed: cfg.Seed, Inputs: inputs, Standardize: m.Scaling, Method: MethodEM,
 		EM: &EMSettings{Rounds: cfg.Rounds, K: cfg.K, Patience: cfg.Patience, EMIters: cfg.EMIters, TimeSeconds: cfg.Time.Seconds(),
-			ABRows: cfg.ABRows, ABSweeps: cfg.ABSweeps}}
+			ABRows: cfg.ABRows, ABSweeps: cfg.ABSweeps, Margin: cfg.Margin}}
 	if cfg.InitTree != nil {
 		ri.InitTrees = []string{m.Trees[0].Leaves.Name}
 	}
@@ -1547,7 +1561,7 @@ func columnVariances(x []float64, n, d int) []float64 {
 // positive and finite), so that each column is compared on its own scale.
 func (p *EMPlan) initOptions(f float64, cols []float64, v0 float64) em.InitOptions {
 	o := p.Opt
-	io := em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta, Done: p.done()}
+	io := em.InitOptions{C: o.C, Variance: f * v0, Alpha: o.Alpha, Beta: o.Beta, Done: p.done(), Margin: p.margin}
 	if o.Variances != nil {
 		io.Variances = make([]float64, len(cols))
 		for j, v := range cols {

@@ -104,7 +104,7 @@ func (p *EMPlan) extendStart(smp *abSample, x []float64, st mcmcStart) (mcmcStar
 	if len(smp.rows) == b.N {
 		return st, nil
 	}
-	tr, _, err := em.ExtendTree(x, b.N, b.D, st.tr, smp.rows, em.InitOptions{C: smp.c, Variance: smp.variance, Variances: smp.variances, Alpha: o.Alpha, Beta: o.Beta, Done: p.done()})
+	tr, _, err := em.ExtendTree(x, b.N, b.D, st.tr, smp.rows, em.InitOptions{C: smp.c, Variance: smp.variance, Variances: smp.variances, Alpha: o.Alpha, Beta: o.Beta, Done: p.done(), Margin: p.margin})
 	if err != nil {
 		return st, fmt.Errorf("%s, extended to all %d rows: %w", st.name, b.N, err)
 	}

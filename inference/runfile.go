@@ -100,6 +100,9 @@ type EMSettings struct {
 	// estimate of α and β: the defaults).
 	ABRows   int `json:"ab_rows,omitempty"`
 	ABSweeps int `json:"ab_sweeps,omitempty"`
+	// Margin is EMConfig.Margin (absent before it was a setting: the
+	// default).
+	Margin float64 `json:"margin,omitempty"`
 }
 
 // IsEM reports whether the run was made by RunEM.

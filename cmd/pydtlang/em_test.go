@@ -201,6 +201,8 @@ func TestRunEMABFlags(t *testing.T) {
 		{"rows 1", []string{"--ab-rows", "1"}, 2, "--ab-rows must be at least 2", "", 0},
 		{"sweeps 0", []string{"--ab-sweeps", "0"}, 2, "--ab-sweeps must be positive, or -1", "", 0},
 		{"sweeps -2", []string{"--ab-sweeps", "-2"}, 2, "--ab-sweeps must be positive, or -1", "", 0},
+		{"margin NaN", []string{"--margin", "NaN"}, 2, "--margin must be a finite number", "", 0},
+		{"margin Inf", []string{"--margin", "+Inf"}, 2, "--margin must be a finite number", "", 0},
 		{"subsample", []string{"--ab-rows", "40", "--ab-sweeps", "20"}, 0, "", "subsample MCMC", 0},
 		{"subsample, beta clamped", []string{"--ab-rows", "40", "--ab-sweeps", "20", "--set", "beta=0.2"}, 0, "", "subsample MCMC", 0.2},
 		{"per tree", []string{"--ab-sweeps", "-1"}, 0, "", "per tree", 0},

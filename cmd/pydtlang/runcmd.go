@@ -317,8 +317,9 @@ first took); e.g. --time 25s at N = 10^4 or --time 4m at N = 10^5
 and map.nwk and kbest.nwk are written after each initial fit, so a tree is
 on disk from the first start on. The sequential construction places each
 row by a beam search down the tree that skips the branch points whose edge
-scores more than 20 nats below the best position so far (a heuristic, fixed
-here; em.InitOptions.Margin in the library). Progress lines on stderr name
+scores more than --margin nats (20) below the best position so far (a
+heuristic; --margin -1 skips none, at more CPU on clustered data;
+em.InitOptions.Margin in the library). Progress lines on stderr name
 each stage.
 
 Load the trace in Python with ArviZ:
@@ -447,6 +448,7 @@ and in R with posterior:
 	f.DurationVar(&emc.Time, "time", 0, "with --method em: stop the run after this long, EM on the initial tree included (e.g. 30s; 0: no limit)")
 	f.IntVar(&emc.EMIters, "em-iters", 50, "with --method em: the most EM iterations per tree (initial and candidate trees)")
 	f.IntVar(&emc.ABRows, "ab-rows", 300, "with --method em: the random rows of the MCMC run that estimates alpha and beta (all rows if there are fewer)")
+	f.Float64Var(&emc.Margin, "margin", inference.DefaultEMMargin, "with --method em: the initial trees' construction skips a branch point whose edge scores more than this many nats below the best position so far (a heuristic; negative: skip none)")
 	f.IntVar(&emc.ABSweeps, "ab-sweeps", 400, "with --method em: the sweeps of that MCMC run, half burn-in (-1: fit alpha and beta to each tree instead)")
 	return cmd
 }
@@ -473,6 +475,9 @@ func runEM(cmd *cobra.Command, model string, m *inference.Model, g *graph.Graph,
 	}
 	if emc.ABRows < 2 {
 		return &exitError{code: 2, err: fmt.Errorf("run: --ab-rows must be at least 2, got %d", emc.ABRows)}
+	}
+	if math.IsNaN(emc.Margin) || math.IsInf(emc.Margin, 0) {
+		return &exitError{code: 2, err: fmt.Errorf("run: --margin must be a finite number of nats (negative: no margin), got %v", emc.Margin)}
 	}
 	if emc.ABSweeps == 0 || emc.ABSweeps < -1 {
 		return &exitError{code: 2, err: fmt.Errorf("run: --ab-sweeps must be positive, or -1 to fit alpha and beta per tree, got %d", emc.ABSweeps)}
