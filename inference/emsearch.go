@@ -680,6 +680,14 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	// (each extension costs a sequential construction).
 	if smp != nil && cfg.InitTree == nil && len(smp.trees) > 0 && ctx.Err() == nil && roomFor("initial trees from the MCMC run") {
 		mc, err := p.mcmcStartTrees(smp, x, large != nil)
+		if err != nil && len(mc) > 0 {
+			// Some starts could not be made binary: the others are kept.
+			logf("left out: %v; the other starting trees from the MCMC run are kept", err)
+			if firstErr == nil {
+				firstErr = err
+			}
+			err = nil
+		}
 		for _, st := range mc {
 			if ctx.Err() != nil {
 				break

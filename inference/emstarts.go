@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -82,19 +83,31 @@ func (p *EMPlan) mcmcStartTrees(smp *abSample, x []float64, summaryOnly bool) ([
 		// keeps the summary tree alone, with no MCMC start. Each
 		// multifurcation is split by average linkage of its children's
 		// mean rows (resolveBinary).
-		for i, st := range out {
-			if isBinary(st.tr) {
-				continue
-			}
-			tr, err := resolveBinary(st.tr, x, b.D, smp.rows)
-			if err != nil {
-				return nil, fmt.Errorf("%s, split into a binary tree: %w", st.name, err)
-			}
-			out[i].tr = tr
-			out[i].name += ", its multifurcations split by linkage"
-		}
+		return resolveStarts(out, x, b.D, smp.rows)
 	}
 	return out, nil
+}
+
+// resolveStarts splits the multifurcations of each start of out by
+// resolveBinary (over the rows given) and returns the starts that are
+// binary then; a start that cannot be split is left out, the others
+// kept, and the error says which were left out and why.
+func resolveStarts(out []mcmcStart, x []float64, d int, rows []int) ([]mcmcStart, error) {
+	var dropped []error
+	kept := out[:0]
+	for _, st := range out {
+		if !isBinary(st.tr) {
+			tr, err := resolveBinary(st.tr, x, d, rows)
+			if err != nil {
+				dropped = append(dropped, fmt.Errorf("%s, split into a binary tree: %w", st.name, err))
+				continue
+			}
+			st.tr = tr
+			st.name += ", its multifurcations split by linkage"
+		}
+		kept = append(kept, st)
+	}
+	return kept, errors.Join(dropped...)
 }
 
 // extendStart returns the start st of mcmcStartTrees extended to all rows

@@ -351,3 +351,50 @@ func TestMCMCStartsDDTMultifurcating(t *testing.T) {
 		t.Errorf("name %q does not say the tree was split", st.name)
 	}
 }
+
+// TestResolveStartsKeepsTheOthers: a start whose multifurcation cannot be
+// split (its children one float64 step after it in s, so that no join
+// time fits between) is left out with an error naming it, and the other
+// starts are kept: a binary one as it is, a splittable one split.
+// (Before, one failure dropped every MCMC start.)
+func TestResolveStartsKeepsTheOthers(t *testing.T) {
+	x := []float64{0, 0.2, 0.1, 0.3, 5, 5.2, 20, 21}
+	rows := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	tight := pydt.New(8)
+	root := tight.NewInternal(pydt.TimeFromS(1))
+	for i := range 4 {
+		w := tight.NewInternal(pydt.TimeFromS(math.Nextafter(1, 2)))
+		tight.AddChild(w, pydt.NodeID(2*i))
+		tight.AddChild(w, pydt.NodeID(2*i+1))
+		tight.AddChild(root, w)
+	}
+	tight.SetRoot(root)
+	tight.Recount()
+	if _, err := resolveBinary(tight, x, 1, rows); err == nil {
+		t.Fatal("resolveBinary split a multifurcation with no room for its joins: the test tree does not test the failure")
+	}
+	binary, err := resolveBinary(cherries(4), x, 1, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := []mcmcStart{
+		{"summary", StartMCMCSummary, cherries(4)},
+		{"consensus", StartMCMCConsensus, tight},
+		{"last", StartMCMCLast, binary},
+	}
+	got, err := resolveStarts(starts, x, 1, rows)
+	if err == nil || !strings.Contains(err.Error(), "consensus, split into a binary tree") {
+		t.Errorf("error %v, want one naming the consensus start", err)
+	}
+	if len(got) != 2 || got[0].start != StartMCMCSummary || got[1].start != StartMCMCLast {
+		t.Fatalf("kept %d starts %v, want the summary (split) and the last tree", len(got), got)
+	}
+	for _, st := range got {
+		if !isBinary(st.tr) || st.tr.Validate() != nil {
+			t.Errorf("%s: not a valid binary tree", st.name)
+		}
+	}
+	if !strings.HasSuffix(got[0].name, "split by linkage") || got[1].name != "last" {
+		t.Errorf("names %q, %q", got[0].name, got[1].name)
+	}
+}
