@@ -46,14 +46,7 @@ func TestSetAxisS(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tr, err := pydt.ParseNewick(tc.newick, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lay, err := NewLayout(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr, lay := newickLayout(t, tc.newick)
 			if lay.Axis != AxisT || lay.XMax != 1 {
 				t.Errorf("NewLayout: axis %v, end %v; want t and 1", lay.Axis, lay.XMax)
 			}
@@ -98,14 +91,7 @@ func TestSetAxisS(t *testing.T) {
 // does not stretch the axis; the end is 1 when no branch point is past
 // t = 0.
 func TestSetAxisBranchAtOne(t *testing.T) {
-	tr, err := pydt.ParseNewick("((a:0.01,b:0.01):0.09,c:0.1):0.9;", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lay, err := NewLayout(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, lay := newickLayout(t, "((a:0.01,b:0.01):0.09,c:0.1):0.9;")
 	ab := node(t, tr, "a", "b")
 	root := node(t, tr, "a", "b", "c")
 	lay.S[ab] = math.Inf(1)
@@ -148,14 +134,7 @@ func TestCrowded(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tr, err := pydt.ParseNewick(tc.newick, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lay, err := NewLayout(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, lay := newickLayout(t, tc.newick)
 			if got := lay.Crowded(); got != tc.want {
 				t.Errorf("Crowded = %v, want %v", got, tc.want)
 			}

@@ -111,14 +111,7 @@ func TestLayout(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tr, err := pydt.ParseNewick(tc.newick, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lay, err := NewLayout(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr, lay := newickLayout(t, tc.newick)
 			var order []string
 			for _, v := range lay.Leaves {
 				order = append(order, tr.Label(v))
@@ -151,4 +144,19 @@ func TestLayoutEmpty(t *testing.T) {
 	if _, err := NewLayout(nil); err == nil {
 		t.Error("no error for a nil tree")
 	}
+}
+
+// newickLayout parses the Newick tree s and lays it out (NewLayout),
+// failing the test on an error.
+func newickLayout(t *testing.T, s string) (*pydt.Tree, *Layout) {
+	t.Helper()
+	tr, err := pydt.ParseNewick(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay, err := NewLayout(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, lay
 }
