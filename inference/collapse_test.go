@@ -1,13 +1,11 @@
 package inference
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/pydtlang/pydtlang/graph"
-	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // TestSetCollapse: the schedule collapses the tree step of a PYDT whose c
@@ -69,27 +67,14 @@ func TestGewekeCollapsed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	const model = `
-dim N, D
-data X : real[N, D]
-` + gewekePriors + `X ~ PYDT(alpha, beta, c, 1 / prec)
-`
-	cases := []struct{ n, d int }{{4, 1}, {5, 2}}
-	for _, c := range cases {
-		t.Run(fmt.Sprintf("N=%d,D=%d", c.n, c.d), func(t *testing.T) {
-			m := compileModel(t, model, c.n, c.d, nil)
-			setup := gewekeSetup{priorSeed: [2]uint64{11, 12}, chainSeed: 13, firstStream: 200, chains: 8, burn: 1000, iters: 6000,
-				edit: func(s *Schedule) {
-					if s.SetCollapse() != 1 {
-						t.Fatal("SetCollapse collapsed no tree step")
-					}
-				}}
-			names := treeStatNames(m)
-			stats := func(env *graph.Env, tr *pydt.Tree) []float64 { return treeStats(m, env, tr) }
-			prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawData(t, ch) })
-			compareMeans(t, names, prior, chainMeans)
-		})
-	}
+	gewekePYDT(t, func(t *testing.T) gewekeSetup {
+		return gewekeSetup{priorSeed: [2]uint64{11, 12}, chainSeed: 13, firstStream: 200, chains: 8, burn: 1000, iters: 6000,
+			edit: func(s *Schedule) {
+				if s.SetCollapse() != 1 {
+					t.Fatal("SetCollapse collapsed no tree step")
+				}
+			}}
+	})
 }
 
 // TestAllMissingCollapsed: with every value missing, alpha and beta clamped

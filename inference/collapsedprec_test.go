@@ -16,19 +16,6 @@ import (
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
-// lcaT returns t of the lowest common ancestor of the leaves a and b.
-func lcaT(tr *pydt.Tree, a, b pydt.NodeID) float64 {
-	anc := map[pydt.NodeID]bool{}
-	for v := a; v != pydt.NoNode; v = tr.Parent(v) {
-		anc[v] = true
-	}
-	for v := b; ; v = tr.Parent(v) {
-		if anc[v] {
-			return tr.Time(v).T()
-		}
-	}
-}
-
 // denseLogLikAt is log p(X | tree, 1/prec) over the columns cols by
 // gonum's multivariate normal on the dense covariance of the observed
 // entries of each column: every leaf location is Gaussian with
@@ -51,7 +38,7 @@ func denseLogLikAt(t *testing.T, tr *pydt.Tree, x []float64, n, d int, cols []in
 		cov := mat.NewSymDense(len(rows), nil)
 		for i := range rows {
 			for j := i; j < len(rows); j++ {
-				cov.SetSym(i, j, lcaT(tr, rows[i], rows[j])/prec)
+				cov.SetSym(i, j, lcaTime(tr, rows[i], rows[j]).T()/prec)
 			}
 		}
 		nrm, ok := distmv.NewNormal(make([]float64, len(y)), cov, nil)
@@ -75,6 +62,27 @@ c ~ Gamma(4, 2)
 prec ~ Gamma(2.5, 1.5)
 X ~ PYDT(alpha, beta, c, 1 / prec)
 `
+
+// collapsedPrecStep compiles collapsedPrecModel, with decl added after the
+// data declaration, on the n×d data x and returns the model, its default
+// schedule and the schedule's step named step.
+func collapsedPrecStep(t *testing.T, x []float64, n, d int, decl, step string) (*Model, *Schedule, Updater) {
+	t.Helper()
+	data := &dataset.Matrix{Rows: n, Cols: d, Data: x, Source: "x.csv"}
+	src := strings.Replace(collapsedPrecModel, "data X : real[N, D]\n", "data X : real[N, D]\n"+decl, 1)
+	m := compileSource(t, "prec.pydt", []byte(src), map[string]*dataset.Matrix{"X": data}, nil)
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sched.Steps {
+		if s.Name() == step {
+			return m, sched, s
+		}
+	}
+	t.Fatalf("no %s in\n%s", step, sched.Explain())
+	return nil, nil, nil
+}
 
 // precQuadrature returns the mean, the second moment and the quartiles of
 // the conditional of a precision with a Gamma(shape, rate) prior given the
@@ -138,24 +146,11 @@ func TestPrecisionGivenTreeMatchesQuadrature(t *testing.T) {
 		name, decl, step string
 	}{{"shared", "", "gibbs(prec)"}, {"per-dimension", "param prec : pos[D]\n", "gibbs(prec[d])"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			data := &dataset.Matrix{Rows: n, Cols: d, Data: x, Source: "x.csv"}
-			src := strings.Replace(collapsedPrecModel, "data X : real[N, D]\n", "data X : real[N, D]\n"+tc.decl, 1)
-			m := compileSource(t, "prec.pydt", []byte(src), map[string]*dataset.Matrix{"X": data}, nil)
-			sched, err := NewSchedule(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var step Updater
+			m, sched, step := collapsedPrecStep(t, x, n, d, tc.decl, tc.step)
 			for _, s := range sched.Steps {
-				if s.Name() == tc.step {
-					step = s
-				}
 				if s.Name() == "locations" {
 					t.Errorf("the schedule samples locations, which no step needs:\n%s", sched.Explain())
 				}
-			}
-			if step == nil {
-				t.Fatalf("no %s in\n%s", tc.step, sched.Explain())
 			}
 			if ex := step.Explain(); !strings.Contains(ex, "locations integrated out") {
 				t.Errorf("%s explains %q", tc.step, ex)
@@ -281,22 +276,7 @@ func TestPrecisionGivenTreeKeepsDegenerate(t *testing.T) {
 		name, decl, step string
 	}{{"shared", "", "gibbs(prec)"}, {"per-dimension", "param prec : pos[D]\n", "gibbs(prec[d])"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			data := &dataset.Matrix{Rows: n, Cols: d, Data: x, Source: "x.csv"}
-			src := strings.Replace(collapsedPrecModel, "data X : real[N, D]\n", "data X : real[N, D]\n"+tc.decl, 1)
-			m := compileSource(t, "prec.pydt", []byte(src), map[string]*dataset.Matrix{"X": data}, nil)
-			sched, err := NewSchedule(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var step Updater
-			for _, s := range sched.Steps {
-				if s.Name() == tc.step {
-					step = s
-				}
-			}
-			if step == nil {
-				t.Fatalf("no %s in\n%s", tc.step, sched.Explain())
-			}
+			m, sched, step := collapsedPrecStep(t, x, n, d, tc.decl, tc.step)
 			ch, err := NewChain(m, sched, 3, 0)
 			if err != nil {
 				t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/inference/cluster"
+	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // noiseColumnClusters returns n rows of the paper's four Gaussians (centres
@@ -92,12 +93,11 @@ func TestRunEMWeightedLinkage(t *testing.T) {
 	}
 }
 
-// TestWeightedLinkageKeepsLinkageTree: weightedLinkageTree fits EM to the
-// linkage tree it starts from, and EM sets the times of the tree it fits;
-// the linkage tree is also an initial tree of its own, fitted after, so
-// it must come back with the linkage times it had (before, it came back
-// with the times of the first round's fit).
-func TestWeightedLinkageKeepsLinkageTree(t *testing.T) {
+// perdimLinkageSetup compiles examples/gaussian-perdim.pydt (alpha 1,
+// beta 0.5) on 40 rows of noiseColumnClusters(40, 2, 1) and returns its EM
+// model, its EM plan, the data and the data's linkage tree.
+func perdimLinkageSetup(t *testing.T) (*Model, *EMPlan, *dataset.Matrix, *pydt.Tree) {
+	t.Helper()
 	src, err := os.ReadFile("../examples/gaussian-perdim.pydt")
 	if err != nil {
 		t.Fatal(err)
@@ -108,11 +108,21 @@ func TestWeightedLinkageKeepsLinkageTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, d := x.Rows, x.Cols
-	lt, err := linkageTree(x.Data, n, d, columnVariance(x.Data, n, d))
+	lt, err := linkageTree(x.Data, x.Rows, x.Cols, columnVariance(x.Data, x.Rows, x.Cols))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, p, x, lt
+}
+
+// TestWeightedLinkageKeepsLinkageTree: weightedLinkageTree fits EM to the
+// linkage tree it starts from, and EM sets the times of the tree it fits;
+// the linkage tree is also an initial tree of its own, fitted after, so
+// it must come back with the linkage times it had (before, it came back
+// with the times of the first round's fit).
+func TestWeightedLinkageKeepsLinkageTree(t *testing.T) {
+	_, p, x, lt := perdimLinkageSetup(t)
+	n, d := x.Rows, x.Cols
 	want := lt.Clone()
 	if _, _, err := p.weightedLinkageTree(lt, nil, x.Data, n, d, 20); err != nil {
 		t.Fatal(err)
@@ -169,21 +179,8 @@ func TestRunEMWeightedLinkageOneColumn(t *testing.T) {
 // candidates' and the weighted linkage's later rounds (it fitted the
 // linkage tree twice before).
 func TestWeightedLinkageReusesFit(t *testing.T) {
-	src, err := os.ReadFile("../examples/gaussian-perdim.pydt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, _ := noiseColumnClusters(40, 2, 1)
-	m := compileSource(t, "gaussian-perdim.pydt", src, map[string]*dataset.Matrix{"X": x}, map[string]float64{"alpha": 1, "beta": 0.5})
-	p, err := PlanEM(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, p, x, lt := perdimLinkageSetup(t)
 	n, d := x.Rows, x.Cols
-	lt, err := linkageTree(x.Data, n, d, columnVariance(x.Data, n, d))
-	if err != nil {
-		t.Fatal(err)
-	}
 	fit, _, err := p.newFit(lt.Clone(), nil, 20)
 	if err != nil {
 		t.Fatal(err)

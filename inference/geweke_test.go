@@ -28,6 +28,18 @@ func TestGeweke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
+	// Independent successive-conditional chains: the spread of their
+	// means gives an honest standard error even when the sampler mixes
+	// slowly (batch means underestimate it then).
+	gewekePYDT(t, func(*testing.T) gewekeSetup {
+		return gewekeSetup{priorSeed: [2]uint64{1, 2}, chainSeed: 3, firstStream: 100, chains: 8, burn: 1000, iters: 6000}
+	})
+}
+
+// gewekePYDT runs the Geweke test of the tree statistics on the model
+// X ~ PYDT(alpha, beta, c, 1 / prec) under gewekePriors, for N=4, D=1 and
+// N=5, D=2, with the setup that setup returns for each subtest.
+func gewekePYDT(t *testing.T, setup func(t *testing.T) gewekeSetup) {
 	const model = `
 dim N, D
 data X : real[N, D]
@@ -37,30 +49,14 @@ data X : real[N, D]
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("N=%d,D=%d", c.n, c.d), func(t *testing.T) {
 			m := compileModel(t, model, c.n, c.d, nil)
-			// Independent successive-conditional chains: the spread of
-			// their means gives an honest standard error even when the
-			// sampler mixes slowly (batch means underestimate it then).
-			setup := gewekeSetup{priorSeed: [2]uint64{1, 2}, chainSeed: 3, firstStream: 100, chains: 8, burn: 1000, iters: 6000}
 			names := treeStatNames(m)
 			stats := func(env *graph.Env, tr *pydt.Tree) []float64 { return treeStats(m, env, tr) }
-			prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawData(t, ch) })
+			prior, chainMeans := gewekeMeans(t, m, setup(t), len(names), stats, m.SamplePrior, func(ch *Chain) { redrawData(t, ch) })
 			compareMeans(t, names, prior, chainMeans)
 		})
 	}
 }
 
-// TestAllMissingRecoversPrior runs the sampler with every data value
-// missing: the likelihood is flat, so the tree posterior is the prior and
-// the N = 3 topologies have the exact probabilities of the generative
-// process. With h1 = Γ(1-β)/Γ(2+α) and h2 = h1 (1-β)/(2+α) the rates at
-// which the second and third points diverge, the third point reaches the
-// first branch point with probability h1/(h1+h2) and there starts a new
-// branch with probability (α+2β)/(2+α): P(three-way split) =
-// h1/(h1+h2) (α+2β)/(2+α), and by exchangeability each of the three binary
-// topologies has (1 - P(three-way))/3.
-//
-// The topology law does not depend on the divergence function: the test
-// runs with DivInv (the default), DivInvSq and DivNeal.
 func TestAllMissingRecoversPrior(t *testing.T) {
 	for _, div := range []string{"c", "DivInvSq(c)", "DivNeal(0.4, c, 0.3)"} {
 		t.Run(div, func(t *testing.T) {

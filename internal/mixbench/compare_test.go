@@ -10,6 +10,23 @@ import (
 	"testing"
 )
 
+// compareTraces reads the trace files at paths whole and returns compare's
+// table of them.
+func compareTraces(t *testing.T, paths ...string) string {
+	t.Helper()
+	var ts []traceData
+	for _, p := range paths {
+		td, err := readTrace(p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, td)
+	}
+	var w strings.Builder
+	compare(&w, ts)
+	return w.String()
+}
+
 // writeTrace writes a trace file of the columns compare reads (and a
 // scalar it does not), with cpu_s growing by 0.5 per row, and returns its
 // path; tail is appended as is (an incomplete last row). Its sum_s column
@@ -77,18 +94,8 @@ func TestCompare(t *testing.T) {
 		t.Errorf("sum_s read as root_t %+v", d)
 	}
 	table := func(paths ...string) map[string][]string {
-		var ts []traceData
-		for _, p := range paths {
-			td, err := readTrace(p, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts = append(ts, td)
-		}
-		var w strings.Builder
-		compare(&w, ts)
 		rows := map[string][]string{}
-		for _, line := range strings.Split(w.String(), "\n") {
+		for _, line := range strings.Split(compareTraces(t, paths...), "\n") {
 			f := strings.Split(line, "|")
 			if len(f) > 3 {
 				for i := range f {
@@ -151,17 +158,7 @@ func TestCompareConstant(t *testing.T) {
 	}
 	a := writeTrace(t, ar1(n, 0.5, -100, 1), c, ar1(n, 0.5, 0.3, 2), "", true)
 	b := writeTrace(t, ar1(n, 0.5, -100, 3), c, ar1(n, 0.5, 0.3, 4), "", true)
-	var ts []traceData
-	for _, p := range []string{a, b} {
-		td, err := readTrace(p, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts = append(ts, td)
-	}
-	var w strings.Builder
-	compare(&w, ts)
-	out := w.String()
+	out := compareTraces(t, a, b)
 	if strings.Contains(strings.ToLower(out), "nan") {
 		t.Errorf("NaN in the table:\n%s", out)
 	}
