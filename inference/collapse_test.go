@@ -103,12 +103,8 @@ func TestAllMissingCollapsed(t *testing.T) {
 	if !ok {
 		t.Fatal("c has no constant Gamma prior")
 	}
-	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
-	h1 := math.Exp(lg(1-beta) - lg(2+alpha))
-	h2 := h1 * (1 - beta) / (2 + alpha)
-	three := h1 / (h1 + h2) * (alpha + 2*beta) / (2 + alpha)
-	want := map[string]float64{"three-way": three, "(1,2),3": (1 - three) / 3, "(1,3),2": (1 - three) / 3, "(2,3),1": (1 - three) / 3,
-		"c": prior.Mean()}
+	want := topology3Law(alpha, beta)
+	want["c"] = prior.Mean()
 	const chains, iters = 8, 4000
 	freq := map[string][]float64{}
 	for k := range chains {

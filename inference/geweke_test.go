@@ -74,11 +74,7 @@ func allMissingRecoversPrior(t *testing.T, model string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
-	h1 := math.Exp(lg(1-beta) - lg(2+alpha))
-	h2 := h1 * (1 - beta) / (2 + alpha)
-	three := h1 / (h1 + h2) * (alpha + 2*beta) / (2 + alpha)
-	want := map[string]float64{"three-way": three, "(1,2),3": (1 - three) / 3, "(1,3),2": (1 - three) / 3, "(2,3),1": (1 - three) / 3}
+	want := topology3Law(alpha, beta)
 	// Independent chains give an honest standard error.
 	const chains, iters = 8, 4000
 	freq := map[string][]float64{}
@@ -107,6 +103,17 @@ func allMissingRecoversPrior(t *testing.T, model string) {
 			t.Errorf("P(%s) = %.4f ± %.4f, exact %.4f", name, got, se, p)
 		}
 	}
+}
+
+// topology3Law is the exact law, under the PYDT prior with parameters
+// alpha and beta, of topology3 of a three-leaf tree (it does not depend on
+// the divergence function).
+func topology3Law(alpha, beta float64) map[string]float64 {
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	h1 := math.Exp(lg(1-beta) - lg(2+alpha))
+	h2 := h1 * (1 - beta) / (2 + alpha)
+	three := h1 / (h1 + h2) * (alpha + 2*beta) / (2 + alpha)
+	return map[string]float64{"three-way": three, "(1,2),3": (1 - three) / 3, "(1,3),2": (1 - three) / 3, "(2,3),1": (1 - three) / 3}
 }
 
 // topology3 names the topology of a three-leaf tree.
