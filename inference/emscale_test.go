@@ -2,6 +2,7 @@ package inference
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -344,5 +345,52 @@ func TestEMMarginSetting(t *testing.T) {
 	}
 	if got := ri.emConfig(out).Margin; got != -1 {
 		t.Errorf("resume reads margin %v, want -1", got)
+	}
+}
+
+// TestRunEMStoppedInitialFitNotLogged: an initial tree whose fit ends
+// after Ctrl-C is not written to kbest.nwk, so its progress line does
+// not say "fitted" with a value (before, ccle stopped during the linkage
+// tree's fit logged "initial tree by average linkage fitted: bound +
+// Laplace correction -16331.3" while kbest.nwk held only the sequential
+// trees): the trees logged as fitted are the trees in kbest.nwk.
+func TestRunEMStoppedInitialFitNotLogged(t *testing.T) {
+	defer func(n, s, i int) { emLargeN, emSubsample, emSubsampleIters = n, s, i }(emLargeN, emSubsample, emSubsampleIters)
+	emLargeN, emSubsample, emSubsampleIters = 100, 60, 5
+	x := fourClusters(160, 0.25, 5)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs []string
+	fits := 0
+	_, err := RunEM(ctx, m, EMConfig{Rounds: 1, Seed: 3, Out: out, EMIters: 3,
+		Log: func(s string) { logs = append(logs, s) },
+		failFit: func(int) error {
+			// Called after each initial fit: the interrupt arrives
+			// during the second.
+			if fits++; fits == 2 {
+				cancel()
+			}
+			return nil
+		}})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err %v, want ErrInterrupted", err)
+	}
+	fitted, stopped := 0, 0
+	for _, l := range logs {
+		switch {
+		case strings.Contains(l, " fitted: "):
+			fitted++
+		case strings.Contains(l, "stopped by the interrupt, its fit not kept"):
+			stopped++
+		}
+	}
+	k, err := os.ReadFile(filepath.Join(out, KBestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(k), "\n"); fitted != 1 || stopped != 1 || n != fitted {
+		t.Errorf("%d logged as fitted, %d as stopped, %d trees in kbest.nwk; want 1, 1, 1; log:\n%s", fitted, stopped, n, strings.Join(logs, "\n"))
 	}
 }

@@ -522,7 +522,13 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			s.laplaceFallbacks = append(s.laplaceFallbacks, f)
 			logf("%s (%s %d): the Laplace correction failed (%s): %s", it.name, it.start, it.index, f.Error, f.Action)
 		}
-		logf("%s fitted: %s (%.1fs)", it.name, p.valueText(t), time.Since(start).Seconds())
+		if ctx.Err() != nil {
+			// Not "fitted": the fit may have been cut short, and it is
+			// not written (below), so the files would not hold it.
+			logf("%s: stopped by the interrupt, its fit not kept (%.1fs)", it.name, time.Since(start).Seconds())
+		} else {
+			logf("%s fitted: %s (%.1fs)", it.name, p.valueText(t), time.Since(start).Seconds())
+		}
 		t.Start, t.StartIndex = it.start, it.index
 		list, _ = insertKBest(list, t, s.k)
 		if ctx.Err() == nil {
