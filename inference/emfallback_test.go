@@ -424,3 +424,35 @@ func checkDamagedCheckpoint(t *testing.T, m *Model, cfg EMConfig, want func(cp *
 	}
 	return dir
 }
+
+// TestFitTreeRefitFailureKeepsFit: when the Laplace correction fails
+// (em.ErrNotMaximum) and the refit from perturbed times then fails
+// otherwise, the first fit is kept, ranked by its bound alone, with both
+// errors recorded (before, the tree was dropped as a failed fit: ccle's
+// summary-tree start, whose perturbed times put a node at its parent's
+// time, "invalid tree").
+func TestFitTreeRefitFailureKeepsFit(t *testing.T) {
+	m, lt := gaussianLinkage(t, 24)
+	p, err := PlanEM(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.laplace = true
+	calls := 0
+	p.laplaceFn = func(fit *em.EM) (float64, error) {
+		// The first fit's four tries fail at a saddle; the refit's
+		// correction fails with another error.
+		if calls++; calls <= 4 {
+			return math.NaN(), em.ErrNotMaximum
+		}
+		return math.NaN(), fmt.Errorf("refit broke")
+	}
+	tr, err := p.fitTree(lt, nil, 20)
+	if err != nil {
+		t.Fatalf("fitTree: %v (the first fit dropped)", err)
+	}
+	if calls != 5 || !tr.NoLaplace || tr.Laplace != 0 || tr.Bound != tr.EMBound || tr.fallback != laplaceUnavailable ||
+		!strings.Contains(tr.fallbackErr, "not at a maximum") || !strings.Contains(tr.fallbackErr, "refit broke") {
+		t.Errorf("calls %d, tree %+v", calls, tr)
+	}
+}

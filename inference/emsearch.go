@@ -1171,8 +1171,14 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, erro
 			case err == nil:
 				fit, lik, tr = rfit, rlik, rtr
 				fallback = laplaceRefit
-			case errors.Is(err, em.ErrNotMaximum):
-				// Keep the first fit, ranked by its bound alone.
+			default:
+				// Keep the first fit, ranked by its bound alone, also
+				// when the refit failed otherwise: the first fit is
+				// valid (on ccle a perturbation put a node at its
+				// parent's time, and the start was dropped).
+				if !errors.Is(err, em.ErrNotMaximum) {
+					fallbackErr += "; the refit from perturbed times failed: " + err.Error()
+				}
 				lap, noLap, err = 0, true, nil
 				fallback = laplaceUnavailable
 			}
