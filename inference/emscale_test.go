@@ -374,8 +374,9 @@ func TestRunEMStoppedInitialFitNotLogged(t *testing.T) {
 			}
 			return nil
 		}})
-	if !errors.Is(err, ErrInterrupted) {
-		t.Fatalf("err %v, want ErrInterrupted", err)
+	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "map.nwk and kbest.nwk hold the best of the initial trees fitted in full (1 in kbest.nwk)") ||
+		!strings.Contains(err.Error(), "run --resume "+out+" starts the run again") {
+		t.Fatalf("err %v, want ErrInterrupted naming map.nwk, kbest.nwk (1 tree) and --resume", err)
 	}
 	fitted, stopped := 0, 0
 	for _, l := range logs {

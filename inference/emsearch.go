@@ -486,6 +486,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	// the list, is the order in which the starts are built, as when every
 	// start was built before the first fit.
 	var inits int // initial trees built (fitted or failed)
+	written := 0  // the length of the K-best list last written
 	// fitInit fits it and enters it in the list; it returns the fitted
 	// tree and whether its fit succeeded, and an error only when the
 	// trees cannot be written. Nothing is fitted once ctx is done.
@@ -538,6 +539,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			if err := writeTrees(cfg.Out, list, s.laplace); err != nil {
 				return EMTree{}, false, err
 			}
+			written = len(list)
 		}
 		return t, true, nil
 	}
@@ -717,7 +719,11 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		// no checkpoint is written (map.nwk and kbest.nwk hold the
 		// starts fitted in full so far), and --resume starts the run
 		// again.
-		return nil, fmt.Errorf("run --method em: %w while fitting the initial trees (%v); run --resume %s starts the run again", ErrInterrupted, err, cfg.Out)
+		kept := "no initial tree was fitted in full, so there is no map.nwk yet"
+		if written > 0 {
+			kept = fmt.Sprintf("map.nwk and kbest.nwk hold the best of the initial trees fitted in full (%d in kbest.nwk)", written)
+		}
+		return nil, fmt.Errorf("run --method em: %w while fitting the initial trees; %s; run --resume %s starts the run again", ErrInterrupted, kept, cfg.Out)
 	}
 	if len(list) == 0 {
 		return nil, fmt.Errorf("run --method em: initial tree: %w", firstErr)
