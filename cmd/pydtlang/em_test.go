@@ -257,3 +257,22 @@ func TestRunEMABFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeEMNoCheckpoint: an EM run with no checkpoint.json (stopped
+// while its initial trees were fitted) is started again, and the note
+// says so and that map.nwk and kbest.nwk are written anew.
+func TestResumeEMNoCheckpoint(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "em")
+	if code, _, errOut := runCmd(t, "run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv",
+		"--method", "em", "--iters", "1", "--seed", "1", "--out", dir); code != 0 {
+		t.Fatalf("status %d: %s", code, errOut)
+	}
+	if err := os.Remove(filepath.Join(dir, "checkpoint.json")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCmd(t, "run", "--resume", dir)
+	if code != 0 || !strings.Contains(errOut, "stopped before all its initial trees were fitted") ||
+		!strings.Contains(errOut, "its map.nwk and kbest.nwk are written anew from the first initial tree on") {
+		t.Errorf("resume without a checkpoint: status %d, %s", code, errOut)
+	}
+}

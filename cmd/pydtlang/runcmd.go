@@ -555,8 +555,8 @@ func emDone(cmd *cobra.Command, res *inference.EMResult, err error, out string) 
 // not 0, is its new number of rounds.
 func resumeEM(cmd *cobra.Command, m *inference.Model, dir string, iters int) error {
 	if _, err := os.Stat(filepath.Join(dir, inference.CheckpointFile)); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: %s has no %s (the EM run stopped before its initial trees were fitted, or was made by a pydtlang without EM checkpoints); starting it again with the settings in %s\n",
-			dir, inference.CheckpointFile, inference.RunFile)
+		fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: %s has no %s (the EM run stopped before all its initial trees were fitted, or was made by a pydtlang without EM checkpoints); starting it again with the settings in %s (its %s and %s are written anew from the first initial tree on)\n",
+			dir, inference.CheckpointFile, inference.RunFile, inference.MapFile, inference.KBestFile)
 	}
 	var emc inference.EMConfig
 	emc.Rounds = iters
