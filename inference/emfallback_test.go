@@ -456,3 +456,9 @@ func TestFitTreeRefitFailureKeepsFit(t *testing.T) {
 		t.Errorf("calls %d, tree %+v", calls, tr)
 	}
 }
+
+func TestWasWere(t *testing.T) {
+	if wasWere(1) != "was" || wasWere(2) != "were" || wasWere(0) != "were" {
+		t.Errorf("wasWere: %q %q %q", wasWere(1), wasWere(2), wasWere(0))
+	}
+}

@@ -910,10 +910,10 @@ func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
 		BoundTrace:       slices.Clone(s.boundTrace), BoundTime: slices.Clone(s.boundTime), Rounds: s.round,
 		Fits: s.fits, FailedFits: s.failedFits, firstFail: s.firstFail, InitialFailed: s.initialFailed}
 	if res.FailedFits > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the search's %d candidate fits failed and were dropped; the first: %v", res.FailedFits, res.Fits, res.firstFail))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the search's %d candidate fits failed and %s dropped; the first: %v", res.FailedFits, res.Fits, wasWere(res.FailedFits), res.firstFail))
 	}
 	if s.initialFailed > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the %d initial trees failed to fit and were dropped; the first: %v", s.initialFailed, s.initial, s.initialErr))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of the %d initial trees failed to fit and %s dropped; the first: %v", s.initialFailed, s.initial, wasWere(s.initialFailed), s.initialErr))
 	}
 	list := s.list
 	res.Trees = slices.Clone(list)
@@ -1598,4 +1598,13 @@ func (p *EMPlan) initOptions(f float64, cols []float64, v0 float64) em.InitOptio
 		}
 	}
 	return io
+}
+
+// wasWere is "was" for one, "were" otherwise ("1 of the 15 initial trees
+// failed to fit and was dropped").
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
