@@ -79,11 +79,23 @@ func (f *Figure) Write(w io.Writer, format string) error {
 				f.Width.Points(), f.Height.Points(), dpi, px/1e6, MaxPNGPixels/1000000)
 		}
 		c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
-		f.draw(draw.New(c))
+		f.draw(draw.New(rasterCanvas{c}))
 		enc := png.Encoder{CompressionLevel: png.BestCompression}
 		return enc.Encode(w, c.Image())
 	}
 	return fmt.Errorf("unknown picture format %q: want svg or png", format)
+}
+
+// rasterCanvas draws text with no-break spaces in place of spaces: the
+// raster renderer kerns a space against the letter before it, which at
+// PNG sizes leaves almost no gap after some letters ("LCA times" drawn as
+// "LCAtimes" at 9 points and 96 dpi); a no-break space has the same
+// width and no kerning pairs.
+type rasterCanvas struct{ *vgimg.Canvas }
+
+// FillString draws str with its spaces made no-break spaces.
+func (c rasterCanvas) FillString(f font.Face, pt vg.Point, str string) {
+	c.Canvas.FillString(f, pt, strings.ReplaceAll(str, " ", "\u00a0"))
 }
 
 // Save writes the figure to path, in the format its extension names (.svg
@@ -177,11 +189,13 @@ func headerHeight(title, subtitle string, width vg.Length) vg.Length {
 	return h
 }
 
-// wrap breaks s into lines no wider than width, at spaces.
+// wrap breaks s into lines no wider than width, at spaces, but not at the
+// spaces around an operator standing alone ("s = −log(1 − t)", "N = 100"
+// stay on one line) unless such a phrase is itself wider than width.
 func wrap(s string, sty text.Style, width vg.Length) []string {
 	var lines []string
 	line := ""
-	for _, w := range strings.Fields(s) {
+	add := func(w string) {
 		try := w
 		if line != "" {
 			try = line + " " + w
@@ -189,15 +203,45 @@ func wrap(s string, sty text.Style, width vg.Length) []string {
 		if line != "" && sty.Width(try) > width {
 			lines = append(lines, line)
 			line = w
-			continue
+			return
 		}
 		line = try
+	}
+	for _, phrase := range phrases(s) {
+		if sty.Width(phrase) > width {
+			for _, w := range strings.Fields(phrase) {
+				add(w)
+			}
+			continue
+		}
+		add(phrase)
 	}
 	if line != "" {
 		lines = append(lines, line)
 	}
 	return lines
 }
+
+// phrases splits s at its spaces into words, joining an operator that
+// stands alone (operators) to the words before and after it.
+func phrases(s string) []string {
+	var out []string
+	glue := false // the last word was an operator
+	for _, w := range strings.Fields(s) {
+		op := operators[w]
+		if len(out) > 0 && (op || glue) {
+			out[len(out)-1] += " " + w
+		} else {
+			out = append(out, w)
+		}
+		glue = op
+	}
+	return out
+}
+
+// operators are the words that wrap keeps with their neighbours.
+var operators = map[string]bool{"=": true, "−": true, "-": true, "+": true, "×": true, "·": true, "/": true, "|": true,
+	"<": true, ">": true, "≤": true, "≥": true, "≈": true, "~": true}
 
 const (
 	margin       = vg.Length(8)

@@ -1,0 +1,124 @@
+package plot
+
+import (
+	"bytes"
+	"image/color"
+	"image/png"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// TestWrapKeepsPhrases: a subtitle breaks between words and phrases, never
+// at the spaces around an operator ("−log(1 −\nt)" was drawn), unless the
+// phrase alone is wider than the line.
+func TestWrapKeepsPhrases(t *testing.T) {
+	sty := textStyle(subtitleSize, color.Black)
+	sub := "N = 100; divergence time t across, spaced as s = −log(1 − t) to spread the times near 1 (0.9, 0.99, 0.999 equally apart); branch points at their times, leaves (t = 1, s = ∞) at the right end"
+	for _, tc := range []struct {
+		name  string
+		s     string
+		width vg.Length
+	}{
+		{"dendrogram-s", sub, 300},
+		{"narrower", sub, 150},
+		{"wide", sub, 2000},
+		// The width of the dendrogram's subtitle in the synthetic data's
+		// picture, which broke it inside −log(1 − t) and (t = 1, s = ∞).
+		{"synthetic", sub, 5*vg.Inch + 150 - 2*margin},
+		{"emrun", "the best tree's objective, the EM bound plus the Laplace correction for the times, an approximation of log p(Y, alpha, beta | tree) (not a bound), after each round", 250},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := wrap(tc.s, sty, tc.width)
+			if got := strings.Join(lines, " "); got != strings.Join(strings.Fields(tc.s), " ") {
+				t.Fatalf("the lines do not hold the text: %q", got)
+			}
+			for i, l := range lines {
+				if sty.Width(l) > tc.width && strings.Contains(l, " ") && !strings.ContainsAny(l, "=−") {
+					t.Errorf("line %d %q is wider than %v", i, l, tc.width)
+				}
+				f := strings.Fields(l)
+				for _, op := range []string{"=", "−", "|"} {
+					if f[0] == op || f[len(f)-1] == op {
+						t.Errorf("line %d %q begins or ends with %q: %q", i, l, op, lines)
+					}
+				}
+			}
+			if strings.Contains(tc.s, "−log(1 − t)") && !strings.Contains(strings.Join(lines, "\n"), "−log(1 − t)") {
+				t.Errorf("−log(1 − t) broken: %q", lines)
+			}
+		})
+	}
+	// At every width from 100 to 600 points.
+	for w := vg.Length(100); w <= 600; w += 5 {
+		for _, l := range wrap(sub, sty, w) {
+			if f := strings.Fields(l); f[0] == "=" || f[0] == "−" || f[len(f)-1] == "=" || f[len(f)-1] == "−" {
+				t.Errorf("width %v: line %q begins or ends with an operator", w, l)
+			}
+		}
+	}
+	// A phrase wider than the line is broken at its spaces after all.
+	long := "a = " + strings.Repeat("b + ", 40) + "c"
+	for _, l := range wrap(long, sty, 100) {
+		if sty.Width(l) > 100 && strings.Contains(l, " ") {
+			t.Errorf("line %q of an over-long phrase is wider than 100", l)
+		}
+	}
+}
+
+// TestPNGWordSpace: in a PNG the space after "A" stays visible ("LCA times"
+// was drawn "LCAtimes": the raster renderer kerns the space against the A).
+// The gaps of two or more blank pixel columns in the drawn text are its
+// word spaces.
+func TestPNGWordSpace(t *testing.T) {
+	for _, s := range []string{"LCA times", "mean LCA times", "the map tree"} {
+		f := &Figure{Width: 200, Height: 30}
+		f.draw = func(c draw.Canvas) {
+			c.FillText(textStyle(subtitleSize, color.Black), vg.Point{X: 10, Y: 15}, s)
+		}
+		var b bytes.Buffer
+		if err := f.Write(&b, "png"); err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := img.Bounds()
+		var ink []bool
+		for x := r.Min.X; x < r.Max.X; x++ {
+			dark := false
+			for y := r.Min.Y; y < r.Max.Y; y++ {
+				if cr, _, _, _ := img.At(x, y).RGBA(); cr < 0xe000 {
+					dark = true
+				}
+			}
+			ink = append(ink, dark)
+		}
+		first, last := -1, -1
+		for x, d := range ink {
+			if d {
+				if first < 0 {
+					first = x
+				}
+				last = x
+			}
+		}
+		gaps, run := 0, 0
+		for x := first; x <= last; x++ {
+			if ink[x] {
+				if run >= 2 {
+					gaps++
+				}
+				run = 0
+				continue
+			}
+			run++
+		}
+		if want := strings.Count(s, " "); gaps != want {
+			t.Errorf("%q drawn with %d word gaps, want %d", s, gaps, want)
+		}
+	}
+}
