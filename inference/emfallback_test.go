@@ -462,3 +462,69 @@ func TestWasWere(t *testing.T) {
 		t.Errorf("wasWere: %q %q %q", wasWere(1), wasWere(2), wasWere(0))
 	}
 }
+
+// TestEMFallbackLogShort: the log has one short line per tree whose
+// Laplace correction failed, saying what was done and why in a few words,
+// not the full error (on ccle each sequential start printed a line of some
+// 300 characters: the error, then the action); summary.json keeps the full
+// error.
+func TestEMFallbackLogShort(t *testing.T) {
+	m, lt := gaussianLinkage(t, 24)
+	ct, err := cutTree(lt, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut4, err := collapseTree(ct, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	never, once := topologyKey(lt), topologyKey(cut4)
+	hook := fallbackHook(never, once, 4)
+	const long = "the Hessian in the times is not negative definite at node 915 (a long explanation of where and why)"
+	var lines []string
+	cfg := EMConfig{Rounds: 1, K: 100, Patience: -1, Seed: 1, Out: t.TempDir(), EMIters: 20,
+		laplace: func(fit *em.EM) (float64, error) {
+			v, err := hook(fit)
+			if err != nil {
+				err = fmt.Errorf("%w: %s", err, long)
+			}
+			return v, err
+		},
+		Log: func(msg string) { lines = append(lines, msg) }}
+	res, err := RunEM(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tree, want string }{
+		{"initial tree by average linkage fitted: ", "Laplace correction unavailable (Hessian in the times not negative definite), ranked by the bound alone"},
+		{"initial tree by average linkage cut into 4 clusters fitted: ", "refitted from perturbed times (Hessian in the times not negative definite at the first fit)"},
+	} {
+		var got []string
+		for _, l := range lines {
+			if strings.HasPrefix(l, tc.tree) || strings.HasPrefix(l, strings.TrimSuffix(tc.tree, " fitted: ")+" (") {
+				got = append(got, l)
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0], tc.tree) || !strings.Contains(got[0], tc.want) {
+			t.Errorf("%s: lines %q, want one with %q", tc.tree, got, tc.want)
+		}
+	}
+	for _, l := range lines {
+		// (After the tree's name, which can be long: "initial tree: the
+		// majority-rule consensus of 200 MCMC sweeps on 300 rows,
+		// extended to all 504 rows".)
+		_, after, _ := strings.Cut(l, " fitted: ")
+		if strings.Contains(l, "a long explanation") || strings.Contains(l, em.ErrNotMaximum.Error()) || len(after) > 160 {
+			t.Errorf("log line with the full error, or of %d characters after the tree's name: %q", len(after), l)
+		}
+	}
+	n := 0
+	for _, f := range res.LaplaceFallbacks {
+		if f.Start == "linkage" && strings.Contains(f.Error, "a long explanation") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("laplace_fallbacks with the full error: %d of %+v, want 2", n, res.LaplaceFallbacks)
+	}
+}

@@ -453,9 +453,8 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 				t.Start, t.StartIndex = "given", 1
 				if f, ok := t.fallbackRecord("given", 1, 0, "initial tree (given)"); ok {
 					s.laplaceFallbacks = append(s.laplaceFallbacks, f)
-					logf("initial tree (given): %s: %s", f.Error, f.Action)
 				}
-				logf("initial tree (given) fitted: %s", p.valueText(t))
+				logf("initial tree (given) fitted: %s", p.fitText(t))
 				list = append(list, t)
 			}
 		}
@@ -521,14 +520,13 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		}
 		if f, ok := t.fallbackRecord(it.start, it.index, 0, it.name); ok {
 			s.laplaceFallbacks = append(s.laplaceFallbacks, f)
-			logf("%s (%s %d): the Laplace correction failed (%s): %s", it.name, it.start, it.index, f.Error, f.Action)
 		}
 		if ctx.Err() != nil {
 			// Not "fitted": the fit may have been cut short, and it is
 			// not written (below), so the files would not hold it.
 			logf("%s: stopped by the interrupt, its fit not kept (%.1fs)", it.name, time.Since(start).Seconds())
 		} else {
-			logf("%s fitted: %s (%.1fs)", it.name, p.valueText(t), time.Since(start).Seconds())
+			logf("%s fitted: %s (%.1fs)", it.name, p.fitText(t), time.Since(start).Seconds())
 		}
 		t.Start, t.StartIndex = it.start, it.index
 		list, _ = insertKBest(list, t, s.k)
@@ -826,7 +824,7 @@ func (p *EMPlan) rounds(ctx context.Context, cfg EMConfig, s *emSearch) (*EMResu
 			if f, ok := t.fallbackRecord("candidate", fits, round, ""); ok {
 				fallbacks = append(fallbacks, f)
 				if cfg.Log != nil {
-					cfg.Log(fmt.Sprintf("round %d, candidate %d: the Laplace correction failed (%s): %s", round, fits, f.Error, f.Action))
+					cfg.Log(fmt.Sprintf("round %d, candidate %d: %s", round, fits, t.fallbackNote()))
 				}
 			}
 			t.Start, t.StartIndex, t.Round = parent.Start, parent.StartIndex, round
@@ -1067,6 +1065,39 @@ func (p *EMPlan) valueText(t EMTree) string {
 		return fmt.Sprintf("bound + Laplace correction %.6g (%.6g %+.4g)", t.Bound, t.EMBound, t.Laplace)
 	}
 	return fmt.Sprintf("bound %.6g", t.Bound)
+}
+
+// fitText is valueText followed, for a tree whose Laplace correction
+// failed at first, by fallbackNote: one short line of the log per tree,
+// the full error being in summary.json's laplace_fallbacks (on ccle the
+// error and the action made a line of some 300 characters per start).
+func (p *EMPlan) fitText(t EMTree) string {
+	if t.fallback == "" {
+		return p.valueText(t)
+	}
+	if t.NoLaplace {
+		return fmt.Sprintf("bound %.6g; %s", t.Bound, t.fallbackNote())
+	}
+	return p.valueText(t) + "; " + t.fallbackNote()
+}
+
+// fallbackNote says in a few words why t's Laplace correction failed at
+// first and what was done ("" when it did not fail).
+func (t EMTree) fallbackNote() string {
+	if t.fallback == "" {
+		return ""
+	}
+	why := "the times not at a maximum"
+	if strings.Contains(t.fallbackErr, "not negative definite") {
+		why = "Hessian in the times not negative definite"
+	}
+	if strings.Contains(t.fallbackErr, "refit from perturbed times failed") {
+		why += "; the refit from perturbed times failed"
+	}
+	if t.NoLaplace {
+		return "Laplace correction unavailable (" + why + "), ranked by the bound alone"
+	}
+	return "refitted from perturbed times (" + why + " at the first fit)"
 }
 
 // fallbackRecord returns the LaplaceFallback record of t when its Laplace
