@@ -276,3 +276,55 @@ func TestResumeEMNoCheckpoint(t *testing.T) {
 		t.Errorf("resume without a checkpoint: status %d, %s", code, errOut)
 	}
 }
+
+// TestRunMethodOnlyFlags: a flag that only the other method reads, given
+// explicitly, is a usage error naming it and the method that reads it
+// (before, --margin, --patience, --k and --em-iters were silently ignored
+// by MCMC, and --chains, --thin, ... by EM); left at their defaults they
+// are fine, and every flag of the table exists.
+func TestRunMethodOnlyFlags(t *testing.T) {
+	base := []string{"run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv", "--explain"}
+	for _, tc := range []struct {
+		method string // "" for the default
+		args   []string
+		want   string // "" for none
+	}{
+		{"", []string{"--margin", "5"}, "--margin is read only by --method em, not by --method mcmc (the default): drop it, or give --method em"},
+		{"mcmc", []string{"--patience", "3"}, "--patience is read only by --method em, not by --method mcmc: drop it"},
+		{"", []string{"--k", "3", "--em-iters", "5"}, "--k, --em-iters are read only by --method em"},
+		{"", []string{"--time", "10s"}, "--time is read only by --method em"},
+		{"", []string{"--ab-rows", "50"}, "--ab-rows is read only"},
+		{"", []string{"--ab-sweeps", "-1"}, "--ab-sweeps is read only"},
+		{"em", []string{"--chains", "2"}, "--chains is read only by --method mcmc, not by --method em: drop it, or give --method mcmc"},
+		{"em", []string{"--thin", "2", "--tree-thin", "2"}, "--thin, --tree-thin are read only by --method mcmc"},
+		{"em", []string{"--local-moves", "0"}, "--local-moves is read only by --method mcmc"},
+		{"em", []string{"--local-grid", "8"}, "--local-grid is read only by --method mcmc"},
+		{"em", []string{"--coclust"}, "--coclust is read only by --method mcmc"},
+		{"em", []string{"--allow-stuck"}, "--allow-stuck is read only by --method mcmc"},
+		{"em", []string{"--burn", "10"}, "--burn is read only by --method mcmc"},
+		{"em", []string{"--impute"}, "--impute is read only by --method mcmc"},
+		{"em", []string{"--chain-offset", "1"}, "--chain-offset is read only by --method mcmc"},
+		{"em", []string{"--checkpoint-every", "5"}, "--checkpoint-every is read only by --method mcmc"},
+		// Flags both methods read, and each method's own.
+		{"em", []string{"--k", "3", "--margin", "5", "--seed", "2", "--standardize"}, ""},
+		{"", []string{"--chains", "2", "--thin", "2", "--local-grid", "8", "--seed", "2"}, ""},
+	} {
+		args := append(slices.Clone(base), tc.args...)
+		if tc.method != "" {
+			args = append(args, "--method", tc.method)
+		}
+		code, _, errOut := runCmd(t, args...)
+		switch {
+		case tc.want == "" && code != 0:
+			t.Errorf("%v: status %d: %s", tc.args, code, errOut)
+		case tc.want != "" && (code != 2 || !strings.Contains(errOut, tc.want)):
+			t.Errorf("%v: status %d, %q; want status 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	cmd := newRun()
+	for _, f := range methodFlags {
+		if cmd.Flags().Lookup(f.flag) == nil {
+			t.Errorf("methodFlags names --%s, which run does not have", f.flag)
+		}
+	}
+}

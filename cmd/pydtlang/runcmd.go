@@ -248,7 +248,12 @@ into large values (docs/clustering.md).
 --method em fits the model by greedy Bayesian EM instead (one good tree fast,
 not a posterior): --iters is then the number of search rounds, --k the number
 of best trees kept, --time and --patience stop the search early, --em-iters
-bounds the EM iterations per candidate tree. It writes
+bounds the EM iterations per candidate tree. A flag only one method reads
+is a usage error with the other, rather than silently ignored: --k,
+--patience, --time, --em-iters, --margin, --ab-rows and --ab-sweeps are
+EM's; --chains, --chain-offset, --burn, --thin, --tree-thin,
+--checkpoint-every, --local-moves, --local-grid, --coclust, --impute and
+--allow-stuck are MCMC's. It writes
 map.nwk (the best tree), kbest.nwk (each kept tree after "[bound=L]", L the
 value it is ranked by) and summary.json (method "em", Gamma posteriors of c
 and the precision, alpha, beta, the trace of the best value, wall time,
@@ -361,6 +366,9 @@ and in R with posterior:
 			if len(args) != 1 {
 				return &exitError{code: 2, err: errors.New("run: give a MODEL file (or --resume DIR)")}
 			}
+			if err := methodOnly(cmd, method); err != nil {
+				return err
+			}
 			if err := runFlags(cmd, &cfg, burn); err != nil {
 				return err
 			}
@@ -451,6 +459,41 @@ and in R with posterior:
 	f.Float64Var(&emc.Margin, "margin", inference.DefaultEMMargin, "with --method em: the initial trees' construction skips a branch point whose edge scores more than this many nats below the best position so far (a heuristic; negative: skip none)")
 	f.IntVar(&emc.ABSweeps, "ab-sweeps", 400, "with --method em: the sweeps of that MCMC run, half burn-in (-1: fit alpha and beta to each tree instead)")
 	return cmd
+}
+
+// methodFlags are the run flags that one method alone reads, with that
+// method: given with the other method, such a flag would be silently
+// ignored, so methodOnly refuses it.
+var methodFlags = []struct{ flag, method string }{
+	{"k", "em"}, {"patience", "em"}, {"time", "em"}, {"em-iters", "em"}, {"margin", "em"}, {"ab-rows", "em"}, {"ab-sweeps", "em"},
+	{"chains", "mcmc"}, {"chain-offset", "mcmc"}, {"burn", "mcmc"}, {"thin", "mcmc"}, {"tree-thin", "mcmc"}, {"checkpoint-every", "mcmc"},
+	{"local-moves", "mcmc"}, {"local-grid", "mcmc"}, {"coclust", "mcmc"}, {"impute", "mcmc"}, {"allow-stuck", "mcmc"},
+}
+
+// methodOnly is a usage error naming the flags given explicitly that
+// method does not read (methodFlags) and the method that reads them.
+func methodOnly(cmd *cobra.Command, method string) error {
+	var other string
+	var bad []string
+	for _, f := range methodFlags {
+		if f.method != method && cmd.Flags().Changed(f.flag) {
+			other = f.method
+			bad = append(bad, "--"+f.flag)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	these, are := "it", "is"
+	if len(bad) > 1 {
+		these, are = "them", "are"
+	}
+	given := "--method " + method
+	if !cmd.Flags().Changed("method") {
+		given += " (the default)"
+	}
+	return &exitError{code: 2, err: fmt.Errorf("run: %s %s read only by --method %s, not by %s: drop %s, or give --method %s",
+		strings.Join(bad, ", "), are, other, given, these, other)}
 }
 
 // runEM runs --method em: --iters is the number of search rounds.
