@@ -126,10 +126,22 @@ func BoundPlot(trace, times []float64, title, what, ylabel string, fallbacks []i
 		{refit, "Laplace correction failed, tree refitted", draw.RingGlyph{}},
 		{kept, "Laplace correction unavailable, ranked by bound", draw.CrossGlyph{}},
 	}
+	// The legend of the marks is drawn under the subtitle, not in a
+	// panel, where it covered the marks of the first rounds.
+	var lg legend
+	for i, m := range marks {
+		if len(m.rounds) > 0 {
+			lg.entries = append(lg.entries, legendEntry{m.label, glyphThumb(qualitative[1+i], m.shape)})
+		}
+	}
+	lo, hi := padRange(trace)
 	panel := func(xlabel string, x func(r int) float64) (*gplot.Plot, error) {
 		p := newPlot()
 		p.X.Label.Text = xlabel
 		p.Y.Label.Text = ylabel
+		// The curve stays clear of the panel's edges (the last value
+		// was drawn on the top edge, against the subtitle).
+		p.Y.Min, p.Y.Max = lo, hi
 		xys := make(plotter.XYs, len(trace))
 		for r, b := range trace {
 			xys[r].X, xys[r].Y = x(r), b
@@ -155,9 +167,7 @@ func BoundPlot(trace, times []float64, title, what, ylabel string, fallbacks []i
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: qualitative[1+i], Radius: vg.Points(3.5), Shape: m.shape}
 			p.Add(sc)
-			p.Legend.Add(m.label, sc)
 		}
-		// The legend stays at the bottom right, below a rising curve.
 		return p, nil
 	}
 	rounds, err := panel("search round (0: the initial tree)", func(r int) float64 { return float64(r) })
@@ -184,10 +194,11 @@ func BoundPlot(trace, times []float64, title, what, ylabel string, fallbacks []i
 	if wall != nil {
 		width = 10 * vg.Inch
 	}
-	height := headerHeight(title, sub, width) + 3*vg.Inch + 2*margin
+	height := headerHeight(title, sub, width) + lg.height(width-2*margin) + 3*vg.Inch + 2*margin
 	f := &Figure{Width: width, Height: height}
 	f.draw = func(c draw.Canvas) {
 		c = header(c, title, sub)
+		c = lg.draw(draw.Crop(c, margin, -margin, 0, 0))
 		c = draw.Crop(c, margin, -margin, margin, 0)
 		if wall == nil {
 			rounds.Draw(c)
@@ -198,4 +209,19 @@ func BoundPlot(trace, times []float64, title, what, ylabel string, fallbacks []i
 		wall.Draw(draw.Crop(c, half+margin/2, 0, 0, 0))
 	}
 	return f, nil
+}
+
+// padRange is the range of the y axis of a curve of the values v: their
+// range widened by 6% of it on each side (by 1 when the values are all
+// equal), so that no value is drawn on the panel's edge.
+func padRange(v []float64) (lo, hi float64) {
+	lo, hi = v[0], v[0]
+	for _, x := range v {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	pad := 0.06 * (hi - lo)
+	if !(pad > 0) {
+		pad = 1
+	}
+	return lo - pad, hi + pad
 }

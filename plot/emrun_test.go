@@ -2,7 +2,9 @@ package plot
 
 import (
 	"bytes"
+	"image/png"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,5 +92,88 @@ func TestBoundPlotFallbacks(t *testing.T) {
 	}
 	if svg := render(nil); strings.Contains(svg, "laplace_fallbacks") || strings.Contains(svg, "Laplace correction failed") {
 		t.Errorf("bound.svg without fallbacks mentions them")
+	}
+}
+
+// TestBoundPlotLayout checks the faults a new user saw in bound.png: the
+// marks' legend sat in the panel over the round-0 mark (it is now drawn
+// under the subtitle, before the panels), the last value was drawn on the
+// panel's top edge against the subtitle (the y range is padded), and the
+// wall-time ticks read "52.50" (plainTicks).
+func TestBoundPlotLayout(t *testing.T) {
+	trace := []float64{-16331.2, -16326.2, -16325.1}
+	times := []float64{50.3, 58.6, 62.9}
+	kept := inference.LaplaceFallback{Start: "sequential", Index: 2, Action: "correction unavailable; ranked by the bound alone, after every tree with the correction"}
+	f, err := BoundPlot(trace, times, "Best bound + Laplace correction of the EM search (summary.json)",
+		"the EM bound plus the Laplace correction for the times", "best bound + Laplace correction", []inference.LaplaceFallback{kept})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := f.Write(&buf, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	txt := texts(buf.String())
+	idx := func(s string) int { return slices.Index(txt, s) }
+	if l, a := idx("Laplace correction unavailable, ranked by bound"), idx("search round (0: the initial tree)"); l < 0 || a < 0 || l > a {
+		t.Errorf("the legend (text %d) is not drawn before the panels (axis label %d): %q", l, a, txt)
+	}
+	for _, s := range txt {
+		if regexp.MustCompile(`^-?\d+\.\d*0$`).MatchString(s) {
+			t.Errorf("tick label %q has trailing zeros", s)
+		}
+	}
+	// In the PNG, the curve (blue) starts well below the subtitle (grey).
+	buf.Reset()
+	if err := f.Write(&buf, "png"); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := img.Bounds()
+	blue := func(x, y int) bool {
+		cr, cg, cb, _ := img.At(x, y).RGBA()
+		return cb > cr+0x5000 && cb > cg+0x1000
+	}
+	curveX, curveY := -1, -1
+	for y := r.Min.Y; y < r.Max.Y && curveY < 0; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if blue(x, y) {
+				curveX, curveY = x, y
+				break
+			}
+		}
+	}
+	// The nearest ink above the curve's top, in the columns around it:
+	// the subtitle's or the legend's text (or the top tick's label).
+	gap := -1
+	for y := curveY - 1; y >= r.Min.Y && gap < 0; y-- {
+		for x := max(r.Min.X, curveX-15); x < min(r.Max.X, curveX+15); x++ {
+			if cr, _, _, _ := img.At(x, y).RGBA(); cr < 0xc000 && !blue(x, y) {
+				gap = curveY - y
+				break
+			}
+		}
+	}
+	if curveY < 0 || gap >= 0 && gap < 16 {
+		t.Errorf("the curve's top (pixel %d, %d) is %d pixels below the ink above it: the last value is drawn against the text", curveX, curveY, gap)
+	}
+}
+
+// TestTrimZeros: tick labels without trailing zeros.
+func TestTrimZeros(t *testing.T) {
+	for in, want := range map[string]string{"25.00": "25", "2.50": "2.5", "0.250": "0.25", "-16326": "-16326", "1e-05": "1e-05", "0.0": "0", "-0.0": "0", "100": "100", "1.05": "1.05"} {
+		if got := trimZeros(in); got != want {
+			t.Errorf("trimZeros(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, r := range [][2]float64{{50.3, 62.9}, {0, 25}, {0, 0.3}, {-3, 7}} {
+		for _, tk := range (plainTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label != "" && tk.Label != trimZeros(tk.Label) {
+				t.Errorf("range %v: tick %q", r, tk.Label)
+			}
+		}
 	}
 }

@@ -147,7 +147,36 @@ func newPlot() *gplot.Plot {
 	}
 	p.X.Label.TextStyle.Font.Size = 11
 	p.Y.Label.TextStyle.Font.Size = 11
+	p.X.Tick.Marker = plainTicks{}
+	p.Y.Tick.Marker = plainTicks{}
 	return p
+}
+
+// plainTicks are gonum's default ticks with their labels written without
+// trailing zeros: 25, 2.5 and 0.25, not "25.00", "2.50" and "0.250".
+type plainTicks struct{}
+
+// Ticks implements gplot.Ticker.
+func (plainTicks) Ticks(lo, hi float64) []gplot.Tick {
+	ticks := gplot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		ticks[i].Label = trimZeros(ticks[i].Label)
+	}
+	return ticks
+}
+
+// trimZeros removes the trailing zeros of a decimal fraction ("52.50" is
+// "52.5", "25.00" is "25"); a number with an exponent is left as it is.
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") || strings.ContainsAny(s, "eE") {
+		return s
+	}
+	s = strings.TrimRight(s, "0")
+	s = strings.TrimSuffix(s, ".")
+	if s == "-0" {
+		s = "0"
+	}
+	return s
 }
 
 // header draws a title (and an optional smaller subtitle under it) at the top
