@@ -46,6 +46,13 @@
 // where it read E[τ] b_i (docs/em.md, "A diffusion variance per
 // dimension").
 //
+// With Options.Noise the precision of the leaves' Gaussian evidence is
+// latent too, X ~ Normal(Z, 1/sqrt(θ)) with one θ or one θ_d per column
+// (LeafNoise): after the E-step (which enters the evidence at E[θ_g]),
+// q(θ_g) = Gamma(a_g + n_g/2, b_g + ½ Σ E[(y − x)²]) from the leaf
+// marginals, and the bound gains the matching E_q terms and
+// −KL(q(θ_g) ‖ p(θ_g)).
+//
 // Any of c, τ, α and β may instead be held fixed. With all four fixed and
 // Gaussian evidence, L after the E-step is exactly log p(Y, u | T) =
 // log p(Y, s | T) + Σ_b log(s_b - s_parent(b)), and the fixed points of EM
@@ -114,6 +121,11 @@ type Options struct {
 	// approximations of a non-Gaussian likelihood (see EP). L is then an
 	// approximation (EP's), not a bound, and need not increase.
 	EP *EP
+	// Noise, when set, makes the precision of the leaves' Gaussian
+	// evidence latent (see LeafNoise): the E-step enters the evidence
+	// itself, at the current E[θ_g], and the evidence already in the
+	// bp.Model is replaced. It needs Gaussian evidence (no EP).
+	Noise *LeafNoise
 }
 
 // ErrDivergence is wrapped by the error for divergence functions other than
@@ -143,6 +155,16 @@ type EM struct {
 	bd     []float64
 	vbuf   []float64 // 1/E[τ_d], the variances of the E-step (estepWith)
 	tbuf   []float64 // E[τ_d], the weights of bd in be (weightB)
+
+	// With a latent leaf noise (Options.Noise): qn holds q(θ_g), nCount
+	// the observed entries n_g of each group, nStat the statistics S_g of
+	// the last E-step, nSet the E[θ_g] last entered as evidence, nConst
+	// Σ ½ (log Unit − log 2π) (noise.go).
+	qn     []Gamma
+	nCount []float64
+	nStat  []float64
+	nSet   []float64
+	nConst float64
 
 	// q(x), summarised by what L needs of it once the E-step is done.
 	be   []float64 // per node v: ½ Σ_d E[(x_v - x_parent(v))²] (per dimension: weighted, see bd)
@@ -235,6 +257,11 @@ func New(m *bp.Model, opt Options) (*EM, error) {
 	e := &EM{m: m, tr: tr, d: m.Dims(), opt: opt, h: h, alpha: opt.Alpha, beta: opt.Beta, perDim: perDim}
 	if e.alpha < 0 && opt.AlphaPrior != nil && opt.LearnAlpha {
 		return nil, fmt.Errorf("em: alpha = %v is outside the support of its Gamma prior", e.alpha)
+	}
+	if opt.Noise != nil {
+		if err := e.initNoise(opt.Noise); err != nil {
+			return nil, err
+		}
 	}
 	e.structure()
 	if e.pullBackStart() {
@@ -457,6 +484,10 @@ func (e *EM) Step() (float64, error) {
 		return math.NaN(), fmt.Errorf("em: E-step: %w", err)
 	}
 	e.record()
+	if e.opt.Noise != nil {
+		e.updateNoise()
+		e.record()
+	}
 	if e.opt.PrecPrior != nil || e.opt.PrecPriors != nil {
 		e.updatePrec()
 		e.record()
@@ -542,6 +573,11 @@ func (e *EM) estepWith(entropy bool) error {
 			return err
 		}
 	}
+	if e.opt.Noise != nil {
+		if err := e.setNoiseEvidence(); err != nil {
+			return err
+		}
+	}
 	epConst := 0.0
 	if e.opt.EP != nil {
 		c, err := e.opt.EP.Fit(m)
@@ -595,7 +631,9 @@ func (e *EM) estepWith(entropy bool) error {
 			if cond > 0 {
 				hx += 0.5 * (log2Pi + 1 + math.Log(cond))
 			}
-			if tr.IsLeaf(c) {
+			if tr.IsLeaf(c) && e.opt.Noise == nil {
+				// (With a latent noise the evidence terms are
+				// noiseTerms.)
 				mu, prec := m.Evidence(c, k)
 				if prec > 0 && !math.IsInf(prec, 1) {
 					mv, vv := e.mean[int(c)*d+k], e.vari[int(c)*d+k]
@@ -608,6 +646,9 @@ func (e *EM) estepWith(entropy bool) error {
 	}
 	if entropy {
 		e.hx = hx
+		if e.opt.Noise != nil {
+			e.noiseStats()
+		}
 	}
 	e.weightB()
 	return nil
@@ -698,6 +739,9 @@ func (e *EM) objective() float64 {
 	} else {
 		_, elt := e.meanPrec()
 		l = e.hx + edges*float64(e.d)/2*(elt-log2Pi) + e.timeTerms(s)
+	}
+	if e.opt.Noise != nil {
+		l += e.noiseTerms()
 	}
 	l += float64(len(e.internal)) * elc
 	l += pydt.LogStructure(e.tr, e.alpha, e.beta)
