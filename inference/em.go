@@ -38,6 +38,10 @@ type EMPlan struct {
 	// With a variance per dimension Opt.Variances holds the starts (or
 	// the fixed values) and Opt.PrecPriors the priors.
 	PrecDims *graph.Var
+	// Noise is the latent noise precision of the leaf likelihood (a
+	// scalar, or one per column), learned as q(noise) (Opt.Noise), or nil.
+	Noise *graph.Var
+	noise *emNoise
 	// tilted is the leaf likelihood's EP capability (nil: Gaussian
 	// evidence).
 	tilted stdlib.TiltedLeaf
@@ -136,6 +140,18 @@ func PlanEM(m *Model) (*EMPlan, error) {
 		return nil, emUnsupported("the divergence function %s of %s; EM supports c/(1-t) only", m.Tree.Divergence, m.Leaves.Name)
 	}
 	p.Opt.C, p.Opt.Variance, p.Opt.Alpha, p.Opt.Beta = div.C, tp.Variance, tp.Alpha, tp.Beta
+	if p.noise != nil {
+		if p.Opt.Noise, err = p.noiseData(); err != nil {
+			return nil, err
+		}
+		name, each, of := p.Noise.Name, "", ""
+		if p.noise.perCol {
+			name, each, of = p.Noise.Name+"[d]", " for each column d", ", one per column"
+		}
+		hyper = append(hyper, fmt.Sprintf("q(%s) Gamma%s: variational posterior of the noise precision of the %s likelihood of %s%s, from the expected squared residuals under the E-step's leaf marginals "+
+			"(missing entries skipped); the E-step's leaf evidence has precision E[%s] (the likelihood's stdlib.GammaConjugate capability in its %s)",
+			name, each, b.Leaf.TypeName(), b.Data.Name, of, name, b.Leaf.Type.Params()[p.noise.k].Name))
+	}
 	if m.Tree.DimLoop != nil {
 		// A variance per dimension: learned as q(prec[d]) when the
 		// variance is 1 / prec[d] with elementwise Gamma priors (bind),
@@ -185,6 +201,9 @@ func PlanEM(m *Model) (*EMPlan, error) {
 // returns why it cannot.
 func (p *EMPlan) bind(v *graph.Var) error {
 	m := p.m
+	if ok, err := p.bindNoise(v); ok || err != nil {
+		return err
+	}
 	if g, ok := gibbsPrecisionDims(m, v); ok {
 		// The precisions of a variance per dimension: q(prec[d]) under
 		// each element's Gamma prior, started at the prior means.
@@ -248,7 +267,8 @@ func (p *EMPlan) bind(v *graph.Var) error {
 		return nil
 	}
 	return emUnsupported("latent variable %s: EM learns only c under a Gamma prior (a(t) = c/(1-t)), a precision written 1/prec under a Gamma prior, "+
-		"alpha under a Gamma prior and beta under a Beta prior, each read by the PYDT alone; fix %s with --set, or use MCMC", v.Name, v.Name)
+		"alpha under a Gamma prior and beta under a Beta prior, each read by the PYDT alone, and the noise precision of a Gaussian leaf likelihood under a Gamma prior "+
+		"(one, or one per column); fix %s with --set, or use MCMC", v.Name, v.Name)
 }
 
 // constBetaPrior returns the shapes of v's Beta prior (a
@@ -322,7 +342,17 @@ func (p *EMPlan) newFit(tr *pydt.Tree, start *emHyper, maxIter int) (*em.EM, *bp
 	} else if err := lik.SetVariance(opt.Variance); err != nil {
 		return nil, nil, err
 	}
-	if p.tilted != nil {
+	if p.Opt.Noise != nil {
+		// The fit enters the leaf evidence itself, at E[noise].
+		if start != nil && start.Noise != nil {
+			if len(start.Noise) != len(p.Opt.Noise.Priors) {
+				return nil, nil, fmt.Errorf("%d noise precisions for %d", len(start.Noise), len(p.Opt.Noise.Priors))
+			}
+			ln := *p.Opt.Noise
+			ln.Starts = start.Noise
+			opt.Noise = &ln
+		}
+	} else if p.tilted != nil {
 		ep, err := em.NewEP(&leafSite{b: b, env: p.env, t: p.tilted}, p.env.Values[b.Data.ID], b.N, b.D)
 		if err != nil {
 			return nil, nil, err

@@ -247,6 +247,9 @@ func (p *EMPlan) restore(cp *emCheckpoint, path string) (*emSearch, error) {
 		if err := checkHyper(ts.Hyper, p.Opt.Variances != nil, p.Opt.PrecPriors != nil, p.m.D); err != nil {
 			return nil, damaged("%s.hyperparameters: %v", field, err)
 		}
+		if err := checkNoise(ts.Hyper, p.Opt.Noise); err != nil {
+			return nil, damaged("%s.hyperparameters: %v", field, err)
+		}
 		if err := checkHeldVariance(ts.Hyper, ab.Variance, ab.Variances, p.Prec != nil); err != nil {
 			return nil, damaged("%s.hyperparameters: %v", field, err)
 		}
@@ -312,6 +315,28 @@ func checkHyper(h emHyper, perDim, learnDims bool, d int) error {
 	}
 	if h.Iters < 0 {
 		return fmt.Errorf("em_iterations is %d", h.Iters)
+	}
+	return nil
+}
+
+// checkNoise checks the latent noise of a tree read from a checkpoint: a
+// model with one (ln not nil) has one E[θ_g] and one proper q(θ_g) per noise
+// precision, E[θ_g] the mean of q(θ_g); a model without has none.
+func checkNoise(h emHyper, ln *em.LeafNoise) error {
+	g := 0
+	if ln != nil {
+		g = len(ln.Priors)
+	}
+	if len(h.Noise) != g || len(h.QNoise) != g {
+		return fmt.Errorf("noise_precisions has %d values, q_noise %d, for a model with %d noise precisions", len(h.Noise), len(h.QNoise), g)
+	}
+	for k, q := range h.QNoise {
+		if !finite(q.Shape) || !finite(q.Rate) || q.Shape <= 0 || q.Rate <= 0 {
+			return fmt.Errorf("q_noise[%d] has shape %v, rate %v", k, q.Shape, q.Rate)
+		}
+		if m := h.Noise[k]; !(math.Abs(m-q.Mean()) <= 1e-12*q.Mean()) {
+			return fmt.Errorf("noise_precisions[%d] is %v, not the mean %v of q_noise[%d]", k, m, q.Mean(), k)
+		}
 	}
 	return nil
 }

@@ -86,6 +86,8 @@ func TestResumeEMExact(t *testing.T) {
 		{"gaussian", "gaussian.pydt", "X", fourClusters(24, 0.3, 5)},
 		{"probit", "binary.pydt", "Y", binaryRows(10, 6, 1)},
 		{"perdim", "gaussian-perdim.pydt", "X", noisyClusters(24, 0.3, 4, 5)},
+		{"noise", "gaussian-noise.pydt", "X", fourClusters(24, 0.3, 5)},
+		{"perdim-noise", "gaussian-perdim-noise.pydt", "X", noisyClusters(24, 0.3, 4, 5)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const R, R1 = 6, 2

@@ -51,7 +51,7 @@ func (p *EMPlan) chooseFactor(x, cols []float64, v0 float64, rng *rand.Rand) (fl
 		_, m, err := em.SequentialTree(xs, emSubsample, d, p.initOptions(f, cols, v0))
 		var bound float64
 		if err == nil {
-			o.EP = nil
+			o.EP, o.Noise = nil, nil
 			o.MaxIter = emSubsampleIters
 			var fit *em.EM
 			if fit, err = em.New(m, o); err == nil {

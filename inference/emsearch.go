@@ -1134,6 +1134,11 @@ func (p *EMPlan) estimates(t EMTree) EMEstimates {
 			}
 		}
 	}
+	if p.noise != nil {
+		for g, q := range h.QNoise {
+			e.Gamma[p.noiseName(g)] = GammaSummary{Shape: q.Shape, Rate: q.Rate, Mean: q.Mean()}
+		}
+	}
 	if p.Alpha != nil {
 		e.Point[p.Alpha.Name] = h.Alpha
 	}
@@ -1156,8 +1161,12 @@ type emHyper struct {
 	// the q(τ_d) when learned.
 	Variances []float64  `json:"variances,omitempty"`
 	QPrecs    []em.Gamma `json:"q_precisions,omitempty"`
-	Alpha     float64    `json:"alpha"`
-	Beta      float64    `json:"beta"`
+	// Noise are E[θ_g] of a latent noise precision of the leaf likelihood
+	// (one, or one per column; EMPlan.Noise), QNoise their q(θ_g).
+	Noise  []float64  `json:"noise_precisions,omitempty"`
+	QNoise []em.Gamma `json:"q_noise,omitempty"`
+	Alpha  float64    `json:"alpha"`
+	Beta   float64    `json:"beta"`
 	// QC and QPrec are q(c) and q(τ), nil for a fixed parameter.
 	QC    *em.Gamma `json:"q_c,omitempty"`
 	QPrec *em.Gamma `json:"q_precision,omitempty"`
@@ -1252,6 +1261,9 @@ func fitHyper(fit *em.EM) emHyper {
 		if q, ok := fit.QPrecs(); ok {
 			h.QPrecs = q
 		}
+	}
+	if q, ok := fit.QNoise(); ok {
+		h.QNoise, h.Noise = q, fit.MeanNoise()
 	}
 	if g, ok := fit.QC(); ok {
 		h.QC = &g
@@ -1364,9 +1376,13 @@ func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
 	} else if err := lik.SetVariance(hy.Variance); err != nil {
 		return nil, err
 	}
-	// The leaf evidence of the fit: the data's (exact or Gaussian), or
-	// the EP sites it ended with.
-	if ev := parent.ev; ev == nil {
+	// The leaf evidence of the fit: the data's (exact or Gaussian, with
+	// a latent noise at the fit's E[θ]), or the EP sites it ended with.
+	if p.Opt.Noise != nil {
+		if err := p.observeNoise(lik, hy.Noise); err != nil {
+			return nil, err
+		}
+	} else if ev := parent.ev; ev == nil {
 		if err := p.m.Trees[0].observe(lik, p.env); err != nil {
 			return nil, err
 		}

@@ -32,7 +32,8 @@ type LeafNoise struct {
 	// the tree, and dimension d), the evidence mean and the evidence
 	// precision per unit of noise precision. Unit 0 marks a missing entry
 	// (no evidence); otherwise Unit must be positive and finite and Mean
-	// finite.
+	// finite. A fit reads them and does not copy them: they must not
+	// change while it runs.
 	Mean, Unit []float64
 	// Priors are the Gamma priors of the noise precisions: one, shared by
 	// every entry, or D, one per column.
@@ -92,7 +93,8 @@ func (e *EM) initNoise(n *LeafNoise) error {
 	if err := n.check(e.tr.NumLeaves(), e.d); err != nil {
 		return err
 	}
-	c := &LeafNoise{Mean: slices.Clone(n.Mean), Unit: slices.Clone(n.Unit), Priors: slices.Clone(n.Priors), Starts: slices.Clone(n.Starts)}
+	// Mean and Unit are shared with the caller (N·D each, read only).
+	c := &LeafNoise{Mean: n.Mean, Unit: n.Unit, Priors: slices.Clone(n.Priors), Starts: slices.Clone(n.Starts)}
 	e.opt.Noise = c
 	g := len(c.Priors)
 	e.qn = make([]Gamma, g)
