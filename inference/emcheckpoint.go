@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pydtlang/pydtlang/internal/atomicfile"
@@ -422,7 +423,16 @@ func ResumeEM(ctx context.Context, m *Model, dir string, cfg EMConfig) (*EMResul
 	var s *emSearch
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		// Stopped before its first checkpoint: start again.
+		// Stopped before its first checkpoint: start again, keeping the
+		// trees the earlier session wrote until its starts are refitted
+		// (a second stop must not leave worse trees on disk).
+		b, err := os.ReadFile(filepath.Join(dir, KBestFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		if len(b) > 0 {
+			run.earlier = strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+		}
 	case err != nil:
 		return nil, fmt.Errorf("resume: %w", err)
 	default:

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -310,5 +311,114 @@ func TestVersion4EMRun(t *testing.T) {
 	ri, err = ReadRun(dir)
 	if err != nil || ri.Version != RunVersion || ri.Iters != 0 || ri.EM.Rounds != 5 {
 		t.Errorf("run.json after the resume: %+v, %v", ri, err)
+	}
+}
+
+// TestResumeEMSecondStopKeepsTrees: a run stopped while its initial trees
+// are fitted has no checkpoint, and --resume starts it again; stopped
+// again before it has refitted as many starts, it must not replace the
+// better trees the first session wrote by the fewer it has (before, its
+// first initial fit rewrote kbest.nwk and map.nwk with that one tree: the
+// earlier session's trees were lost). A third session that runs to the
+// end gives the uninterrupted run's outputs.
+func TestResumeEMSecondStopKeepsTrees(t *testing.T) {
+	model := func() *Model {
+		return compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": fourClusters(24, 0.3, 5)})
+	}
+	cfg := func(dir string) EMConfig {
+		return EMConfig{Rounds: 3, Patience: -1, Seed: 3, Out: dir, EMIters: 4, K: 4}
+	}
+	one := t.TempDir()
+	if _, err := RunEM(context.Background(), model(), cfg(one)); err != nil {
+		t.Fatal(err)
+	}
+	want := emOutputs(t, one)
+
+	// stopAt returns a context and a failFit that stops the run during
+	// its n-th initial fit (which is then not written).
+	stopAt := func(n int) (context.Context, func(int) error) {
+		ctx, cancel := context.WithCancel(context.Background())
+		fits := 0
+		return ctx, func(round int) error {
+			if round == 0 {
+				if fits++; fits == n {
+					cancel()
+				}
+			}
+			return nil
+		}
+	}
+	dir := t.TempDir()
+	ctx, fail := stopAt(6)
+	c := cfg(dir)
+	c.failFit = fail
+	if _, err := RunEM(ctx, model(), c); !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "(4 in kbest.nwk)") {
+		t.Fatalf("first session: %v, want a stop with 4 trees in kbest.nwk", err)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	kb1, map1 := read(KBestFile), read(MapFile)
+	if n := strings.Count(kb1, "\n"); n != 4 {
+		t.Fatalf("first session's kbest.nwk has %d trees, want 4 (K):\n%s", n, kb1)
+	}
+
+	// Second session, stopped during its third initial fit: two refitted,
+	// the same as the first session's first two; the files keep the
+	// first session's four.
+	ctx, fail = stopAt(3)
+	_, err := ResumeEM(ctx, model(), dir, EMConfig{failFit: fail})
+	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "fitted in full in this session and the earlier one (4 in kbest.nwk)") {
+		t.Fatalf("second session: %v, want a stop with 4 trees in kbest.nwk", err)
+	}
+	if got := read(KBestFile); got != kb1 {
+		t.Errorf("kbest.nwk after a second stop:\n%s\nwant the first session's\n%s", got, kb1)
+	}
+	if got := read(MapFile); got != map1 {
+		t.Errorf("map.nwk after a second stop:\n%s\nwant the first session's\n%s", got, map1)
+	}
+
+	// Stopped again during its first initial fit: nothing written.
+	ctx, fail = stopAt(1)
+	_, err = ResumeEM(ctx, model(), dir, EMConfig{failFit: fail})
+	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "map.nwk and kbest.nwk are still the earlier session's") {
+		t.Fatalf("stopped during the first refit: %v", err)
+	}
+	if read(KBestFile) != kb1 || read(MapFile) != map1 {
+		t.Errorf("the files changed after a stop during the first refit")
+	}
+
+	// Last session, to the end: the uninterrupted run's outputs.
+	if _, err := ResumeEM(context.Background(), model(), dir, EMConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	sameOutputs(t, "stopped twice and resumed", emOutputs(t, dir), want)
+}
+
+// TestMergeKBestLines: the merge of the current list's lines with an
+// earlier session's keeps the K-best order (trees without the Laplace
+// correction last), each tree once, a current line first on a tie, at
+// most k, and leaves out lines that do not parse.
+func TestMergeKBestLines(t *testing.T) {
+	cur := []string{"[bound=-10][em_bound=-9 laplace_correction=-1][start=linkage 1 round=0] (a:1,b:1);\n",
+		"[bound=5][em_bound=5 laplace_correction=unavailable] (a:1,c:1);\n"}
+	earlier := []string{"[bound=-8][em_bound=-7 laplace_correction=-1][start=sequential 1 round=0] (b:1,c:1);\n",
+		"[bound=-10][em_bound=-9 laplace_correction=-1][start=sequential 2 round=0] (a:2,b:2);", // tie: after the current
+		"[bound=-10][em_bound=-9 laplace_correction=-1][start=linkage 1 round=0] (a:1,b:1);\n", // the same tree
+		"garbage\n", "[bound=x] (a:1);\n"}
+	got := mergeKBestLines(cur, earlier, 10)
+	want := []string{earlier[0], cur[0], earlier[1] + "\n", cur[1]}
+	if !slices.Equal(got, want) {
+		t.Errorf("merged:\n%q\nwant\n%q", got, want)
+	}
+	if got := mergeKBestLines(cur, earlier, 2); !slices.Equal(got, want[:2]) {
+		t.Errorf("merged, k = 2: %q", got)
+	}
+	if got := mergeKBestLines(cur, nil, 10); !slices.Equal(got, cur) {
+		t.Errorf("nothing earlier: %q", got)
 	}
 }

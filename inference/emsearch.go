@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,6 +96,12 @@ type EMConfig struct {
 	// laplace, when set (tests), replaces em.EM.Laplace in the search's
 	// fits.
 	laplace func(fit *em.EM) (float64, error)
+	// earlier holds the lines of the kbest.nwk an earlier session wrote,
+	// when ResumeEM starts a run with no checkpoint again: until its
+	// initial trees are all fitted, what it writes is merged with them
+	// (mergeKBestLines), so that a second stop never leaves worse trees
+	// on disk than the first did.
+	earlier []string
 }
 
 func (c EMConfig) withDefaults() EMConfig {
@@ -534,10 +542,11 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			// (A fit cut short by ctx is not written: the files hold
 			// the starts fitted in full before it, and the run returns
 			// ErrInterrupted with no checkpoint, below.)
-			if err := writeTrees(cfg.Out, list, s.laplace); err != nil {
+			n, err := writeTreesMerged(cfg.Out, list, s.laplace, cfg.earlier, s.k)
+			if err != nil {
 				return EMTree{}, false, err
 			}
-			written = len(list)
+			written = n
 		}
 		return t, true, nil
 	}
@@ -718,8 +727,13 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		// starts fitted in full so far), and --resume starts the run
 		// again.
 		kept := "no initial tree was fitted in full, so there is no map.nwk yet"
-		if written > 0 {
+		switch {
+		case written > 0 && len(cfg.earlier) > 0:
+			kept = fmt.Sprintf("map.nwk and kbest.nwk hold the best of the initial trees fitted in full in this session and the earlier one (%d in kbest.nwk)", written)
+		case written > 0:
 			kept = fmt.Sprintf("map.nwk and kbest.nwk hold the best of the initial trees fitted in full (%d in kbest.nwk)", written)
+		case len(cfg.earlier) > 0:
+			kept = "map.nwk and kbest.nwk are still the earlier session's"
 		}
 		return nil, fmt.Errorf("run --method em: %w while fitting the initial trees; %s; run --resume %s starts the run again", ErrInterrupted, kept, cfg.Out)
 	}
@@ -1558,11 +1572,117 @@ func (p *EMPlan) write(dir string, res *EMResult) error {
 // list, each tree with its value; timesIntegrated: the values are the
 // bound plus the Laplace correction, whose parts are given too).
 func writeTrees(dir string, list []EMTree, timesIntegrated bool) error {
-	if err := atomicfile.Write(filepath.Join(dir, MapFile), []byte(list[0].Tree.Newick()+"\n")); err != nil {
-		return fmt.Errorf("run --method em: %w", err)
+	_, err := writeTreesMerged(dir, list, timesIntegrated, nil, len(list))
+	return err
+}
+
+// writeTreesMerged writes map.nwk and kbest.nwk as writeTrees does, for
+// list merged with the lines earlier of an earlier session's kbest.nwk
+// (mergeKBestLines, at most k lines); it returns the number of trees
+// written.
+func writeTreesMerged(dir string, list []EMTree, timesIntegrated bool, earlier []string, k int) (int, error) {
+	lines := kbestLines(list, timesIntegrated)
+	if len(earlier) > 0 {
+		lines = mergeKBestLines(lines, earlier, k)
 	}
-	var sb strings.Builder
+	_, nwk, _ := splitKBestLine(lines[0])
+	if err := atomicfile.Write(filepath.Join(dir, MapFile), []byte(nwk+"\n")); err != nil {
+		return 0, fmt.Errorf("run --method em: %w", err)
+	}
+	if err := atomicfile.Write(filepath.Join(dir, KBestFile), []byte(strings.Join(lines, ""))); err != nil {
+		return 0, fmt.Errorf("run --method em: %w", err)
+	}
+	return len(lines), nil
+}
+
+// kbestLine is a parsed line of kbest.nwk: the value it is ranked by,
+// whether its Laplace correction is unavailable, and its tree.
+type kbestLine struct {
+	line      string
+	bound     float64
+	noLaplace bool
+	newick    string
+}
+
+// splitKBestLine splits a line of kbest.nwk ("[bound=L][...] NEWICK\n")
+// into its comments and its Newick tree (without the newline); ok is false
+// for a line of another form.
+func splitKBestLine(line string) (comments, newick string, ok bool) {
+	rest := line
+	for strings.HasPrefix(rest, "[") {
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			return "", "", false
+		}
+		rest = rest[end+1:]
+	}
+	if !strings.HasPrefix(rest, " ") || !strings.HasPrefix(line, "[bound=") {
+		return "", "", false
+	}
+	return line[:len(line)-len(rest)], strings.TrimSpace(rest), true
+}
+
+// parseKBestLine parses a line of kbest.nwk; ok is false for a line of
+// another form.
+func parseKBestLine(line string) (kbestLine, bool) {
+	comments, nwk, ok := splitKBestLine(line)
+	if !ok || nwk == "" {
+		return kbestLine{}, false
+	}
+	v, _, _ := strings.Cut(strings.TrimPrefix(comments, "[bound="), "]")
+	b, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(b) {
+		return kbestLine{}, false
+	}
+	return kbestLine{line: comments + " " + nwk + "\n", bound: b, noLaplace: strings.Contains(comments, "laplace_correction=unavailable]"), newick: nwk}, true
+}
+
+// mergeKBestLines merges the lines of kbest.nwk of the current list
+// (current) with those an earlier session wrote (earlier; lines that do
+// not parse are left out): the K-best list's order (a tree without the
+// Laplace correction after every tree with it, then by value, a current
+// line before an earlier one of the same value), each tree (its Newick
+// text) once, at most k lines. A run with no checkpoint that ResumeEM
+// starts again refits the same starts in the same order, so the earlier
+// session's lines are those its refits reach again; until they do, they
+// stay on disk.
+func mergeKBestLines(current, earlier []string, k int) []string {
+	var all []kbestLine
+	seen := map[string]bool{}
+	for g, group := range [][]string{current, earlier} {
+		for _, l := range group {
+			p, ok := parseKBestLine(l)
+			if !ok && g == 0 {
+				return current // (never: the lines are kbestLines')
+			}
+			if !ok || seen[p.newick] {
+				continue
+			}
+			seen[p.newick] = true
+			all = append(all, p)
+		}
+	}
+	slices.SortStableFunc(all, func(a, b kbestLine) int {
+		if a.noLaplace != b.noLaplace {
+			if a.noLaplace {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(b.bound, a.bound)
+	})
+	out := make([]string, 0, min(k, len(all)))
+	for _, p := range all[:min(k, len(all))] {
+		out = append(out, p.line)
+	}
+	return out
+}
+
+// kbestLines are the lines of kbest.nwk for list.
+func kbestLines(list []EMTree, timesIntegrated bool) []string {
+	var lines []string
 	for _, t := range list {
+		var sb strings.Builder
 		// "bound=" is the value the list ranks by (its name from before
 		// the Laplace correction, kept for readers of the file); with the
 		// correction its parts follow in a second comment.
@@ -1580,11 +1700,9 @@ func writeTrees(dir string, list []EMTree, timesIntegrated bool) error {
 			fmt.Fprintf(&sb, "[start=%s %d round=%d]", t.Start, t.StartIndex, t.Round)
 		}
 		fmt.Fprintf(&sb, " %s\n", t.Tree.Newick())
+		lines = append(lines, sb.String())
 	}
-	if err := atomicfile.Write(filepath.Join(dir, KBestFile), []byte(sb.String())); err != nil {
-		return fmt.Errorf("run --method em: %w", err)
-	}
-	return nil
+	return lines
 }
 
 // columnVariance is the average over columns of x's variance (NaN

@@ -272,7 +272,7 @@ func TestResumeEMNoCheckpoint(t *testing.T) {
 	}
 	code, _, errOut := runCmd(t, "run", "--resume", dir)
 	if code != 0 || !strings.Contains(errOut, "stopped before all its initial trees were fitted") ||
-		!strings.Contains(errOut, "its map.nwk and kbest.nwk are written anew from the first initial tree on") {
+		!strings.Contains(errOut, "its map.nwk and kbest.nwk keep the earlier session's trees until the initial trees refitted are as good") {
 		t.Errorf("resume without a checkpoint: status %d, %s", code, errOut)
 	}
 }

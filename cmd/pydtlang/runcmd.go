@@ -301,7 +301,8 @@ outputs written, and "run --resume DIR" (or "--iters R" to go on to R
 rounds) continues it exactly: the same kbest.nwk, map.nwk and summary.json,
 but for the wall times, as a run without the stop (stopped while the initial
 trees are fitted, it has no checkpoint, map.nwk and kbest.nwk hold the
-starts fitted in full, and --resume starts it again). A run with --time keeps
+starts fitted in full, and --resume starts it again, keeping the trees on
+disk until its refits have caught up with them). A run with --time keeps
 its budget across sessions. --explain with
 --method em prints the EM schedule (spec.md, docs/em.md).
 
@@ -598,7 +599,7 @@ func emDone(cmd *cobra.Command, res *inference.EMResult, err error, out string) 
 // not 0, is its new number of rounds.
 func resumeEM(cmd *cobra.Command, m *inference.Model, dir string, iters int) error {
 	if _, err := os.Stat(filepath.Join(dir, inference.CheckpointFile)); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: %s has no %s (the EM run stopped before all its initial trees were fitted, or was made by a pydtlang without EM checkpoints); starting it again with the settings in %s (its %s and %s are written anew from the first initial tree on)\n",
+		fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: %s has no %s (the EM run stopped before all its initial trees were fitted, or was made by a pydtlang without EM checkpoints); starting it again with the settings in %s (its %s and %s keep the earlier session's trees until the initial trees refitted are as good)\n",
 			dir, inference.CheckpointFile, inference.RunFile, inference.MapFile, inference.KBestFile)
 	}
 	var emc inference.EMConfig
