@@ -408,7 +408,7 @@ func TestMergeKBestLines(t *testing.T) {
 		"[bound=5][em_bound=5 laplace_correction=unavailable] (a:1,c:1);\n"}
 	earlier := []string{"[bound=-8][em_bound=-7 laplace_correction=-1][start=sequential 1 round=0] (b:1,c:1);\n",
 		"[bound=-10][em_bound=-9 laplace_correction=-1][start=sequential 2 round=0] (a:2,b:2);", // tie: after the current
-		"[bound=-10][em_bound=-9 laplace_correction=-1][start=linkage 1 round=0] (a:1,b:1);\n", // the same tree
+		"[bound=-10][em_bound=-9 laplace_correction=-1][start=linkage 1 round=0] (a:1,b:1);\n",  // the same tree
 		"garbage\n", "[bound=x] (a:1);\n"}
 	got := mergeKBestLines(cur, earlier, 10)
 	want := []string{earlier[0], cur[0], earlier[1] + "\n", cur[1]}
