@@ -9,7 +9,7 @@
 # none) bounds each run's wall time (run --time). A finished run
 # directory (one with a summary.json) is kept. About 15 minutes of one core,
 # most of it on ccle, and 5 more for the per-column runs (the probit one
-# most); the runs use nice -n 10.
+# most), and 20 more for the noise runs; the runs use nice -n 10.
 set -eu
 ROUNDS=${ROUNDS:-100}
 SEED=${SEED:-1}
@@ -50,5 +50,20 @@ fitem synnoise-z-em-perdim $P X="$DIR/synnoise.csv" --standardize
 fitem synth8-em-perdim $P X="$DIR/synth8.csv"
 fitem animals-em-probit-perdim "$DIR/binary-perdim.pydt" Y="$DIR/animals.csv"
 fitem animals-z-em-perdim $P X="$DIR/animals.csv" --standardize
+
+# A latent observation noise (docs/em.md, "A latent observation noise"):
+# shared (examples/gaussian-noise.pydt) or one per column
+# (examples/gaussian-colnoise.pydt), with one diffusion variance or one per
+# column (gaussian-perdim-noise.pydt; with a shared noise written to DIR).
+sed -e '/^param noise : pos\[D\]$/d' -e 's/noise\[d\]/noise/' examples/gaussian-perdim-noise.pydt >"$DIR/perdim-sharednoise.pydt"
+for set in synnoise-z synth8 animals-z synthetic ccle-z; do
+	data=${set%-z}
+	z=
+	[ "$data" = "$set" ] || z=--standardize
+	fitem "$set-em-noise" examples/gaussian-noise.pydt X="$DIR/$data.csv" $z
+	fitem "$set-em-colnoise" examples/gaussian-colnoise.pydt X="$DIR/$data.csv" $z
+	fitem "$set-em-perdim-noise" "$DIR/perdim-sharednoise.pydt" X="$DIR/$data.csv" $z
+	fitem "$set-em-perdim-colnoise" examples/gaussian-perdim-noise.pydt X="$DIR/$data.csv" $z
+done
 
 go run ./internal/clusterstudy table "$DIR"

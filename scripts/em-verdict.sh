@@ -13,7 +13,7 @@
 # EMITERS, when set, bounds every fit's EM iterations; by default 500, and
 # 300 for synth8 and the probit fits, as docs/clustering.md's table was made.
 # About 5 minutes of one core, most of it on synth8 and the probit fits;
-# nice -n 10.
+# nice -n 10. NOISE=0 leaves out the noise runs.
 set -eu
 SEED=${SEED:-1}
 cd "$(dirname "$0")/.."
@@ -54,3 +54,12 @@ verdict synth8-em-gauss synth8 "" $G X "$ALL" 300
 verdict animals-em-probit animals "" examples/binary.pydt Y "$ALL" 300
 verdict animals-z-em-gauss animals -z $G X "$ALL" 500
 verdict synthetic-em-ddt synthetic "" $G X "em linkage" 500 --set alpha=0,beta=0
+
+# A latent observation noise (docs/em.md, "A latent observation noise"):
+# the noise runs of scripts/em-purity.sh where the EM tree is less pure
+# than average linkage.
+if [ "${NOISE:-1}" != 0 ]; then
+	verdict synnoise-z-em-colnoise synnoise -z examples/gaussian-colnoise.pydt X "$ALL" 500
+	verdict synth8-em-perdim-colnoise synth8 "" examples/gaussian-perdim-noise.pydt X "$ALL" 300
+	verdict animals-z-em-perdim-colnoise animals -z examples/gaussian-perdim-noise.pydt X "$ALL" 300
+fi

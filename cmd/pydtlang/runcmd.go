@@ -260,7 +260,15 @@ and the precision, alpha, beta, the trace of the best value, wall time,
 failed candidate fits). A model with a variance per column (1 / prec with
 param prec : pos[D], examples/gaussian-perdim.pydt) gets a Gamma posterior
 per column, prec[1] ... prec[D], and the initial trees compare each column
-on its own scale. The search starts from trees by sequential
+on its own scale. A latent observation noise, X ~ Normal(Z, 1 / sqrt(noise))
+with noise under a Gamma prior (one, examples/gaussian-noise.pydt, or one per
+column, param noise : pos[D], examples/gaussian-colnoise.pydt and
+gaussian-perdim-noise.pydt), gets a Gamma posterior q(noise) (noise[1] ...
+noise[D]) from the expected squared residuals at the leaves: a column of
+pure noise gets a small noise precision instead of hiding the clusters.
+EM learns only these latent variables (c, the diffusion precision or
+precisions, alpha, beta, the noise precision or precisions); any other is
+refused, naming it. The search starts from trees by sequential
 attachment and, up to 2000 rows, by average linkage; with a variance per
 column learned also by average linkage of the columns divided by the
 sigma_d that EM fits to the linkage tree (refitted and rebuilt three
