@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -42,7 +43,8 @@ type config struct {
 // other leaf observed exactly) and the counts of the words its state
 // emits; the tree given η as exactly observed leaves (treemove: subtree,
 // time and position moves); the precision from its Gamma conditional
-// given locations drawn from their conditional.
+// given the tree and η with the internal locations integrated out, as the
+// engine's gibbs(prec) draws it (bp.Model.UnitStats).
 type sampler struct {
 	config
 	w, z  []int
@@ -61,8 +63,11 @@ type sampler struct {
 	init   []int
 	trans  []int
 	alpha  []float64
-	// scratch: BP marginals (Cap·V), the message into a leaf, locations.
-	mMean, mVar, mu, mp, locs []float64
+	// scratch: BP marginals (Cap·V), the message into a leaf.
+	mMean, mVar, mu, mp []float64
+	// scratch of UnitStats, per dimension.
+	unitQ, unitC []float64
+	unitN        []int
 	rng                       *rand.Rand
 	// Accepted counts the accepted MH proposals of the η updates.
 	Accepted, Proposed int
@@ -148,7 +153,8 @@ func (s *sampler) setTree(tr *pydt.Tree) error {
 	}
 	s.moves = mv
 	n := tr.Cap() * s.V
-	s.mMean, s.mVar, s.locs = make([]float64, n), make([]float64, n), make([]float64, n)
+	s.mMean, s.mVar = make([]float64, n), make([]float64, n)
+	s.unitQ, s.unitC, s.unitN = make([]float64, s.V), make([]float64, s.V), make([]int, s.V)
 	s.refreshEmissions()
 	return nil
 }
@@ -260,16 +266,34 @@ func (s *sampler) drawEta() error {
 }
 
 // drawPrec draws the diffusion precision from its Gamma conditional given
-// node locations drawn from their conditional given the tree and η.
+// the tree and η, the internal locations integrated out: with η observed
+// exactly at the leaves, log p(η | tree, prec) = Σ_d [c_d + (n_d/2) log prec
+// − prec q_d / 2] (bp.Model.UnitStats: q_d = η_dᵀ K⁻¹ η_d, K_ij the time
+// of the lowest common ancestor of leaves i and j), so the conditional is
+// Gamma(shape + Σn/2, rate + Σq/2). This is the engine's gibbs(prec)
+// (inference.gibbsPrecisionStep; session 22); drawn given sampled
+// locations, as this sampler did before, the precision is conditioned on
+// the K − 1 internal locations as well, which are strongly coupled with
+// it. A state whose statistics float64 cannot form (values meeting through
+// edges of numerically zero length) keeps its precision, as the engine's.
 func (s *sampler) drawPrec() error {
-	if err := s.lik.SampleLocations(s.rng, s.locs); err != nil {
-		return err
+	err := s.lik.UnitStats(s.unitQ, s.unitC, s.unitN)
+	if errors.Is(err, bp.ErrNoDensity) || errors.Is(err, bp.ErrZeroEdge) {
+		return nil
 	}
-	ss, n, err := s.lik.SuffStats(s.locs)
 	if err != nil {
 		return err
 	}
-	s.prec = distuv.Gamma{Alpha: s.precShape + float64(n)/2, Beta: s.precRate + ss, Src: s.rng}.Rand()
+	var q float64
+	n := 0
+	for d := range s.V {
+		q += s.unitQ[d]
+		n += s.unitN[d]
+	}
+	if math.IsInf(q, 0) || math.IsNaN(q) {
+		return nil
+	}
+	s.prec = distuv.Gamma{Alpha: s.precShape + float64(n)/2, Beta: s.precRate + q/2, Src: s.rng}.Rand()
 	return s.lik.SetVariance(1 / s.prec)
 }
 

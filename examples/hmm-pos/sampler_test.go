@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -222,4 +224,87 @@ func TestErrors(t *testing.T) {
 		}
 	}
 	_ = fmt.Sprint
+}
+
+// TestDrawPrecCollapsed: the precision is drawn from its conditional given
+// the tree and η with the internal locations integrated out, as the
+// engine's gibbs(prec): Gamma(shape + K·V/2, rate + q/2), q = Σ_d η_dᵀ C⁻¹
+// η_d with C_ij the time of the lowest common ancestor of leaves i and j
+// (1 on the diagonal), computed here from the tree's times alone. One draw
+// from a start of precision 0.01 or 100 has that law whatever the start
+// (a draw given locations sampled at the start's precision, as before,
+// depends on it): mean and variance within 4 standard errors.
+func TestDrawPrecCollapsed(t *testing.T) {
+	cfg := config{K: 3, V: 2, transPrior: 1, alpha: 0.3, beta: 0.4, c: 1, precShape: 3, precRate: 2}
+	s, err := newSampler(cfg, []int{0, 1}, rand.New(rand.NewPCG(4, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := s.tree
+	lca := func(a, b pydt.NodeID) float64 {
+		anc := map[pydt.NodeID]bool{}
+		for v := a; v != pydt.NoNode; v = tr.Parent(v) {
+			anc[v] = true
+		}
+		for v := b; v != pydt.NoNode; v = tr.Parent(v) {
+			if anc[v] {
+				return tr.Time(v).T()
+			}
+		}
+		return 0
+	}
+	K, V := cfg.K, cfg.V
+	c := mat.NewSymDense(K, nil)
+	for i := range K {
+		for j := i; j < K; j++ {
+			v := 1.0
+			if i != j {
+				v = lca(pydt.NodeID(i), pydt.NodeID(j))
+			}
+			c.SetSym(i, j, v)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(c) {
+		t.Fatal("C is not positive definite")
+	}
+	q := 0.0
+	for d := range V {
+		x := mat.NewVecDense(K, nil)
+		for i := range K {
+			x.SetVec(i, s.eta[i*V+d])
+		}
+		var y mat.VecDense
+		if err := ch.SolveVecTo(&y, x); err != nil {
+			t.Fatal(err)
+		}
+		q += mat.Dot(x, &y)
+	}
+	shape, rate := cfg.precShape+float64(K*V)/2, cfg.precRate+q/2
+	wantMean, wantVar := shape/rate, shape/(rate*rate)
+	const M = 4000
+	for _, p0 := range []float64{0.01, 100} {
+		var sum, sum2 float64
+		for range M {
+			s.prec = p0
+			if err := s.lik.SetVariance(1 / p0); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.drawPrec(); err != nil {
+				t.Fatal(err)
+			}
+			sum += s.prec
+			sum2 += s.prec * s.prec
+		}
+		mean := sum / M
+		v := sum2/M - mean*mean
+		seMean := math.Sqrt(wantVar / M)
+		// The sample variance's standard error, from the Gamma's fourth
+		// central moment 3(1 + 2/shape)·var² (excess kurtosis 6/shape).
+		seVar := math.Sqrt((3*(1+2/shape)*wantVar*wantVar - wantVar*wantVar) / M)
+		if math.Abs(mean-wantMean) > 4*seMean || math.Abs(v-wantVar) > 4*seVar {
+			t.Errorf("start %v: draws of mean %.4f, variance %.4f; the collapsed conditional Gamma(%.3f, %.3f) has %.4f ± %.4f, %.4f ± %.4f",
+				p0, mean, v, shape, rate, wantMean, seMean, wantVar, seVar)
+		}
+	}
 }
