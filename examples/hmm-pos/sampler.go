@@ -68,7 +68,7 @@ type sampler struct {
 	// scratch of UnitStats, per dimension.
 	unitQ, unitC []float64
 	unitN        []int
-	rng                       *rand.Rand
+	rng          *rand.Rand
 	// Accepted counts the accepted MH proposals of the η updates.
 	Accepted, Proposed int
 }
