@@ -86,16 +86,30 @@ func (f *Figure) Write(w io.Writer, format string) error {
 	return fmt.Errorf("unknown picture format %q: want svg or png", format)
 }
 
-// rasterCanvas draws text with no-break spaces in place of spaces: the
-// raster renderer kerns a space against the letter before it, which at
-// PNG sizes leaves almost no gap after some letters ("LCA times" drawn as
-// "LCAtimes" at 9 points and 96 dpi); a no-break space has the same
-// width and no kerning pairs.
+// rasterCanvas draws text without kerning: the raster renderer kerns at
+// hinted pixel sizes, which at PNG resolutions lets letters swallow their
+// neighbours ("LCA times" was drawn "LCAtimes", the space kerned against
+// the A; "summary.nwk" was drawn "summarynwk", the period under the y's
+// tail). A zero-width space (U+200B, an empty glyph of no advance with no
+// kerning pairs) between every two characters keeps each pair apart.
 type rasterCanvas struct{ *vgimg.Canvas }
 
-// FillString draws str with its spaces made no-break spaces.
+// FillString draws str unkerned.
 func (c rasterCanvas) FillString(f font.Face, pt vg.Point, str string) {
-	c.Canvas.FillString(f, pt, strings.ReplaceAll(str, " ", "\u00a0"))
+	c.Canvas.FillString(f, pt, unkerned(str))
+}
+
+// unkerned returns s with a zero-width space between every two of its
+// characters.
+func unkerned(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 {
+			b.WriteRune('\u200b')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Save writes the figure to path, in the format its extension names (.svg

@@ -68,44 +68,51 @@ func TestWrapKeepsPhrases(t *testing.T) {
 	}
 }
 
+// inkColumns draws s in a PNG at the subtitles' size and dpi and reports
+// which pixel columns hold ink, and the first and last that do.
+func inkColumns(t *testing.T, s string, dpi int) (ink []bool, first, last int) {
+	t.Helper()
+	f := &Figure{Width: 200, Height: 30, DPI: dpi}
+	f.draw = func(c draw.Canvas) {
+		c.FillText(textStyle(subtitleSize, color.Black), vg.Point{X: 10, Y: 15}, s)
+	}
+	var b bytes.Buffer
+	if err := f.Write(&b, "png"); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := img.Bounds()
+	for x := r.Min.X; x < r.Max.X; x++ {
+		dark := false
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			if cr, _, _, _ := img.At(x, y).RGBA(); cr < 0xe000 {
+				dark = true
+			}
+		}
+		ink = append(ink, dark)
+	}
+	first, last = -1, -1
+	for x, d := range ink {
+		if d {
+			if first < 0 {
+				first = x
+			}
+			last = x
+		}
+	}
+	return ink, first, last
+}
+
 // TestPNGWordSpace: in a PNG the space after "A" stays visible ("LCA times"
 // was drawn "LCAtimes": the raster renderer kerns the space against the A).
 // The gaps of two or more blank pixel columns in the drawn text are its
 // word spaces.
 func TestPNGWordSpace(t *testing.T) {
 	for _, s := range []string{"LCA times", "mean LCA times", "the map tree"} {
-		f := &Figure{Width: 200, Height: 30}
-		f.draw = func(c draw.Canvas) {
-			c.FillText(textStyle(subtitleSize, color.Black), vg.Point{X: 10, Y: 15}, s)
-		}
-		var b bytes.Buffer
-		if err := f.Write(&b, "png"); err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(&b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := img.Bounds()
-		var ink []bool
-		for x := r.Min.X; x < r.Max.X; x++ {
-			dark := false
-			for y := r.Min.Y; y < r.Max.Y; y++ {
-				if cr, _, _, _ := img.At(x, y).RGBA(); cr < 0xe000 {
-					dark = true
-				}
-			}
-			ink = append(ink, dark)
-		}
-		first, last := -1, -1
-		for x, d := range ink {
-			if d {
-				if first < 0 {
-					first = x
-				}
-				last = x
-			}
-		}
+		ink, first, last := inkColumns(t, s, PNGDPI)
 		gaps, run := 0, 0
 		for x := first; x <= last; x++ {
 			if ink[x] {
@@ -119,6 +126,20 @@ func TestPNGWordSpace(t *testing.T) {
 		}
 		if want := strings.Count(s, " "); gaps != want {
 			t.Errorf("%q drawn with %d word gaps, want %d", s, gaps, want)
+		}
+	}
+}
+
+// TestPNGPeriod: in a PNG at 80 dpi (the README's pictures) the period of
+// "summary.nwk" is not drawn under the y's tail ("summarynwk": the raster
+// renderer kerned the pair): "y." reaches at least 2 pixels further right
+// than "y".
+func TestPNGPeriod(t *testing.T) {
+	for _, dpi := range []int{80, PNGDPI} {
+		_, _, y := inkColumns(t, "y", dpi)
+		_, _, yp := inkColumns(t, "y.", dpi)
+		if yp < y+2 {
+			t.Errorf("%d dpi: \"y.\" ends at pixel %d, \"y\" at %d: the period is under the y", dpi, yp, y)
 		}
 	}
 }
