@@ -306,7 +306,8 @@ func (p *EMPlan) Explain() string {
 	}
 	sb.WriteString("  initial trees: sequential attachment (em.SequentialTree, beam descent by local evidence) at four construction variances;\n" +
 		"     average linkage and its cuts into flat clusters; with a variance per column learned, the linkage of the columns weighted by\n" +
-		"     the variances EM fits and its cuts; the subsample MCMC run's summary, consensus and last trees (extended to all rows,\n" +
+		"     the variances EM fits and its cuts (with a noise precision per column and one diffusion variance, weighted by the fitted\n" +
+		"     noise variances); the subsample MCMC run's summary, consensus and last trees (extended to all rows,\n" +
 		"     em.ExtendTree, when the subsample is smaller). Above 2000 rows: one sequential tree at the variance best on 1000 rows, the linkage of those rows\n" +
 		"     extended, the MCMC summary tree extended; with --time, a start after the first is skipped when less time is left than\n" +
 		"     the first took (docs/em.md, \"Scale\")\n")

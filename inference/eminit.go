@@ -160,13 +160,43 @@ func rebuildTree(tr, out *pydt.Tree, build func(v, into pydt.NodeID), what strin
 	return out, nil
 }
 
+// linkageVariances returns the per-column variances that
+// weightedLinkageTree divides the columns by, from a fit's hyperparameters
+// h: the diffusion variances σ²_d when the model learns one per column,
+// else the noise variances 1/E[θ_d] of a noise precision per column
+// (weightsLinkage), else nil.
+func (p *EMPlan) linkageVariances(h emHyper) []float64 {
+	if p.Opt.Variances != nil && p.Opt.PrecPriors != nil {
+		return slices.Clone(h.Variances)
+	}
+	if p.noise != nil && p.noise.perCol && len(h.Noise) == p.m.D {
+		v := make([]float64, len(h.Noise))
+		for j, t := range h.Noise {
+			v[j] = 1 / t
+		}
+		return v
+	}
+	return nil
+}
+
+// weightsLinkage reports whether the search builds the linkage tree
+// weighted by the fitted variances (weightedLinkageTree): with a diffusion
+// variance per column learned, or else a noise precision per column, and
+// more than one column.
+func (p *EMPlan) weightsLinkage() bool {
+	perDim := p.Opt.Variances != nil && p.Opt.PrecPriors != nil
+	return p.m.D > 1 && (perDim || p.noise != nil && p.noise.perCol)
+}
+
 // weightedLinkageRounds is how many times weightedLinkageTree refits the
 // variances per dimension and rebuilds the linkage tree.
 const weightedLinkageRounds = 3
 
 // weightedLinkageTree returns the average-linkage tree (linkageTree) of
 // the rows of x (n × d) with each column d divided by σ_d, where σ²_d are
-// the diffusion variances per dimension that EM (p's options, at most
+// the diffusion variances per dimension (or, with a noise precision per
+// column and one diffusion variance, the noise variances 1/E[θ_d]:
+// linkageVariances) that EM (p's options, at most
 // iters iterations, no Laplace correction) fits to the previous tree,
 // starting from lt, the linkage tree of the unweighted rows (a copy: EM
 // sets the times of the tree it fits, and lt is an initial tree of its
@@ -204,7 +234,7 @@ func (p *EMPlan) weightedLinkageTree(lt *pydt.Tree, v1 []float64, x []float64, n
 			if err := p.runFit(fit); err != nil {
 				return nil, nil, fmt.Errorf("weighted linkage, round %d: %w", r+1, err)
 			}
-			v = fit.MeanVariances() // one per column (PlanEM checked the count)
+			v = p.linkageVariances(fitHyper(fit))
 		}
 		for j, vj := range v {
 			if !(vj > 0) || math.IsInf(vj, 1) {

@@ -431,7 +431,6 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 	if ab.Variance > 0 {
 		logf("diffusion variance %.4g held in every fit: 1 / the posterior mean %.4g (sd %.2g) of %s in the same run (EP)", ab.Variance, ab.Precision, ab.PrecisionSD, p.Prec.Name)
 	}
-	o := p.Opt
 	if k := keepLimit(cfg.K, b.N, b.D); k < cfg.K {
 		logf("keeping the %d best trees, not %d: each holds about %.0f MB at %d rows × %d columns", k, cfg.K, emTreeBytes(b.N, b.D)/1e6, b.N, b.D)
 		s.k = k
@@ -650,10 +649,13 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 		// "Linkage weighted by the fitted variances"). With one column
 		// the weight scales every distance alike: the tree would be the
 		// linkage tree again.
-		if o.Variances != nil && o.PrecPriors != nil && b.D > 1 && ctx.Err() == nil {
+		// With a noise precision per column (and one diffusion variance)
+		// the columns are divided by the fitted noise sd instead: a column
+		// of pure noise gets a large one.
+		if p.weightsLinkage() && ctx.Err() == nil {
 			var v1 []float64
 			if ltFitted {
-				v1 = ltFit.hyper.Variances
+				v1 = p.linkageVariances(ltFit.hyper)
 			}
 			wt, v, err := p.weightedLinkageTree(lt, v1, x, b.N, b.D, cfg.EMIters)
 			if err != nil {

@@ -61,5 +61,5 @@ verdict synthetic-em-ddt synthetic "" $G X "em linkage" 500 --set alpha=0,beta=0
 if [ "${NOISE:-1}" != 0 ]; then
 	verdict synnoise-z-em-colnoise synnoise -z examples/gaussian-colnoise.pydt X "$ALL" 500
 	verdict synth8-em-perdim-colnoise synth8 "" examples/gaussian-perdim-noise.pydt X "$ALL" 300
-	verdict animals-z-em-perdim-colnoise animals -z examples/gaussian-perdim-noise.pydt X "$ALL" 300
+	verdict animals-z-em-colnoise animals -z examples/gaussian-colnoise.pydt X "$ALL" 300
 fi
