@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 func TestRunMethodEM(t *testing.T) {
@@ -327,4 +329,13 @@ func TestRunMethodOnlyFlags(t *testing.T) {
 			t.Errorf("methodFlags names --%s, which run does not have", f.flag)
 		}
 	}
+	// Every other flag of run is read by both methods (or by --resume): a
+	// new flag must be put in methodFlags or here.
+	both := map[string]bool{"iters": true, "seed": true, "out": true, "explain": true, "resume": true, "force": true, "standardize": true,
+		"progress-every": true, "init-tree": true, "method": true, "data": true, "draw": true, "labels": true, "set": true, "help": true}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !both[f.Name] && !slices.ContainsFunc(methodFlags, func(m struct{ flag, method string }) bool { return m.flag == f.Name }) {
+			t.Errorf("run's flag --%s is neither in methodFlags nor read by both methods", f.Name)
+		}
+	})
 }
