@@ -7,8 +7,6 @@ import (
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/stdlib"
-	"github.com/pydtlang/pydtlang/stdlib/pydt"
-	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/em"
 )
 
@@ -168,27 +166,4 @@ func (p *EMPlan) noiseName(g int) string {
 		return fmt.Sprintf("%s[%d]", p.noise.v.Name, g+1)
 	}
 	return p.noise.v.Name
-}
-
-// observeNoise sets the leaf evidence of lik from the data at the noise
-// precisions theta (E[θ_g] of a fitted tree).
-func (p *EMPlan) observeNoise(lik *bp.Model, theta []float64) error {
-	ln, d := p.Opt.Noise, p.m.D
-	if len(theta) != len(ln.Priors) {
-		return fmt.Errorf("%d noise precisions for %d", len(theta), len(ln.Priors))
-	}
-	for k, u := range ln.Unit {
-		prec := 0.0
-		if u > 0 {
-			g := 0
-			if len(theta) > 1 {
-				g = k % d
-			}
-			prec = u * theta[g]
-		}
-		if err := lik.SetEvidence(pydt.NodeID(k/d), k%d, ln.Mean[k], prec); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -1395,7 +1395,7 @@ func (p *EMPlan) propose(parent EMTree, rng *rand.Rand) ([]*pydt.Tree, error) {
 	// The leaf evidence of the fit: the data's (exact or Gaussian, with
 	// a latent noise at the fit's E[θ]), or the EP sites it ended with.
 	if p.Opt.Noise != nil {
-		if err := p.observeNoise(lik, hy.Noise); err != nil {
+		if err := p.Opt.Noise.SetEvidence(lik, hy.Noise); err != nil {
 			return nil, err
 		}
 	} else if ev := parent.ev; ev == nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
+	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
 // LeafNoise makes the precision of the leaves' Gaussian evidence latent:
@@ -115,33 +116,45 @@ func (e *EM) initNoise(n *LeafNoise) error {
 	return nil
 }
 
-// setNoiseEvidence enters the leaf evidence at the current E[θ_g] into the
-// bp.Model, for the groups whose E[θ_g] changed since it was last entered.
-func (e *EM) setNoiseEvidence() error {
-	n := e.opt.Noise
-	changed := false
-	for j, q := range e.qn {
-		if mu := q.Mean(); mu != e.nSet[j] {
-			changed = true
-		}
+// SetEvidence enters into m (of n's leaves and dimensions) the leaf
+// evidence of n at the noise precisions theta, one per prior: entry k has
+// mean Mean[k] and precision Unit[k]·theta[g], none when missing. A fit
+// does this itself at E[θ_g] (Options.Noise); SetEvidence is for a
+// bp.Model of a fitted tree outside the fit.
+func (n *LeafNoise) SetEvidence(m *bp.Model, theta []float64) error {
+	if len(theta) != len(n.Priors) {
+		return fmt.Errorf("em: leaf noise: %d noise precisions for %d priors", len(theta), len(n.Priors))
 	}
-	if !changed {
-		return nil
+	d := m.Dims()
+	if nl := m.Tree().NumLeaves(); len(n.Unit) != nl*d || len(n.Mean) != nl*d {
+		return fmt.Errorf("em: leaf noise: %d means and %d unit precisions for %d leaves × %d dimensions", len(n.Mean), len(n.Unit), nl, d)
 	}
-	d := e.d
 	for k, u := range n.Unit {
-		j := n.group(k, d)
 		prec := 0.0
 		if u > 0 {
-			prec = u * e.qn[j].Mean()
+			prec = u * theta[n.group(k, d)]
 		}
-		if err := e.m.SetEvidence(pydt.NodeID(k/d), k%d, n.Mean[k], prec); err != nil {
+		if err := m.SetEvidence(pydt.NodeID(k/d), k%d, n.Mean[k], prec); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// setNoiseEvidence enters the leaf evidence at the current E[θ_g] into the
+// bp.Model, when an E[θ_g] changed since it was last entered.
+func (e *EM) setNoiseEvidence() error {
+	theta := make([]float64, len(e.qn))
 	for j, q := range e.qn {
-		e.nSet[j] = q.Mean()
+		theta[j] = q.Mean()
 	}
+	if slices.Equal(theta, e.nSet) {
+		return nil
+	}
+	if err := e.opt.Noise.SetEvidence(e.m, theta); err != nil {
+		return err
+	}
+	copy(e.nSet, theta)
 	return nil
 }
 

@@ -421,3 +421,30 @@ func TestNoiseLaplace(t *testing.T) {
 		}
 	}
 }
+
+// TestLeafNoiseSetEvidence checks the evidence LeafNoise.SetEvidence
+// enters, shared and per column, missing entries none, and its refusal of
+// a wrong count of precisions or a model of another size.
+func TestLeafNoiseSetEvidence(t *testing.T) {
+	m, ln := noiseFixture(t, 2, 6, []float64{1, 1}, []float64{4, 9}, true)
+	for _, theta := range [][]float64{{2.5}, {2.5, 0.5}} {
+		c := *ln
+		c.Priors = make([]Gamma, len(theta))
+		if err := c.SetEvidence(m, theta); err != nil {
+			t.Fatal(err)
+		}
+		for k, u := range ln.Unit {
+			mu, prec := m.Evidence(pydt.NodeID(k/2), k%2)
+			want := u * theta[min(k%2, len(theta)-1)]
+			if !(math.Abs(prec-want) <= 1e-12*want) || (u > 0 && mu != ln.Mean[k]) {
+				t.Errorf("θ %v: entry %d: evidence (%v, %v), want (%v, %v)", theta, k, mu, prec, ln.Mean[k], want)
+			}
+		}
+		if err := c.SetEvidence(m, append(theta, 1)); err == nil {
+			t.Errorf("θ %v: no error for %d precisions", theta, len(theta)+1)
+		}
+		if err := c.SetEvidence(bp.New(m.Tree(), 3), theta); err == nil {
+			t.Errorf("θ %v: no error for a model of 3 dimensions", theta)
+		}
+	}
+}
