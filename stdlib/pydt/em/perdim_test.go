@@ -63,25 +63,7 @@ func learnPerDim(d int) Options {
 func denseLogLik(t *testing.T, tr *pydt.Tree, y []float64, s2 []float64) float64 {
 	t.Helper()
 	n, d := tr.NumLeaves(), len(s2)
-	anc := make([]map[pydt.NodeID]bool, n)
-	for i := range n {
-		anc[i] = map[pydt.NodeID]bool{}
-		for v := pydt.NodeID(i); v != pydt.NoNode; v = tr.Parent(v) {
-			anc[i][v] = true
-		}
-	}
-	c := mat.NewSymDense(n, nil)
-	for i := range n {
-		c.SetSym(i, i, 1)
-		for j := range i {
-			// The first ancestor of j that is an ancestor of i.
-			v := pydt.NodeID(j)
-			for !anc[i][v] {
-				v = tr.Parent(v)
-			}
-			c.SetSym(i, j, tr.Time(v).T())
-		}
-	}
+	c := leafCov(tr)
 	var ch mat.Cholesky
 	if !ch.Factorize(c) {
 		t.Fatal("C is not positive definite")
