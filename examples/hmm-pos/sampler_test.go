@@ -154,20 +154,7 @@ func TestMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := s.tree
-	// Depth (time t in [0, 1]) of the lowest common ancestor of two leaves.
-	lca := func(a, b pydt.NodeID) float64 {
-		anc := map[pydt.NodeID]bool{}
-		for v := a; v != pydt.NoNode; v = tr.Parent(v) {
-			anc[v] = true
-		}
-		for v := b; v != pydt.NoNode; v = tr.Parent(v) {
-			if anc[v] {
-				return tr.Time(v).T()
-			}
-		}
-		return 0
-	}
+	lca := func(a, b pydt.NodeID) float64 { return lcaTime(s.tree, a, b) }
 	s2 := 1 / s.prec
 	// Leaves are at time 1: Var = σ²; Cov(i, j) = σ² t_lca(i, j).
 	for k := range 3 {
@@ -240,19 +227,7 @@ func TestDrawPrecCollapsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := s.tree
-	lca := func(a, b pydt.NodeID) float64 {
-		anc := map[pydt.NodeID]bool{}
-		for v := a; v != pydt.NoNode; v = tr.Parent(v) {
-			anc[v] = true
-		}
-		for v := b; v != pydt.NoNode; v = tr.Parent(v) {
-			if anc[v] {
-				return tr.Time(v).T()
-			}
-		}
-		return 0
-	}
+	lca := func(a, b pydt.NodeID) float64 { return lcaTime(s.tree, a, b) }
 	K, V := cfg.K, cfg.V
 	c := mat.NewSymDense(K, nil)
 	for i := range K {
@@ -307,4 +282,19 @@ func TestDrawPrecCollapsed(t *testing.T) {
 				p0, mean, v, shape, rate, wantMean, seMean, wantVar, seVar)
 		}
 	}
+}
+
+// lcaTime returns the time t in [0, 1] of the lowest common ancestor of
+// nodes a and b of tr.
+func lcaTime(tr *pydt.Tree, a, b pydt.NodeID) float64 {
+	anc := map[pydt.NodeID]bool{}
+	for v := a; v != pydt.NoNode; v = tr.Parent(v) {
+		anc[v] = true
+	}
+	for v := b; v != pydt.NoNode; v = tr.Parent(v) {
+		if anc[v] {
+			return tr.Time(v).T()
+		}
+	}
+	return 0
 }
