@@ -174,8 +174,15 @@ func TestNoiseBoundDense(t *testing.T) {
 					ll, _ := denseNoisy(t, e.tr, ln, opt.Variances, theta)
 					h, _ := pydt.NewHarmonic(opt.Alpha, opt.Beta)
 					want := ll + pydt.LogPriorS(e.tr, opt.Alpha, opt.Beta, pydt.DivInv{C: opt.C}, h) + logGapJacobian(e.tr)
+					// n_g, the observed entries of group g, from the data.
+					count := make([]float64, len(q))
+					for k, u := range ln.Unit {
+						if u > 0 {
+							count[opt.Noise.group(k, 3)]++
+						}
+					}
 					for j, g := range q {
-						want += e.nCount[j]/2*(g.MeanLog()-math.Log(g.Mean())) - g.KL(opt.Noise.Priors[j])
+						want += count[j]/2*(g.MeanLog()-math.Log(g.Mean())) - g.KL(opt.Noise.Priors[j])
 					}
 					if got := e.objective(); !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want))) {
 						t.Errorf("%s %s: L = %v, dense %v", label, when, got, want)
