@@ -191,6 +191,12 @@ func NewSchedule(m *Model) (*Schedule, error) {
 		if p, ok := probitScale(m, k); ok {
 			s.Steps = append(s.Steps, p)
 		}
+		// The variance and the times along the orbit on which the
+		// likelihood of u is invariant (u is the state here, the
+		// locations are not).
+		if o, ok := probitOrbit(m, k); ok {
+			s.Steps = append(s.Steps, o)
+		}
 		if c, ok := timeScale(m, k); ok && b.Leaf != nil {
 			s.Steps = append(s.Steps, c)
 		}

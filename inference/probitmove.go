@@ -129,6 +129,8 @@ type probitScratch struct {
 	hmc hmcScratch
 	// ghk is the scratch space of probitGHKStep.
 	ghk ghkScratch
+	// orbit is the scratch space of probitOrbitStep.
+	orbit orbitScratch
 }
 
 // observed lists the entries k = i·D + d of Y, the data of the binding b,

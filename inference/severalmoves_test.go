@@ -81,10 +81,10 @@ func TestSecondTreeMoves(t *testing.T) {
 	}{
 		{"two-trees example", twoTreesExample(t), map[string]*dataset.Matrix{"X": zeros(3, 1), "Y": zeros(3, 2)},
 			"tree(X) tree(Z) slice(alpha) slice(beta) gibbs(c) gibbs(prec) slice(precZ) ridge(prec, times of X) ridge(precZ, times of Z) " +
-				"scale(precZ, u of Y) locations scale(precZ, locations of Z) probit-aux(Y) ghk(precZ, u of Y) hmc(u of Y)"},
+				"scale(precZ, u of Y) orbit(precZ, times of Z, u of Y) locations scale(precZ, locations of Z) probit-aux(Y) ghk(precZ, u of Y) hmc(u of Y)"},
 		{"own c", twoTreesExample(t, ownScale...), map[string]*dataset.Matrix{"X": zeros(3, 1), "Y": zeros(3, 2)},
 			"tree(X) tree(Z) slice(alpha) slice(beta) gibbs(c) gibbs(cZ) gibbs(prec) slice(precZ) ridge(prec, times of X) ridge(precZ, times of Z) " +
-				"scale(precZ, u of Y) scale(cZ, times of Z) locations scale(precZ, locations of Z) probit-aux(Y) ghk(precZ, u of Y) hmc(u of Y)"},
+				"scale(precZ, u of Y) orbit(precZ, times of Z, u of Y) scale(cZ, times of Z) locations scale(precZ, locations of Z) probit-aux(Y) ghk(precZ, u of Y) hmc(u of Y)"},
 		{"per-dimension second tree", perdimSecondTree, map[string]*dataset.Matrix{"X": zeros(3, 1), "W": zeros(3, 2)},
 			"tree(X) tree(W) gibbs(precW[d]) slice(alpha) slice(beta) gibbs(c) gibbs(prec) ridge(prec, times of X) ridge(precW[d], times of W)"},
 	}

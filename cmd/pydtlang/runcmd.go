@@ -59,12 +59,16 @@ element for arrays; the PYDT's precision, variance 1 / prec, given the tree
 with the locations integrated out when the data are the leaves), slice sampling (log, logit or real scale) for everything
 else, element by element for arrays, and data
 augmentation for a likelihood that asks for it (Probit's truncated-normal
-auxiliaries, StudentT's precision scales), with, for Probit, the precision
-slice sampled
-with the locations integrated out and three scale moves (auxiliaries with the
-variance, locations with the variance, times with c) keep chains from
-crawling along the directions the binary data hardly determine (see
-docs/probit-mixing.md). A hidden Markov chain over categories
+auxiliaries, StudentT's precision scales). For Probit the precision is
+slice sampled with the locations integrated out, and moves of several
+variables at once keep chains from crawling along the directions the binary
+data hardly determine (see docs/probit-mixing.md): three scale moves
+(auxiliaries with the variance, locations with the variance, times with c);
+orbit(prec, times, u), which moves σ²/(σ²+1) by a factor h, every divergence
+time t to t/h and the auxiliaries with them so that their likelihood is
+unchanged, h drawn from the priors alone; ghk(prec, u), the variance given
+the auxiliaries' non-centred coordinates; and hmc(u), the auxiliaries drawn
+afresh given the tree and the variance by exact HMC. A hidden Markov chain over categories
 (z[1] ~ Categorical(p0), z[t] ~ Categorical(A[z[t - 1]])) gets ffbs(z),
 forward filtering and backward sampling of the whole chain, and Dirichlet
 vectors or rows read only by Categoricals get conjugate Gibbs updates
