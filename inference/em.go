@@ -148,6 +148,7 @@ func PlanEM(m *Model) (*EMPlan, error) {
 		if p.noise.perCol {
 			name, each, of = p.Noise.Name+"[d]", " for each column d", ", one per column"
 		}
+		p.steps[0] = fmt.Sprintf("E-step: belief propagation over the locations of %s with the Gaussian leaf evidence of %s at precision E[%s] (exact given q(%s))", m.Leaves.Name, b.Leaf.TypeName(), name, name)
 		hyper = append(hyper, fmt.Sprintf("q(%s) Gamma%s: variational posterior of the noise precision of the %s likelihood of %s%s, from the expected squared residuals under the E-step's leaf marginals "+
 			"(missing entries skipped); the E-step's leaf evidence has precision E[%s] (the likelihood's stdlib.GammaConjugate capability in its %s)",
 			name, each, b.Leaf.TypeName(), b.Data.Name, of, name, b.Leaf.Type.Params()[p.noise.k].Name))

@@ -53,6 +53,9 @@ func TestPlanEMNoise(t *testing.T) {
 				t.Errorf("%s: entry %d: mean %v, unit %v; want %v, 1", tc.model, k, ln.Mean[k], ln.Unit[k], y)
 			}
 		}
+		if ex := p.Explain(); !strings.Contains(ex, "Gaussian leaf evidence of Normal at precision E[noise") {
+			t.Errorf("%s: Explain's E-step does not name the noise:\n%s", tc.model, ex)
+		}
 		if ex := p.Explain(); !strings.Contains(ex, tc.want) {
 			t.Errorf("%s: Explain does not say %q:\n%s", tc.model, tc.want, ex)
 		}
