@@ -10,6 +10,7 @@ import (
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference"
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
@@ -78,34 +79,18 @@ func denseMeans(tr *pydt.Tree, x []float64, d int, sigma2, tau float64) []float6
 	for i, v := range nodes {
 		idx[v] = i
 	}
-	anc := func(v pydt.NodeID) map[pydt.NodeID]bool {
-		s := map[pydt.NodeID]bool{}
-		for ; v != pydt.NoNode; v = tr.Parent(v) {
-			s[v] = true
-		}
-		return s
-	}
-	lcaTime := func(u, v pydt.NodeID) float64 {
-		a := anc(u)
-		for w := v; w != pydt.NoNode; w = tr.Parent(w) {
-			if a[w] {
-				return tr.Time(w).T()
-			}
-		}
-		return 0
-	}
 	n := tr.NumLeaves()
 	k := len(nodes)
 	all := mat.NewDense(k, n, nil) // Cov(node, leaf)
 	ll := mat.NewSymDense(n, nil)
 	for i, v := range nodes {
 		for j := range n {
-			all.Set(i, j, sigma2*lcaTime(v, pydt.NodeID(j)))
+			all.Set(i, j, sigma2*densetest.LCATime(tr, v, pydt.NodeID(j)).T())
 		}
 	}
 	for i := range n {
 		for j := i; j < n; j++ {
-			c := sigma2 * lcaTime(pydt.NodeID(i), pydt.NodeID(j))
+			c := sigma2 * densetest.LCATime(tr, pydt.NodeID(i), pydt.NodeID(j)).T()
 			if i == j {
 				c += tau
 			}

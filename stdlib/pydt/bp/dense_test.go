@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distmv"
 
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -54,21 +55,6 @@ func setVariances(t *testing.T, m *Model, s2 []float64) {
 	}
 }
 
-// lcaTime returns the time of the lowest common ancestor of a and b.
-func lcaTime(tr *pydt.Tree, a, b pydt.NodeID) pydt.Time {
-	da, db := tr.Depth(a), tr.Depth(b)
-	for da > db {
-		a, da = tr.Parent(a), da-1
-	}
-	for db > da {
-		b, db = tr.Parent(b), db-1
-	}
-	for a != b {
-		a, b = tr.Parent(a), tr.Parent(b)
-	}
-	return tr.Time(a)
-}
-
 // observedRows returns the leaves with evidence in dimension d, their
 // evidence means, and noise variances (0 for observed values).
 func observedRows(m *Model, d int) (rows []pydt.NodeID, y, noise []float64) {
@@ -82,35 +68,6 @@ func observedRows(m *Model, d int) (rows []pydt.NodeID, y, noise []float64) {
 		noise = append(noise, 1/prec)
 	}
 	return rows, y, noise
-}
-
-// lcaCov returns the matrix σ² t(lca(a_i, b_j)): the prior covariance, in
-// one dimension, of the locations of as and bs.
-func lcaCov(tr *pydt.Tree, s2 float64, as, bs []pydt.NodeID) *mat.Dense {
-	c := mat.NewDense(len(as), len(bs), nil)
-	for i, a := range as {
-		for j, b := range bs {
-			c.Set(i, j, s2*lcaTime(tr, a, b).T())
-		}
-	}
-	return c
-}
-
-// symCov returns the prior covariance, in one dimension, of the locations
-// of nodes, plus noise[i] on the diagonal when noise is not nil.
-func symCov(tr *pydt.Tree, s2 float64, nodes []pydt.NodeID, noise []float64) *mat.SymDense {
-	k := len(nodes)
-	c := mat.NewSymDense(k, nil)
-	for i := range k {
-		for j := i; j < k; j++ {
-			v := s2 * lcaTime(tr, nodes[i], nodes[j]).T()
-			if i == j && noise != nil {
-				v += noise[i]
-			}
-			c.SetSym(i, j, v)
-		}
-	}
-	return c
 }
 
 // gaussLogPDF returns log N(y; 0, cov), by gonum's multivariate normal.
@@ -133,7 +90,7 @@ func denseLogLik(t *testing.T, m *Model) float64 {
 		if len(rows) == 0 {
 			continue
 		}
-		total += gaussLogPDF(t, symCov(m.Tree(), m.Variances()[d], rows, noise), y)
+		total += gaussLogPDF(t, densetest.Cov(m.Tree(), m.Variances()[d], rows, noise), y)
 	}
 	return total
 }
@@ -145,17 +102,17 @@ func densePosterior(t *testing.T, m *Model, nodes []pydt.NodeID, d int) (mean []
 	t.Helper()
 	tr, s2 := m.Tree(), m.Variances()[d]
 	rows, y, noise := observedRows(m, d)
-	post = symCov(tr, s2, nodes, nil)
+	post = densetest.Cov(tr, s2, nodes, nil)
 	mean = make([]float64, len(nodes))
 	if len(rows) == 0 {
 		return mean, post
 	}
 	var ch mat.Cholesky
-	if !ch.Factorize(symCov(tr, s2, rows, noise)) {
+	if !ch.Factorize(densetest.Cov(tr, s2, rows, noise)) {
 		t.Fatal("dense covariance not positive definite")
 	}
-	cross := lcaCov(tr, s2, nodes, rows) // Σ_xy
-	var sol mat.Dense                    // Σ_yy⁻¹ Σ_yx
+	cross := densetest.CrossCov(tr, s2, nodes, rows) // Σ_xy
+	var sol mat.Dense                                // Σ_yy⁻¹ Σ_yx
 	if err := ch.SolveTo(&sol, cross.T()); err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +283,7 @@ func TestSuffStatsMatchesDense(t *testing.T) {
 				for i, v := range nodes {
 					xv[i] = x[int(v)*D+d]
 				}
-				dd := gaussLogPDF(t, symCov(tr, vars[d], nodes, nil), xv)
+				dd := gaussLogPDF(t, densetest.Cov(tr, vars[d], nodes, nil), xv)
 				got := -0.5*float64(cntd[d])*math.Log(2*math.Pi*vars[d]) - 0.5*sumLogL - ssd[d]/vars[d]
 				if !relClose(got, dd, 1e-8) {
 					t.Errorf("%s σ²=%v dim %d: from SuffStatsDims %.12g, dense %.12g", tc.name, vars, d, got, dd)

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -50,14 +51,14 @@ func densePoint(t *testing.T, m *Model, pos pydt.Position, d int) (mean, varianc
 	}
 	cross := mat.NewVecDense(len(rows), nil)
 	for j, i := range rows {
-		c := lcaTime(tr, pos.Node, i).T()
+		c := densetest.LCATime(tr, pos.Node, i).T()
 		if !pos.AtNode && below(tr, i, pos.Node) {
 			c = tp.T()
 		}
 		cross.SetVec(j, s2*c)
 	}
 	var ch mat.Cholesky
-	if !ch.Factorize(symCov(tr, s2, rows, noise)) {
+	if !ch.Factorize(densetest.Cov(tr, s2, rows, noise)) {
 		t.Fatal("dense covariance not positive definite")
 	}
 	var sol mat.VecDense // Σ_yy⁻¹ Σ_yx

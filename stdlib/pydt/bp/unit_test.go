@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -26,7 +27,7 @@ func denseUnitStats(t *testing.T, m *Model) (q, c []float64, n []int) {
 			continue
 		}
 		var ch mat.Cholesky
-		if !ch.Factorize(symCov(m.Tree(), 1, rows, nil)) {
+		if !ch.Factorize(densetest.Cov(m.Tree(), 1, rows, nil)) {
 			t.Fatal("dense covariance not positive definite")
 		}
 		z := mat.NewVecDense(len(y), nil)

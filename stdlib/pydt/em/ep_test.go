@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/integrate/quad"
 
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
@@ -67,20 +68,6 @@ func orthant(cov [][]float64, sign []float64) float64 {
 	panic("orthant: N must be 2 or 3")
 }
 
-// lcaTime returns the time of the lowest common ancestor of leaves i and j.
-func lcaTime(tr *pydt.Tree, i, j pydt.NodeID) float64 {
-	anc := map[pydt.NodeID]bool{}
-	for a := tr.Parent(i); a != pydt.NoNode; a = tr.Parent(a) {
-		anc[a] = true
-	}
-	for a := tr.Parent(j); a != pydt.NoNode; a = tr.Parent(a) {
-		if anc[a] {
-			return tr.Time(a).T()
-		}
-	}
-	return 0
-}
-
 // TestEPLogLikExact compares EP's estimate of log p(Y | tree) for probit
 // data on trees of 2 and 3 leaves (D = 1) with the exact value: the leaf
 // locations are N(0, σ² C), C_ij the time of the lowest common ancestor,
@@ -113,7 +100,7 @@ func TestEPLogLikExact(t *testing.T) {
 					if i == j {
 						cov[i][j] = s2 + 1
 					} else {
-						cov[i][j] = s2 * lcaTime(tr, pydt.NodeID(i), pydt.NodeID(j))
+						cov[i][j] = s2 * densetest.LCATime(tr, pydt.NodeID(i), pydt.NodeID(j)).T()
 					}
 				}
 			}

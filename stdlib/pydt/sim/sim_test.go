@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -300,21 +301,6 @@ func TestTwoPointCovariance(t *testing.T) {
 	}
 }
 
-// lca returns the lowest common ancestor of u and v.
-func lca(tr *pydt.Tree, u, v pydt.NodeID) pydt.NodeID {
-	for du, dv := tr.Depth(u), tr.Depth(v); du != dv; {
-		if du > dv {
-			u, du = tr.Parent(u), du-1
-		} else {
-			v, dv = tr.Parent(v), dv-1
-		}
-	}
-	for u != v {
-		u, v = tr.Parent(u), tr.Parent(v)
-	}
-	return u
-}
-
 // TestLocationsAreBrownianOnTheTree checks the joint law of all node
 // locations given the tree. Given the tree, the locations are Brownian motion
 // along its edges started at 0 at t = 0: the increments over the edges,
@@ -372,7 +358,7 @@ func TestLocationsAreBrownianOnTheTree(t *testing.T) {
 			var q, qn float64
 			for a, u := range nodes {
 				for _, v := range nodes[a:] {
-					tl := tr.Time(lca(tr, u, v)).T()
+					tl := densetest.LCATime(tr, u, v).T()
 					for d := range D {
 						q += (x[int(u)*D+d]*x[int(v)*D+d] - s2[d]*tl) / s2[d]
 						qn++
