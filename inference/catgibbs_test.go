@@ -148,6 +148,7 @@ func TestCatGibbsWeights(t *testing.T) {
 // (through the data index doc) and phi (through z), and the slice updates
 // of mu read through z.
 func TestGewekeCatGibbs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -178,8 +179,8 @@ func TestGewekeCatGibbs(t *testing.T) {
 	}
 	redraw := func(ch *Chain) { redrawOthers(t, ch) }
 	setup := gewekeSetup{priorSeed: [2]uint64{61, 62}, chainSeed: 63, firstStream: 600, chains: 16, burn: 500, iters: 6000}
-	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, redraw)
-	compareMeans(t, names, prior, chainMeans)
+	prior, chains := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, redraw)
+	compareMeans(t, names, prior, chains)
 }
 
 // flatLDA is ldaModel without the PYDT: latent Dirichlet allocation alone.
@@ -338,6 +339,7 @@ func TestCatGibbsLogitWeights(t *testing.T) {
 // the document index, softmax-leaf(eta), the tree moves and the
 // hyperparameters together.
 func TestGewekeTopics(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}

@@ -2,6 +2,7 @@ package inference
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -64,6 +65,7 @@ func TestSetCollapse(t *testing.T) {
 // moves targeting the tree prior with c integrated out (Schedule.SetCollapse)
 // and c drawn right after the tree step.
 func TestGewekeCollapsed(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -80,8 +82,13 @@ func TestGewekeCollapsed(t *testing.T) {
 // TestAllMissingCollapsed: with every value missing, alpha and beta clamped
 // and c free, the collapsed schedule's N = 3 topologies have the exact law
 // of the generative process (which does not depend on c), and c its prior
-// mean.
+// mean. The chains start from a fixed tree (topology (1,2),3, its times
+// late) and c = 30, far in the tail of its Gamma(3, 2) prior: a c or tree
+// sampler that does not move keeps them, far from the prior law, instead
+// of keeping a prior draw; the moves are watched as in the Geweke tests
+// (stepWatch).
 func TestAllMissingCollapsed(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	rows := [][]float64{{nan}, {nan}, {nan}}
 	alpha, beta := 1.5, 0.3
@@ -105,29 +112,65 @@ func TestAllMissingCollapsed(t *testing.T) {
 	}
 	want := topology3Law(alpha, beta)
 	want["c"] = prior.Mean()
-	const chains, iters = 8, 4000
-	freq := map[string][]float64{}
+	watch := watchSchedule(m, sched)
+	const chains, burn, iters, start = 8, 100, 4000, "((1:0.9,2:0.9):0.05,3:0.95):0.05;"
+	draws := map[string][][]float64{}
 	for k := range chains {
-		ch, err := NewChain(m, sched, 17, uint64(k))
-		if err != nil {
-			t.Fatal(err)
+		ch := newChainFixed(t, m, sched, 17, uint64(k), map[*graph.Var]float64{cv: 30}, start)
+		if got := topology3(ch.trees[0].Tree); got != "(1,2),3" || ch.get(cv) != 30 {
+			t.Fatalf("the chain starts from %s, c = %v", got, ch.get(cv))
 		}
-		counts := map[string]float64{}
-		for range iters {
+		for name := range want {
+			draws[name] = append(draws[name], make([]float64, 0, iters))
+		}
+		for it := range burn + iters {
 			if err := ch.Sweep(); err != nil {
 				t.Fatal(err)
 			}
-			counts[topology3(ch.trees[0].Tree)]++
-			counts["c"] += ch.get(cv)
-		}
-		for name := range want {
-			freq[name] = append(freq[name], counts[name]/iters)
+			if it < burn {
+				continue
+			}
+			top := topology3(ch.trees[0].Tree)
+			for name := range want {
+				x := indicator(top == name)
+				if name == "c" {
+					x = ch.get(cv)
+				}
+				draws[name][k] = append(draws[name][k], x)
+			}
 		}
 	}
+	watch.check(t)
 	for name, p := range want {
-		got, se := meanSE(freq[name])
+		got, se := chainSE(draws[name])
 		if !(math.Abs(got-p) <= 4*se) {
 			t.Errorf("%s = %.4f ± %.4f, exact %.4f (z = %.1f)", name, got, se, p, (got-p)/se)
 		}
 	}
+}
+
+// newChainFixed starts a chain, as NewChain, from a draw of the prior with
+// the scalars of sets set to their values and the first tree given by the
+// Newick text tree.
+func newChainFixed(t *testing.T, m *Model, sched *Schedule, seed, stream uint64, sets map[*graph.Var]float64, tree string) *Chain {
+	t.Helper()
+	pcg := rand.NewPCG(seed, stream)
+	st, err := m.SamplePrior(rand.New(pcg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, x := range sets {
+		st.Env.Values[v.ID][0] = x
+	}
+	if err := m.Refresh(st.Env); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.startFrom(st, []string{tree}); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := newChainFrom(m, sched, st, pcg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
 }

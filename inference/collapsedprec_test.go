@@ -13,6 +13,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -38,7 +39,7 @@ func denseLogLikAt(t *testing.T, tr *pydt.Tree, x []float64, n, d int, cols []in
 		cov := mat.NewSymDense(len(rows), nil)
 		for i := range rows {
 			for j := i; j < len(rows); j++ {
-				cov.SetSym(i, j, lcaTime(tr, rows[i], rows[j]).T()/prec)
+				cov.SetSym(i, j, densetest.LCATime(tr, rows[i], rows[j]).T()/prec)
 			}
 		}
 		nrm, ok := distmv.NewNormal(make([]float64, len(y)), cov, nil)
@@ -233,6 +234,7 @@ func redrawMasked(t testing.TB, ch *Chain) {
 // when some data are missing: the missing entries must not count in the
 // conditional's shape. The statistics include prec and prec².
 func TestGewekeCollapsedPrecision(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}

@@ -75,17 +75,17 @@ func compileExample(t testing.TB, name, data string, n, d int) *Model {
 // gewekeRun compares draws of the prior (sample) with successive-
 // conditional chains (a sweep, then redraw) on the statistics stats.
 func gewekeRun(t *testing.T, m *Model, names []string, stats func(*graph.Env, *pydt.Tree) []float64,
-	sample func(*rand.Rand) (*State, error), redraw func(*Chain), chains, burn, iters int) {
+	sample func(*rand.Rand) (*State, error), redraw func(*Chain), nchains, burn, iters int) {
 	t.Helper()
-	setup := gewekeSetup{priorSeed: [2]uint64{31, 32}, chainSeed: 41, firstStream: 300, chains: chains, burn: burn, iters: iters}
-	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, sample, redraw)
-	compareMeans(t, names, prior, chainMeans)
+	setup := gewekeSetup{priorSeed: [2]uint64{31, 32}, chainSeed: 41, firstStream: 300, chains: nchains, burn: burn, iters: iters}
+	prior, chains := gewekeMeans(t, m, setup, len(names), stats, sample, redraw)
+	chainSEs := compareMeans(t, names, prior, chains)
 	// A chain that ran away (a non-finite or huge mean) can pass the
 	// comparison by its huge standard error: require the chains' standard
 	// error to be a small fraction of the prior's spread.
 	for i, name := range names {
 		_, pse := meanSE(prior[i])
-		_, cse := meanSE(chainMeans[i])
+		cse := chainSEs[i]
 		if sd := pse * math.Sqrt(gewekeDraws); !(cse <= 0.25*sd) {
 			t.Errorf("%s: the chains' mean has standard error %g, the prior's spread is %g: the chains did not mix", name, cse, sd)
 		}
@@ -100,6 +100,7 @@ func baseNames(m *Model) []string {
 // examples/gaussian-noise.pydt, the examples' priors with a Normal noise
 // model, at N = 4, D = 1.
 func TestGewekeExamplePriors(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -114,6 +115,7 @@ func TestGewekeExamplePriors(t *testing.T) {
 // divergence functions other than DivInv, whose smoothness c is slice
 // sampled (no conjugate update), at N = 4, D = 1.
 func TestGewekeDivergences(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -136,6 +138,7 @@ data X : real[N, D]
 // TestGewekeExamplePriorsProbit is the same test on examples/binary.pydt,
 // the paper's Probit model with the examples' priors, at N = 4, D = 2.
 func TestGewekeExamplePriorsProbit(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}

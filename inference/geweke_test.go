@@ -9,6 +9,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/inference/diagnostics"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -25,6 +26,7 @@ import (
 // (successive-conditional). Means of the statistics are compared with
 // their combined Monte Carlo standard error (batch means for the chain).
 func TestGeweke(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -51,13 +53,14 @@ data X : real[N, D]
 			m := compileModel(t, model, c.n, c.d, nil)
 			names := treeStatNames(m)
 			stats := func(env *graph.Env, tr *pydt.Tree) []float64 { return treeStats(m, env, tr) }
-			prior, chainMeans := gewekeMeans(t, m, setup(t), len(names), stats, m.SamplePrior, func(ch *Chain) { redrawData(t, ch) })
-			compareMeans(t, names, prior, chainMeans)
+			prior, chains := gewekeMeans(t, m, setup(t), len(names), stats, m.SamplePrior, func(ch *Chain) { redrawData(t, ch) })
+			compareMeans(t, names, prior, chains)
 		})
 	}
 }
 
 func TestAllMissingRecoversPrior(t *testing.T) {
+	t.Parallel()
 	for _, div := range []string{"c", "DivInvSq(c)", "DivNeal(0.4, c, 0.3)"} {
 		t.Run(div, func(t *testing.T) {
 			allMissingRecoversPrior(t, strings.Replace(gaussianModel, "PYDT(alpha, beta, c,", "PYDT(alpha, beta, "+div+",", 1))
@@ -65,6 +68,11 @@ func TestAllMissingRecoversPrior(t *testing.T) {
 	}
 }
 
+// allMissingRecoversPrior checks that with every value missing and the
+// hyperparameters clamped the N = 3 topologies have the exact law of the
+// generative process. The chains start from a fixed tree (topology
+// (1,2),3), so that a tree sampler that does not move fails instead of
+// keeping a prior draw, and the moves are watched (stepWatch).
 func allMissingRecoversPrior(t *testing.T, model string) {
 	nan := math.NaN()
 	rows := [][]float64{{nan}, {nan}, {nan}}
@@ -75,32 +83,35 @@ func allMissingRecoversPrior(t *testing.T, model string) {
 		t.Fatal(err)
 	}
 	want := topology3Law(alpha, beta)
-	// Independent chains give an honest standard error.
-	const chains, iters = 8, 4000
-	freq := map[string][]float64{}
+	watch := watchSchedule(m, sched)
+	const chains, burn, iters, start = 8, 100, 4000, "((1:0.9,2:0.9):0.05,3:0.95):0.05;"
+	draws := map[string][][]float64{}
 	for k := range chains {
-		ch, err := NewChain(m, sched, 7, uint64(k))
-		if err != nil {
-			t.Fatal(err)
+		ch := newChainFixed(t, m, sched, 7, uint64(k), nil, start)
+		for name := range want {
+			draws[name] = append(draws[name], make([]float64, 0, iters))
 		}
-		counts := map[string]float64{}
-		for range iters {
+		for it := range burn + iters {
 			if err := ch.Sweep(); err != nil {
 				t.Fatal(err)
 			}
-			counts[topology3(ch.trees[0].Tree)]++
-		}
-		for name := range want {
-			freq[name] = append(freq[name], counts[name]/iters)
+			if it < burn {
+				continue
+			}
+			top := topology3(ch.trees[0].Tree)
+			for name := range want {
+				draws[name][k] = append(draws[name][k], indicator(top == name))
+			}
 		}
 		if ch.trees[0].moves.Stats.Local.Proposed == 0 {
 			t.Errorf("chain %d: the schedule made no local move", k+1)
 		}
 	}
+	watch.check(t)
 	for name, p := range want {
-		got, se := meanSE(freq[name])
+		got, se := chainSE(draws[name])
 		if !(math.Abs(got-p) <= 4*se) {
-			t.Errorf("P(%s) = %.4f ± %.4f, exact %.4f", name, got, se, p)
+			t.Errorf("P(%s) = %.4f ± %.4f, exact %.4f (z = %.1f)", name, got, se, p, (got-p)/se)
 		}
 	}
 }
@@ -145,6 +156,7 @@ func topology3(tr *pydt.Tree) string {
 // Probit likelihood: its data augmentation (truncated-normal auxiliaries)
 // must leave the joint law of tree, hyperparameters and binary data intact.
 func TestGewekeProbit(t *testing.T) {
+	t.Parallel()
 	const n, d = 4, 2
 	m := compileProbit(t, &dataset.Matrix{Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"})
 	if m.Trees[0].Threshold() == nil {
@@ -160,8 +172,8 @@ func TestGewekeProbit(t *testing.T) {
 	}
 	names := append(treeStatNames(m), "number of ones")
 	setup := gewekeSetup{priorSeed: [2]uint64{21, 22}, chainSeed: 23, firstStream: 0, chains: 8, burn: 500, iters: 4000}
-	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, func(ch *Chain) { redrawProbit(t, ch) })
-	compareMeans(t, names, prior, chainMeans)
+	prior, chains := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, func(ch *Chain) { redrawProbit(t, ch) })
+	compareMeans(t, names, prior, chains)
 }
 
 // treeStatNames names the statistics of treeStats.
@@ -190,19 +202,25 @@ const gewekeDraws = 20000
 // gewekeMeans runs the two sides of Geweke's (2004) joint-distribution
 // test (gewekeStates) for statistics of the state's first tree.
 func gewekeMeans(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats func(*graph.Env, *pydt.Tree) []float64,
-	sample func(*rand.Rand) (*State, error), redraw func(*Chain)) (prior, chainMeans [][]float64) {
+	sample func(*rand.Rand) (*State, error), redraw func(*Chain)) (prior [][]float64, chains [][][]float64) {
 	t.Helper()
 	return gewekeStates(t, m, setup, nstat, func(st *State) []float64 { return stats(st.Env, st.Trees[0]) }, sample, redraw)
 }
 
 // gewekeStates runs the two sides of Geweke's (2004) joint-distribution
 // test: gewekeDraws marginal-conditional draws of sample, and independent
-// successive-conditional chains (a sweep, then redraw) whose means over
-// the iterations after burn-in are returned, for the nstat statistics
-// stats of a state: prior[i] holds the draws of statistic i, chainMeans[i]
-// one mean per chain.
+// successive-conditional chains (a sweep, then redraw), for the nstat
+// statistics stats of a state: prior[i] holds the draws of statistic i,
+// chains[i][k] its values in chain k over the iterations after burn-in.
+//
+// It fails t when the chains do not move (see stepWatch): a step of the
+// schedule that changed the state too rarely, a sampled variable, a
+// tree's topology or times that changed too rarely, or a statistic whose
+// lag-1 autocorrelation is near 1. The chains start from (nearly) prior
+// draws, so that without these checks a step that never moves its
+// variable would pass the comparison of means.
 func gewekeStates(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats func(*State) []float64,
-	sample func(*rand.Rand) (*State, error), redraw func(*Chain)) (prior, chainMeans [][]float64) {
+	sample func(*rand.Rand) (*State, error), redraw func(*Chain)) (prior [][]float64, chains [][][]float64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(setup.priorSeed[0], setup.priorSeed[1]))
 	prior = make([][]float64, nstat)
@@ -222,14 +240,20 @@ func gewekeStates(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats fu
 	if err != nil {
 		t.Fatal(err)
 	}
-	chainMeans = make([][]float64, nstat)
+	watch := watchSchedule(m, sched)
+	chains = make([][][]float64, nstat)
+	for i := range chains {
+		chains[i] = make([][]float64, setup.chains)
+	}
 	for k := range setup.chains {
 		ch, err := NewChain(m, sched, setup.chainSeed, setup.firstStream+uint64(k))
 		if err != nil {
 			t.Fatal(err)
 		}
 		redraw(ch)
-		sums := make([]float64, nstat)
+		for i := range chains {
+			chains[i][k] = make([]float64, 0, setup.iters)
+		}
 		for it := range setup.burn + setup.iters {
 			if err := ch.Sweep(); err != nil {
 				t.Fatal(err)
@@ -239,11 +263,8 @@ func gewekeStates(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats fu
 				continue
 			}
 			for i, s := range stats(ch.st) {
-				sums[i] += s
+				chains[i][k] = append(chains[i][k], s)
 			}
-		}
-		for i := range sums {
-			chainMeans[i] = append(chainMeans[i], sums[i]/float64(setup.iters))
 		}
 		// The whole schedule runs, local moves included (on by default):
 		// the tree step sets each sampler's rate before its sweep.
@@ -253,18 +274,36 @@ func gewekeStates(t *testing.T, m *Model, setup gewekeSetup, nstat int, stats fu
 			}
 		}
 	}
-	return prior, chainMeans
+	watch.check(t)
+	for i := range chains {
+		// A statistic constant under the prior (an event absent from
+		// both sides) has no autocorrelation to check.
+		if _, v := diagnostics.MeanVar(prior[i]); v == 0 {
+			continue
+		}
+		if r := lag1(chains[i]); !(r < 1-maxLag1Gap) {
+			t.Errorf("statistic %d: lag-1 autocorrelation %.4f over the chains (at most %.3f expected): the chains do not move",
+				i+1, r, 1-maxLag1Gap)
+		}
+	}
+	return prior, chains
 }
 
 // compareMeans compares, statistic by statistic, the mean of the
 // marginal-conditional draws with the mean of the independent
-// successive-conditional chains' means, failing beyond 4 combined standard
-// errors.
-func compareMeans(t *testing.T, names []string, prior, chainMeans [][]float64) {
+// successive-conditional chains, failing beyond 4 combined standard
+// errors. The chains' standard error is chainSE's, from their effective
+// sample size over all their draws (with 8 chains, the spread of the
+// chains' means would give a z with the heavy tails of Student's t on 7
+// degrees of freedom). It logs each statistic's lag-1 autocorrelation, and
+// returns the chains' standard errors.
+func compareMeans(t *testing.T, names []string, prior [][]float64, chains [][][]float64) (chainSEs []float64) {
 	t.Helper()
+	chainSEs = make([]float64, len(names))
 	for i, name := range names {
 		pm, pse := meanSE(prior[i])
-		cm, cse := meanSE(chainMeans[i])
+		cm, cse := chainSE(chains[i])
+		chainSEs[i] = cse
 		sd := math.Hypot(pse, cse)
 		z := (cm - pm) / sd
 		if sd == 0 && cm == pm {
@@ -272,10 +311,11 @@ func compareMeans(t *testing.T, names []string, prior, chainMeans [][]float64) {
 			// spread, z = 0/0, which is agreement.
 			z = 0
 		}
-		t.Logf("%-15s prior %.4f ± %.4f  chain %.4f ± %.4f  z = %+.2f", name, pm, pse, cm, cse, z)
+		t.Logf("%-15s prior %.4f ± %.4f  chain %.4f ± %.4f  z = %+.2f  lag-1 %.3f", name, pm, pse, cm, cse, z, lag1(chains[i]))
 		// z is NaN when a statistic is NaN on either side: that fails.
 		if !(math.Abs(z) <= 4) {
 			t.Errorf("%s: successive-conditional mean %.4f differs from the prior mean %.4f (z = %.1f)", name, cm, pm, z)
 		}
 	}
+	return chainSEs
 }

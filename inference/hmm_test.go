@@ -19,6 +19,7 @@ import (
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
 	"github.com/pydtlang/pydtlang/inference/labels"
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -126,7 +127,7 @@ func TestHMMIndexedLogLik(t *testing.T) {
 			for b, j := range obs {
 				c := 0.5 // σ² = 1/prec, C_ii = 1
 				if zs[i] != zs[j] {
-					c = lcaTime(ch.Tree(0), pydt.NodeID(zs[i]-1), pydt.NodeID(zs[j]-1)).T() / 2
+					c = densetest.LCATime(ch.Tree(0), pydt.NodeID(zs[i]-1), pydt.NodeID(zs[j]-1)).T() / 2
 				}
 				if a == b {
 					c += 0.49
@@ -232,6 +233,7 @@ func hmmStats(m *Model, env *graph.Env, tr *pydt.Tree) []float64 {
 // Gibbs, the tree and hyperparameters with the leaves integrated out
 // given the states) at T = 6, K = 3, D = 1 with the example's priors.
 func TestGewekeHMM(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -284,6 +286,7 @@ for t in 1:T {
 // state): the statistics are the states' and words' summaries and the
 // rows' first components.
 func TestGewekeCategoricalHMM(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -309,8 +312,8 @@ func TestGewekeCategoricalHMM(t *testing.T) {
 	}
 	redraw := func(ch *Chain) { redrawOthers(t, ch) }
 	setup := gewekeSetup{priorSeed: [2]uint64{51, 52}, chainSeed: 53, firstStream: 500, chains: 16, burn: 500, iters: 8000}
-	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, redraw)
-	compareMeans(t, names, prior, chainMeans)
+	prior, chains := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, redraw)
+	compareMeans(t, names, prior, chains)
 }
 
 // genericFFBS is s with every emission evaluated in full, K times per

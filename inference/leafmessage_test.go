@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
@@ -60,10 +61,10 @@ func TestLeafMessageMatchesDense(t *testing.T) {
 			S := mat.NewSymDense(m, nil)
 			c, y := mat.NewVecDense(m, nil), mat.NewVecDense(m, nil)
 			for a, u := range others {
-				c.SetVec(a, s2[d]*lcaTime(tr, leaf, u).T())
+				c.SetVec(a, s2[d]*densetest.LCATime(tr, leaf, u).T())
 				y.SetVec(a, x[int(u)*D+d])
 				for b, w := range others[a:] {
-					S.SetSym(a, a+b, s2[d]*lcaTime(tr, u, w).T())
+					S.SetSym(a, a+b, s2[d]*densetest.LCATime(tr, u, w).T())
 				}
 			}
 			var ch mat.Cholesky

@@ -23,6 +23,7 @@ X ~ Normal(Z, 1 / sqrt(noise))
 // sampled with the locations integrated out and whose times and c move
 // together by the scale move.
 func TestGewekeNormalLink(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -33,8 +34,8 @@ func TestGewekeNormalLink(t *testing.T) {
 	names := treeStatNames(m)
 	setup := gewekeSetup{priorSeed: [2]uint64{11, 12}, chainSeed: 3, firstStream: 200, chains: 8, burn: 500, iters: 3000}
 	stats := func(env *graph.Env, tr *pydt.Tree) []float64 { return treeStats(m, env, tr) }
-	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawNoisy(t, ch) })
-	compareMeans(t, names, prior, chainMeans)
+	prior, chains := gewekeMeans(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawNoisy(t, ch) })
+	compareMeans(t, names, prior, chains)
 }
 
 // TestNormalLinkLeavesDegenerateState starts a Normal-noise chain in the

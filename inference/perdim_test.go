@@ -67,6 +67,7 @@ func perDimSource(t *testing.T, noise bool) string {
 // variance with the times. Every element's mean and second moment is
 // compared, so a dimension read with another's variance fails.
 func TestGewekePerDimension(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}

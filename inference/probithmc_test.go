@@ -20,6 +20,7 @@ import (
 // identity instead of K, or C without the tree's shared times shift the
 // statistics by many standard errors.
 func TestProbitHMCInvariance(t *testing.T) {
+	t.Parallel()
 	const n, d, reps, moves = 6, 3, 20000, 2
 	for _, c := range []struct {
 		name string

@@ -13,23 +13,11 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/lang"
 	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
-
-// lcaTime returns the time of the lowest common ancestor of leaves i, j.
-func lcaTime(tr *pydt.Tree, i, j pydt.NodeID) pydt.Time {
-	seen := map[pydt.NodeID]bool{}
-	for v := i; v != pydt.NoNode; v = tr.Parent(v) {
-		seen[v] = true
-	}
-	for v := j; ; v = tr.Parent(v) {
-		if seen[v] {
-			return tr.Time(v)
-		}
-	}
-}
 
 // denseLogLik is the log density of the rows x (N×D, σ² = 1) given the
 // tree by the dense form of NOTES.md: each column is N(0, C) with C_ii = 1
@@ -44,7 +32,7 @@ func denseLogLik(t *testing.T, tr *pydt.Tree, x [][]float64) float64 {
 		for j := i; j < n; j++ {
 			v := 1.0
 			if i != j {
-				v = lcaTime(tr, pydt.NodeID(i), pydt.NodeID(j)).T()
+				v = densetest.LCATime(tr, pydt.NodeID(i), pydt.NodeID(j)).T()
 			}
 			c.SetSym(i, j, v)
 		}

@@ -658,6 +658,7 @@ func elemStatNames(names ...string) []string {
 // latent hyper-mean mu) and a noise precision tau drawn by the
 // capability-driven conjugate update, next to the PYDT on X.
 func TestGewekeLatentVector(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -705,6 +706,7 @@ for i in 1:N, j in 1:2 {
 // learnt sd (not a precision): X ~ Normal(Z, sd), sd slice sampled with
 // the leaf locations integrated out.
 func TestGewekeNoiseSD(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -783,6 +785,7 @@ func TestLatentArrayRunResumesExactly(t *testing.T) {
 // whose elements are the tree's parameters (alpha, c, precision), sampled
 // element by element, each with the tree's part of its target.
 func TestGewekeTreeArray(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}

@@ -190,8 +190,8 @@ func gewekeSeveral(t *testing.T, m *Model, setup gewekeSetup) {
 	t.Helper()
 	names := severalStatNames(m)
 	stats := func(st *State) []float64 { return severalStats(m, st) }
-	prior, chainMeans := gewekeStates(t, m, setup, len(names), stats, m.SampleJoint, func(ch *Chain) { redrawSeveral(t, ch) })
-	compareMeans(t, names, prior, chainMeans)
+	prior, chains := gewekeStates(t, m, setup, len(names), stats, m.SampleJoint, func(ch *Chain) { redrawSeveral(t, ch) })
+	compareMeans(t, names, prior, chains)
 }
 
 // TestGewekeSecondTreeMoves is the joint-distribution test of the moves
@@ -202,6 +202,7 @@ func gewekeSeveral(t *testing.T, m *Model, setup gewekeSetup) {
 // gewekeTreePriors), and on a second tree with a variance per dimension
 // (its conjugate update per dimension and its ridge move).
 func TestGewekeSecondTreeMoves(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}

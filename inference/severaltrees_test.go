@@ -72,6 +72,7 @@ func TestTwoTreesSchedule(t *testing.T) {
 // shared and the separate hyperparameters against forward draws
 // (Geweke's test, as TestGeweke).
 func TestGewekeTwoTrees(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -87,8 +88,8 @@ func TestGewekeTwoTrees(t *testing.T) {
 	}
 	setup := gewekeSetup{priorSeed: [2]uint64{31, 32}, chainSeed: 33, firstStream: 200, chains: 8, burn: 1000, iters: 6000}
 	stats := func(st *State) []float64 { return twoTreeStats(m, st) }
-	prior, chainMeans := gewekeStates(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawSeveral(t, ch) })
-	compareMeans(t, names, prior, chainMeans)
+	prior, chains := gewekeStates(t, m, setup, len(names), stats, m.SamplePrior, func(ch *Chain) { redrawSeveral(t, ch) })
+	compareMeans(t, names, prior, chains)
 }
 
 // TestTwoTreesResume checks that a run of a model with two PYDTs,

@@ -230,6 +230,7 @@ y ~ Normal(eta, 1)
 // and the states', it compares the logits' moments and the log mass of the
 // first word under its state's softmax, which couples eta, z and w.
 func TestGewekeSoftmaxHMM(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}

@@ -63,6 +63,7 @@ func redrawStudentT(t testing.TB, ch *Chain) {
 // of draws from its prior (with a misplaced shape (ν+1)/2 → ν/2 in
 // DrawAux the test fails at z ≈ -100).
 func TestGewekeStudentT(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src string
 		setup     gewekeSetup
@@ -153,8 +154,8 @@ func gewekeStudentT(t *testing.T, src string, setup gewekeSetup) {
 		redrawStudentT(t, ch)
 	}
 	names := append(treeStatNames(m), "sum of atan Y", "sum of atan |Y|", "mean λ", "ν·mean λ²", "log ν·atan |Y|")
-	prior, chainMeans := gewekeMeans(t, m, setup, len(names), stats, sample, redraw)
-	compareMeans(t, names, prior, chainMeans)
+	prior, chains := gewekeMeans(t, m, setup, len(names), stats, sample, redraw)
+	compareMeans(t, names, prior, chains)
 }
 
 // TestStudentTSchedule checks what the engine makes of a Student-t

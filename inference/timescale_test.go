@@ -23,6 +23,7 @@ import (
 // per sweep and gave no more effective samples per second
 // (docs/benchmarks.md). The test keeps it exact for the day it is.
 func TestTimeScaleGaussianInvariance(t *testing.T) {
+	t.Parallel()
 	const n, d, reps, moves = 6, 2, 3000, 3
 	for _, tc := range []struct {
 		name string

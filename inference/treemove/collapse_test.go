@@ -169,11 +169,14 @@ func TestCollapsedPriorChains(t *testing.T) {
 				s := newSampler(t, tr, priorCase{cc.name, cc.alpha, cc.beta, cc.scaled(c)}, 1, rng)
 				s.Collapse = &CollapseC{Shape: cc.shape, Rate: cc.rate, Unit: cc.unit}
 				got := series{}
-				for range steps {
+				for i := range steps {
 					mk.f(s)
 					c = redrawC(t, s, cc)
 					got.add(statsOf(tr), cc.n)
 					addC(got, c)
+					if i == 0 {
+						got.reserve(steps)
+					}
 				}
 				if err := tr.Validate(); err != nil {
 					t.Fatal(err)

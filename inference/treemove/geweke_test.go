@@ -5,21 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 	"github.com/pydtlang/pydtlang/stdlib/pydt/sim"
 )
-
-// lcaTime returns the time of the lowest common ancestor of leaves a and b.
-func lcaTime(tr *pydt.Tree, a, b pydt.NodeID) float64 {
-	for u := tr.Parent(a); u != pydt.NoNode; u = tr.Parent(u) {
-		for w := tr.Parent(b); w != pydt.NoNode; w = tr.Parent(w) {
-			if w == u {
-				return tr.Time(u).T()
-			}
-		}
-	}
-	panic("no common ancestor")
-}
 
 // gewekeStats returns the statistics of a (tree, data) pair: tree
 // statistics, the squared distance between leaves 0 and 1, and its product
@@ -35,8 +24,8 @@ func gewekeStats(tr *pydt.Tree, x []float64, dims int, out series) {
 	out["E(root time)"] = append(out["E(root time)"], st.rootTime)
 	out["E(sum of times)"] = append(out["E(sum of times)"], st.sumTimes)
 	out["E(|x0-x1|^2)"] = append(out["E(|x0-x1|^2)"], d2)
-	out["E(|x0-x1|^2 (1-t_lca))"] = append(out["E(|x0-x1|^2 (1-t_lca))"], d2*(1-lcaTime(tr, 0, 1)))
-	out["E(t_lca)"] = append(out["E(t_lca)"], lcaTime(tr, 0, 1))
+	out["E(|x0-x1|^2 (1-t_lca))"] = append(out["E(|x0-x1|^2 (1-t_lca))"], d2*(1-densetest.LCATime(tr, 0, 1).T()))
+	out["E(t_lca)"] = append(out["E(t_lca)"], densetest.LCATime(tr, 0, 1).T())
 }
 
 // TestGeweke is Geweke's (2004) joint distribution test at the tree level.
@@ -79,7 +68,10 @@ func TestGeweke(t *testing.T) {
 			p := gc.c.params()
 			p.Dims, p.Variance = gc.dims, gc.s2
 			ref := series{}
-			for range refDraws {
+			for i := range refDraws {
+				if i == 1 {
+					ref.reserve(refDraws)
+				}
 				tr, x, err := sim.Draw(rng, gc.n, p)
 				if err != nil {
 					t.Fatal(err)
@@ -108,7 +100,10 @@ func TestGeweke(t *testing.T) {
 			}
 			x := make([]float64, tr.Cap()*gc.dims)
 			got := series{}
-			for range iters {
+			for i := range iters {
+				if i == 1 {
+					got.reserve(iters)
+				}
 				m := s.Model()
 				if err := m.ObserveMatrix(missing); err != nil {
 					t.Fatal(err)

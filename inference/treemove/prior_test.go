@@ -111,9 +111,12 @@ func TestPriorInvarianceChains(t *testing.T) {
 					n = steps / (2 * ic.n)
 				}
 				got := series{}
-				for range n {
+				for i := range n {
 					mk.f(s)
 					got.add(statsOf(tr), ic.n)
+					if i == 0 {
+						got.reserve(n)
+					}
 				}
 				if err := tr.Validate(); err != nil {
 					t.Fatal(err)
