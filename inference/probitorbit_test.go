@@ -9,6 +9,7 @@ import (
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
+	"github.com/pydtlang/pydtlang/internal/densetest"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
@@ -71,7 +72,7 @@ func orbitStats(m *Model, pv *graph.Var, n, d int) func(ch *Chain) []float64 {
 		}
 		agree = agree/nobs - 2.5
 		lp := math.Log(ch.Values(pv)[0])
-		return []float64{lp, lcaTime(tr, 0, 1).T(), sq / nobs, tr.Time(tr.Root()).T(), abs / nobs, lp * agree}
+		return []float64{lp, densetest.LCATime(tr, 0, 1).T(), sq / nobs, tr.Time(tr.Root()).T(), abs / nobs, lp * agree}
 	}
 }
 
