@@ -130,6 +130,9 @@ type config struct {
 	// TimeScale appends the scale(c, times) move (inference.TimeScaleSteps)
 	// to the schedule.
 	TimeScale bool
+	// NoiseOrbit appends the orbit(prec, noise, times) move
+	// (inference.NoiseOrbitSteps) to the schedule.
+	NoiseOrbit bool
 	// Collapse makes the topology moves integrate c out
 	// (inference.Schedule.SetCollapse).
 	Collapse bool
@@ -325,6 +328,13 @@ func run(c config) (result, error) {
 			return res, fmt.Errorf("-timescale: the model has no scale(c, times) move")
 		}
 		sched.Steps = append(sched.Steps, ts...)
+	}
+	if c.NoiseOrbit {
+		steps := inference.NoiseOrbitSteps(m)
+		if len(steps) == 0 {
+			return res, fmt.Errorf("-noiseorbit: the model has no orbit(prec, noise, times) move")
+		}
+		sched.Steps = append(sched.Steps, steps...)
 	}
 	if c.Local != nil {
 		// The schedule's tree step sets the sampler's LocalMovesPerLeaf
@@ -600,6 +610,7 @@ func main() {
 	grid := flag.Int("grid", 0, "LocalMove's likelihood-informed proposal with `G` cells per edge (treemove.Sampler.LocalGrid; 0: the uniform proposal)")
 	collapse := flag.Bool("collapse", false, "subtree, uniform local and position moves with c integrated out (inference.Schedule.SetCollapse), c drawn right after the tree step")
 	timeScale := flag.Bool("timescale", false, "add the scale(c, times) move (inference.TimeScaleSteps) to the schedule")
+	noiseOrbit := flag.Bool("noiseorbit", false, "add the orbit(prec, noise, times) move of a Normal noise model (inference.NoiseOrbitSteps) to the schedule")
 	position := flag.Float64("position", -1, "PositionMoves per leaf in a tree sweep (negative: the default)")
 	freeze := flag.Bool("freeze-topology", false, "fix the tree's topology after the burn-in: the recorded sweeps update the times, c, prec and the rest only")
 	comp := flag.Bool("compare", false, "instead of running, compare the trace files given as arguments (one chain each): the halves of each chain, and the chains together (R-hat)")
@@ -685,7 +696,7 @@ func main() {
 		cfg := config{Model: *modelFile, N: *n, D: *d, Burn: *burn, Sweeps: *sweeps, Seed: s, DataSeed: *dataSeed, Set: sets, Data: *dataFrom,
 			Init: *initFrom, EMRounds: *emRounds, EMIters: *emIters, EMTime: *emTime, Stop: stop,
 			Local: nonNegative(*local), Radius: nonNegative(*radius), Position: nonNegative(*position),
-			TimeScale: *timeScale, Collapse: *collapse, FreezeTopology: *freeze, Grid: *grid, CPULimit: *cpuLimit}
+			TimeScale: *timeScale, NoiseOrbit: *noiseOrbit, Collapse: *collapse, FreezeTopology: *freeze, Grid: *grid, CPULimit: *cpuLimit}
 		if *trace != "" {
 			cfg.Trace = fmt.Sprintf("%s-%d.csv", *trace, s)
 		}

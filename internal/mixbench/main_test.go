@@ -550,3 +550,26 @@ func TestWriteData(t *testing.T) {
 		t.Error("-data nope: no error")
 	}
 }
+
+// TestNoiseOrbit: -noiseorbit adds the orbit(prec, noise, times) move of a
+// Normal noise model, which changes the chain, and refuses a model without
+// noise.
+func TestNoiseOrbit(t *testing.T) {
+	c := config{Model: "../../examples/gaussian-noise.pydt", N: 20, D: 2, Burn: 1, Sweeps: 5, Seed: 2}
+	plain, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.NoiseOrbit = true
+	moved, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.MeanLogLik == moved.MeanLogLik {
+		t.Errorf("-noiseorbit left the chain unchanged (mean log lik %v)", plain.MeanLogLik)
+	}
+	c.Model = "../../examples/gaussian.pydt"
+	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-noiseorbit") {
+		t.Errorf("-noiseorbit on a model without noise: %v", err)
+	}
+}
