@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"testing"
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/diagnostics"
@@ -252,9 +251,17 @@ func equalKeys(a, b [][]uint64) bool {
 	return slices.EqualFunc(a, b, slices.Equal)
 }
 
+// reporter is what check needs of a *testing.T (TestStepWatchFails
+// records its reports instead).
+type reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Logf(format string, args ...any)
+}
+
 // check fails t for a step or a part that changed too rarely, and logs
 // the rates.
-func (w *stepWatch) check(t *testing.T) {
+func (w *stepWatch) check(t reporter) {
 	t.Helper()
 	for i, name := range w.steps {
 		r := float64(w.stepChanged[i]) / float64(w.stepCalls[i])
