@@ -2,6 +2,7 @@ package inference
 
 import (
 	"encoding/csv"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -182,6 +183,28 @@ func checkMeanChanges(t *testing.T, names []string, diffs [][]float64) {
 		if !(math.Abs(mean) <= 4*se) {
 			t.Errorf("%s: mean change %+.4f exceeds 4 standard errors (%.4f): the move does not leave the posterior invariant", name, mean, se)
 		}
+	}
+}
+
+// checkMutationDetected is checkMeanChanges' counterpart for a move broken
+// on purpose: some statistic's mean change over the replicates must lie
+// beyond 6 standard errors, or the invariance test could not see the error.
+func checkMutationDetected(t *testing.T, names []string, diffs [][]float64) {
+	t.Helper()
+	var zs []string
+	var worst float64
+	for i, name := range names {
+		mean, se := meanSE(diffs[i])
+		z := 0.0
+		if mean != 0 {
+			z = mean / se
+		}
+		zs = append(zs, fmt.Sprintf("%s %+.1f", name, z))
+		worst = max(worst, math.Abs(z))
+	}
+	t.Logf("z: %s", strings.Join(zs, ", "))
+	if !(worst > 6) {
+		t.Errorf("the mutation passes (largest |z| %.1f): %s", worst, strings.Join(zs, ", "))
 	}
 }
 
