@@ -306,3 +306,36 @@ func TestProbitOrbitDomain(t *testing.T) {
 		}
 	}
 }
+
+// TestGewekeProbitPerDim is TestGewekeProbit with a precision per column
+// (param prec : pos[D]), whose schedule has orbit(prec[d], times, u) with
+// one h shared by the columns and neither scale(prec, u) nor ghk (they take
+// one scalar).
+func TestGewekeProbitPerDim(t *testing.T) {
+	t.Parallel()
+	const n, d = 4, 2
+	src := strings.Replace(probitModel, "param Z : real[N, D]\n", "param Z : real[N, D]\nparam prec : pos[D]\n", 1)
+	m := compileSource(t, "probit.pydt", []byte(src),
+		map[string]*dataset.Matrix{"Y": {Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"}}, nil)
+	sched, err := NewSchedule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sched.Explain(), "orbit(prec[d], times, u)") {
+		t.Fatalf("no orbit(prec[d], times, u) in\n%s", sched.Explain())
+	}
+	pv, _ := m.G.Lookup("prec")
+	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
+		out := treeStats(m, env, tr)
+		var ones float64
+		for _, v := range env.Values[m.Data.ID] {
+			ones += v
+		}
+		p := env.Values[pv.ID]
+		return append(out, math.Log(p[0]), math.Log(p[1]), ones)
+	}
+	names := append(treeStatNames(m), "log prec[1]", "log prec[2]", "number of ones")
+	setup := gewekeSetup{priorSeed: [2]uint64{31, 32}, chainSeed: 33, firstStream: 0, chains: 8, burn: 500, iters: 4000}
+	prior, chains := gewekeMeans(t, m, setup, len(names), stats, m.SampleJoint, func(ch *Chain) { redrawProbit(t, ch) })
+	compareMeans(t, names, prior, chains)
+}
