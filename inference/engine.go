@@ -912,6 +912,21 @@ type Chain struct {
 	probit probitScratch
 }
 
+// saveBranchTimes sets ch.internal to tr's branch points (its internal
+// nodes, in pre-order) and ch.saved to their times, for a move that
+// rescales every time and may have to put them back.
+func (ch *Chain) saveBranchTimes(tr *pydt.Tree) {
+	ch.internal = ch.internal[:0]
+	ch.saved = ch.saved[:0]
+	ch.order = tr.PreOrder(ch.order[:0])
+	for _, b := range ch.order {
+		if !tr.IsLeaf(b) {
+			ch.internal = append(ch.internal, b)
+			ch.saved = append(ch.saved, tr.Time(b))
+		}
+	}
+}
+
 // chainTree is a chain's state of one PYDT: its tree, the belief
 // propagation model on it, its tree sampler, and the scratch space of the
 // steps that condition on locations or auxiliary variables.

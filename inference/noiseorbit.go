@@ -198,15 +198,10 @@ func (p *noiseOrbitStep) at(ch *Chain, w0, th0, delta float64) float64 {
 func (p *noiseOrbitStep) update(ch *Chain) error {
 	t := ch.trees[p.k]
 	tr := t.Tree
-	ch.internal = ch.internal[:0]
-	ch.saved = ch.saved[:0]
+	ch.saveBranchTimes(tr)
 	maxS := 0.0
-	for _, b := range tr.PreOrder(ch.order[:0]) {
-		if !tr.IsLeaf(b) {
-			ch.internal = append(ch.internal, b)
-			ch.saved = append(ch.saved, tr.Time(b))
-			maxS = max(maxS, tr.Time(b).S())
-		}
+	for _, tb := range ch.saved {
+		maxS = max(maxS, tb.S())
 	}
 	if len(ch.internal) == 0 {
 		return nil

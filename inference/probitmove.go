@@ -393,14 +393,7 @@ func (s *timeScaleStep) at(ch *Chain, c0, delta float64) float64 {
 func (s *timeScaleStep) update(ch *Chain) error {
 	t := ch.trees[s.k]
 	tr := t.Tree
-	ch.internal = ch.internal[:0]
-	ch.saved = ch.saved[:0]
-	for _, b := range tr.PreOrder(ch.order[:0]) {
-		if !tr.IsLeaf(b) {
-			ch.internal = append(ch.internal, b)
-			ch.saved = append(ch.saved, tr.Time(b))
-		}
-	}
+	ch.saveBranchTimes(tr)
 	if len(ch.internal) == 0 {
 		return nil
 	}

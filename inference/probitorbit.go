@@ -234,14 +234,7 @@ func (p *probitOrbitStep) update(ch *Chain) error {
 	if len(ch.probit.obs) == 0 {
 		return nil // nothing observed: the auxiliaries are not part of the state
 	}
-	ch.internal = ch.internal[:0]
-	ch.saved = ch.saved[:0]
-	for _, b := range tr.PreOrder(ch.order[:0]) {
-		if !tr.IsLeaf(b) {
-			ch.internal = append(ch.internal, b)
-			ch.saved = append(ch.saved, tr.Time(b))
-		}
-	}
+	ch.saveBranchTimes(tr)
 	if len(ch.internal) == 0 {
 		return nil
 	}
