@@ -9,7 +9,6 @@ import (
 	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/stdlib"
 	"github.com/pydtlang/pydtlang/stdlib/pydt"
-	"github.com/pydtlang/pydtlang/stdlib/pydt/bp"
 )
 
 // noiseOrbitStep is the likelihood-invariant orbit of probitOrbitStep for a
@@ -260,14 +259,5 @@ func (p *noiseOrbitStep) commit(ch *Chain) error {
 	if err := t.syncEvidence(ch.st.Env, &ch.leafParams); err != nil {
 		return errors.Join(errOrbitRefused, err)
 	}
-	if err := t.lik.Recompute(); err != nil {
-		if errors.Is(err, bp.ErrNoDensity) {
-			return errors.Join(errOrbitRefused, err)
-		}
-		return err
-	}
-	if ll := t.lik.LogLik(); math.IsNaN(ll) || math.IsInf(ll, 0) {
-		return errOrbitRefused
-	}
-	return nil
+	return t.recomputeOrRefuse()
 }

@@ -308,6 +308,13 @@ func (p *probitOrbitStep) commit(ch *Chain) error {
 			return errors.Join(errOrbitRefused, err)
 		}
 	}
+	return t.recomputeOrRefuse()
+}
+
+// recomputeOrRefuse recomputes t's messages after an orbit move and
+// returns errOrbitRefused (joined with the cause) when the moved state's
+// likelihood has no finite value; any other error as it is.
+func (t *chainTree) recomputeOrRefuse() error {
 	if err := t.lik.Recompute(); err != nil {
 		if errors.Is(err, bp.ErrNoDensity) {
 			return errors.Join(errOrbitRefused, err)
