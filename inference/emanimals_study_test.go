@@ -108,6 +108,7 @@ func ghkLogLik(tr *pydt.Tree, s2 float64, y []float64, n, d, draws int, rng *ran
 // written), for 50, 200 and 1000 iterations (PYDT_ANIMALS_ITERS=short: 50)
 // and 2000 draws.
 func TestEMAnimalsStudy(t *testing.T) {
+	t.Parallel()
 	y, err := dataset.ReadFile("../examples/data/animals.csv")
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 // of at least 0.7 (random binary trees of these 33 rows score 0.47 on average,
 // at most 0.61 in 200 draws).
 func TestEMAnimalsPaperGroups(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("EM with EP on the animals data")
 	}

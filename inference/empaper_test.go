@@ -150,6 +150,7 @@ func compileHeldAB(t *testing.T, x *dataset.Matrix, name string) *Model {
 // used to end at a near-star (a branch point at t ≈ 1e-4 holding 94 rows).
 // The PYDT's α and β are held at their posterior means (emPosteriorMeans).
 func TestEMPaperFourGaussians(t *testing.T) {
+	t.Parallel()
 	const ddt = `dim N, D
 data X : real[N, D]
 c ~ Gamma(1, 1)
@@ -380,6 +381,7 @@ func pydtData(t *testing.T, n, d int, c float64, seed uint64) (*dataset.Matrix, 
 // (20%). The PYDT must still find multifurcations where the data have
 // them: TestEMPaperFourGaussians.
 func TestRunEMNoNearStarPYDTData(t *testing.T) {
+	t.Parallel()
 	for _, seed := range []uint64{1, 3, 4} {
 		x, truth := pydtData(t, 60, 5, 0.5, seed)
 		m := compileHeldAB(t, x, fmt.Sprint("pydt ", seed))

@@ -67,6 +67,7 @@ func noiseColumnClusters(n, k int, seed uint64) (*dataset.Matrix, []int) {
 // 0.922 now; before, 0.25 and 0.25, the MCMC consensus, a star, ranking
 // first).
 func TestRunEMWeightedLinkage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		model string
 		min   float64

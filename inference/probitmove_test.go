@@ -163,6 +163,7 @@ const (
 )
 
 func TestProbitLeavesDegenerateState(t *testing.T) {
+	t.Parallel()
 	left := 0
 	for seed := range uint64(degenerateSeeds) {
 		if probitLeavesDegenerateState(t, seed+1) {

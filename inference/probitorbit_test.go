@@ -184,6 +184,7 @@ func checkOrbitInvariance(t *testing.T, ch *Chain, pv *graph.Var, y []float64, d
 // and a quarter of Y missing. TestProbitOrbitMutations shows the test
 // detects a dropped Jacobian, u scaled by g², and unscaled times.
 func TestProbitOrbitInvariance(t *testing.T) {
+	t.Parallel()
 	const reps, moves = 10000, 2
 	for _, c := range orbitCases {
 		t.Run(c.name, func(t *testing.T) {

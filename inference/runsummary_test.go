@@ -205,6 +205,7 @@ var animalGroup = map[string]int{
 // maximum clade credibility tree of earlier versions was a star) and
 // recovers the paper's five groups as well as the posterior trees do.
 func TestAnimalsSummaryIsResolved(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a probit run on the animals data")
 	}

@@ -91,6 +91,7 @@ func clustered(tr *pydt.Tree, cluster []int, k int) bool {
 // (±1, ±1), variance 1/8, N = 100, D = 2; examples/data/synthetic.csv) and
 // checks that posterior trees put the four clusters in separate subtrees.
 func TestSyntheticFourClusters(t *testing.T) {
+	t.Parallel()
 	x, err := dataset.ReadFile("../examples/data/synthetic.csv")
 	if err != nil {
 		t.Fatal(err)
