@@ -97,7 +97,7 @@ func (p *probitOrbitStep) Name() string {
 
 func (p *probitOrbitStep) Explain() string {
 	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000) along the orbit on which the likelihood of the Probit auxiliaries u%s is exactly invariant: "+
-		"σ²/(σ²+1) → h·σ²/(σ²+1), every divergence time t%s → t/h, u → g·u with g² = (1 − η)/(1 − h·η); "+
+		"η = σ²/(σ²+1) → h·η, every divergence time t%s → t/h, u → g·u with g² = (1 − η)/(1 − h·η); "+
 		"log h slice sampled from the priors of %s and the tree alone (no likelihood), so %s moves along the direction the data cannot see",
 		p.of, p.tof, p.v.Name, p.v.Name)
 }
