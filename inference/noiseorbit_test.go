@@ -30,6 +30,7 @@ var noiseOrbitCases = []noiseOrbitCase{
 	{"precision", "noise ~ Gamma(3, 3)\nX ~ Normal(Z, 1 / sqrt(noise))", "noise"},
 	{"small noise", "noise ~ Gamma(4, 0.4)\nX ~ Normal(Z, 1 / sqrt(noise))", "noise"},
 	{"sd", "sd ~ Gamma(4, 4)\nX ~ Normal(Z, sd)", "sd"},
+	{"inverse sd", "isd ~ Gamma(4, 4)\nX ~ Normal(Z, 1 / isd)", "isd"},
 }
 
 var noiseOrbitStatNames = []string{"log prec", "log noise", "LCA time 1,2", "root time", "log prec·log noise"}
@@ -121,7 +122,8 @@ func runNoiseOrbitInvariance(t *testing.T, c noiseOrbitCase, mut orbitMutation, 
 // posterior states given their own data, so after two moves (10,000
 // replicates per case) the statistics must keep their law (mean change
 // within 4 standard errors of 0), with the noise written as a precision
-// (noise sd ≈ 1 and ≈ 0.3) and as an sd. For the first 100 replicates the
+// (noise sd ≈ 1 and ≈ 0.3), as an sd and as the sd's inverse (the three
+// powers of θ's Jacobian, 2, ½ and 3/2). For the first 100 replicates the
 // move is checked against its definition, the likelihood unchanged to
 // 1e-8. TestNoiseOrbitMutations shows that the test detects a dropped
 // Jacobian and unscaled times.
