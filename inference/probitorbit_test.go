@@ -180,8 +180,9 @@ func checkOrbitInvariance(t *testing.T, ch *Chain, pv *graph.Var, y []float64, d
 // first 100 replicates checkOrbitInvariance checks the move against its
 // definition. prec ~ Gamma(4, 80) puts σ² near 20,
 // where the orthant's walls bind (the animals posterior has σ² ≈ 35-50);
-// the other cases take the test priors (σ² ≈ 1), a precision per column,
-// and a quarter of Y missing. TestProbitOrbitMutations shows the test
+// the other cases take the test priors (σ² ≈ 1), a precision per column
+// (with both priors: with the test priors h ranges widely enough that the
+// D Jacobian terms of the precisions show), and a quarter of Y missing. TestProbitOrbitMutations shows the test
 // detects a dropped Jacobian, u scaled by g², and unscaled times.
 func TestProbitOrbitInvariance(t *testing.T) {
 	t.Parallel()
@@ -202,6 +203,7 @@ var orbitCases = []orbitCase{
 	{"sigma2 near 20", "prec ~ Gamma(4, 80)", false, 0},
 	{"test priors", "prec ~ Gamma(3, 3)", false, 0},
 	{"per-dimension sigma2 near 20", "prec ~ Gamma(4, 80)", true, 0},
+	{"per-dimension test priors", "prec ~ Gamma(3, 3)", true, 0},
 	{"missing entries", "prec ~ Gamma(4, 80)", false, 0.25},
 }
 
