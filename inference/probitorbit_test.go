@@ -16,9 +16,12 @@ import (
 // prec's prior replaced by prior and, when dims, a precision per column
 // (param prec : pos[D]); it returns the model, its schedule, prec and the
 // orbit move.
-func orbitSetup(t *testing.T, prior string, dims bool, n, d int) (*Model, *Schedule, *graph.Var, *probitOrbitStep) {
+func orbitSetup(t *testing.T, prior string, dims, variance bool, n, d int) (*Model, *Schedule, *graph.Var, *probitOrbitStep) {
 	t.Helper()
 	src := strings.Replace(probitModel, "prec ~ Gamma(3, 3)", prior, 1)
+	if variance {
+		src = strings.Replace(src, "1 / prec)", "prec)", 1)
+	}
 	if dims {
 		src = strings.Replace(src, "param Z : real[N, D]\n", "param Z : real[N, D]\nparam prec : pos[D]\n", 1)
 	}
@@ -44,6 +47,9 @@ type orbitCase struct {
 	name, prior string
 	dims        bool    // a precision per column
 	missing     float64 // the share of Y's entries made missing
+	// variance: the PYDT's variance is prec itself (a variance with
+	// prec's prior), not 1 / prec.
+	variance bool
 }
 
 // orbitStats are the statistics TestProbitOrbitInvariance follows, of the
@@ -85,7 +91,10 @@ func orbitStats(m *Model, pv *graph.Var, n, d int) func(ch *Chain) []float64 {
 func runOrbitInvariance(t *testing.T, c orbitCase, mut orbitMutation, reps, moves, checks int) ([][]float64, float64) {
 	t.Helper()
 	const n, d = 6, 4
-	m, sched, pv, step := orbitSetup(t, c.prior, c.dims, n, d)
+	m, sched, pv, step := orbitSetup(t, c.prior, c.dims, c.variance, n, d)
+	if step.reciprocal == c.variance {
+		t.Fatalf("the move takes prec as a precision: %v, want %v", step.reciprocal, !c.variance)
+	}
 	step.mutation = mut
 	stats := orbitStats(m, pv, n, d)
 	rng := rand.New(rand.NewPCG(71, 72))
@@ -119,7 +128,7 @@ func runOrbitInvariance(t *testing.T, c orbitCase, mut orbitMutation, reps, move
 				t.Fatal(err)
 			}
 			if k == 0 && r < checks && mut == orbitExact {
-				checkOrbitInvariance(t, ch, pv, y, d, prec0, ll0, root0)
+				checkOrbitInvariance(t, ch, pv, y, d, prec0, ll0, root0, c.variance)
 			}
 		}
 		after := stats(ch)
@@ -137,9 +146,20 @@ func runOrbitInvariance(t *testing.T, c orbitCase, mut orbitMutation, reps, move
 // definition: h = (1 + prec_d)/(1 + prec'_d) for every d, the root at t/h,
 // and log N(u'; 0, K') + Σ_d n_d log g_d = log N(u; 0, K) with
 // g_d² = prec_d/(1 + prec_d − h).
-func checkOrbitInvariance(t *testing.T, ch *Chain, pv *graph.Var, y []float64, d int, prec0 []float64, ll0 float64, root0 pydt.Time) {
+func checkOrbitInvariance(t *testing.T, ch *Chain, pv *graph.Var, y []float64, d int, prec0 []float64, ll0 float64, root0 pydt.Time, variance bool) {
 	t.Helper()
 	prec := ch.Values(pv)
+	if variance {
+		// prec holds σ²: its precisions, before and after the move.
+		inv := func(x []float64) []float64 {
+			out := make([]float64, len(x))
+			for i, v := range x {
+				out[i] = 1 / v
+			}
+			return out
+		}
+		prec, prec0 = inv(prec), inv(prec0)
+	}
 	h := (1 + prec0[0]) / (1 + prec[0])
 	if h == 1 {
 		return // not moved
@@ -182,7 +202,10 @@ func checkOrbitInvariance(t *testing.T, ch *Chain, pv *graph.Var, y []float64, d
 // where the orthant's walls bind (the animals posterior has σ² ≈ 35-50);
 // the other cases take the test priors (σ² ≈ 1), a precision per column
 // (with both priors: with the test priors h ranges widely enough that the
-// D Jacobian terms of the precisions show), and a quarter of Y missing. TestProbitOrbitMutations shows the test
+// D Jacobian terms of the precisions show), the variance written as a
+// variance (Z ~ PYDT(alpha, beta, c, prec): its Jacobian δ − 2 log q, which
+// no other case reaches; without the −2 log q it fails by 24 standard
+// errors), and a quarter of Y missing. TestProbitOrbitMutations shows the test
 // detects a dropped Jacobian, u scaled by g², and unscaled times.
 func TestProbitOrbitInvariance(t *testing.T) {
 	t.Parallel()
@@ -200,11 +223,12 @@ func TestProbitOrbitInvariance(t *testing.T) {
 }
 
 var orbitCases = []orbitCase{
-	{"sigma2 near 20", "prec ~ Gamma(4, 80)", false, 0},
-	{"test priors", "prec ~ Gamma(3, 3)", false, 0},
-	{"per-dimension sigma2 near 20", "prec ~ Gamma(4, 80)", true, 0},
-	{"per-dimension test priors", "prec ~ Gamma(3, 3)", true, 0},
-	{"missing entries", "prec ~ Gamma(4, 80)", false, 0.25},
+	{"sigma2 near 20", "prec ~ Gamma(4, 80)", false, 0, false},
+	{"test priors", "prec ~ Gamma(3, 3)", false, 0, false},
+	{"per-dimension sigma2 near 20", "prec ~ Gamma(4, 80)", true, 0, false},
+	{"per-dimension test priors", "prec ~ Gamma(3, 3)", true, 0, false},
+	{"a variance", "prec ~ Gamma(3, 3)", false, 0, true},
+	{"missing entries", "prec ~ Gamma(4, 80)", false, 0.25, false},
 }
 
 // TestProbitOrbitMutations breaks the move in each of the ways its
@@ -265,7 +289,7 @@ func TestProbitOrbitDomain(t *testing.T) {
 		}
 	}
 	for _, dims := range []bool{false, true} {
-		m, sched, pv, step := orbitSetup(t, "prec ~ Gamma(4, 80)", dims, 6, 4)
+		m, sched, pv, step := orbitSetup(t, "prec ~ Gamma(4, 80)", dims, false, 6, 4)
 		rng := rand.New(rand.NewPCG(5, 6))
 		for range 20 {
 			ch := jointProbitState(t, m, sched, rng)
