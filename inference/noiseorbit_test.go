@@ -24,13 +24,16 @@ NOISE
 type noiseOrbitCase struct {
 	name, noise string // the noise's prior and the leaf, for NOISE
 	th          string // the noise's variable
+	// variance: the PYDT's variance is prec itself, not 1 / prec.
+	variance bool
 }
 
 var noiseOrbitCases = []noiseOrbitCase{
-	{"precision", "noise ~ Gamma(3, 3)\nX ~ Normal(Z, 1 / sqrt(noise))", "noise"},
-	{"small noise", "noise ~ Gamma(4, 0.4)\nX ~ Normal(Z, 1 / sqrt(noise))", "noise"},
-	{"sd", "sd ~ Gamma(4, 4)\nX ~ Normal(Z, sd)", "sd"},
-	{"inverse sd", "isd ~ Gamma(4, 4)\nX ~ Normal(Z, 1 / isd)", "isd"},
+	{"precision", "noise ~ Gamma(3, 3)\nX ~ Normal(Z, 1 / sqrt(noise))", "noise", false},
+	{"small noise", "noise ~ Gamma(4, 0.4)\nX ~ Normal(Z, 1 / sqrt(noise))", "noise", false},
+	{"sd", "sd ~ Gamma(4, 4)\nX ~ Normal(Z, sd)", "sd", false},
+	{"inverse sd", "isd ~ Gamma(4, 4)\nX ~ Normal(Z, 1 / isd)", "isd", false},
+	{"a variance", "noise ~ Gamma(3, 3)\nX ~ Normal(Z, 1 / sqrt(noise))", "noise", true},
 }
 
 var noiseOrbitStatNames = []string{"log prec", "log noise", "LCA time 1,2", "root time", "log prec·log noise"}
@@ -45,6 +48,9 @@ func runNoiseOrbitInvariance(t *testing.T, c noiseOrbitCase, mut orbitMutation, 
 	t.Helper()
 	const n, d = 6, 3
 	src := strings.Replace(noiseOrbitModel, "NOISE", c.noise, 1)
+	if c.variance {
+		src = strings.Replace(src, "1 / prec)", "prec)", 1)
+	}
 	m := compileSource(t, "noise.pydt", []byte(src),
 		map[string]*dataset.Matrix{"X": {Rows: n, Cols: d, Data: make([]float64, n*d), Source: "x.csv"}}, nil)
 	sched, err := NewSchedule(m)
@@ -56,6 +62,9 @@ func runNoiseOrbitInvariance(t *testing.T, c noiseOrbitCase, mut orbitMutation, 
 		t.Fatalf("no orbit move:\n%s", sched.Explain())
 	}
 	step := u.(*noiseOrbitStep)
+	if step.reciprocal == c.variance {
+		t.Fatalf("the move takes prec as a precision: %v, want %v", step.reciprocal, !c.variance)
+	}
 	step.mutation = mut
 	pv, _ := m.G.Lookup("prec")
 	th, _ := m.G.Lookup(c.th)
@@ -90,13 +99,17 @@ func runNoiseOrbitInvariance(t *testing.T, c noiseOrbitCase, mut orbitMutation, 
 			if k > 0 || r >= checks || mut != orbitExact || ch.get(pv) == prec0 {
 				continue
 			}
-			h := prec0 / ch.get(pv)
+			// σ² before the move, and h = σ²'/σ².
+			s20, h := 1/prec0, prec0/ch.get(pv)
+			if c.variance {
+				s20, h = prec0, ch.get(pv)/prec0
+			}
 			tr := ch.trees[0].Tree
 			if root := tr.Time(tr.Root()).T(); math.Abs(root*h-root0) > 1e-12 {
 				t.Errorf("root time %v after the move, want %v/%v", root, root0, h)
 			}
-			if v, want := noiseVar(ch), v0-(h-1)/prec0; math.Abs(v-want) > 1e-10*v0 {
-				t.Errorf("noise variance %v after the move, want %v − (%v − 1)/%v = %v", v, v0, h, prec0, want)
+			if v, want := noiseVar(ch), v0-(h-1)*s20; math.Abs(v-want) > 1e-10*v0 {
+				t.Errorf("noise variance %v after the move, want %v − (%v − 1)·%v = %v", v, v0, h, s20, want)
 			}
 			if ll := ch.trees[0].lik.LogLik(); !(math.Abs(ll-ll0) <= 1e-8*(1+math.Abs(ll0))) {
 				t.Errorf("log likelihood %.12g after the move, %.12g before (h = %v)", ll, ll0, h)
@@ -125,7 +138,9 @@ func runNoiseOrbitInvariance(t *testing.T, c noiseOrbitCase, mut orbitMutation, 
 // (noise sd ≈ 1 and ≈ 0.3), as an sd and as the sd's inverse (the three
 // powers of θ's Jacobian, 2, ½ and 3/2). For the first 100 replicates the
 // move is checked against its definition, the likelihood unchanged to
-// 1e-8. TestNoiseOrbitMutations shows that the test detects a dropped
+// 1e-8. The case "a variance" writes the PYDT's variance as prec itself
+// (Jacobian δ; without it the case fails by 22 standard errors).
+// TestNoiseOrbitMutations shows that the test detects a dropped
 // Jacobian and unscaled times.
 func TestNoiseOrbitInvariance(t *testing.T) {
 	for _, c := range noiseOrbitCases {
