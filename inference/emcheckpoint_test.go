@@ -421,4 +421,10 @@ func TestMergeKBestLines(t *testing.T) {
 	if got := mergeKBestLines(cur, nil, 10); !slices.Equal(got, cur) {
 		t.Errorf("nothing earlier: %q", got)
 	}
+	// A current line that does not parse (kbestLines never writes one)
+	// must not drop the earlier session's trees.
+	odd := []string{"garbage\n", cur[0]}
+	if got := mergeKBestLines(odd, earlier[:1], 10); !slices.Equal(got, append(slices.Clone(odd), earlier[0])) {
+		t.Errorf("unparsable current line: %q", got)
+	}
 }

@@ -1655,7 +1655,10 @@ func mergeKBestLines(current, earlier []string, k int) []string {
 		for _, l := range group {
 			p, ok := parseKBestLine(l)
 			if !ok && g == 0 {
-				return current // (never: the lines are kbestLines')
+				// Never (the lines are kbestLines'), but if it happens
+				// nothing is ranked and nothing dropped: the earlier
+				// session's trees stay after the current ones.
+				return append(slices.Clone(current), earlier...)
 			}
 			if !ok || seen[p.newick] {
 				continue
