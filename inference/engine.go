@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/scalar"
@@ -34,11 +35,17 @@ type Schedule struct {
 	Steps []Updater
 }
 
-// Explain writes one line per step.
+// Explain writes one line per step, the names in a column at least 22
+// characters wide and as wide as the longest name, so that the
+// explanations line up.
 func (s *Schedule) Explain() string {
+	width := 22
+	for _, st := range s.Steps {
+		width = max(width, utf8.RuneCountInString(st.Name()))
+	}
 	var b strings.Builder
 	for i, st := range s.Steps {
-		fmt.Fprintf(&b, "%2d. %-22s %s\n", i+1, st.Name(), st.Explain())
+		fmt.Fprintf(&b, "%2d. %-*s %s\n", i+1, width, st.Name(), st.Explain())
 	}
 	return b.String()
 }
