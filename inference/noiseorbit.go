@@ -8,7 +8,6 @@ import (
 	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/inference/scalar"
 	"github.com/pydtlang/pydtlang/stdlib"
-	"github.com/pydtlang/pydtlang/stdlib/pydt"
 )
 
 // noiseOrbitStep is the likelihood-invariant orbit of probitOrbitStep for a
@@ -145,7 +144,6 @@ func (p *noiseOrbitStep) power() float64 {
 // returns f(δ), -Inf outside the domain or where a density is not finite.
 func (p *noiseOrbitStep) at(ch *Chain, w0, th0, delta float64) float64 {
 	t := ch.trees[p.k]
-	tr := t.Tree
 	em := math.Expm1(delta)
 	s2 := w0
 	w := w0 * math.Exp(delta)
@@ -171,23 +169,11 @@ func (p *noiseOrbitStep) at(ch *Chain, w0, th0, delta float64) float64 {
 		return math.Inf(-1)
 	}
 	lp += ch.logFactor(p.w.Def) + ch.logFactor(p.th.Def)
-	for i, b := range ch.internal {
-		s1, ok := orbitTime(ch.saved[i].S(), delta, em)
-		if !ok {
-			return math.Inf(-1)
-		}
-		if p.mutation == orbitTimesFixed {
-			s1 = ch.saved[i].S()
-		}
-		tr.SetTime(b, pydt.TimeFromS(s1))
-		if p.mutation != orbitNoTimeJacobian {
-			lp += s1 - delta // log ∂s'/∂s but for the constant −s
-		}
-	}
-	if !validTimes(tr, ch.internal) {
+	jt, ok := orbitTimes(ch, t, delta, em, p.mutation)
+	if !ok {
 		return math.Inf(-1)
 	}
-	lp += t.logTreeS()
+	lp += jt
 	if math.IsNaN(lp) || math.IsInf(lp, 0) {
 		return math.Inf(-1)
 	}
@@ -198,10 +184,6 @@ func (p *noiseOrbitStep) update(ch *Chain) error {
 	t := ch.trees[p.k]
 	tr := t.Tree
 	ch.saveBranchTimes(tr)
-	maxS := 0.0
-	for _, tb := range ch.saved {
-		maxS = max(maxS, tb.S())
-	}
 	if len(ch.internal) == 0 {
 		return nil
 	}
@@ -211,7 +193,7 @@ func (p *noiseOrbitStep) update(ch *Chain) error {
 		s2 = 1 / w0
 	}
 	// A quarter of the domain's width in δ, the same all along the orbit.
-	width := (math.Log1p(p.noiseVar(th0)/s2) - math.Log1p(-math.Exp(-maxS))) / 4
+	width := (math.Log1p(p.noiseVar(th0)/s2) - logMaxSavedT(ch)) / 4
 	if !(width > 0) || math.IsInf(width, 1) {
 		ch.Skipped++
 		return nil

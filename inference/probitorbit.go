@@ -139,7 +139,6 @@ func (p *probitOrbitStep) newVariance(x0, delta, em float64) (x, logJ, q float64
 // neither.
 func (p *probitOrbitStep) at(ch *Chain, delta float64) float64 {
 	t := ch.trees[p.k]
-	tr := t.Tree
 	em := math.Expm1(delta)
 	xs := ch.st.Env.Values[p.v.ID]
 	var lp float64
@@ -156,30 +155,56 @@ func (p *probitOrbitStep) at(ch *Chain, delta float64) float64 {
 		return math.Inf(-1)
 	}
 	lp += ch.logFactor(p.v.Def)
+	jt, ok := orbitTimes(ch, t, delta, em, p.mutation)
+	if !ok {
+		return math.Inf(-1)
+	}
+	lp += jt
+	if math.IsNaN(lp) || math.IsInf(lp, 0) {
+		return math.Inf(-1)
+	}
+	return lp
+}
+
+// orbitTimes sets every branch point of t to γ_h of its saved time
+// (t → t/h, h = e^δ, em = h − 1; Chain.saveBranchTimes) and returns the log
+// Jacobian of that map in s plus the tree prior in s; ok is false where a
+// time would pass t = 1, the times are not in order, or the sum is not
+// finite. The probit and noise orbits share it.
+func orbitTimes(ch *Chain, t *chainTree, delta, em float64, mutation orbitMutation) (float64, bool) {
+	tr := t.Tree
+	var lp float64
 	for i, b := range ch.internal {
 		s := ch.saved[i].S()
 		s1, ok := orbitTime(s, delta, em)
 		if !ok {
-			return math.Inf(-1)
+			return 0, false
 		}
-		if p.mutation == orbitTimesFixed {
+		if mutation == orbitTimesFixed {
 			s1 = s
 		}
 		tr.SetTime(b, pydt.TimeFromS(s1))
 		// log ∂s'/∂s = log(1 − t) − log(h − t) = −s + s' − δ; −s is
 		// constant along the orbit.
-		if p.mutation != orbitNoTimeJacobian {
+		if mutation != orbitNoTimeJacobian {
 			lp += s1 - delta
 		}
 	}
 	if !validTimes(tr, ch.internal) {
-		return math.Inf(-1)
+		return 0, false
 	}
 	lp += t.logTreeS()
-	if math.IsNaN(lp) || math.IsInf(lp, 0) {
-		return math.Inf(-1)
+	return lp, !math.IsNaN(lp) && !math.IsInf(lp, 0)
+}
+
+// logMaxSavedT is log max_b t_b over the saved branch times, the lower end
+// of both orbits' domain in δ = log h.
+func logMaxSavedT(ch *Chain) float64 {
+	maxS := 0.0
+	for _, tb := range ch.saved {
+		maxS = max(maxS, tb.S())
 	}
-	return lp
+	return math.Log1p(-math.Exp(-maxS))
 }
 
 // orbitTime is s' = −log(1 − t/h) for s = −log(1 − t), h = e^δ, em = h − 1:
@@ -218,11 +243,7 @@ func (p *probitOrbitStep) width(ch *Chain) (float64, bool) {
 		}
 		hi = min(hi, math.Log1p(prec))
 	}
-	maxS := 0.0
-	for _, tb := range ch.saved {
-		maxS = max(maxS, tb.S())
-	}
-	lo := math.Log1p(-math.Exp(-maxS)) // log max_b t_b
+	lo := logMaxSavedT(ch)
 	w := (hi - lo) / 4
 	return w, w > 0 && !math.IsInf(w, 0)
 }
