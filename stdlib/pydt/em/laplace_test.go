@@ -67,6 +67,36 @@ func collapsedHessian(t *testing.T, e *EM) (*mat.SymDense, func(u []float64) flo
 // collapsedLaplace returns the Laplace correction ½ K log 2π − ½ log det H
 // of e's current times with H from collapsedHessian, independent of EM's
 // statistics; the test fails when H is not positive definite.
+// checkLaplaceAtFixedPoint runs EM with opt on m to its fixed point (3000
+// iterations, tolerance 1e-13), with one more E-step when estep is set
+// (the evidence at the last q of a latent noise: Run ends after its
+// update), and checks Laplace against collapsedLaplace, the second
+// differences of the collapsed objective, to 1e-4 relative.
+func checkLaplaceAtFixedPoint(t *testing.T, m *bp.Model, opt Options, estep bool, name string) {
+	t.Helper()
+	opt.MaxIter, opt.Tol = 3000, 1e-13
+	e, err := New(m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if estep {
+		if err := e.estep(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := e.Laplace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := collapsedLaplace(t, e)
+	if !(math.Abs(got-want) <= 1e-4*(1+math.Abs(want))) {
+		t.Errorf("%s: Laplace %v, from second differences of the collapsed objective %v", name, got, want)
+	}
+}
+
 func collapsedLaplace(t *testing.T, e *EM) float64 {
 	t.Helper()
 	h, _, u0 := collapsedHessian(t, e)

@@ -405,26 +405,7 @@ func TestNoiseLaplace(t *testing.T) {
 		for seed := uint64(1); seed <= 2; seed++ {
 			m, ln := noiseFixture(t, seed, 6+2*int(seed), []float64{1, 0.5}, []float64{20, 5}, seed == 2)
 			opt := withNoise(learnAll(), ln, 2, shared)
-			opt.MaxIter, opt.Tol = 3000, 1e-13
-			e, err := New(m, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.Run(); err != nil {
-				t.Fatal(err)
-			}
-			// The evidence at the last q(θ) (Run ends after its update).
-			if err := e.estep(); err != nil {
-				t.Fatal(err)
-			}
-			got, err := e.Laplace()
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := collapsedLaplace(t, e)
-			if !(math.Abs(got-want) <= 1e-4*(1+math.Abs(want))) {
-				t.Errorf("shared %v seed %d: Laplace %v, from second differences of the collapsed objective %v", shared, seed, got, want)
-			}
+			checkLaplaceAtFixedPoint(t, m, opt, true, fmt.Sprintf("shared %v seed %d", shared, seed))
 		}
 	}
 }

@@ -394,22 +394,7 @@ func TestPerDimLaplace(t *testing.T) {
 				opt = fixedAll()
 				opt.Variances = []float64{0.8, 0.05, 4}
 			}
-			opt.MaxIter, opt.Tol = 3000, 1e-13
-			e, err := New(m, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.Run(); err != nil {
-				t.Fatal(err)
-			}
-			got, err := e.Laplace()
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := collapsedLaplace(t, e)
-			if !(math.Abs(got-want) <= 1e-4*(1+math.Abs(want))) {
-				t.Errorf("learn %v seed %d: Laplace %v, from second differences of the collapsed objective %v", learn, seed, got, want)
-			}
+			checkLaplaceAtFixedPoint(t, m, opt, false, fmt.Sprintf("learn %v seed %d", learn, seed))
 		}
 	}
 }
