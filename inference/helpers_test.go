@@ -243,6 +243,13 @@ func probitSetup(t *testing.T, prior string, n, d int) (*Model, *Schedule, *grap
 	if prior != "" {
 		src = strings.Replace(src, "prec ~ Gamma(3, 3)", prior, 1)
 	}
+	return probitSetupSource(t, src, n, d)
+}
+
+// probitSetupSource is probitSetup for a probit model source src (probitModel
+// edited by the caller).
+func probitSetupSource(t *testing.T, src string, n, d int) (*Model, *Schedule, *graph.Var) {
+	t.Helper()
 	m := compileSource(t, "probit.pydt", []byte(src),
 		map[string]*dataset.Matrix{"Y": {Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"}}, nil)
 	sched, err := NewSchedule(m)
@@ -286,4 +293,29 @@ func traceColumns(t *testing.T, dir string) func(name string) []float64 {
 		}
 		return xs
 	}
+}
+
+// auxMoments returns sums over the observed entries of the first tree's
+// probit auxiliaries u (a missing entry's u is not in the chain's state):
+// Σ u², Σ |u|, Σ over columns of (Σ u)², Σ over columns of (Σ sign u)²,
+// and the number of observed entries, for the invariance tests of the moves
+// that change u.
+func auxMoments(ch *Chain, y []float64, n, d int) (sq, abs, sum2, agree, nobs float64) {
+	for dim := range d {
+		var s, sy float64
+		for i := range n {
+			if math.IsNaN(y[i*d+dim]) {
+				continue
+			}
+			nobs++
+			u := ch.trees[0].aux[i*d+dim]
+			sq += u * u
+			abs += math.Abs(u)
+			s += u
+			sy += math.Copysign(1, u)
+		}
+		sum2 += s * s
+		agree += sy * sy
+	}
+	return sq, abs, sum2, agree, nobs
 }

@@ -79,24 +79,8 @@ func TestProbitGHKInvariance(t *testing.T) {
 				// Only the observed entries: a missing entry's u is
 				// not in the chain's state, and the move need not keep
 				// its joint law with the rest.
-				var sq, abs, sum2, agree, nobs float64
 				y := ch.st.Env.Values[m.Data.ID]
-				for dim := range d {
-					var s, sy float64
-					for i := range n {
-						if math.IsNaN(y[i*d+dim]) {
-							continue
-						}
-						nobs++
-						u := ch.trees[0].aux[i*d+dim]
-						sq += u * u
-						abs += math.Abs(u)
-						s += u
-						sy += math.Copysign(1, u)
-					}
-					sum2 += s * s
-					agree += sy * sy
-				}
+				sq, abs, sum2, agree, nobs := auxMoments(ch, y, n, d)
 				// The signs agree more within a column the larger σ² is:
 				// log prec times their agreement (a function of Y, which
 				// the move keeps) tests that prec still depends on Y.

@@ -25,16 +25,7 @@ func orbitSetup(t *testing.T, prior string, dims, variance bool, n, d int) (*Mod
 	if dims {
 		src = strings.Replace(src, "param Z : real[N, D]\n", "param Z : real[N, D]\nparam prec : pos[D]\n", 1)
 	}
-	m := compileSource(t, "probit.pydt", []byte(src),
-		map[string]*dataset.Matrix{"Y": {Rows: n, Cols: d, Data: make([]float64, n*d), Source: "y.csv"}}, nil)
-	sched, err := NewSchedule(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pv, ok := m.G.Lookup("prec")
-	if !ok {
-		t.Fatal("no prec")
-	}
+	m, sched, pv := probitSetupSource(t, src, n, d)
 	u, ok := probitOrbit(m, 0)
 	if !ok {
 		t.Fatal("no orbit move")
@@ -60,21 +51,7 @@ func orbitStats(m *Model, pv *graph.Var, n, d int) func(ch *Chain) []float64 {
 	return func(ch *Chain) []float64 {
 		tr := ch.trees[0].Tree
 		y := ch.st.Env.Values[m.Data.ID]
-		var sq, abs, agree, nobs float64
-		for dim := range d {
-			var sy float64
-			for i := range n {
-				if math.IsNaN(y[i*d+dim]) {
-					continue
-				}
-				nobs++
-				u := ch.trees[0].aux[i*d+dim]
-				sq += u * u
-				abs += math.Abs(u)
-				sy += math.Copysign(1, u)
-			}
-			agree += sy * sy
-		}
+		sq, abs, _, agree, nobs := auxMoments(ch, y, n, d)
 		agree = agree/nobs - 2.5
 		lp := math.Log(ch.Values(pv)[0])
 		return []float64{lp, densetest.LCATime(tr, 0, 1).T(), sq / nobs, tr.Time(tr.Root()).T(), abs / nobs, lp * agree}
