@@ -68,6 +68,24 @@ func fallbackHook(never, once string, first int) func(*em.EM) (float64, error) {
 	}
 }
 
+// fallbackFixture is the model of TestRunEMLaplaceFallback (24 rows) with
+// the topology keys of its average-linkage tree, whose Laplace correction
+// fallbackHook makes fail always (never), and of that tree's cut into 4
+// clusters, whose correction fails on its first tries (once).
+func fallbackFixture(t *testing.T) (m *Model, never, once string) {
+	t.Helper()
+	m, lt := gaussianLinkage(t, 24)
+	ct, err := cutTree(lt, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut4, err := collapseTree(ct, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, topologyKey(lt), topologyKey(cut4)
+}
+
 // TestRunEMLaplaceFallback checks that an initial tree whose Laplace
 // correction cannot be formed is not dropped (before, 4 of ccle's 12
 // initial trees were, as failed fits): the average-linkage tree, whose
@@ -78,16 +96,7 @@ func fallbackHook(never, once string, first int) func(*em.EM) (float64, error) {
 // its correction. summary.json records both (start, index, action), a
 // warning says so, and the run resumes exactly.
 func TestRunEMLaplaceFallback(t *testing.T) {
-	m, lt := gaussianLinkage(t, 24)
-	ct, err := cutTree(lt, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut4, err := collapseTree(ct, 0.5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	never, once := topologyKey(lt), topologyKey(cut4)
+	m, never, once := fallbackFixture(t)
 	cfg := func(dir string, rounds int) EMConfig {
 		// K keeps every tree of the run (21 with local moves in the
 		// subsample MCMC, whose trees start the search): the linkage
@@ -469,16 +478,7 @@ func TestWasWere(t *testing.T) {
 // 300 characters: the error, then the action); summary.json keeps the full
 // error.
 func TestEMFallbackLogShort(t *testing.T) {
-	m, lt := gaussianLinkage(t, 24)
-	ct, err := cutTree(lt, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut4, err := collapseTree(ct, 0.5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	never, once := topologyKey(lt), topologyKey(cut4)
+	m, never, once := fallbackFixture(t)
 	hook := fallbackHook(never, once, 4)
 	const long = "the Hessian in the times is not negative definite at node 915 (a long explanation of where and why)"
 	var lines []string
