@@ -166,7 +166,7 @@ func rebuildTree(tr, out *pydt.Tree, build func(v, into pydt.NodeID), what strin
 // else the noise variances 1/E[θ_d] of a noise precision per column
 // (weightsLinkage), else nil.
 func (p *EMPlan) linkageVariances(h emHyper) []float64 {
-	if p.Opt.Variances != nil && p.Opt.PrecPriors != nil {
+	if p.learnsDimVariances() {
 		return slices.Clone(h.Variances)
 	}
 	if p.noise != nil && p.noise.perCol && len(h.Noise) == p.m.D {
@@ -184,8 +184,21 @@ func (p *EMPlan) linkageVariances(h emHyper) []float64 {
 // variance per column learned, or else a noise precision per column, and
 // more than one column.
 func (p *EMPlan) weightsLinkage() bool {
-	perDim := p.Opt.Variances != nil && p.Opt.PrecPriors != nil
-	return p.m.D > 1 && (perDim || p.noise != nil && p.noise.perCol)
+	return p.m.D > 1 && (p.learnsDimVariances() || p.noise != nil && p.noise.perCol)
+}
+
+// learnsDimVariances reports whether EM learns a diffusion variance per
+// dimension (then those weigh the linkage, not a noise per column).
+func (p *EMPlan) learnsDimVariances() bool {
+	return p.Opt.Variances != nil && p.Opt.PrecPriors != nil
+}
+
+// linkageWeights names the variances linkageVariances returns, for the log.
+func (p *EMPlan) linkageWeights() string {
+	if p.learnsDimVariances() {
+		return "diffusion variances"
+	}
+	return "noise variances"
 }
 
 // weightedLinkageRounds is how many times weightedLinkageTree refits the

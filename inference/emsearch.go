@@ -664,7 +664,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 					firstErr = err
 				}
 			} else {
-				logf("average linkage weighted by the fitted variances (%.3g to %.3g)", slices.Min(v), slices.Max(v))
+				logf("average linkage weighted by the fitted %s (%.3g to %.3g)", p.linkageWeights(), slices.Min(v), slices.Max(v))
 				if err := addLinkage(wt, "initial tree by average linkage weighted by the fitted variances", "linkage-weighted"); err != nil {
 					return nil, fmt.Errorf("run --method em: %w", err)
 				}
