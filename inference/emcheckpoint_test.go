@@ -410,21 +410,47 @@ func TestMergeKBestLines(t *testing.T) {
 		"[bound=-10][em_bound=-9 laplace_correction=-1][start=sequential 2 round=0] (a:2,b:2);", // tie: after the current
 		"[bound=-10][em_bound=-9 laplace_correction=-1][start=linkage 1 round=0] (a:1,b:1);\n",  // the same tree
 		"garbage\n", "[bound=x] (a:1);\n"}
-	got := mergeKBestLines(cur, earlier, 10)
+	got := mergeKBestLines(cur, earlier, nil, 10)
 	want := []string{earlier[0], cur[0], earlier[1] + "\n", cur[1]}
 	if !slices.Equal(got, want) {
 		t.Errorf("merged:\n%q\nwant\n%q", got, want)
 	}
-	if got := mergeKBestLines(cur, earlier, 2); !slices.Equal(got, want[:2]) {
+	if got := mergeKBestLines(cur, earlier, nil, 2); !slices.Equal(got, want[:2]) {
 		t.Errorf("merged, k = 2: %q", got)
 	}
-	if got := mergeKBestLines(cur, nil, 10); !slices.Equal(got, cur) {
+	if got := mergeKBestLines(cur, nil, nil, 10); !slices.Equal(got, cur) {
 		t.Errorf("nothing earlier: %q", got)
 	}
 	// A current line that does not parse (kbestLines never writes one)
 	// must not drop the earlier session's trees.
 	odd := []string{"garbage\n", cur[0]}
-	if got := mergeKBestLines(odd, earlier[:1], 10); !slices.Equal(got, append(slices.Clone(odd), earlier[0])) {
+	if got := mergeKBestLines(odd, earlier[:1], nil, 10); !slices.Equal(got, append(slices.Clone(odd), earlier[0])) {
 		t.Errorf("unparsable current line: %q", got)
+	}
+	// Two refits of one topology (other times, other order of the
+	// children, other Newick text) are one tree: the better ranked is
+	// kept, whichever session wrote it; leaves are matched by the labels.
+	labels := []string{"a", "b", "c"}
+	for _, tc := range []struct {
+		name           string
+		current, early []string
+		want           []string
+	}{
+		{"earlier better",
+			[]string{"[bound=-12] ((a:0.3,b:0.3):0.5,c:0.8):0.2;\n", "[bound=-13] ((a:0.3,c:0.3):0.5,b:0.8):0.2;\n"},
+			[]string{"[bound=-11] ((b:0.2,a:0.2):0.6,c:0.8):0.2;\n"},
+			[]string{"[bound=-11] ((b:0.2,a:0.2):0.6,c:0.8):0.2;\n", "[bound=-13] ((a:0.3,c:0.3):0.5,b:0.8):0.2;\n"}},
+		{"current better",
+			[]string{"[bound=-10] ((a:0.3,b:0.3):0.5,c:0.8):0.2;\n"},
+			[]string{"[bound=-11] (c:0.9,(b:0.2,a:0.2):0.7):0.1;\n", "[bound=-14] ((c:0.2,b:0.2):0.7,a:0.9):0.1;\n"},
+			[]string{"[bound=-10] ((a:0.3,b:0.3):0.5,c:0.8):0.2;\n", "[bound=-14] ((c:0.2,b:0.2):0.7,a:0.9):0.1;\n"}},
+		{"with the correction before without",
+			[]string{"[bound=-5][em_bound=-5 laplace_correction=unavailable] ((a:0.3,b:0.3):0.5,c:0.8):0.2;\n"},
+			[]string{"[bound=-9][em_bound=-8 laplace_correction=-1] ((a:0.4,b:0.4):0.4,c:0.8):0.2;\n"},
+			[]string{"[bound=-9][em_bound=-8 laplace_correction=-1] ((a:0.4,b:0.4):0.4,c:0.8):0.2;\n"}},
+	} {
+		if got := mergeKBestLines(tc.current, tc.early, labels, 10); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: merged\n%q\nwant\n%q", tc.name, got, tc.want)
+		}
 	}
 }

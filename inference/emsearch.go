@@ -541,7 +541,7 @@ func (p *EMPlan) initial(ctx context.Context, cfg EMConfig) (*emSearch, error) {
 			// (A fit cut short by ctx is not written: the files hold
 			// the starts fitted in full before it, and the run returns
 			// ErrInterrupted with no checkpoint, below.)
-			n, err := writeTreesMerged(cfg.Out, list, s.laplace, cfg.earlier, s.k)
+			n, err := writeTreesMerged(cfg.Out, list, s.laplace, cfg.earlier, b.Labels(), s.k)
 			if err != nil {
 				return EMTree{}, false, err
 			}
@@ -1574,18 +1574,18 @@ func (p *EMPlan) write(dir string, res *EMResult) error {
 // list, each tree with its value; timesIntegrated: the values are the
 // bound plus the Laplace correction, whose parts are given too).
 func writeTrees(dir string, list []EMTree, timesIntegrated bool) error {
-	_, err := writeTreesMerged(dir, list, timesIntegrated, nil, len(list))
+	_, err := writeTreesMerged(dir, list, timesIntegrated, nil, nil, len(list))
 	return err
 }
 
 // writeTreesMerged writes map.nwk and kbest.nwk as writeTrees does, for
 // list merged with the lines earlier of an earlier session's kbest.nwk
-// (mergeKBestLines, at most k lines); it returns the number of trees
-// written.
-func writeTreesMerged(dir string, list []EMTree, timesIntegrated bool, earlier []string, k int) (int, error) {
+// (mergeKBestLines, at most k lines; labels are the data's row names, as
+// pydt.ParseNewick takes them); it returns the number of trees written.
+func writeTreesMerged(dir string, list []EMTree, timesIntegrated bool, earlier, labels []string, k int) (int, error) {
 	lines := kbestLines(list, timesIntegrated)
 	if len(earlier) > 0 {
-		lines = mergeKBestLines(lines, earlier, k)
+		lines = mergeKBestLines(lines, earlier, labels, k)
 	}
 	_, nwk, _ := splitKBestLine(lines[0])
 	if err := atomicfile.Write(filepath.Join(dir, MapFile), []byte(nwk+"\n")); err != nil {
@@ -1643,14 +1643,15 @@ func parseKBestLine(line string) (kbestLine, bool) {
 // (current) with those an earlier session wrote (earlier; lines that do
 // not parse are left out): the K-best list's order (a tree without the
 // Laplace correction after every tree with it, then by value, a current
-// line before an earlier one of the same value), each tree (its Newick
-// text) once, at most k lines. A run with no checkpoint that ResumeEM
-// starts again refits the same starts in the same order, so the earlier
-// session's lines are those its refits reach again; until they do, they
-// stay on disk.
-func mergeKBestLines(current, earlier []string, k int) []string {
+// line before an earlier one of the same value), each topology once (its
+// topologyKey, the leaves matched to rows by labels as pydt.ParseNewick
+// does; two refits of one topology differ in their times, and the better
+// ranked is kept, as insertKBest keeps it), at most k lines. A run with no
+// checkpoint that ResumeEM starts again refits the same starts in the same
+// order, so the earlier session's lines are those its refits reach again;
+// until they do, they stay on disk.
+func mergeKBestLines(current, earlier, labels []string, k int) []string {
 	var all []kbestLine
-	seen := map[string]bool{}
 	for g, group := range [][]string{current, earlier} {
 		for _, l := range group {
 			p, ok := parseKBestLine(l)
@@ -1660,10 +1661,9 @@ func mergeKBestLines(current, earlier []string, k int) []string {
 				// session's trees stay after the current ones.
 				return append(slices.Clone(current), earlier...)
 			}
-			if !ok || seen[p.newick] {
+			if !ok {
 				continue
 			}
-			seen[p.newick] = true
 			all = append(all, p)
 		}
 	}
@@ -1677,7 +1677,21 @@ func mergeKBestLines(current, earlier []string, k int) []string {
 		return cmp.Compare(b.bound, a.bound)
 	})
 	out := make([]string, 0, min(k, len(all)))
-	for _, p := range all[:min(k, len(all))] {
+	seen := map[string]bool{}
+	for _, p := range all {
+		if len(out) == k {
+			break
+		}
+		// A tree that does not parse as one of the data's rows (a file
+		// edited by hand) is its own topology, keyed by its text.
+		key := "text " + p.newick
+		if tr, err := pydt.ParseNewick(p.newick, labels); err == nil {
+			key = topologyKey(tr)
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		out = append(out, p.line)
 	}
 	return out
