@@ -131,10 +131,14 @@ func (l *Layout) SetAxis(a Axis) error {
 	return nil
 }
 
+// sOfT is how every picture writes the s coordinate: Unicode minus signs
+// and spaces around the operators, as the dendrogram's axis writes it.
+const sOfT = "s = −log(1 − t)"
+
 // axisLabel names the dendrogram's axis a.
 func axisLabel(a Axis) string {
 	if a == AxisS {
-		return "divergence time t, spaced as s = −log(1 − t); leaves (t = 1) at the right end"
+		return "divergence time t, spaced as " + sOfT + "; leaves (t = 1) at the right end"
 	}
 	return "divergence time t"
 }

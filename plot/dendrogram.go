@@ -116,7 +116,7 @@ func Dendrogram(tr *pydt.Tree, opt DendrogramOptions) (*Figure, error) {
 	}
 	sub := fmt.Sprintf("N = %d; divergence time t across; branch points at their times", n)
 	if lay.Axis == AxisS {
-		sub = fmt.Sprintf("N = %d; divergence time t across, spaced as s = −log(1 − t) to spread the times near 1 (0.9, 0.99, 0.999 equally apart); branch points at their times, leaves (t = 1, s = ∞) at the right end", n)
+		sub = fmt.Sprintf("N = %d; divergence time t across, spaced as "+sOfT+" to spread the times near 1 (0.9, 0.99, 0.999 equally apart); branch points at their times, leaves (t = 1, s = ∞) at the right end", n)
 	}
 	if opt.Subtitle != "" {
 		sub = opt.Subtitle + ". " + sub

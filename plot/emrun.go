@@ -21,14 +21,7 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w (did the EM run stop before its end?)", dir, err)
 	}
-	// g, not u: u also names a probit layer's auxiliaries.
-	kind := "a lower bound on log p(Y, g, alpha, beta | tree), g the log gaps of s = -log(1-t)"
-	switch {
-	case res.Approximate:
-		kind = "EP's approximation of log p(Y, g, alpha, beta | tree), g the log gaps of s = -log(1-t)"
-	case res.TimesIntegrated:
-		kind = "the EM bound plus the Laplace correction for the times, an approximation of log p(Y, alpha, beta | tree) (not a bound)"
-	}
+	kind := emValueKind(res)
 	// The short name of the ranked value (summary.json's ranked_by, which
 	// ReadEMResult supplies for runs written before it).
 	short := res.RankedBy
@@ -78,6 +71,19 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 	}
 	figs = append(figs, Named{"bound", bp})
 	return figs, notes, nil
+}
+
+// emValueKind describes the value an EM run ranked its trees by, for the
+// pictures' subtitles. (g, not u: u also names a probit layer's
+// auxiliaries.)
+func emValueKind(res *inference.EMResult) string {
+	switch {
+	case res.Approximate:
+		return "EP's approximation of log p(Y, g, alpha, beta | tree), g the log gaps of " + sOfT
+	case res.TimesIntegrated:
+		return "the EM bound plus the Laplace correction for the times, an approximation of log p(Y, alpha, beta | tree) (not a bound)"
+	}
+	return "a lower bound on log p(Y, g, alpha, beta | tree), g the log gaps of " + sOfT
 }
 
 // BoundPlot draws the best bound of an EM search against the round:

@@ -177,3 +177,29 @@ func TestTrimZeros(t *testing.T) {
 		}
 	}
 }
+
+// TestEMValueKindWritesS: the EM pictures' subtitles write s as the
+// dendrogram's axis does, "s = −log(1 − t)" with Unicode minus signs and
+// spaces (they wrote "s = -log(1-t)"), for each value an EM run ranks by.
+func TestEMValueKindWritesS(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		res    inference.EMResult
+		writes bool // the value's description names s
+	}{
+		{"bound", inference.EMResult{}, true},
+		{"EP", inference.EMResult{Approximate: true}, true},
+		{"Laplace", inference.EMResult{TimesIntegrated: true}, false},
+	} {
+		kind := emValueKind(&tc.res)
+		if strings.Contains(kind, "-log") || strings.Contains(kind, "1-t") {
+			t.Errorf("%s: %q writes s in ASCII", tc.name, kind)
+		}
+		if got := strings.Contains(kind, "s = −log(1 − t)"); got != tc.writes {
+			t.Errorf("%s: %q names s = −log(1 − t): %v, want %v", tc.name, kind, got, tc.writes)
+		}
+		if !strings.Contains(axisLabel(AxisS), sOfT) {
+			t.Errorf("the s axis's label %q does not write %q", axisLabel(AxisS), sOfT)
+		}
+	}
+}
