@@ -295,9 +295,10 @@ posterior means from a short MCMC run, the trees integrated out, on
 half of them burn-in; summary.json's "alpha_beta" records the estimate and
 its source; --time counts the time of that run too. --ab-sweeps -1 fits
 them to each tree instead (golden-section search under their priors). For
-probit data a shared diffusion variance is held likewise (1 / the posterior
-mean of the precision); a variance per column keeps its q(prec[d]) in each
-fit. The same run's summary tree, majority-rule
+probit data the diffusion variance is held likewise (1 / the posterior mean
+of the precision, or of each prec[d] with a variance per column,
+examples/binary-perdim.pydt); for Gaussian data a variance per column keeps
+its q(prec[d]) in each fit. The same run's summary tree, majority-rule
 consensus and last tree (extended to all rows) are among the search's
 initial trees (also when alpha and beta are fixed; with alpha = beta = 0,
 where only binary trees are possible, those that multifurcate are split
