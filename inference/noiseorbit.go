@@ -73,7 +73,7 @@ func noiseOrbit(m *Model, k int) (Updater, bool) {
 		return nil, false
 	}
 	rs, ok := ridge(m, k)
-	if !ok || rs.dims {
+	if !ok || rs.dims || rs.p.elem { // one scalar variable (an array element gets the ridge move only, so far)
 		return nil, false
 	}
 	arg := b.Leaf.Args[nl.NoiseSD()]

@@ -81,8 +81,10 @@ func probitVariance(m *Model, k int) (v *graph.Var, reciprocal, ok bool) {
 	if !ok {
 		return nil, false, false
 	}
-	if rs.dims {
-		return nil, false, false // the probit scale moves take one scalar
+	if rs.dims || rs.p.elem {
+		// The probit scale moves take one scalar variable (an array
+		// element gets the ridge move only, so far).
+		return nil, false, false
 	}
 	return rs.v, rs.reciprocal, true
 }

@@ -78,7 +78,7 @@ func probitOrbit(m *Model, k int) (Updater, bool) {
 		return nil, false
 	}
 	rs, ok := ridge(m, k)
-	if !ok {
+	if !ok || rs.p.elem { // the orbit takes whole variables (an array element gets the ridge move only, so far)
 		return nil, false
 	}
 	return &probitOrbitStep{k: k, of: dataOf(m, k), tof: treeOf(m, k), v: rs.v, reciprocal: rs.reciprocal, dims: rs.dims}, true

@@ -27,46 +27,56 @@ import (
 // move scales every σ²_d by e^u, keeping each σ²_d(1-t) fixed; in the
 // coordinates (log v_1, ..., log v_D, s_1, ..., s_K) it is again a
 // symmetric shift, and the target has Π_d p(v_d) v_d.
+//
+// The variance's scalar may also be one element of a latent array whose
+// elements have their own densities (PYDT(h[1], 0.2, h[2], 1 / h[3])): the
+// move then scales that element alone, and the target has its own
+// density p(h[3]) h[3].
 type ridgeStep struct {
 	k          int    // the PYDT's index in Model.Trees
 	of         string // " of X" naming the PYDT in a model with several, else ""
 	v          *graph.Var
-	reciprocal bool // variance = 1/v (a precision), else variance = v
-	dims       bool // v is a vector: element d is dimension d's
+	p          treeParam // the variance's scalar (v or an element of v), unless dims
+	reciprocal bool      // variance = 1/v (a precision), else variance = v
+	dims       bool      // v is a vector: element d is dimension d's
 	width      float64
 	moves      int
 }
 
 // ridge returns the ridge move of the k-th PYDT when its variance is a
-// latent scalar v or its reciprocal, or per dimension the elements of a
-// latent vector v or their reciprocals, and v enters nothing else.
+// latent scalar v or its reciprocal, or an element of a latent array at
+// constant indices or its reciprocal, that enters nothing else, or per
+// dimension the elements of a latent vector v or their reciprocals, and v
+// enters nothing else.
 func ridge(m *Model, k int) (*ridgeStep, bool) {
 	b := m.Trees[k]
 	f := b.Factor
 	arg := f.Args[graph.PYDTVariance]
-	dims := f.DimLoop != nil
-	var v *graph.Var
-	var recip, ok bool
-	if dims {
-		if v, recip, ok = dimVarianceVar(f); !ok {
+	if f.DimLoop == nil {
+		x, recip := arg, false
+		if o, isOp := arg.(graph.Op); isOp && o.Op == '/' {
+			if n, isNum := o.X.(graph.Num); isNum && n.V == 1 {
+				x, recip = o.Y, true
+			}
+		}
+		p, ok := paramOf(m, x)
+		if !ok || !p.onlyReadBy(m, f, argVariance) {
 			return nil, false
 		}
-	} else if v, recip = graph.AsReciprocal(arg); !recip {
-		if v, ok = graph.AsRef(arg); !ok {
-			return nil, false
-		}
+		return &ridgeStep{k: k, of: treeOf(m, k), v: p.v, p: p, reciprocal: recip, width: 1, moves: 3}, true
 	}
-	if v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
+	v, recip, ok := dimVarianceVar(f)
+	if !ok || v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
 		return nil, false
 	}
-	if dims && (!v.Def.Elementwise || len(v.Dims) != 1 || v.Dims[0] != b.D) {
+	if !v.Def.Elementwise || len(v.Dims) != 1 || v.Dims[0] != b.D {
 		return nil, false
 	}
 	fs, dets := m.G.Readers(v)
 	if len(fs) != 1 || fs[0] != f || len(dets) > 0 || readsPriorOf(f, v) {
 		return nil, false
 	}
-	return &ridgeStep{k: k, of: treeOf(m, k), v: v, reciprocal: recip, dims: dims, width: 1, moves: 3}, true
+	return &ridgeStep{k: k, of: treeOf(m, k), v: v, reciprocal: recip, dims: true, width: 1, moves: 3}, true
 }
 
 // treeOf is " of X", X being the k-th PYDT's variable, in a model with
@@ -83,7 +93,7 @@ func (r *ridgeStep) Name() string {
 	if r.dims {
 		return "ridge(" + r.v.Name + "[d], times" + r.of + ")"
 	}
-	return "ridge(" + r.v.Name + ", times" + r.of + ")"
+	return "ridge(" + r.p.name() + ", times" + r.of + ")"
 }
 
 func (r *ridgeStep) Explain() string {
@@ -92,7 +102,7 @@ func (r *ridgeStep) Explain() string {
 			"keeping each σ²_d(1-t) fixed, so chains cross the ridge between %s and times near t = 1", r.of, r.v.Name)
 	}
 	return fmt.Sprintf("joint Metropolis move: shifts every -log(1-t) of the tree%s by u and scales the variance by e^u, "+
-		"keeping σ²(1-t) fixed, so chains cross the ridge between %s and times near t = 1", r.of, r.v.Name)
+		"keeping σ²(1-t) fixed, so chains cross the ridge between %s and times near t = 1", r.of, r.p.name())
 }
 
 func (r *ridgeStep) update(ch *Chain) error {
@@ -107,9 +117,14 @@ func (r *ridgeStep) update(ch *Chain) error {
 // ridgeTarget is the log target in the move's coordinates at the chain's
 // current state.
 func (r *ridgeStep) target(ch *Chain) float64 {
-	lp := ch.logFactor(r.v.Def)
-	for _, x := range ch.st.Env.Values[r.v.ID] {
-		lp += math.Log(x)
+	var lp float64
+	if r.dims {
+		lp = ch.logFactor(r.v.Def)
+		for _, x := range ch.st.Env.Values[r.v.ID] {
+			lp += math.Log(x)
+		}
+	} else {
+		lp = r.p.logPrior(ch) + math.Log(r.p.value(ch))
 	}
 	// The tree prior in the coordinates s: LogPrior times Π(1-t_i). The
 	// other trees do not change.
@@ -150,8 +165,12 @@ func (r *ridgeStep) once(ch *Chain) error {
 	if r.reciprocal {
 		f = math.Exp(-u)
 	}
-	for k := range xs {
-		xs[k] = x0[k] * f
+	if r.dims {
+		for k := range xs {
+			xs[k] = x0[k] * f
+		}
+	} else {
+		xs[r.p.off] = x0[r.p.off] * f
 	}
 	ok := ch.m.Refresh(ch.st.Env) == nil && t.syncVariance(ch.st.Env) == nil && t.lik.Recompute() == nil && validTimes(tr, ch.internal)
 	after := math.Inf(-1)
