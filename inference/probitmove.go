@@ -309,23 +309,40 @@ func (p *probitLatentScaleStep) update(ch *Chain) error {
 type timeScaleStep struct {
 	k     int    // the PYDT's index in Model.Trees
 	of    string // " of X" in a model with several PYDTs (treeOf)
-	v     *graph.Var
+	c     treeParam
 	slice scalar.Slice
 }
 
 // timeScale returns the move of the k-th PYDT when c, the only parameter
 // of its divergence function, is a positive latent scalar that enters
-// nothing else (the conditions of its conjugate update), this PYDT's alone.
+// nothing else (the conditions of its conjugate update), this PYDT's alone,
+// or an element of a latent array under the same conditions: the
+// divergence function linear in it (pydt.Linear), a Gamma prior, read by
+// nothing but the divergence function.
 func timeScale(m *Model, k int) (Updater, bool) {
 	for _, v := range m.G.Vars {
 		if !v.Scalar() || v.Role != graph.Latent || v.Def == nil || v.Def.IsPYDT() {
 			continue
 		}
 		if g, ok := gibbsCOf(m, v); ok && len(g.trees) == 1 && g.trees[0] == k {
-			return &timeScaleStep{k: k, of: treeOf(m, k), v: v, slice: scalar.Slice{Width: 1}}, true
+			return &timeScaleStep{k: k, of: treeOf(m, k), c: treeParam{v: v}, slice: scalar.Slice{Width: 1}}, true
 		}
 	}
-	return nil, false
+	f := m.Trees[k].Factor
+	if f.Divergence == nil || len(f.Divergence.Args) != 1 {
+		return nil, false
+	}
+	p, ok := paramOf(m, f.Divergence.Args[0])
+	if !ok || !p.elem || !p.onlyReadBy(m, f, argDivergence) {
+		return nil, false
+	}
+	if _, gamma := p.v.Def.Type.(stdlib.GammaPrior); !gamma {
+		return nil, false
+	}
+	if _, lin := f.Divergence.Type.New([]float64{1}).(pydt.Linear); !lin {
+		return nil, false
+	}
+	return &timeScaleStep{k: k, of: treeOf(m, k), c: p, slice: scalar.Slice{Width: 1}}, true
 }
 
 // TimeScaleSteps returns the scale(c, times) moves (timeScaleStep) of the
@@ -343,11 +360,11 @@ func TimeScaleSteps(m *Model) []Updater {
 	return out
 }
 
-func (s *timeScaleStep) Name() string { return "scale(" + s.v.Name + ", times" + s.of + ")" }
+func (s *timeScaleStep) Name() string { return "scale(" + s.c.name() + ", times" + s.of + ")" }
 
 func (s *timeScaleStep) Explain() string {
 	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000): multiplies every -log(1-t) of the tree%s by g and divides %s by g, "+
-		"g drawn by slice sampling of log g, so chains leave times crowded at t = 1 with a small %s", s.of, s.v.Name, s.v.Name)
+		"g drawn by slice sampling of log g, so chains leave times crowded at t = 1 with a small %s", s.of, s.c.name(), s.c.name())
 }
 
 // at sets every internal time to s0·e^δ and c to c0·e^{-δ} and returns f(δ).
@@ -362,7 +379,7 @@ func (s *timeScaleStep) at(ch *Chain, c0, delta float64) float64 {
 	if !(c > 0) || math.IsInf(c, 1) {
 		return math.Inf(-1)
 	}
-	if !ch.setOrRecord(s.v, c) {
+	if !s.c.set(ch, c) {
 		return math.Inf(-1)
 	}
 	if !validTimes(tr, ch.internal) {
@@ -385,7 +402,7 @@ func (s *timeScaleStep) at(ch *Chain, c0, delta float64) float64 {
 	}
 	// The tree prior in the coordinates s (LogPrior times Π(1-t'_b)); c
 	// enters this tree alone.
-	lp := ch.logFactor(s.v.Def) + math.Log(c) + t.logTreeS() + t.lik.LogLik() + float64(len(ch.internal))*delta
+	lp := s.c.logPrior(ch) + math.Log(c) + t.logTreeS() + t.lik.LogLik() + float64(len(ch.internal))*delta
 	if math.IsNaN(lp) || math.IsInf(lp, 1) {
 		return math.Inf(-1)
 	}
@@ -399,12 +416,12 @@ func (s *timeScaleStep) update(ch *Chain) error {
 	if len(ch.internal) == 0 {
 		return nil
 	}
-	c0 := ch.get(s.v)
+	c0 := s.c.value(ch)
 	restore := func() error {
 		for i, b := range ch.internal {
 			tr.SetTime(b, ch.saved[i])
 		}
-		if err := ch.set(s.v, c0); err != nil {
+		if err := s.c.assign(ch, c0); err != nil {
 			return fmt.Errorf("%s: %w", s.Name(), err)
 		}
 		if err := t.syncPrior(ch.st.Env); err != nil {

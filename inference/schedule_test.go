@@ -788,8 +788,10 @@ func TestLatentArrayRunResumesExactly(t *testing.T) {
 
 // TestGewekeTreeArray is the joint-distribution test of a latent array
 // whose elements are the tree's parameters (alpha, c, precision), sampled
-// element by element, each with the tree's part of its target, and the
-// precision h[3] also by the ridge move, as a scalar precision is.
+// element by element, each with the tree's part of its target, and moved
+// with the tree as scalars are: the precision h[3] by the ridge move, and
+// under a Normal noise model the divergence's c, h[2], by the time-scale
+// move.
 //
 // Its model once read alpha = h[1] and c = h[2] with h ~ Gamma(4, 4): 0.2%
 // of the joint draws then held bitwise identical rows (the root's s beyond
@@ -800,25 +802,50 @@ func TestLatentArrayRunResumesExactly(t *testing.T) {
 // same model written with scalars, which gets gibbs(c), gibbs(prec) and
 // ridge(prec, times). With the scales below no draw of 200,000 holds
 // identical rows and 12 of 12 seeds pass (docs/benchmarks.md, session 24).
+// Under the noise model identical rows are harmless and c is h[2] itself,
+// the form the time-scale move takes.
 func TestGewekeTreeArray(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
-	m := compileSource(t, "h.pydt", []byte(treeArrayModel), map[string]*dataset.Matrix{
-		"X": dataMat(4, 1, func(i, j int) float64 { return 0 })}, nil)
-	sched, err := NewSchedule(m)
-	if err != nil {
-		t.Fatal(err)
+	const noiseModel = `
+dim N, D
+data X : real[N, D]
+param Z : real[N, D]
+param h : pos[3]
+h ~ Gamma(4, 4)
+noise ~ Gamma(4, 2)
+Z ~ PYDT(h[1] / 2, 0.2, h[2], 1 / h[3])
+X ~ Normal(Z, 1 / sqrt(noise))
+`
+	for _, c := range []struct {
+		name, model string
+		moves       []string
+		redraw      func(testing.TB, *Chain)
+	}{
+		{"exact", treeArrayModel, []string{"ridge(h[3], times)"}, redrawData},
+		{"noise", noiseModel, []string{"ridge(h[3], times)", "scale(h[2], times)"}, redrawNoisy},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := compileSource(t, "h.pydt", []byte(c.model), map[string]*dataset.Matrix{
+				"X": dataMat(4, 1, func(i, j int) float64 { return 0 })}, nil)
+			sched, err := NewSchedule(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range c.moves {
+				if !strings.Contains(sched.Explain(), want) {
+					t.Fatalf("no %s:\n%s", want, sched.Explain())
+				}
+			}
+			h, _ := m.G.Lookup("h")
+			names := append(treeStatNames(m), "h[1]", "h[2]", "h[3]", "h[3]²")
+			stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
+				x := env.Values[h.ID]
+				return append(treeStats(m, env, tr), x[0], x[1], x[2], x[2]*x[2])
+			}
+			gewekeRun(t, m, names, stats, m.SamplePrior, func(ch *Chain) { c.redraw(t, ch) }, 8, 500, 3000)
+		})
 	}
-	if !strings.Contains(sched.Explain(), "ridge(h[3], times)") {
-		t.Fatalf("no ridge move for the precision h[3]:\n%s", sched.Explain())
-	}
-	h, _ := m.G.Lookup("h")
-	names := append(treeStatNames(m), "h[1]", "h[2]", "h[3]", "h[3]²")
-	stats := func(env *graph.Env, tr *pydt.Tree) []float64 {
-		x := env.Values[h.ID]
-		return append(treeStats(m, env, tr), x[0], x[1], x[2], x[2]*x[2])
-	}
-	gewekeRun(t, m, names, stats, m.SamplePrior, func(ch *Chain) { redrawData(t, ch) }, 8, 500, 3000)
 }

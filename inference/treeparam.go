@@ -139,11 +139,18 @@ func (p treeParam) name() string {
 // value is the parameter's value in the chain's state.
 func (p treeParam) value(ch *Chain) float64 { return ch.st.Env.Values[p.v.ID][p.off] }
 
-// set sets the parameter to x and recomputes the deterministic variables,
-// reporting (as Chain.setOrRecord) whether that could be done.
-func (p treeParam) set(ch *Chain, x float64) bool {
+// assign sets the parameter to x and recomputes the deterministic
+// variables (Chain.set for a scalar).
+func (p treeParam) assign(ch *Chain, x float64) error {
 	ch.st.Env.Values[p.v.ID][p.off] = x
-	if err := ch.m.Refresh(ch.st.Env); err != nil {
+	return ch.m.Refresh(ch.st.Env)
+}
+
+// set is assign for a log density: it reports whether the parameter could
+// be set, recording the error for the update to return (as
+// Chain.setOrRecord).
+func (p treeParam) set(ch *Chain, x float64) bool {
+	if err := p.assign(ch, x); err != nil {
 		ch.record(err)
 		return false
 	}

@@ -7,23 +7,32 @@ import (
 	"github.com/pydtlang/pydtlang/dataset"
 )
 
-// TestRidgeFindsArrayElement: the ridge move is chosen by where the PYDT
-// reads its variance, a latent scalar or an element of a latent array at a
-// constant index, and refused when that element (not merely its array)
-// enters anything else.
-func TestRidgeFindsArrayElement(t *testing.T) {
+// TestJointMovesFindArrayElements: the ridge and time-scale moves are
+// chosen by where the PYDT reads its variance and its c, a latent scalar
+// or an element of a latent array at a constant index, and refused when
+// that element (not merely its array) enters anything else. The
+// time-scale move is offered with a latent leaf layer only (a Normal
+// noise here), as for a scalar c.
+func TestJointMovesFindArrayElements(t *testing.T) {
 	const head = "dim N, D\ndata X : real[N, D]\ndata y : real[N]\nparam h : pos[3]\nh ~ Gamma(4, 4)\n"
+	const noisy = "param Z : real[N, D]\nnoise ~ Gamma(4, 2)\nX ~ Normal(Z, 1 / sqrt(noise))\n"
 	for _, c := range []struct {
-		name, body, want string // want "" for no ridge move
+		name, body string
+		want       []string // moves the schedule must have
+		not        []string // moves it must not have
 	}{
-		{"precision element", "X ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", "ridge(h[3], times)"},
-		{"variance element", "X ~ PYDT(h[1], 0.2, h[2], h[3])\ny ~ Normal(0, 1)\n", "ridge(h[3], times)"},
-		{"other elements read elsewhere", "X ~ PYDT(h[1], 0.2, 1, 1 / h[3])\ny ~ Normal(h[2], 1)\n", "ridge(h[3], times)"},
-		{"element also the divergence's c", "X ~ PYDT(h[1], 0.2, h[3], 1 / h[3])\ny ~ Normal(0, 1)\n", ""},
-		{"element also alpha", "X ~ PYDT(h[3], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", ""},
-		{"element read by data", "X ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(h[3], 1)\n", ""},
-		{"element through an expression", "X ~ PYDT(h[1], 0.2, h[2], 2 / h[3])\ny ~ Normal(0, 1)\n", ""},
-		{"scalar precision", "prec ~ Gamma(3, 3)\nX ~ PYDT(h[1], 0.2, h[2], 1 / prec)\ny ~ Normal(h[3], 1)\n", "ridge(prec, times)"},
+		{"precision element", "X ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", []string{"ridge(h[3], times)"}, []string{"scale("}},
+		{"variance element", "X ~ PYDT(h[1], 0.2, h[2], h[3])\ny ~ Normal(0, 1)\n", []string{"ridge(h[3], times)"}, nil},
+		{"other elements read elsewhere", "X ~ PYDT(h[1], 0.2, 1, 1 / h[3])\ny ~ Normal(h[2], 1)\n", []string{"ridge(h[3], times)"}, nil},
+		{"element also the divergence's c", "X ~ PYDT(h[1], 0.2, h[3], 1 / h[3])\ny ~ Normal(0, 1)\n", nil, []string{"ridge("}},
+		{"element also alpha", "X ~ PYDT(h[3], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", nil, []string{"ridge("}},
+		{"element read by data", "X ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(h[3], 1)\n", nil, []string{"ridge("}},
+		{"element through an expression", "X ~ PYDT(h[1], 0.2, h[2], 2 / h[3])\ny ~ Normal(0, 1)\n", nil, []string{"ridge("}},
+		{"scalar precision", "prec ~ Gamma(3, 3)\nX ~ PYDT(h[1], 0.2, h[2], 1 / prec)\ny ~ Normal(h[3], 1)\n", []string{"ridge(prec, times)"}, nil},
+		{"noise: c element", noisy + "Z ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", []string{"ridge(h[3], times)", "scale(h[2], times)"}, nil},
+		{"noise: c element also alpha", noisy + "Z ~ PYDT(h[2], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", []string{"ridge(h[3], times)"}, []string{"scale("}},
+		{"noise: c element read by data", noisy + "Z ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(h[2], 1)\n", []string{"ridge(h[3], times)"}, []string{"scale("}},
+		{"noise: c through an expression", noisy + "Z ~ PYDT(h[1], 0.2, 2 * h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", nil, []string{"scale("}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := compileSource(t, "h.pydt", []byte(head+c.body), map[string]*dataset.Matrix{
@@ -33,11 +42,15 @@ func TestRidgeFindsArrayElement(t *testing.T) {
 				t.Fatal(err)
 			}
 			ex := sched.Explain()
-			switch {
-			case c.want == "" && strings.Contains(ex, "ridge("):
-				t.Errorf("a ridge move, though the variance's element enters more than the variance:\n%s", ex)
-			case c.want != "" && !strings.Contains(ex, c.want):
-				t.Errorf("no %s:\n%s", c.want, ex)
+			for _, w := range c.want {
+				if !strings.Contains(ex, w) {
+					t.Errorf("no %s:\n%s", w, ex)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(ex, w) {
+					t.Errorf("a move %s..., though its element enters more than the one parameter:\n%s", w, ex)
+				}
 			}
 		})
 	}
