@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/mathext"
 
-	"github.com/pydtlang/pydtlang/graph"
 	"github.com/pydtlang/pydtlang/stdlib"
 )
 
@@ -47,9 +46,9 @@ import (
 // schedule uses the step for trees of at most ghkMaxLeaves leaves. A slice
 // sampler needs five or six such passes per update (docs/probit-mixing.md).
 type probitGHKStep struct {
-	k          int    // the PYDT's index in Model.Trees
-	of         string // " of Y" in a model with several PYDTs (dataOf)
-	v          *graph.Var
+	k          int       // the PYDT's index in Model.Trees
+	of         string    // " of Y" in a model with several PYDTs (dataOf)
+	v          treeParam // the variance's scalar or array element
 	reciprocal bool
 }
 
@@ -77,13 +76,13 @@ func probitGHK(m *Model, k int) (Updater, bool) {
 
 // Name is "ghk(prec, u)": the variance updated in the non-centred
 // (Geweke-Hajivassiliou-Keane) coordinates of u.
-func (p *probitGHKStep) Name() string { return "ghk(" + p.v.Name + ", u" + p.of + ")" }
+func (p *probitGHKStep) Name() string { return "ghk(" + p.v.name() + ", u" + p.of + ")" }
 
 func (p *probitGHKStep) Explain() string {
 	return fmt.Sprintf("random-walk Metropolis steps of log %s given the tree and the non-centred auxiliaries ξ (the quantiles of u%s "+
 		"in their sequential truncated-normal conditionals, Geweke-Hajivassiliou-Keane), u moving with %s; "+
 		"the target is p(%s)·Π_j Φ_j, the probability of each sign given the earlier ones (interweaving, Yu & Meng 2011)",
-		p.v.Name, p.of, p.v.Name, p.v.Name)
+		p.v.name(), p.of, p.v.name(), p.v.name())
 }
 
 // ghkScratch is a chain's scratch space for probitGHKStep.
@@ -365,7 +364,7 @@ func (p *probitGHKStep) at(ch *Chain, x0, delta float64) (float64, error) {
 		return lp, nil
 	}
 	if err := b.Factor.Variances(env, h.variances); err != nil {
-		return 0, fmt.Errorf("%s: the variances at the proposed %s = %g: %w", p.Name(), p.v.Name, ch.get(p.v), err)
+		return 0, fmt.Errorf("%s: the variances at the proposed %s = %g: %w", p.Name(), p.v.name(), p.v.value(ch), err)
 	}
 	fullVar := math.NaN()
 	for dim := range d {
@@ -410,14 +409,14 @@ func (p *probitGHKStep) setErr(ch *Chain, x0 float64) error {
 		return nil
 	}
 	ch.setErr = nil
-	ch.set(p.v, x0) // the recorded error is the one to report
+	_ = p.v.assign(ch, x0) // the recorded error is the one to report
 	return fmt.Errorf("%s: %w", p.Name(), err)
 }
 
 // restore puts the variable back to x0, returning set's error with the
 // step's name.
 func (p *probitGHKStep) restore(ch *Chain, x0 float64) error {
-	if err := ch.set(p.v, x0); err != nil {
+	if err := p.v.assign(ch, x0); err != nil {
 		return fmt.Errorf("%s: %w", p.Name(), err)
 	}
 	return nil
@@ -425,7 +424,7 @@ func (p *probitGHKStep) restore(ch *Chain, x0 float64) error {
 
 func (p *probitGHKStep) update(ch *Chain) error {
 	t := ch.trees[p.k]
-	x0 := ch.get(p.v)
+	x0 := p.v.value(ch)
 	sum, ok, err := p.prepare(ch)
 	if err != nil {
 		return err
@@ -452,7 +451,7 @@ func (p *probitGHKStep) update(ch *Chain) error {
 			err = p.setErr(ch, x0)
 		}
 		if err != nil {
-			ch.set(p.v, x0) // the first error is the one to report
+			_ = p.v.assign(ch, x0) // the first error is the one to report
 			return err
 		}
 		accepted := !math.IsInf(fp, -1) && (fp-fcur >= 0 || ch.rng.Float64() < math.Exp(fp-fcur))

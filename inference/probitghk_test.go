@@ -209,7 +209,7 @@ func ghkRoundTrip(t *testing.T, ch *Chain, g *probitGHKStep) {
 	if err != nil || !ok {
 		t.Fatalf("prepare: %v, %v", ok, err)
 	}
-	x0 := ch.get(g.v)
+	x0 := g.v.value(ch)
 	if f, err := g.at(ch, x0, 0); err != nil || math.IsInf(f, -1) {
 		t.Fatalf("f(0) = %g, %v", f, err)
 	}
@@ -261,7 +261,7 @@ func TestProbitGHKReports(t *testing.T) {
 		t.Fatalf("prepare: %v, %v", ok, err)
 	}
 	ch.probit.hmc.variances = ch.probit.hmc.variances[:d-1]
-	_, err = g.(*probitGHKStep).at(ch, ch.get(g.(*probitGHKStep).v), 0.1)
+	_, err = g.(*probitGHKStep).at(ch, g.(*probitGHKStep).v.value(ch), 0.1)
 	if err == nil || !strings.Contains(err.Error(), "ghk(prec, u)") {
 		t.Errorf("at with unevaluable variances: %v", err)
 	}

@@ -41,17 +41,18 @@ import (
 // translation of δ, which slice sampling with stepping out from δ = 0 does.
 // The width is fixed, not tuned, so the move is the same at every sweep.
 type probitScaleStep struct {
-	k          int    // the PYDT's index in Model.Trees
-	of         string // " of Y", the data, in a model with several PYDTs
-	v          *graph.Var
-	reciprocal bool // variance = 1/v (a precision), else variance = v
+	k          int       // the PYDT's index in Model.Trees
+	of         string    // " of Y", the data, in a model with several PYDTs
+	v          treeParam // the variance's scalar or array element
+	reciprocal bool      // variance = 1/v (a precision), else variance = v
 	slice      scalar.Slice
 }
 
 // probitScale returns the scale move of the k-th PYDT when its leaf factor
 // is a stdlib.ThresholdLeaf (Probit: auxiliaries u = Z + ε whose sign alone
 // is observed, so that scaling u keeps the data) and its variance is a
-// latent scalar v or 1/v that enters nothing else.
+// latent scalar v or 1/v, or an array element so, that enters nothing
+// else.
 func probitScale(m *Model, k int) (Updater, bool) {
 	v, reciprocal, ok := probitVariance(m, k)
 	if !ok {
@@ -69,31 +70,26 @@ func dataOf(m *Model, k int) string {
 	return " of " + m.Trees[k].Data.Name
 }
 
-// probitVariance returns the latent scalar v of the variance of the k-th
-// PYDT, whose leaf factor is a stdlib.ThresholdLeaf (the variance is 1/v
-// when reciprocal), when it enters nothing else, the condition of both
-// probit scale moves.
-func probitVariance(m *Model, k int) (v *graph.Var, reciprocal, ok bool) {
+// probitVariance returns the latent scalar v, or the array element, of
+// the variance of the k-th PYDT, whose leaf factor is a
+// stdlib.ThresholdLeaf (the variance is 1/v when reciprocal), when it
+// enters nothing else, the condition of both probit scale moves.
+func probitVariance(m *Model, k int) (v treeParam, reciprocal, ok bool) {
 	if m.Trees[k].Threshold() == nil {
-		return nil, false, false
+		return treeParam{}, false, false
 	}
 	rs, ok := ridge(m, k)
-	if !ok {
-		return nil, false, false
+	if !ok || rs.dims {
+		return treeParam{}, false, false // the probit scale moves take one value
 	}
-	if rs.dims || rs.p.elem {
-		// The probit scale moves take one scalar variable (an array
-		// element gets the ridge move only, so far).
-		return nil, false, false
-	}
-	return rs.v, rs.reciprocal, true
+	return rs.p, rs.reciprocal, true
 }
 
 // varianceAt sets the variance's scalar v to x0 moved with σ² → e^{2δ}σ²
 // and returns log p(v') + log v', the first two terms of both probit scale
 // moves' targets, or -Inf where v' leaves its support or its density is
 // not finite.
-func varianceAt(ch *Chain, v *graph.Var, reciprocal bool, x0, delta float64) float64 {
+func varianceAt(ch *Chain, v treeParam, reciprocal bool, x0, delta float64) float64 {
 	x := x0 * math.Exp(2*delta)
 	if reciprocal {
 		x = x0 * math.Exp(-2*delta)
@@ -101,21 +97,21 @@ func varianceAt(ch *Chain, v *graph.Var, reciprocal bool, x0, delta float64) flo
 	if !(x > 0) || math.IsInf(x, 1) {
 		return math.Inf(-1)
 	}
-	if !ch.setOrRecord(v, x) {
+	if !v.set(ch, x) {
 		return math.Inf(-1)
 	}
-	lp := ch.logFactor(v.Def) + math.Log(x)
+	lp := v.logPrior(ch) + math.Log(x)
 	if math.IsInf(lp, -1) || math.IsNaN(lp) {
 		return math.Inf(-1)
 	}
 	return lp
 }
 
-func (p *probitScaleStep) Name() string { return "scale(" + p.v.Name + ", u" + p.of + ")" }
+func (p *probitScaleStep) Name() string { return "scale(" + p.v.name() + ", u" + p.of + ")" }
 
 func (p *probitScaleStep) Explain() string {
 	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000; PX-DA): scales the Probit auxiliaries u%s by g and the variance by g², "+
-		"g drawn by slice sampling of log g from its conditional (locations integrated out), so %s and u move together", p.of, p.v.Name)
+		"g drawn by slice sampling of log g from its conditional (locations integrated out), so %s and u move together", p.of, p.v.name())
 }
 
 // probitScratch is a chain's scratch space for the probit moves: the steps
@@ -181,7 +177,7 @@ func (p *probitScaleStep) update(ch *Chain) error {
 	if len(obs) == 0 {
 		return nil // nothing observed: the auxiliaries are not part of the state
 	}
-	x0 := ch.get(p.v)
+	x0 := p.v.value(ch)
 	delta, ok, err := sampleOrbit(ch, p.slice, func(dl float64) float64 { return p.at(ch, x0, dl) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.Name(), err)
@@ -218,7 +214,7 @@ func (p *probitScaleStep) update(ch *Chain) error {
 type probitLatentScaleStep struct {
 	k          int    // the PYDT's index in Model.Trees
 	of         string // " of Z" in a model with several PYDTs (treeOf)
-	v          *graph.Var
+	v          treeParam
 	reciprocal bool
 	slice      scalar.Slice
 }
@@ -238,14 +234,14 @@ func probitLatentScale(m *Model, k int) (Updater, bool) {
 // with several.
 func (p *probitLatentScaleStep) Name() string {
 	if p.of == "" {
-		return "scale(" + p.v.Name + ", Z)"
+		return "scale(" + p.v.name() + ", Z)"
 	}
-	return "scale(" + p.v.Name + ", locations" + p.of + ")"
+	return "scale(" + p.v.name() + ", locations" + p.of + ")"
 }
 
 func (p *probitLatentScaleStep) Explain() string {
 	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000): scales the sampled locations"+p.of+" by g and the variance by g², "+
-		"g drawn by slice sampling of log g with the auxiliaries integrated out (Y enters through Φ), so %s crosses the scale the Probit data hardly determine", p.v.Name)
+		"g drawn by slice sampling of log g with the auxiliaries integrated out (Y enters through Φ), so %s crosses the scale the Probit data hardly determine", p.v.name())
 }
 
 func (p *probitLatentScaleStep) at(ch *Chain, x0, delta float64) float64 {
@@ -271,7 +267,7 @@ func (p *probitLatentScaleStep) at(ch *Chain, x0, delta float64) float64 {
 func (p *probitLatentScaleStep) update(ch *Chain) error {
 	t := ch.trees[p.k]
 	ch.probit.obs, ch.probit.sign = observed(ch, t.b, ch.probit.obs, ch.probit.sign)
-	x0 := ch.get(p.v)
+	x0 := p.v.value(ch)
 	delta, ok, err := sampleOrbit(ch, p.slice, func(dl float64) float64 { return p.at(ch, x0, dl) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.Name(), err)

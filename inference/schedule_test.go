@@ -819,17 +819,30 @@ noise ~ Gamma(4, 2)
 Z ~ PYDT(h[1] / 2, 0.2, h[2], 1 / h[3])
 X ~ Normal(Z, 1 / sqrt(noise))
 `
+	const probitModel = `
+dim N, D
+data X : binary[N, D]
+param Z : real[N, D]
+param h : pos[3]
+h ~ Gamma(4, 4)
+Z ~ PYDT(h[1] / 2, 0.2, h[2], 1 / h[3])
+X ~ Probit(Z)
+`
 	for _, c := range []struct {
 		name, model string
+		d           int
 		moves       []string
 		redraw      func(testing.TB, *Chain)
+		sample      func(*Model, *rand.Rand) (*State, error)
 	}{
-		{"exact", treeArrayModel, []string{"ridge(h[3], times)"}, redrawData},
-		{"noise", noiseModel, []string{"ridge(h[3], times)", "scale(h[2], times)"}, redrawNoisy},
+		{"exact", treeArrayModel, 1, []string{"ridge(h[3], times)"}, redrawData, (*Model).SamplePrior},
+		{"noise", noiseModel, 1, []string{"ridge(h[3], times)", "scale(h[2], times)"}, redrawNoisy, (*Model).SamplePrior},
+		{"probit", probitModel, 2, []string{"ridge(h[3], times)", "scale(h[2], times)", "scale(h[3], u)", "scale(h[3], Z)", "ghk(h[3], u)"},
+			redrawProbit, (*Model).SampleJoint},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := compileSource(t, "h.pydt", []byte(c.model), map[string]*dataset.Matrix{
-				"X": dataMat(4, 1, func(i, j int) float64 { return 0 })}, nil)
+				"X": dataMat(4, c.d, func(i, j int) float64 { return 0 })}, nil)
 			sched, err := NewSchedule(m)
 			if err != nil {
 				t.Fatal(err)
@@ -845,7 +858,7 @@ X ~ Normal(Z, 1 / sqrt(noise))
 				x := env.Values[h.ID]
 				return append(treeStats(m, env, tr), x[0], x[1], x[2], x[2]*x[2])
 			}
-			gewekeRun(t, m, names, stats, m.SamplePrior, func(ch *Chain) { c.redraw(t, ch) }, 8, 500, 3000)
+			gewekeRun(t, m, names, stats, func(rng *rand.Rand) (*State, error) { return c.sample(m, rng) }, func(ch *Chain) { c.redraw(t, ch) }, 8, 500, 3000)
 		})
 	}
 }
