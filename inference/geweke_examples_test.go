@@ -77,7 +77,15 @@ func compileExample(t testing.TB, name, data string, n, d int) *Model {
 func gewekeRun(t *testing.T, m *Model, names []string, stats func(*graph.Env, *pydt.Tree) []float64,
 	sample func(*rand.Rand) (*State, error), redraw func(*Chain), nchains, burn, iters int) {
 	t.Helper()
-	setup := gewekeSetup{priorSeed: [2]uint64{31, 32}, chainSeed: 41, firstStream: 300, chains: nchains, burn: burn, iters: iters}
+	gewekeRunEdit(t, m, names, stats, sample, redraw, nchains, burn, iters, nil)
+}
+
+// gewekeRunEdit is gewekeRun with the schedule changed by edit (nil for
+// none) before the chains start.
+func gewekeRunEdit(t *testing.T, m *Model, names []string, stats func(*graph.Env, *pydt.Tree) []float64,
+	sample func(*rand.Rand) (*State, error), redraw func(*Chain), nchains, burn, iters int, edit func(*Schedule)) {
+	t.Helper()
+	setup := gewekeSetup{priorSeed: [2]uint64{31, 32}, chainSeed: 41, firstStream: 300, chains: nchains, burn: burn, iters: iters, edit: edit}
 	prior, chains := gewekeMeans(t, m, setup, len(names), stats, sample, redraw)
 	chainSEs := compareMeans(t, names, prior, chains)
 	// A chain that ran away (a non-finite or huge mean) can pass the

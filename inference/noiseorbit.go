@@ -35,10 +35,10 @@ import (
 // direction the data cannot see; the accepted point costs one
 // recomputation of the messages.
 type noiseOrbitStep struct {
-	k          int    // the PYDT's index in Model.Trees
-	of         string // " of X" in a model with several PYDTs (treeOf)
-	w          *graph.Var
-	reciprocal bool // σ² = 1/w (a precision), else σ² = w
+	k          int       // the PYDT's index in Model.Trees
+	of         string    // " of X" in a model with several PYDTs (treeOf)
+	w          treeParam // the diffusion variance's scalar or array element
+	reciprocal bool      // σ² = 1/w (a precision), else σ² = w
 	th         *graph.Var
 	reach      stdlib.Reach // how the noise sd is written in th
 	// mutation breaks the move on purpose (test only; always 0 in the
@@ -73,7 +73,7 @@ func noiseOrbit(m *Model, k int) (Updater, bool) {
 		return nil, false
 	}
 	rs, ok := ridge(m, k)
-	if !ok || rs.dims || rs.p.elem { // one scalar variable (an array element gets the ridge move only, so far)
+	if !ok || rs.dims {
 		return nil, false
 	}
 	arg := b.Leaf.Args[nl.NoiseSD()]
@@ -82,7 +82,7 @@ func noiseOrbit(m *Model, k int) (Updater, bool) {
 		return nil, false
 	}
 	th := vs[0]
-	if !th.Scalar() || th.Role != graph.Latent || th.Def == nil || th.Def.IsPYDT() || th == rs.v {
+	if !th.Scalar() || th.Role != graph.Latent || th.Def == nil || th.Def.IsPYDT() || th == rs.p.v {
 		return nil, false
 	}
 	reach, ok := reachOf(arg, th)
@@ -93,19 +93,19 @@ func noiseOrbit(m *Model, k int) (Updater, bool) {
 	if len(fs) != 1 || fs[0] != b.Leaf || len(dets) > 0 {
 		return nil, false
 	}
-	return &noiseOrbitStep{k: k, of: treeOf(m, k), w: rs.v, reciprocal: rs.reciprocal, th: th, reach: reach}, true
+	return &noiseOrbitStep{k: k, of: treeOf(m, k), w: rs.p, reciprocal: rs.reciprocal, th: th, reach: reach}, true
 }
 
 // Name is "orbit(prec, noise, times)".
 func (p *noiseOrbitStep) Name() string {
-	return "orbit(" + p.w.Name + ", " + p.th.Name + ", times" + p.of + ")"
+	return "orbit(" + p.w.name() + ", " + p.th.Name + ", times" + p.of + ")"
 }
 
 func (p *noiseOrbitStep) Explain() string {
 	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000) along the orbit on which the likelihood is exactly invariant: "+
 		"σ² → h·σ², every divergence time t%s → t/h, the noise variance v → v − (h − 1)σ² (σ²C + vI unchanged); "+
 		"log h slice sampled from the priors of %s, %s and the tree alone, so the diffusion and the noise trade scale along the direction the data cannot see",
-		p.of, p.w.Name, p.th.Name)
+		p.of, p.w.name(), p.th.Name)
 }
 
 // noiseVar is the noise variance for θ, and thetaOf its inverse.
@@ -165,10 +165,10 @@ func (p *noiseOrbitStep) at(ch *Chain, w0, th0, delta float64) float64 {
 	if p.mutation != orbitNoVarJacobian {
 		lp -= p.power() * math.Log(v/v0)
 	}
-	if !ch.setOrRecord(p.w, w) || !ch.setOrRecord(p.th, th) {
+	if !p.w.set(ch, w) || !ch.setOrRecord(p.th, th) {
 		return math.Inf(-1)
 	}
-	lp += ch.logFactor(p.w.Def) + ch.logFactor(p.th.Def)
+	lp += p.w.logPrior(ch) + ch.logFactor(p.th.Def)
 	jt, ok := orbitTimes(ch, t, delta, em, p.mutation)
 	if !ok {
 		return math.Inf(-1)
@@ -187,7 +187,7 @@ func (p *noiseOrbitStep) update(ch *Chain) error {
 	if len(ch.internal) == 0 {
 		return nil
 	}
-	w0, th0 := ch.get(p.w), ch.get(p.th)
+	w0, th0 := p.w.value(ch), ch.get(p.th)
 	s2 := w0
 	if p.reciprocal {
 		s2 = 1 / w0
@@ -219,7 +219,7 @@ func (p *noiseOrbitStep) update(ch *Chain) error {
 	for i, b := range ch.internal {
 		tr.SetTime(b, ch.saved[i])
 	}
-	if err := ch.set(p.w, w0); err != nil {
+	if err := p.w.assign(ch, w0); err != nil {
 		return fmt.Errorf("%s: %w", p.Name(), err)
 	}
 	if err := ch.set(p.th, th0); err != nil {

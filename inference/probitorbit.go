@@ -50,8 +50,9 @@ type probitOrbitStep struct {
 	of         string // " of Y", the data, in a model with several PYDTs
 	tof        string // " of Z", the PYDT's variable, in a model with several
 	v          *graph.Var
-	reciprocal bool // variance = 1/v (a precision), else variance = v
-	dims       bool // v is a vector: element d is dimension d's
+	p          treeParam // the variance's scalar or array element, unless dims
+	reciprocal bool      // variance = 1/v (a precision), else variance = v
+	dims       bool      // v is a vector: element d is dimension d's
 	// mutation breaks the move on purpose, for the invariance test to show
 	// that it detects each such error; always 0 in the engine.
 	mutation orbitMutation
@@ -78,19 +79,19 @@ func probitOrbit(m *Model, k int) (Updater, bool) {
 		return nil, false
 	}
 	rs, ok := ridge(m, k)
-	if !ok || rs.p.elem { // the orbit takes whole variables (an array element gets the ridge move only, so far)
+	if !ok {
 		return nil, false
 	}
-	return &probitOrbitStep{k: k, of: dataOf(m, k), tof: treeOf(m, k), v: rs.v, reciprocal: rs.reciprocal, dims: rs.dims}, true
+	return &probitOrbitStep{k: k, of: dataOf(m, k), tof: treeOf(m, k), v: rs.v, p: rs.p, reciprocal: rs.reciprocal, dims: rs.dims}, true
 }
 
 // Name is "orbit(prec, times, u)" ("orbit(prec[d], times, u)" with a
 // variance per dimension; "orbit(precZ, times of Z, u of Y)" in a model
 // with several PYDTs).
 func (p *probitOrbitStep) Name() string {
-	v := p.v.Name
-	if p.dims {
-		v += "[d]"
+	v := p.v.Name + "[d]"
+	if !p.dims {
+		v = p.p.name()
 	}
 	return "orbit(" + v + ", times" + p.tof + ", u" + p.of + ")"
 }
@@ -99,7 +100,35 @@ func (p *probitOrbitStep) Explain() string {
 	return fmt.Sprintf("generalised Gibbs move (Liu & Sabatti 2000) along the orbit on which the likelihood of the Probit auxiliaries u%s is exactly invariant: "+
 		"η = σ²/(σ²+1) → h·η, every divergence time t%s → t/h, u → g·u with g² = (1 − η)/(1 − h·η); "+
 		"log h slice sampled from the priors of %s and the tree alone (no likelihood), so %s moves along the direction the data cannot see",
-		p.of, p.tof, p.v.Name, p.v.Name)
+		p.of, p.tof, p.varName(), p.varName())
+}
+
+// varName is the variance's variable, or for an array element the
+// element, as the model writes it.
+func (p *probitOrbitStep) varName() string {
+	if p.dims {
+		return p.v.Name
+	}
+	return p.p.name()
+}
+
+// values are the variance's values the move changes: every element of a
+// vector per dimension, the scalar, or the one array element.
+func (p *probitOrbitStep) values(ch *Chain) []float64 {
+	xs := ch.st.Env.Values[p.v.ID]
+	if p.dims {
+		return xs
+	}
+	return xs[p.p.off : p.p.off+1]
+}
+
+// logPrior is the log density of the variance's own factor (its element's
+// for an array element).
+func (p *probitOrbitStep) logPrior(ch *Chain) float64 {
+	if p.dims {
+		return ch.logFactor(p.v.Def)
+	}
+	return p.p.logPrior(ch)
 }
 
 // orbitScratch is a chain's scratch space for probitOrbitStep.
@@ -140,7 +169,7 @@ func (p *probitOrbitStep) newVariance(x0, delta, em float64) (x, logJ, q float64
 func (p *probitOrbitStep) at(ch *Chain, delta float64) float64 {
 	t := ch.trees[p.k]
 	em := math.Expm1(delta)
-	xs := ch.st.Env.Values[p.v.ID]
+	xs := p.values(ch)
 	var lp float64
 	for j, x0 := range ch.probit.orbit.x0 {
 		x, logJ, _, ok := p.newVariance(x0, delta, em)
@@ -154,7 +183,7 @@ func (p *probitOrbitStep) at(ch *Chain, delta float64) float64 {
 		ch.record(err)
 		return math.Inf(-1)
 	}
-	lp += ch.logFactor(p.v.Def)
+	lp += p.logPrior(ch)
 	jt, ok := orbitTimes(ch, t, delta, em, p.mutation)
 	if !ok {
 		return math.Inf(-1)
@@ -260,8 +289,7 @@ func (p *probitOrbitStep) update(ch *Chain) error {
 		return nil
 	}
 	sc := &ch.probit.orbit
-	xs := ch.st.Env.Values[p.v.ID]
-	sc.x0 = append(sc.x0[:0], xs...)
+	sc.x0 = append(sc.x0[:0], p.values(ch)...)
 	w, ok := p.width(ch)
 	if !ok {
 		ch.Skipped++
@@ -355,7 +383,7 @@ func (p *probitOrbitStep) restore(ch *Chain) error {
 	for i, b := range ch.internal {
 		t.Tree.SetTime(b, ch.saved[i])
 	}
-	copy(ch.st.Env.Values[p.v.ID], ch.probit.orbit.x0)
+	copy(p.values(ch), ch.probit.orbit.x0)
 	if err := ch.m.Refresh(ch.st.Env); err != nil {
 		return fmt.Errorf("%s: %w", p.Name(), err)
 	}
