@@ -90,7 +90,7 @@ func (p treeParam) onlyReadBy(m *Model, f *graph.Factor, arg int) bool {
 	}
 	k := m.treeIndex(f)
 	for j, r := range s.tree {
-		if j != k && r.any() {
+		if (j != k && r.any()) || r.link { // another tree, or a leaf factor
 			return false
 		}
 	}

@@ -32,6 +32,10 @@ func TestJointMovesFindArrayElements(t *testing.T) {
 		{"noise: c element", noisy + "Z ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", []string{"ridge(h[3], times)", "scale(h[2], times)"}, nil},
 		{"noise: c element also alpha", noisy + "Z ~ PYDT(h[2], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", []string{"ridge(h[3], times)"}, []string{"scale("}},
 		{"noise: c element read by data", noisy + "Z ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(h[2], 1)\n", []string{"ridge(h[3], times)"}, []string{"scale("}},
+		{"noise: variance element also the noise", "param Z : real[N, D]\nX ~ Normal(Z, 1 / sqrt(h[3]))\nZ ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n",
+			[]string{"scale(h[2], times)"}, []string{"ridge(", "orbit("}},
+		{"noise: c element also the noise", "param Z : real[N, D]\nX ~ Normal(Z, 1 / sqrt(h[2]))\nZ ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n",
+			[]string{"ridge(h[3], times)"}, []string{"scale("}},
 		{"noise: c through an expression", noisy + "Z ~ PYDT(h[1], 0.2, 2 * h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", nil, []string{"scale("}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
