@@ -38,6 +38,13 @@ var ErrNotMaximum = errors.New("em: the times are not at a maximum of the object
 // ErrNotMaximum is returned when H is not positive definite. With EP
 // sites each E-step refits them, and the result is EP's approximation. A
 // tree without branch points has correction 0.
+//
+// Laplace leaves q(x) at its optimum for the current times and
+// hyperparameters (an E-step) and Bound() the objective there, the
+// collapsed objective at the point where H is taken, so that Bound() +
+// Laplace() is one approximation also for a fit its iteration cap stopped
+// before convergence (where Bound() was the objective with q(x) from
+// before the last iteration's updates). Further Steps are unaffected.
 func (e *EM) Laplace() (float64, error) {
 	k := len(e.internal)
 	if k == 0 {
@@ -102,6 +109,12 @@ func (e *EM) Laplace() (float64, error) {
 	if err := e.estep(); err != nil {
 		return math.NaN(), err
 	}
+	// The bound at the point where H is taken, q(x) at its optimum there:
+	// the value of the collapsed objective that the correction completes.
+	// A fit stopped by its iteration cap ends with q(x) from before its
+	// last updates (q(θ), q(τ), the times, q(c)), and Bound() was that
+	// stale value (TestLaplaceBoundAtHessianPoint).
+	e.bound = e.objective()
 	if ferr != nil {
 		return math.NaN(), fmt.Errorf("em: Laplace: %w", ferr)
 	}
