@@ -363,8 +363,16 @@ func (c *compiler) bindData() {
 					datas = append(datas, w.Name)
 				}
 			}
-			e := c.errs.Addf(DataPos(name), "the model declares no data variable %s", name)
-			e.Hint = c.suggest(name, datas)
+			hint := c.suggest(name, datas)
+			switch {
+			case hint != "":
+				e := c.errs.Addf(DataPos(name), "the model declares no data variable %s", name)
+				e.Hint = hint
+			case len(datas) > 0:
+				c.errs.Addf(DataPos(name), "the model declares no data variable %s; its data: %s", name, strings.Join(datas, ", "))
+			default:
+				c.errs.Addf(DataPos(name), "the model declares no data variable %s (it has no data statement)", name)
+			}
 			continue
 		}
 		rank := c.rank(v)

@@ -180,6 +180,11 @@ func runTreeFilesOf(dir, v string) []string {
 // opt.Time, and, with opt.Posterior, the Bayes choice among the cuts of
 // the kept trees and of the summary tree (cluster.CutSample.Best).
 func CutRun(dir string, opt CutOptions) (*RunCut, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		// Not "open DIR/summary.nwk ... try --tree mea.nwk", which sent
+		// the user after another tree file.
+		return nil, fmt.Errorf("cut: %s is not a run directory (give the --out directory of run)", dir)
+	}
 	ri, riErr := ReadRun(dir)
 	if opt.Tree == "" {
 		opt.Tree = SummaryTreeFile

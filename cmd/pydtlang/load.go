@@ -46,7 +46,7 @@ func (b *bindings) inputs(path string) (inference.Inputs, error) {
 	for _, kv := range b.data {
 		name, file, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || file == "" {
-			return in, &exitError{code: 2, err: fmt.Errorf("--data %q: want NAME=FILE", kv)}
+			return in, &exitError{code: 2, err: fmt.Errorf("--data %q: want NAME=FILE, NAME a data variable of the model (declared by a line \"data NAME : ...\"), e.g. --data %s=%s", kv, dataNameHint(path), dataFileHint(kv))}
 		}
 		if _, dup := in.Data[name]; dup {
 			return in, &exitError{code: 2, err: fmt.Errorf("--data %s given twice", name)}
@@ -124,4 +124,36 @@ func printDiagnostics(w io.Writer, err error, src []byte) {
 // bounded.MaxModelBytes or one that is not text.
 func readModel(path string) ([]byte, error) {
 	return bounded.ReadFile(path, bounded.Options{What: "model file", Max: bounded.MaxModelBytes})
+}
+
+// dataFileHint is the file of a --data value without a name, for the
+// example in its error message ("FILE" when there is none).
+func dataFileHint(kv string) string {
+	if _, file, _ := strings.Cut(kv, "="); file != "" {
+		return file
+	}
+	if kv != "" && !strings.Contains(kv, "=") {
+		return kv
+	}
+	return "FILE"
+}
+
+// dataNameHint is the first data variable the model file at path declares,
+// for the example in the error message of a --data value without a name
+// ("NAME" when the file cannot be read or parsed, or declares none).
+func dataNameHint(path string) string {
+	src, err := readModel(path)
+	if err != nil {
+		return "NAME"
+	}
+	f, err := lang.Parse(path, src)
+	if err != nil {
+		return "NAME"
+	}
+	for _, st := range f.Stmts {
+		if d, ok := st.(*lang.DataDecl); ok && d.Name != nil {
+			return d.Name.Name
+		}
+	}
+	return "NAME"
 }

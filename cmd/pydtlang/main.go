@@ -10,8 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/pydtlang/pydtlang/lang"
 )
 
 func main() {
@@ -74,7 +78,23 @@ second data set, then fit the model to a real data set.
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newCheck(), newFmt(), newSample(), newScore(), newRun(), newPredict(), newEvaluate(), newCut(), newSummary())
 	root.AddCommand(newPlot())
 	return root
+}
+
+// flagError is every command's error for flags it cannot parse: for an
+// unknown flag close to one of the command's own (--iter, --seeed) it
+// names that flag, and it points at the command's --help.
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		var names []string
+		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		if s := lang.Suggest(name, names); s != "" {
+			msg += fmt.Sprintf(" (did you mean --%s?)", s)
+		}
+	}
+	return fmt.Errorf("%s; see %s --help", msg, cmd.CommandPath())
 }

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata/mistakes")
+
+// TestMistakes runs the command line as a new user gets it wrong and
+// compares the exit status and what it prints with the golden files under
+// testdata/mistakes (go test -run TestMistakes -update rewrites them). Each
+// message names the fix: an unknown flag close to a command's own names
+// it (it said only "unknown flag: --iter"); --data without a name shows
+// the form; a data name the model does not declare lists the model's data
+// (it gave no hint where no name was close); cut of a directory that does
+// not exist says so (it suggested another tree file).
+func TestMistakes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"unknown-flag", []string{"run", "../../examples/gaussian.pydt", "--data", "X=../../examples/data/synthetic.csv", "--iter", "5"}},
+		{"unknown-flag-far", []string{"plot", "fit", "--colour", "red"}},
+		{"data-without-name", []string{"check", "../../examples/binary.pydt", "--data", "../../examples/data/animals.csv"}},
+		{"data-wrong-name", []string{"check", "../../examples/binary.pydt", "--data", "X=../../examples/data/animals.csv"}},
+		{"cut-no-run", []string{"cut", "testdata/no-such-run", "--k", "3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, tc.args...)
+			got := fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", code, out, errOut)
+			path := filepath.Join("testdata", "mistakes", tc.name+".golden")
+			if *updateGolden {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("got:\n%s\nwant (%s):\n%s", got, path, want)
+			}
+		})
+	}
+}
