@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pydtlang/pydtlang/dataset"
 	"github.com/pydtlang/pydtlang/graph"
@@ -224,5 +225,58 @@ func TestAddVariances(t *testing.T) {
 		if a := testing.AllocsPerRun(100, func() { got.addVariances(tc.tp) }); a != 0 {
 			t.Errorf("%s: %v allocations a sweep, want 0", tc.name, a)
 		}
+	}
+}
+
+// TestABBudget: with --time the subsample's MCMC run keeps to its share:
+// its sweeps cut to what fits at the rate so far (at least abMinSweeps,
+// half burn-in, never fewer burn-in sweeps than made), and after the
+// burn-in it ends once the share is spent with abMinSweeps/2 kept.
+func TestABBudget(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct {
+		name                 string
+		sweeps, burn, done   int
+		elapsed, budget      time.Duration
+		wantSweeps, wantBurn int
+	}{
+		{"on course", 400, 200, 10, 1 * s, 60 * s, 400, 200},
+		{"cut to the budget", 400, 200, 10, 10 * s, 100 * s, 100, 50},
+		{"never below the minimum", 400, 200, 2, 20 * s, 15 * s, abMinSweeps, abMinSweeps / 2},
+		{"the burn-in made so far kept", 400, 200, 30, 30 * s, 40 * s, 60, 30},
+		{"already cut, on course", 100, 50, 20, 20 * s, 100 * s, 100, 50},
+		{"past the burn-in, share spent", 400, 200, 230, 61 * s, 60 * s, 230, 200},
+		{"past the burn-in, too few kept", 400, 200, 205, 61 * s, 60 * s, 400, 200},
+		{"past the burn-in, within the share", 400, 200, 300, 50 * s, 60 * s, 400, 200},
+	} {
+		gs, gb := abBudget(tc.sweeps, tc.burn, tc.done, tc.elapsed, tc.budget)
+		if gs != tc.wantSweeps || gb != tc.wantBurn {
+			t.Errorf("%s: %d sweeps, %d burn-in; want %d, %d", tc.name, gs, gb, tc.wantSweeps, tc.wantBurn)
+		}
+	}
+}
+
+// TestRunEMTimeCapsABRun: given --time, the subsample's MCMC run makes
+// the sweeps that fit in a quarter of it (here the minimum), where it made
+// all 400 whatever --time said (65 s of CPU on animals with a noise per
+// column, against --time 60s); alpha_beta records the 400 planned, and a
+// warning says the estimate is from fewer sweeps.
+func TestRunEMTimeCapsABRun(t *testing.T) {
+	x := fourClusters(40, 0.25, 3)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Time: time.Nanosecond, Seed: 1, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab := res.AlphaBeta
+	if ab == nil || ab.Sweeps != abMinSweeps || ab.Burn != abMinSweeps/2 || ab.PlannedSweeps != defaultABSweeps {
+		t.Errorf("alpha_beta %+v: want %d sweeps, %d burn-in, %d planned", ab, abMinSweeps, abMinSweeps/2, defaultABSweeps)
+	}
+	warned := false
+	for _, w := range res.Warnings {
+		warned = warned || strings.Contains(w, fmt.Sprintf("from %d MCMC sweeps", abMinSweeps))
+	}
+	if !warned {
+		t.Errorf("no warning of the short run: %q", res.Warnings)
 	}
 }

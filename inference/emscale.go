@@ -89,14 +89,27 @@ type subsample struct {
 // MaxIter iterations or, after at least one iteration, the search's
 // deadline or when p.ctx is done; p.iterLog, when set, is told of each iteration.
 func (p *EMPlan) runFit(fit *em.EM) error {
+	_, err := p.runFitCut(fit)
+	return err
+}
+
+// runFitCut is runFit, and reports whether the deadline (or p.ctx) ended
+// the fit before it converged or reached MaxIter.
+func (p *EMPlan) runFitCut(fit *em.EM) (cut bool, err error) {
 	var stop func() bool
 	if !p.deadline.IsZero() || p.ctx != nil {
 		stop = func() bool {
-			return !p.deadline.IsZero() && time.Now().After(p.deadline) || p.ctx != nil && p.ctx.Err() != nil
+			cut = p.pastDeadline() || p.ctx != nil && p.ctx.Err() != nil
+			return cut
 		}
 	}
-	_, err := fit.RunUntil(stop, p.iterLog)
-	return err
+	_, err = fit.RunUntil(stop, p.iterLog)
+	return cut, err
+}
+
+// pastDeadline reports whether the search's deadline is set and past.
+func (p *EMPlan) pastDeadline() bool {
+	return !p.deadline.IsZero() && time.Now().After(p.deadline)
 }
 
 // emTreeBytes estimates the memory of one kept tree of the search (its

@@ -395,3 +395,49 @@ func TestRunEMStoppedInitialFitNotLogged(t *testing.T) {
 		t.Errorf("%d logged as fitted, %d as stopped, %d trees in kbest.nwk; want 1, 1, 1; log:\n%s", fitted, stopped, n, strings.Join(logs, "\n"))
 	}
 }
+
+// TestRunEMTimeCutFitsNoLaplace: a fit that --time ended before it
+// converged is not at a maximum of its times, so its Laplace correction is
+// not formed (it was, then tried three more times and refitted, each an
+// error: 64% of the CPU of ccle under --time 60s): it is ranked by its
+// bound alone, recorded in laplace_fallbacks as cut short, and warned of
+// apart from the Hessian's failures.
+func TestRunEMTimeCutFitsNoLaplace(t *testing.T) {
+	x := fourClusters(40, 0.25, 3)
+	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
+	calls := 0
+	hook := func(fit *em.EM) (float64, error) {
+		calls++
+		return fit.Laplace()
+	}
+	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 5, Time: time.Nanosecond, Seed: 1, Out: t.TempDir(), EMIters: 1000, laplace: hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 0 {
+		t.Errorf("the Laplace correction formed %d times for fits cut short", calls)
+	}
+	if len(res.LaplaceFallbacks) < len(res.Trees) || len(res.Trees) == 0 {
+		t.Fatalf("%d fallbacks for %d trees", len(res.LaplaceFallbacks), len(res.Trees))
+	}
+	for _, f := range res.LaplaceFallbacks {
+		if !f.CutShort() || f.Refitted() {
+			t.Errorf("fallback %+v: want the correction unavailable, cut short", f)
+		}
+	}
+	for _, tr := range res.Trees {
+		if !tr.NoLaplace {
+			t.Errorf("a tree cut short ranked with the correction: %+v", tr.Bound)
+		}
+	}
+	warned := false
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "Hessian") {
+			t.Errorf("warning of a Hessian that was not formed: %s", w)
+		}
+		warned = warned || strings.Contains(w, "cut short by --time")
+	}
+	if !warned {
+		t.Errorf("no warning of the fits cut short: %q", res.Warnings)
+	}
+}

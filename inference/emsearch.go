@@ -39,15 +39,20 @@ type EMConfig struct {
 	// Patience stops the search after this many rounds without a new best
 	// tree. Zero means 30; negative: never.
 	Patience int
-	// Time, when positive, bounds the whole run: EM on the initial trees
-	// and on each candidate stops when it is up (after at least one
-	// iteration), and no round starts after it (the round under way
-	// finishes). The MCMC run that estimates α and β (ABSweeps) and the
-	// building of an initial tree are not cut short, and every initial
-	// tree built is fitted (each as soon as it is built); above 2000 rows
-	// (the large-data path, one construction over all rows per initial
-	// tree) an initial tree after the first is not built when less time
-	// is left than the first took to build.
+	// Time, when positive, bounds the whole run: the MCMC run that
+	// estimates α and β (ABSweeps) makes the sweeps that fit in a quarter
+	// of it (at least 50; a warning says so when it was cut); every EM
+	// fit, the initial trees' included, stops when it is up (after at
+	// least one iteration), and no round starts after it (the round under
+	// way finishes). A fit cut short this way is not at a maximum of its
+	// times, so with the Laplace correction it is ranked by its bound
+	// alone, after every tree with the correction, without forming the
+	// correction (nor retrying it once Time is up). The building of an
+	// initial tree is not cut short, and every initial tree built is
+	// fitted (each as soon as it is built); above 2000 rows (the
+	// large-data path, one construction over all rows per initial tree)
+	// an initial tree after the first is not built when less time is left
+	// than the first took to build.
 	Time time.Duration
 	// EMIters bounds the EM iterations per candidate tree. Zero means 50.
 	EMIters int
@@ -180,6 +185,10 @@ func (t EMTree) ranksAbove(u EMTree) bool {
 	return t.Bound > u.Bound
 }
 
+// errCutShort begins the LaplaceFallback.Error of a tree whose fit --time
+// ended before it converged: its correction is not formed.
+const errCutShort = "fit cut short by --time"
+
 // What was done for a tree whose Laplace correction failed at first
 // (LaplaceFallback.Action).
 const (
@@ -210,6 +219,10 @@ type LaplaceFallback struct {
 // ranked with its correction at the new fit; otherwise its correction is
 // unavailable and it is ranked by its bound alone.
 func (f LaplaceFallback) Refitted() bool { return f.Action == laplaceRefit }
+
+// CutShort reports whether the tree's fit was cut short by --time, so that
+// its correction was not formed (it is kept without it).
+func (f LaplaceFallback) CutShort() bool { return strings.HasPrefix(f.Error, errCutShort) }
 
 // GammaSummary is a variational Gamma posterior.
 type GammaSummary struct {
@@ -944,14 +957,20 @@ func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
 		return nil, fmt.Errorf("run --method em: %w", err)
 	}
 	res.KBestWeights = w
-	if n := len(res.LaplaceFallbacks); n > 0 {
-		unavailable := 0
-		for _, f := range res.LaplaceFallbacks {
-			if f.Action == laplaceUnavailable {
-				unavailable++
-			}
+	unavailable, cutShort := 0, 0
+	for _, f := range res.LaplaceFallbacks {
+		switch {
+		case f.CutShort():
+			cutShort++
+		case f.Action == laplaceUnavailable:
+			unavailable++
 		}
+	}
+	if n := len(res.LaplaceFallbacks) - cutShort; n > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the Laplace correction failed at first for %d trees (the Hessian in the times not negative definite); %d were refitted from perturbed times, %d are ranked by their bound alone after every tree with the correction (summary.json's laplace_fallbacks)", n, n-unavailable, unavailable))
+	}
+	if cutShort > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d trees' fits were cut short by --time, so their Laplace correction was not formed: they are ranked by their bound alone after every tree with the correction (summary.json's laplace_fallbacks); a longer --time fits them in full", cutShort))
 	}
 	best := res.KBestEstimates[0]
 	res.Gamma, res.Point, res.Variance, res.Variances = best.Gamma, best.Point, best.Variance, best.Variances
@@ -959,6 +978,9 @@ func (p *EMPlan) result(s *emSearch, stop string) (*EMResult, error) {
 		res.Warnings = append(res.Warnings, w)
 	}
 	res.AlphaBeta = p.ab
+	if ab := p.ab; ab != nil && ab.PlannedSweeps > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("alpha and beta are from %d MCMC sweeps (%d burn-in) on %d rows, not %d: --time left that run a quarter of it; a short run's means can be far from the posterior's (summary.json's alpha_beta); give a longer --time, or fewer --ab-rows", ab.Sweeps, ab.Burn, ab.Rows, ab.PlannedSweeps))
+	}
 	res.WallTime = time.Since(s.start).Seconds()
 	return res, nil
 }
@@ -1104,6 +1126,9 @@ func (t EMTree) fallbackNote() string {
 		return ""
 	}
 	why := "the times not at a maximum"
+	if strings.Contains(t.fallbackErr, errCutShort) {
+		return "Laplace correction not formed (" + errCutShort + "), ranked by the bound alone"
+	}
 	if strings.Contains(t.fallbackErr, "not negative definite") {
 		why = "Hessian in the times not negative definite"
 	}
@@ -1209,19 +1234,35 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, erro
 	if err != nil {
 		return EMTree{}, err
 	}
-	if err := p.runFit(fit); err != nil {
+	cut, err := p.runFitCut(fit)
+	if err != nil {
 		return EMTree{}, err
 	}
 	var lap float64
 	var noLap bool
 	var fallback, fallbackErr string
-	if p.laplace {
+	switch {
+	case p.laplace && cut:
+		// Its times are not at a maximum, where the correction is
+		// defined, and no time is left to take them there: forming the
+		// Hessian (2K E-steps) would be spent on an error, with three
+		// more tries and a refit after it (on ccle under --time 60s, 64%
+		// of the run's CPU).
+		noLap, fallback = true, laplaceUnavailable
+		fallbackErr = fmt.Sprintf("%s after %d EM iterations, its times not at a maximum: the correction is not formed", errCutShort, fit.Iterations())
+	case p.laplace:
 		lap, err = p.laplaceOf(fit)
-		for try := 0; errors.Is(err, em.ErrNotMaximum) && try < 3; try++ {
+		for try := 0; errors.Is(err, em.ErrNotMaximum) && try < 3 && !p.pastDeadline(); try++ {
 			if err = p.runFit(fit); err != nil {
 				return EMTree{}, err
 			}
 			lap, err = p.laplaceOf(fit)
+		}
+		if errors.Is(err, em.ErrNotMaximum) && p.pastDeadline() {
+			// No time left for a refit (of one iteration).
+			fallbackErr = err.Error() + "; no refit: --time is up"
+			lap, noLap, err = 0, true, nil
+			fallback = laplaceUnavailable
 		}
 		if errors.Is(err, em.ErrNotMaximum) {
 			fallbackErr = err.Error()

@@ -188,13 +188,27 @@ func BoundPlot(trace, times []float64, title, what, ylabel string, fallbacks []i
 		}
 		sub += "; right: against the wall time of the run"
 	}
-	if n := len(fallbacks); n > 0 {
-		trees := "trees"
-		if n == 1 {
-			trees = "tree"
+	cut := 0
+	for _, f := range fallbacks {
+		if f.CutShort() {
+			cut++
 		}
-		sub += fmt.Sprintf(". The Laplace correction failed at first for %d %s (summary.json laplace_fallbacks): %d refitted from perturbed times, %d kept without it, ranked by the bound alone after every tree with it; marked on the curve at their round (not at their own value)",
-			n, trees, nRefit, n-nRefit)
+	}
+	plural := func(n int) string {
+		if n == 1 {
+			return "tree"
+		}
+		return "trees"
+	}
+	if n := len(fallbacks) - cut; n > 0 {
+		sub += fmt.Sprintf(". The Laplace correction failed at first for %d %s (summary.json laplace_fallbacks): %d refitted from perturbed times, %d kept without it, ranked by the bound alone after every tree with it",
+			n, plural(n), nRefit, n-nRefit)
+	}
+	if cut > 0 {
+		sub += fmt.Sprintf(". %d %s cut short by --time, kept without the correction, ranked likewise", cut, plural(cut))
+	}
+	if len(fallbacks) > 0 {
+		sub += "; marked on the curve at their round (not at their own value)"
 	}
 	width := 7 * vg.Inch
 	if wall != nil {

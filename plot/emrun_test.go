@@ -90,6 +90,21 @@ func TestBoundPlotFallbacks(t *testing.T) {
 	if !strings.Contains(svg, "for 1 tree (") || strings.Contains(svg, "ranked by bound") {
 		t.Errorf("bound.svg with one refit: the count or the legend is wrong")
 	}
+	// A fit cut short by --time had no correction formed: counted apart
+	// (it was counted among the failures of the Hessian).
+	cut := inference.LaplaceFallback{Start: "candidate", Round: 3, Action: kept.Action, Error: "fit cut short by --time after 1 EM iterations, its times not at a maximum: the correction is not formed"}
+	if !cut.CutShort() || kept.CutShort() {
+		t.Fatalf("CutShort: %v for the cut fit, %v for the kept tree", cut.CutShort(), kept.CutShort())
+	}
+	svg = render([]inference.LaplaceFallback{refit, cut, cut})
+	for _, want := range []string{"failed at first for 1 tree (", "2 trees cut short by --time"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("bound.svg with fits cut short lacks %q:\n%s", want, svg)
+		}
+	}
+	if svg := render([]inference.LaplaceFallback{cut}); strings.Contains(svg, "failed at first") || !strings.Contains(svg, "1 tree cut short by --time") {
+		t.Errorf("bound.svg with one fit cut short: %s", svg)
+	}
 	if svg := render(nil); strings.Contains(svg, "laplace_fallbacks") || strings.Contains(svg, "Laplace correction failed") {
 		t.Errorf("bound.svg without fallbacks mentions them")
 	}

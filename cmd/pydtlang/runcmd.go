@@ -293,7 +293,10 @@ not fitted to each tree (that made stars nearly free) but held at their
 posterior means from a short MCMC run, the trees integrated out, on
 --ab-rows random rows (all rows if there are fewer) for --ab-sweeps sweeps,
 half of them burn-in; summary.json's "alpha_beta" records the estimate and
-its source; --time counts the time of that run too. --ab-sweeps -1 fits
+its source; with --time that run makes the sweeps that fit in a quarter
+of it (at least 50, half burn-in; "alpha_beta" records the sweeps made and
+"planned_sweeps", and a warning says it was cut).
+--ab-sweeps -1 fits
 them to each tree instead (golden-section search under their priors). For
 probit data the diffusion variance is held likewise (1 / the posterior mean
 of the precision, or of each prec[d] with a variance per column,
@@ -327,11 +330,14 @@ sequential trees and average linkage of all rows; the K-best list is
 shortened when its trees would hold more than 800 MB (2 trees at 10^5 x 10),
 and the search scores re-attachments in O(depth) each. EM on the whole tree
 costs O(N·D) per iteration (about 0.5 s of CPU at N = 10^4, D = 10), so at
-N = 10^4 and beyond give --time: it bounds every EM fit, the initial trees'
-included (at least one iteration), and the rounds, though not the subsample
-MCMC for alpha and beta or the building of an initial tree (above 2000 rows
-an initial tree after the first is skipped when less time is left than the
-first took); e.g. --time 25s at N = 10^4 or --time 4m at N = 10^5
+N = 10^4 and beyond give --time. The subsample MCMC for alpha and beta
+takes at most a quarter of it; every EM fit, the initial trees' included,
+stops when it is up, after at least one iteration, and the rounds too; a
+fit so cut short is ranked by its bound alone (its Laplace correction is
+not formed: its times are not at a maximum), with a warning. The building
+of an initial tree is not cut short (above 2000 rows an initial tree after the first is
+skipped when less time is left than the first took); e.g. --time 25s at
+N = 10^4 or --time 4m at N = 10^5
 (docs/em.md, "Scale"). Each initial tree is fitted as soon as it is built,
 and map.nwk and kbest.nwk are written after each initial fit, so a tree is
 on disk from the first start on. The sequential construction places each
@@ -467,7 +473,7 @@ and in R with posterior:
 	f.StringVar(&method, "method", "mcmc", "mcmc (posterior samples) or em (greedy Bayesian EM: one good tree fast, with a K-best search; see --help)")
 	f.IntVar(&emc.K, "k", 10, "with --method em: the number of best trees kept (kbest.nwk)")
 	f.IntVar(&emc.Patience, "patience", 30, "with --method em: stop after this many search rounds without a better tree (0: never)")
-	f.DurationVar(&emc.Time, "time", 0, "with --method em: stop the run after this long, EM on the initial tree included (e.g. 30s; 0: no limit)")
+	f.DurationVar(&emc.Time, "time", 0, "with --method em: stop the run after this long, EM on the initial trees included; alpha and beta's MCMC run takes at most a quarter of it (e.g. 60s; 0: no limit)")
 	f.IntVar(&emc.EMIters, "em-iters", 50, "with --method em: the most EM iterations per tree (initial and candidate trees)")
 	f.IntVar(&emc.ABRows, "ab-rows", 300, "with --method em: the random rows of the MCMC run that estimates alpha and beta (all rows if there are fewer)")
 	f.Float64Var(&emc.Margin, "margin", inference.DefaultEMMargin, "with --method em: the initial trees' construction skips a branch point whose edge scores more than this many nats below the best position so far (a heuristic; negative: skip none)")
