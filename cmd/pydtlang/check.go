@@ -27,7 +27,9 @@ column of any offending value. On error it prints every diagnostic as
 file:line:col: message, with the source line and a caret, and exits with
 status 1.
 
-With data, it also prints the warnings that run would print, among them
+With data, it also says when run could not fit the model (a latent
+variable no update serves, for one), and prints the warnings that run
+would print, among them
 real-valued columns far from unit scale (the default priors assume columns
 of roughly mean 0 and sd 1). --standardize prints the mean and standard
 deviation of each column that run --standardize would divide out.`,
@@ -53,7 +55,14 @@ deviation of each column that run --standardize would divide out.`,
 				if standardize {
 					return &exitError{code: 1, err: err}
 				}
-				return nil // a model that run cannot fit has no run warnings
+				// A model that run cannot fit has no run warnings,
+				// but the user should hear it from check, not run.
+				fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: warning: run cannot fit this model: %v\n", err)
+				return nil
+			}
+			if _, err := inference.NewSchedule(m); err != nil {
+				// run (MCMC) refuses it before its first sweep.
+				fmt.Fprintf(cmd.ErrOrStderr(), "pydtlang: warning: run (MCMC) would stop before its first sweep: %v\n", err)
 			}
 			if standardize {
 				sc, err := m.Standardize()

@@ -17,7 +17,9 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files under te
 // it (it said only "unknown flag: --iter"); --data without a name shows
 // the form; a data name the model does not declare lists the model's data
 // (it gave no hint where no name was close); cut of a directory that does
-// not exist says so (it suggested another tree file).
+// not exist says so (it suggested another tree file); check of a model
+// with a latent variable no update serves says run would refuse it (it
+// passed, and run refused it).
 func TestMistakes(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -28,6 +30,7 @@ func TestMistakes(t *testing.T) {
 		{"data-without-name", []string{"check", "../../examples/binary.pydt", "--data", "../../examples/data/animals.csv"}},
 		{"data-wrong-name", []string{"check", "../../examples/binary.pydt", "--data", "X=../../examples/data/animals.csv"}},
 		{"cut-no-run", []string{"cut", "testdata/no-such-run", "--k", "3"}},
+		{"check-no-update", []string{"check", "testdata/mistakes/no-update.pydt", "--set", "K=3", "--data", "X=../../examples/data/synthetic.csv"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCmd(t, tc.args...)
