@@ -33,8 +33,10 @@ func TestRunEMLarge(t *testing.T) {
 	x := fourClusters(n, 0.25, 5)
 	m := compileExampleFile(t, "gaussian.pydt", map[string]*dataset.Matrix{"X": x})
 	var logs []string
+	// ABSweeps abMinSweeps: --time does not cut the α, β run (it would
+	// cut 400 sweeps to that many), so both runs below hold the same α, β.
 	res, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Time: time.Nanosecond, Seed: 3, Out: t.TempDir(), EMIters: 20,
-		Log: func(s string) { logs = append(logs, s) }})
+		ABSweeps: abMinSweeps, Log: func(s string) { logs = append(logs, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func TestRunEMLarge(t *testing.T) {
 		}
 	}
 	var full []string
-	if _, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Seed: 3, Out: t.TempDir(), EMIters: 1,
+	if _, err := RunEM(context.Background(), m, EMConfig{Rounds: 1, Seed: 3, Out: t.TempDir(), EMIters: 1, ABSweeps: abMinSweeps,
 		Log: func(s string) { full = append(full, s) }}); err != nil {
 		t.Fatal(err)
 	}
