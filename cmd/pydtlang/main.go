@@ -62,7 +62,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "pydtlang",
 		Short: "Bayesian hierarchical clustering with the Pitman-Yor diffusion tree",
 		Long: `pydtlang compiles models written in the pydtlang language (see spec.md), draws
-from their prior, scores trees against data, and fits them by MCMC.
+from their prior, scores trees against data, and fits them by MCMC or by
+EM (run --method em).
 
 A first session, from the root of the source tree: check a model, draw three
 data sets and their trees from its prior, score the second tree against the

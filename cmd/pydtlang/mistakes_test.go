@@ -3,9 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata/mistakes")
@@ -52,5 +56,19 @@ func TestMistakes(t *testing.T) {
 				t.Errorf("got:\n%s\nwant (%s):\n%s", got, path, want)
 			}
 		})
+	}
+}
+
+// TestCommandList: pydtlang --help lists every command with a summary
+// that starts with a capital (plot's started "draw"), and run's names EM
+// beside MCMC (a user looking for EM saw "Fit a model by MCMC" alone).
+func TestCommandList(t *testing.T) {
+	for _, c := range newRoot(io.Discard, io.Discard).Commands() {
+		if r, _ := utf8.DecodeRuneInString(c.Short); !unicode.IsUpper(r) {
+			t.Errorf("%s: summary %q does not start with a capital", c.Name(), c.Short)
+		}
+		if c.Name() == "run" && !strings.Contains(c.Short, "EM") {
+			t.Errorf("run: summary %q does not name EM", c.Short)
+		}
 	}
 }

@@ -22,7 +22,7 @@ func newPlot() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "plot RUNDIR | plot --prior DIR",
-		Short: "draw a run's tree, traces and co-clustering, or draws from the prior, as SVG or PNG",
+		Short: "Draw a run's tree, traces and co-clustering, or draws from the prior, as SVG or PNG",
 		Long: `plot draws the pictures of the run in RUNDIR, one file each in --out
 (default RUNDIR/plots), in --format svg (default) or png:
 

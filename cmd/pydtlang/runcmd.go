@@ -42,7 +42,7 @@ func newRun() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "run MODEL --data NAME=FILE... [--iters N --burn B --thin T --chains C --seed S] --out DIR [--force]",
-		Short: "Fit a model by MCMC: posterior trees and hyperparameters",
+		Short: "Fit a model by MCMC (posterior trees and hyperparameters) or by EM (--method em: one good tree, fast)",
 		Long: `run samples the posterior of a model's tree and latent variables by MCMC.
 
 The engine chooses an update for each latent variable, scalar or array, from
