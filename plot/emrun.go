@@ -45,7 +45,7 @@ func emFigures(dir string, opt RunOptions) (figs []Named, notes []string, err er
 	}
 	dg, err := Dendrogram(tr, DendrogramOptions{
 		Title:    "Best EM tree (" + file + ")",
-		Subtitle: fmt.Sprintf("The K-best search's tree with the highest EM objective, %s: %.6g", kind, res.Bound),
+		Subtitle: fmt.Sprintf("The K-best search's tree with the highest EM objective, %s: %s", kind, minusSign(fmt.Sprintf("%.6g", res.Bound))),
 		Classes:  opt.Classes,
 		Axis:     opt.Axis,
 	})

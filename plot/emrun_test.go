@@ -218,3 +218,29 @@ func TestEMValueKindWritesS(t *testing.T) {
 		}
 	}
 }
+
+// TestTickMinusSign: tick labels of negative values are written with the
+// minus sign U+2212, as every other text of the pictures (the trace and
+// bound panels wrote "-8000" with a hyphen-minus beside "−log(1 − t)").
+func TestTickMinusSign(t *testing.T) {
+	for _, r := range [][2]float64{{-3, 7}, {-20000, -8000}, {-2.5, -0.5}} {
+		neg := 0
+		for _, tk := range (plainTicks{}).Ticks(r[0], r[1]) {
+			if strings.Contains(tk.Label, "-") {
+				t.Errorf("range %v: tick %q has a hyphen-minus", r, tk.Label)
+			}
+			if tk.Label != "" && tk.Value < 0 {
+				neg++
+				if !strings.HasPrefix(tk.Label, "−") {
+					t.Errorf("range %v: tick %q of %v has no minus sign", r, tk.Label, tk.Value)
+				}
+			}
+		}
+		if neg == 0 {
+			t.Errorf("range %v: no labelled negative tick", r)
+		}
+	}
+	if got := minusSign("-2027.97"); got != "−2027.97" {
+		t.Errorf("minusSign(-2027.97) = %q", got)
+	}
+}

@@ -171,16 +171,26 @@ func newPlot() *gplot.Plot {
 }
 
 // plainTicks are gonum's default ticks with their labels written without
-// trailing zeros: 25, 2.5 and 0.25, not "25.00", "2.50" and "0.250".
+// trailing zeros: 25, 2.5 and 0.25, not "25.00", "2.50" and "0.250", and
+// with a minus sign, −8000, not a hyphen, as the pictures' text writes it.
 type plainTicks struct{}
 
 // Ticks implements gplot.Ticker.
 func (plainTicks) Ticks(lo, hi float64) []gplot.Tick {
 	ticks := gplot.DefaultTicks{}.Ticks(lo, hi)
 	for i := range ticks {
-		ticks[i].Label = trimZeros(ticks[i].Label)
+		ticks[i].Label = minusSign(trimZeros(ticks[i].Label))
 	}
 	return ticks
+}
+
+// minusSign writes a number's leading hyphen-minus as the minus sign
+// U+2212 ("-8000" is "−8000").
+func minusSign(s string) string {
+	if rest, ok := strings.CutPrefix(s, "-"); ok {
+		return "−" + rest
+	}
+	return s
 }
 
 // trimZeros removes the trailing zeros of a decimal fraction ("52.50" is
