@@ -9,7 +9,7 @@
 # none) bounds each run's wall time (run --time). A finished run
 # directory (one with a summary.json) is kept. About 15 minutes of one core,
 # most of it on ccle, and 5 more for the per-column runs (the probit one
-# most), and 20 more for the noise runs; the runs use nice -n 10.
+# most), and 20 more for the noise runs (5 more for the DDT's); the runs use nice -n 10.
 set -eu
 ROUNDS=${ROUNDS:-100}
 SEED=${SEED:-1}
@@ -39,16 +39,15 @@ fitem ccle-z-em-gauss $G X="$DIR/ccle.csv" --standardize
 
 # A diffusion variance per column (docs/em.md, "A diffusion variance per
 # dimension"): the same sets with examples/gaussian-perdim.pydt, and the
-# probit model with prec : pos[D] (written to DIR).
+# probit model with prec : pos[D] (examples/binary-perdim.pydt).
 P=examples/gaussian-perdim.pydt
-sed 's/^param Z : real\[N, D\]$/param Z : real[N, D]\nparam prec : pos[D]/' examples/binary.pydt >"$DIR/binary-perdim.pydt"
 fitem synthetic-em-perdim $P X="$DIR/synthetic.csv"
 fitem synthetic-em-ddt-perdim $P X="$DIR/synthetic.csv" --set alpha=0,beta=0
 fitem stretch-em-perdim $P X="$DIR/stretch.csv"
 fitem stretch-z-em-perdim $P X="$DIR/stretch.csv" --standardize
 fitem synnoise-z-em-perdim $P X="$DIR/synnoise.csv" --standardize
 fitem synth8-em-perdim $P X="$DIR/synth8.csv"
-fitem animals-em-probit-perdim "$DIR/binary-perdim.pydt" Y="$DIR/animals.csv"
+fitem animals-em-probit-perdim examples/binary-perdim.pydt Y="$DIR/animals.csv"
 fitem animals-z-em-perdim $P X="$DIR/animals.csv" --standardize
 
 # A latent observation noise (docs/em.md, "A latent observation noise"):
@@ -64,6 +63,12 @@ for set in synnoise-z synth8 animals-z synthetic ccle-z; do
 	fitem "$set-em-colnoise" examples/gaussian-colnoise.pydt X="$DIR/$data.csv" $z
 	fitem "$set-em-perdim-noise" "$DIR/perdim-sharednoise.pydt" X="$DIR/$data.csv" $z
 	fitem "$set-em-perdim-colnoise" examples/gaussian-perdim-noise.pydt X="$DIR/$data.csv" $z
+done
+
+# The DDT (alpha = beta = 0) with a latent noise, shared or per column
+# (docs/clustering.md, "EM trees": the DDT's row).
+for m in noise colnoise; do
+	fitem "synthetic-em-ddt-$m" "examples/gaussian-$m.pydt" X="$DIR/synthetic.csv" --set alpha=0,beta=0
 done
 
 go run ./internal/clusterstudy table "$DIR"

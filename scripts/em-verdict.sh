@@ -12,7 +12,7 @@
 #
 # EMITERS, when set, bounds every fit's EM iterations; by default 500, and
 # 300 for synth8 and the probit fits, as docs/clustering.md's table was made.
-# About 5 minutes of one core, most of it on synth8 and the probit fits;
+# About 8 minutes of one core, most of it on synth8 and the probit fits;
 # nice -n 10. NOISE=0 leaves out the noise runs.
 set -eu
 SEED=${SEED:-1}
@@ -52,6 +52,7 @@ verdict synnoise-z-em-gauss synnoise -z $G X "$ALL" 500
 verdict synnoise-z-em-perdim synnoise -z $P X "$ALL" 500
 verdict synth8-em-gauss synth8 "" $G X "$ALL" 300
 verdict animals-em-probit animals "" examples/binary.pydt Y "$ALL" 300
+verdict animals-em-probit-perdim animals "" examples/binary-perdim.pydt Y "$ALL" 300
 verdict animals-z-em-gauss animals -z $G X "$ALL" 500
 verdict synthetic-em-ddt synthetic "" $G X "em linkage" 500 --set alpha=0,beta=0
 
@@ -62,4 +63,10 @@ if [ "${NOISE:-1}" != 0 ]; then
 	verdict synnoise-z-em-colnoise synnoise -z examples/gaussian-colnoise.pydt X "$ALL" 500
 	verdict synth8-em-perdim-colnoise synth8 "" examples/gaussian-perdim-noise.pydt X "$ALL" 300
 	verdict animals-z-em-colnoise animals -z examples/gaussian-colnoise.pydt X "$ALL" 300
+	# Session 24: synth8 with a shared noise, the DDT with a latent noise.
+	verdict synth8-em-noise synth8 "" examples/gaussian-noise.pydt X "$ALL" 300
+	verdict synthetic-em-ddt-noise synthetic "" examples/gaussian-noise.pydt X "em linkage" 500 --set alpha=0,beta=0
+	verdict synthetic-em-ddt-colnoise synthetic "" examples/gaussian-colnoise.pydt X "em linkage" 500 --set alpha=0,beta=0
 fi
+# Session 24: synth8 with a variance per column.
+verdict synth8-em-perdim synth8 "" $P X "$ALL" 300
