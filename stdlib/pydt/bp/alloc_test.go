@@ -64,6 +64,11 @@ func TestNoAllocation(t *testing.T) {
 		{"SuffStats", func() { _, _, _ = m.SuffStats(x) }},
 	}
 	for _, c := range cases {
+		// Recompute lays out blocks with append(s, make(...)...), which
+		// allocates under -race (raceEnabled).
+		if c.name == "Recompute" && raceEnabled {
+			continue
+		}
 		if a := testing.AllocsPerRun(50, c.f); a != 0 {
 			t.Errorf("%s: %v allocations per run", c.name, a)
 		}
