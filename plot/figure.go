@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -107,12 +108,15 @@ func (c rasterCanvas) FillString(f font.Face, pt vg.Point, str string) {
 		if unicode.IsSpace(r) {
 			continue
 		}
-		ch := string(r)
+		// The character's bytes in str: an invalid byte is one byte,
+		// though range gives it as U+FFFD, three (TestPNGTextInvalidUTF8).
+		_, n := utf8.DecodeRuneInString(str[i:])
+		ch := str[i : i+n]
 		// The width up to and with this character less its own advance:
 		// the advances before it and its kerning against its left
 		// neighbour.
-		x := f.Width(str[:i+len(ch)]) - f.Width(ch)
-		c.Canvas.FillString(f, vg.Point{X: pt.X + x, Y: pt.Y}, ch)
+		x := f.Width(str[:i+n]) - f.Width(ch)
+		c.Canvas.FillString(f, vg.Point{X: pt.X + x, Y: pt.Y}, string(r))
 	}
 }
 

@@ -164,3 +164,25 @@ func TestPNGTextWhereMeasured(t *testing.T) {
 		}
 	}
 }
+
+// TestPNGTextInvalidUTF8: a label that is not valid UTF-8 (a data file's
+// row names in Latin-1, "M\xfcller") is drawn, not a panic: PNG text is
+// drawn a character at a time, and an invalid byte is one byte of the
+// string though its replacement character U+FFFD is three, so measuring
+// the string up to it by the replacement's length sliced past the end
+// of "M\xfcller\xff".
+func TestPNGTextInvalidUTF8(t *testing.T) {
+	for _, s := range []string{"M\xfcller", "Miller\xff", "\xff", "a\xe2\x88"} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%q: panic %v", s, r)
+				}
+			}()
+			// The font has no glyph for U+FFFD: "\xff" draws nothing.
+			if _, first, _ := inkColumns(t, s, PNGDPI); first < 0 && s != "\xff" {
+				t.Errorf("%q: nothing drawn", s)
+			}
+		}()
+	}
+}
