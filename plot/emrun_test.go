@@ -223,7 +223,7 @@ func TestEMValueKindWritesS(t *testing.T) {
 // minus sign U+2212, as every other text of the pictures (the trace and
 // bound panels wrote "-8000" with a hyphen-minus beside "−log(1 − t)").
 func TestTickMinusSign(t *testing.T) {
-	for _, r := range [][2]float64{{-3, 7}, {-20000, -8000}, {-2.5, -0.5}} {
+	for _, r := range [][2]float64{{-3, 7}, {-20000, -8000}, {-2.5, -0.5}, {-3e-5, 1e-5}} {
 		neg := 0
 		for _, tk := range (plainTicks{}).Ticks(r[0], r[1]) {
 			if strings.Contains(tk.Label, "-") {
@@ -240,7 +240,9 @@ func TestTickMinusSign(t *testing.T) {
 			t.Errorf("range %v: no labelled negative tick", r)
 		}
 	}
-	if got := minusSign("-2027.97"); got != "−2027.97" {
-		t.Errorf("minusSign(-2027.97) = %q", got)
+	for in, want := range map[string]string{"-2027.97": "−2027.97", "-3e-05": "−3e−05", "1e-05": "1e−05", "2.5e+06": "2.5e+06"} {
+		if got := minusSign(in); got != want {
+			t.Errorf("minusSign(%s) = %q, want %q", in, got, want)
+		}
 	}
 }

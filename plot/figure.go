@@ -188,9 +188,10 @@ func (plainTicks) Ticks(lo, hi float64) []gplot.Tick {
 	return ticks
 }
 
-// minusSign writes a number's leading hyphen-minus as the minus sign
-// U+2212 ("-8000" is "−8000").
+// minusSign writes a number's leading hyphen-minus and its exponent's as
+// the minus sign U+2212 ("-8000" is "−8000", "-3e-05" is "−3e−05").
 func minusSign(s string) string {
+	s = strings.Replace(s, "e-", "e−", 1)
 	if rest, ok := strings.CutPrefix(s, "-"); ok {
 		return "−" + rest
 	}
