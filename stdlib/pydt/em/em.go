@@ -461,7 +461,9 @@ func (e *EM) MeanVariance() float64 {
 	return 1 / t
 }
 
-// Bound returns L after the last step (NaN before the first).
+// Bound returns L after the last step (NaN before the first), or, after
+// Laplace, L at the point where its Hessian was taken (q(x) refitted by
+// an E-step there; Trace keeps the steps' values).
 func (e *EM) Bound() float64 {
 	if e.iter == 0 {
 		return math.NaN()
