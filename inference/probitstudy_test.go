@@ -28,10 +28,9 @@ import (
 //
 // (variants separated by ';'; PROBIT_FREEZE=1 fixes the topology after the
 // burn-in; PROBIT_TRACE writes each variant's draws to PREFIX-VARIANT-seedS.csv,
-// which TestProbitStudyCompare reads). Chain k starts as run's chain k
-// does (NewChain with the seed and run's stream), so PROBIT_CHAINS=4 with
-// burn-in and recorded sweeps equal is the design of run --iters
-// 2·SWEEPS --chains 4.
+// which TestProbitStudyCompare reads). PROBIT_CHAINS=4 with burn-in and
+// recorded sweeps equal is the design of run --iters 2·SWEEPS --chains 4,
+// though not the same draws.
 func TestProbitStudy(t *testing.T) {
 	spec := os.Getenv("PROBIT_STUDY")
 	if spec == "" {
