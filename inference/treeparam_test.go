@@ -26,6 +26,10 @@ func TestJointMovesFindArrayElements(t *testing.T) {
 		{"other elements read elsewhere", "X ~ PYDT(h[1], 0.2, 1, 1 / h[3])\ny ~ Normal(h[2], 1)\n", []string{"ridge(h[3], times)"}, nil},
 		{"element also the divergence's c", "X ~ PYDT(h[1], 0.2, h[3], 1 / h[3])\ny ~ Normal(0, 1)\n", nil, []string{"ridge("}},
 		{"element also alpha", "X ~ PYDT(h[3], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", nil, []string{"ridge("}},
+		{"element also another tree's variance", "data W : real[N, D]\nX ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\nW ~ PYDT(1, 0.2, 1, 1 / h[3])\ny ~ Normal(0, 1)\n",
+			nil, []string{"ridge("}},
+		{"array read whole", "data g : int[N]\nX ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\nfor i in 1:N { g[i] ~ Categorical(softmax(h)) }\ny ~ Normal(0, 1)\n",
+			nil, []string{"ridge("}},
 		{"element read by data", "X ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(h[3], 1)\n", nil, []string{"ridge("}},
 		{"element through an expression", "X ~ PYDT(h[1], 0.2, h[2], 2 / h[3])\ny ~ Normal(0, 1)\n", nil, []string{"ridge("}},
 		{"scalar precision", "prec ~ Gamma(3, 3)\nX ~ PYDT(h[1], 0.2, h[2], 1 / prec)\ny ~ Normal(h[3], 1)\n", []string{"ridge(prec, times)"}, nil},
@@ -36,11 +40,21 @@ func TestJointMovesFindArrayElements(t *testing.T) {
 			[]string{"scale(h[2], times)"}, []string{"ridge(", "orbit("}},
 		{"noise: c element also the noise", "param Z : real[N, D]\nX ~ Normal(Z, 1 / sqrt(h[2]))\nZ ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\ny ~ Normal(0, 1)\n",
 			[]string{"ridge(h[3], times)"}, []string{"scale("}},
+		{"noise: c element also another tree's c", noisy + "data W : real[N, D]\nZ ~ PYDT(h[1], 0.2, h[2], 1 / h[3])\nW ~ PYDT(1, 0.2, h[2], 1)\ny ~ Normal(0, 1)\n",
+			[]string{"ridge(h[3], times of Z)"}, []string{"scale("}},
 		{"noise: c through an expression", noisy + "Z ~ PYDT(h[1], 0.2, 2 * h[2], 1 / h[3])\ny ~ Normal(0, 1)\n", nil, []string{"scale("}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := compileSource(t, "h.pydt", []byte(head+c.body), map[string]*dataset.Matrix{
-				"X": dataMat(4, 1, func(i, j int) float64 { return float64(i) }), "y": vec(0.5, 1, 1.5, 2)}, nil)
+			data := map[string]*dataset.Matrix{
+				"X": dataMat(4, 1, func(i, j int) float64 { return float64(i) }), "y": vec(0.5, 1, 1.5, 2)}
+			// The data a case declares besides X and y: W (as X) and g
+			// (categories 3, 3, 1, 3).
+			for name, x := range map[string]*dataset.Matrix{"W": data["X"], "g": vec(3, 3, 1, 3)} {
+				if strings.Contains(c.body, "data "+name+" ") {
+					data[name] = x
+				}
+			}
+			m := compileSource(t, "h.pydt", []byte(head+c.body), data, nil)
 			sched, err := NewSchedule(m)
 			if err != nil {
 				t.Fatal(err)
