@@ -1250,6 +1250,12 @@ func (p *EMPlan) fitTree(tr *pydt.Tree, start *emHyper, iters int) (EMTree, erro
 		// of the run's CPU).
 		noLap, fallback = true, laplaceUnavailable
 		fallbackErr = fmt.Sprintf("%s after %d EM iterations, its times not at a maximum: the correction is not formed", errCutShort, fit.Iterations())
+		// Its bound is refreshed (one E-step) as Laplace refreshes the
+		// others', so that it is not ranked on q(x) from before its last
+		// iteration's updates (up to 0.7 nats low on 10 rows).
+		if err := fit.Refresh(); err != nil {
+			return EMTree{}, err
+		}
 	case p.laplace:
 		lap, err = p.laplaceOf(fit)
 		for try := 0; errors.Is(err, em.ErrNotMaximum) && try < 3 && !p.pastDeadline(); try++ {

@@ -471,6 +471,26 @@ func (e *EM) Bound() float64 {
 	return e.bound
 }
 
+// Refresh refits q(x) to the current times and hyperparameters (an
+// E-step) and sets Bound() to the objective there. A fit stopped before
+// convergence (an iteration cap, a time budget) ends with Bound() the
+// objective with q(x) from before its last iteration's updates of q(θ),
+// q(τ), the times and q(c); after Refresh it is the objective at the
+// state the fit holds, as after Laplace, so that fits stopped at
+// different points are ranked on the same footing. Bound() never falls
+// (the E-step maximises over q(x)); Trace and further Steps are
+// unaffected. Refresh needs at least one iteration.
+func (e *EM) Refresh() error {
+	if e.iter == 0 {
+		return errors.New("em: Refresh needs at least one EM iteration")
+	}
+	if err := e.estep(); err != nil {
+		return err
+	}
+	e.bound = e.objective()
+	return nil
+}
+
 // Trace returns L after each iteration so far.
 func (e *EM) Trace() []float64 { return e.trace }
 

@@ -106,15 +106,14 @@ func (e *EM) Laplace() (float64, error) {
 	if err := e.setTimes(s0); err != nil {
 		return math.NaN(), err
 	}
-	if err := e.estep(); err != nil {
-		return math.NaN(), err
-	}
 	// The bound at the point where H is taken, q(x) at its optimum there:
 	// the value of the collapsed objective that the correction completes.
 	// A fit stopped by its iteration cap ends with q(x) from before its
 	// last updates (q(θ), q(τ), the times, q(c)), and Bound() was that
 	// stale value (TestLaplaceBoundAtHessianPoint).
-	e.bound = e.objective()
+	if err := e.Refresh(); err != nil {
+		return math.NaN(), err
+	}
 	if ferr != nil {
 		return math.NaN(), fmt.Errorf("em: Laplace: %w", ferr)
 	}

@@ -608,6 +608,15 @@ func TestLaplaceBoundAtHessianPoint(t *testing.T) {
 			if got := e.Bound(); !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want))) {
 				t.Errorf("%s, %d iterations: Bound() after Laplace %.6f, the objective at the Hessian's point %.6f (stale by %.3g)", tc.name, iters, got, want, want-stale)
 			}
+			// Refresh alone (no Hessian) reaches the same value: a fit
+			// that --time cut short is ranked by it.
+			r := mk()
+			if err := r.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Bound(); !(math.Abs(got-want) <= 1e-9*(1+math.Abs(want))) || got < stale-1e-9*(1+math.Abs(stale)) {
+				t.Errorf("%s, %d iterations: Bound() after Refresh %.6f, want %.6f (the stale bound %.6f)", tc.name, iters, got, want, stale)
+			}
 			checked++
 		}
 	}
