@@ -429,9 +429,9 @@ func AsRef(x Expr) (*Var, bool) {
 	return r.V, ok
 }
 
-// AsReciprocal reports whether x is 1 / v for a scalar variable v, the form
-// in which a precision enters as a variance.
-func AsReciprocal(x Expr) (*Var, bool) {
+// ReciprocalOf reports whether x is 1 / y, and returns y: the form in
+// which a precision enters as a variance.
+func ReciprocalOf(x Expr) (Expr, bool) {
 	o, ok := x.(Op)
 	if !ok || o.Op != '/' {
 		return nil, false
@@ -439,7 +439,17 @@ func AsReciprocal(x Expr) (*Var, bool) {
 	if n, ok := o.X.(Num); !ok || n.V != 1 {
 		return nil, false
 	}
-	return AsRef(o.Y)
+	return o.Y, true
+}
+
+// AsReciprocal reports whether x is 1 / v for a scalar variable v, the form
+// in which a precision enters as a variance.
+func AsReciprocal(x Expr) (*Var, bool) {
+	y, ok := ReciprocalOf(x)
+	if !ok {
+		return nil, false
+	}
+	return AsRef(y)
 }
 
 // support infers a support that x's value always lies in, from the supports

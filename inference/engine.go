@@ -934,6 +934,14 @@ func (ch *Chain) saveBranchTimes(tr *pydt.Tree) {
 	}
 }
 
+// restoreBranchTimes puts back the times saveBranchTimes (or a move that
+// filled ch.internal and ch.saved as it does) recorded for tr.
+func (ch *Chain) restoreBranchTimes(tr *pydt.Tree) {
+	for i, b := range ch.internal {
+		tr.SetTime(b, ch.saved[i])
+	}
+}
+
 // chainTree is a chain's state of one PYDT: its tree, the belief
 // propagation model on it, its tree sampler, and the scratch space of the
 // steps that condition on locations or auxiliary variables.

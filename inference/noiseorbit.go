@@ -216,9 +216,7 @@ func (p *noiseOrbitStep) update(ch *Chain) error {
 	if !ok || delta != 0 {
 		ch.Skipped++
 	}
-	for i, b := range ch.internal {
-		tr.SetTime(b, ch.saved[i])
-	}
+	ch.restoreBranchTimes(tr)
 	if err := p.w.assign(ch, w0); err != nil {
 		return fmt.Errorf("%s: %w", p.Name(), err)
 	}

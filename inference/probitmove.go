@@ -414,9 +414,7 @@ func (s *timeScaleStep) update(ch *Chain) error {
 	}
 	c0 := s.c.value(ch)
 	restore := func() error {
-		for i, b := range ch.internal {
-			tr.SetTime(b, ch.saved[i])
-		}
+		ch.restoreBranchTimes(tr)
 		if err := s.c.assign(ch, c0); err != nil {
 			return fmt.Errorf("%s: %w", s.Name(), err)
 		}

@@ -380,9 +380,7 @@ func (t *chainTree) recomputeOrRefuse() error {
 // caller's) and recomputes the messages.
 func (p *probitOrbitStep) restore(ch *Chain) error {
 	t := ch.trees[p.k]
-	for i, b := range ch.internal {
-		t.Tree.SetTime(b, ch.saved[i])
-	}
+	ch.restoreBranchTimes(t.Tree)
 	copy(p.values(ch), ch.probit.orbit.x0)
 	if err := ch.m.Refresh(ch.st.Env); err != nil {
 		return fmt.Errorf("%s: %w", p.Name(), err)

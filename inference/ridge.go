@@ -53,11 +53,9 @@ func ridge(m *Model, k int) (*ridgeStep, bool) {
 	f := b.Factor
 	arg := f.Args[graph.PYDTVariance]
 	if f.DimLoop == nil {
-		x, recip := arg, false
-		if o, isOp := arg.(graph.Op); isOp && o.Op == '/' {
-			if n, isNum := o.X.(graph.Num); isNum && n.V == 1 {
-				x, recip = o.Y, true
-			}
+		x, recip := graph.ReciprocalOf(arg)
+		if !recip {
+			x = arg
 		}
 		p, ok := paramOf(m, x)
 		if !ok || !p.onlyReadBy(m, f, argVariance) {
@@ -183,9 +181,7 @@ func (r *ridgeStep) once(ch *Chain) error {
 		ch.RidgeAccepted++
 		return nil
 	}
-	for i, b := range ch.internal {
-		tr.SetTime(b, ch.saved[i])
-	}
+	ch.restoreBranchTimes(tr)
 	copy(xs, x0)
 	if err := ch.m.Refresh(ch.st.Env); err != nil {
 		return err
@@ -212,11 +208,8 @@ func validTimes(tr *pydt.Tree, internal []pydt.NodeID) bool {
 // is v[d] or (reciprocal) 1 / v[d], d being f's dimension loop.
 func dimVarianceVar(f *graph.Factor) (v *graph.Var, reciprocal, ok bool) {
 	x := f.Args[graph.PYDTVariance]
-	if o, isOp := x.(graph.Op); isOp && o.Op == '/' {
-		if n, isNum := o.X.(graph.Num); !isNum || n.V != 1 {
-			return nil, false, false
-		}
-		x, reciprocal = o.Y, true
+	if y, ok := graph.ReciprocalOf(x); ok {
+		x, reciprocal = y, true
 	}
 	e, isElem := x.(graph.Elem)
 	if !isElem || len(e.Idx) != 1 {
