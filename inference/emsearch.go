@@ -1126,7 +1126,7 @@ func (t EMTree) fallbackNote() string {
 		return ""
 	}
 	why := "the times not at a maximum"
-	if strings.Contains(t.fallbackErr, errCutShort) {
+	if (LaplaceFallback{Error: t.fallbackErr}).CutShort() {
 		return "Laplace correction not formed (" + errCutShort + "), ranked by the bound alone"
 	}
 	if strings.Contains(t.fallbackErr, "not negative definite") {
